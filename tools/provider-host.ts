@@ -1,0 +1,247 @@
+/**
+ * A gRPC client for the REAL Pulumi dynamic-provider host (`@pulumi/pulumi/cmd/dynamic-provider`), the process
+ * the Pulumi engine starts for `pulumi-nodejs:dynamic:*` resources. Tests and the stand-in engine use it to run
+ * our serialized providers exactly as `pulumi up` / `refresh` / `destroy` would, without the Pulumi CLI.
+ *
+ * Property objects are passed through as the engine sends them: `news` (check, diff, update) and `props`
+ * (create, read, delete) must carry the serialized provider under `__provider`; results carry it back.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
+import * as provproto from "@pulumi/pulumi/proto/provider_pb";
+import { Struct } from "google-protobuf/google/protobuf/struct_pb";
+
+/** Options of {@link startProviderHost}. */
+export interface ProviderHostOptions {
+  /** The program directory: the host resolves `require(...)` in serialized providers from here. */
+  cwd: string;
+  /** The Pulumi project name (env `PULUMI_NODEJS_PROJECT`); `Config.get("k")` reads `<project>:k`. Default "posthog-test". */
+  project?: string;
+  /** Extra environment for the host process (merged over `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** Deadline of every gRPC call in milliseconds (default 60 000). */
+  deadlineMs?: number;
+  /** Called with every chunk the host writes to stdout/stderr after the port line (provider logs). */
+  onOutput?: (text: string) => void;
+}
+
+/** A running dynamic-provider host and a typed client for its `pulumirpc.ResourceProvider` service. */
+export interface ProviderHost {
+  /** The TCP port the host listens on (127.0.0.1). */
+  readonly port: number;
+  /**
+   * Sends `Configure` with the given namespaced config (e.g. `{"posthog:apiKey": "..."}`); always sets args.
+   * Keys listed in `secretKeys` are wrapped as secrets, the way the engine sends `pulumi config set --secret`.
+   */
+  configure(config: Record<string, string>, secretKeys?: readonly string[]): Promise<void>;
+  /** `Check`: validated inputs (with `__provider`) and the failures. */
+  check(
+    urn: string,
+    olds: object,
+    news: object,
+  ): Promise<{ inputs: Record<string, unknown>; failures: { property: string; reason: string }[] }>;
+  /** `Diff` of the old outputs against the new inputs. `changes` is undefined for DIFF_UNKNOWN. */
+  diff(
+    id: string,
+    urn: string,
+    olds: object,
+    news: object,
+  ): Promise<{ changes: boolean | undefined; replaces: string[]; deleteBeforeReplace: boolean }>;
+  /** `Create`: the new id and the outputs (with `__provider`). */
+  create(urn: string, props: object): Promise<{ id: string; outs: Record<string, unknown> }>;
+  /** `Read` (refresh): `id` is "" when the object is gone; `inputs` only when the provider returned them. */
+  read(
+    id: string,
+    urn: string,
+    props: object,
+    inputs?: object,
+  ): Promise<{ id: string; props: Record<string, unknown>; inputs?: Record<string, unknown> }>;
+  /** `Update`: the new outputs (with `__provider`). */
+  update(id: string, urn: string, olds: object, news: object): Promise<{ outs: Record<string, unknown> }>;
+  /** `Delete`. */
+  delete(id: string, urn: string, props: object): Promise<void>;
+  /** Closes the client and stops the host process. */
+  close(): Promise<void>;
+}
+
+/** Pulumi's marker for a secret value on the wire (`{[SECRET_SIG]: SECRET_VALUE, value}`). */
+const secretSig = "4dabf18193072939515e22adb298388d";
+const secretValue = "1b47061264138c4ac30d75fd1eb44270";
+
+/**
+ * The Node binary to run the host with: this process's own when it is Node ≥ 22 (the version @pulumi/pulumi
+ * requires), else the npm-installed `node` package of this checkout (`node_modules/node/bin/node`).
+ */
+function nodeBinary(): string {
+  const major = Number(process.versions.node.split(".")[0]);
+  if (major >= 22) return process.execPath;
+  for (let dir = __dirname; ; dir = dirname(dir)) {
+    const candidate = join(dir, "node_modules", "node", "bin", "node");
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir)
+      throw new Error(`Node >= 22 is required to run the provider host; found ${process.version}`);
+  }
+}
+
+/** A Struct from a plain object: JSON round trip first (drops `undefined`, which Struct rejects). */
+function toStruct(value: object): Struct {
+  return Struct.fromJavaScript(JSON.parse(JSON.stringify(value)) as Record<string, never>);
+}
+
+function fromStruct(value: Struct | undefined): Record<string, unknown> {
+  return (value?.toJavaScript() ?? {}) as Record<string, unknown>;
+}
+
+/** Waits for the first stdout line of the host, which is its port. */
+function readPort(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let buffered = "";
+    let stderr = "";
+    const onErr = (chunk: Buffer) => {
+      stderr += chunk.toString();
+    };
+    const onData = (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const newline = buffered.indexOf("\n");
+      if (newline < 0) return;
+      child.stdout?.off("data", onData);
+      child.stderr?.off("data", onErr);
+      child.off("exit", onExit);
+      const port = Number.parseInt(buffered.slice(0, newline).trim(), 10);
+      if (Number.isInteger(port) && port > 0) resolve(port);
+      else reject(new Error(`provider host printed no port: ${JSON.stringify(buffered)} ${stderr}`));
+    };
+    const onExit = (code: number | null) =>
+      reject(new Error(`provider host exited (${code}) before printing its port: ${stderr}`));
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onErr);
+    child.once("exit", onExit);
+  });
+}
+
+/**
+ * Starts the real dynamic-provider host (`node <@pulumi/pulumi>/cmd/dynamic-provider/index.js <engine>`) in
+ * `opts.cwd` with `PULUMI_NODEJS_PROJECT` set, reads its port from stdout and connects a gRPC client.
+ * Startup takes about 1.3 s. Every call has a deadline (`deadlineMs`); errors reject with the gRPC
+ * `ServiceError`, whose `details` carries the provider's message.
+ * @throws Error when the host exits before printing its port.
+ */
+export async function startProviderHost(opts: ProviderHostOptions): Promise<ProviderHost> {
+  const hostJs = require.resolve("@pulumi/pulumi/cmd/dynamic-provider/index.js");
+  // argv[2] (the engine address) must be present but is never dialled by the Node.js host.
+  const child = spawn(nodeBinary(), [hostJs, "127.0.0.1:1"], {
+    cwd: opts.cwd,
+    env: { ...process.env, ...opts.env, PULUMI_NODEJS_PROJECT: opts.project ?? "posthog-test" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const port = await readPort(child);
+  const forward = (chunk: Buffer) => opts.onOutput?.(chunk.toString());
+  child.stdout?.on("data", forward);
+  child.stderr?.on("data", forward);
+
+  const client = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+  const deadlineMs = opts.deadlineMs ?? 60_000;
+
+  type Unary<Req, Res> = (
+    req: Req,
+    md: grpc.Metadata,
+    options: Partial<grpc.CallOptions>,
+    cb: (err: grpc.ServiceError | null, res: Res) => void,
+  ) => grpc.ClientUnaryCall;
+  const call = <Req, Res>(method: Unary<Req, Res>, req: Req): Promise<Res> =>
+    new Promise((resolve, reject) => {
+      method.call(client, req, new grpc.Metadata(), { deadline: Date.now() + deadlineMs }, (err, res) =>
+        err ? reject(err) : resolve(res),
+      );
+    });
+
+  return {
+    port,
+    async configure(config, secretKeys = []) {
+      const req = new provproto.ConfigureRequest();
+      const args = Object.fromEntries(
+        Object.entries(config).map(([k, v]) => [
+          k,
+          secretKeys.includes(k) ? { [secretSig]: secretValue, value: v } : v,
+        ]),
+      );
+      req.setArgs(toStruct(args));
+      await call(client.configure, req);
+    },
+    async check(urn, olds, news) {
+      const req = new provproto.CheckRequest();
+      req.setUrn(urn);
+      req.setOlds(toStruct(olds));
+      req.setNews(toStruct(news));
+      const res = await call(client.check, req);
+      return {
+        inputs: fromStruct(res.getInputs()),
+        failures: res.getFailuresList().map((f) => ({ property: f.getProperty(), reason: f.getReason() })),
+      };
+    },
+    async diff(id, urn, olds, news) {
+      const req = new provproto.DiffRequest();
+      req.setId(id);
+      req.setUrn(urn);
+      req.setOlds(toStruct(olds));
+      req.setNews(toStruct(news));
+      const res = await call(client.diff, req);
+      const kinds = provproto.DiffResponse.DiffChanges;
+      const changes = res.getChanges();
+      return {
+        changes: changes === kinds.DIFF_SOME ? true : changes === kinds.DIFF_NONE ? false : undefined,
+        replaces: res.getReplacesList(),
+        deleteBeforeReplace: res.getDeletebeforereplace(),
+      };
+    },
+    async create(urn, props) {
+      const req = new provproto.CreateRequest();
+      req.setUrn(urn);
+      req.setProperties(toStruct(props));
+      const res = await call(client.create, req);
+      return { id: res.getId(), outs: fromStruct(res.getProperties()) };
+    },
+    async read(id, urn, props, inputs) {
+      const req = new provproto.ReadRequest();
+      req.setId(id);
+      req.setUrn(urn);
+      req.setProperties(toStruct(props));
+      if (inputs) req.setInputs(toStruct(inputs));
+      const res = await call(client.read, req);
+      const returnedInputs = res.getInputs();
+      return {
+        id: res.getId(),
+        props: fromStruct(res.getProperties()),
+        ...(returnedInputs ? { inputs: fromStruct(returnedInputs) } : {}),
+      };
+    },
+    async update(id, urn, olds, news) {
+      const req = new provproto.UpdateRequest();
+      req.setId(id);
+      req.setUrn(urn);
+      req.setOlds(toStruct(olds));
+      req.setNews(toStruct(news));
+      const res = await call(client.update, req);
+      return { outs: fromStruct(res.getProperties()) };
+    },
+    async delete(id, urn, props) {
+      const req = new provproto.DeleteRequest();
+      req.setId(id);
+      req.setUrn(urn);
+      req.setProperties(toStruct(props));
+      await call(client.delete, req);
+    },
+    async close() {
+      client.close();
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 3_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
