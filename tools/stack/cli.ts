@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+/**
+ * `npm run stack -- <preview|up|refresh|destroy> [--stack dev] [--state FILE] [--json] [--cwd DIR]`
+ *
+ * The stand-in engine's command line (tools/stack/engine.ts; for machines without the Pulumi CLI). Reads
+ * Pulumi.yaml and Pulumi.<stack>.yaml in --cwd (default: the current directory), connection settings from
+ * the environment like the provider (POSTHOG_HOST, POSTHOG_API_KEY, …), and keeps its checkpoint in
+ * --state (default .stack-state/<stack>.json). Exit status 0 when every operation succeeded, 1 when any
+ * failed, 2 on bad usage.
+ */
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { OperationSchema, runStack } from "./engine";
+import { formatSummary, heading, jsonLine, printer } from "./report";
+
+const USAGE =
+  "usage: npm run stack -- <preview|up|refresh|destroy> [--stack dev] [--state FILE] [--json] [--cwd DIR]";
+
+async function main(): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  const parse = () =>
+    parseArgs({
+      allowPositionals: true,
+      options: {
+        stack: { type: "string", short: "s", default: "dev" },
+        state: { type: "string" },
+        json: { type: "boolean", default: false },
+        cwd: { type: "string", default: "." },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+  try {
+    parsed = parse();
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const op = OperationSchema.safeParse(positionals[0]);
+  if (!op.success || positionals.length !== 1) {
+    process.stderr.write(
+      `operation must be one of preview, up, refresh, destroy; got ${JSON.stringify(positionals.join(" "))}\n${USAGE}\n`,
+    );
+    return 2;
+  }
+  const write = (line: string) => process.stdout.write(`${line}\n`);
+  if (!values.json) write(`${heading(op.data, values.stack)}\n`);
+  const result = await runStack({
+    operation: op.data,
+    projectDir: resolve(values.cwd),
+    stack: values.stack,
+    ...(values.state ? { statePath: resolve(values.state) } : {}),
+    ...(values.json ? {} : { onEvent: printer(op.data, write) }),
+  });
+  if (values.json) write(JSON.stringify(jsonLine(result)));
+  else {
+    write("");
+    for (const line of formatSummary(result)) write(line);
+  }
+  return result.ok ? 0 : 1;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    process.stderr.write(`error: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = 1;
+  },
+);
