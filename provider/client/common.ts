@@ -1,0 +1,198 @@
+/**
+ * Shared pieces of the resource modules: the embedded user schema, the page wrapper, body/response
+ * parsing, pagination (iterate / all), the short-lived shared list reads behind `find()`, and the
+ * per-client context every resource module receives.
+ */
+import { z } from "zod";
+import { UnexpectedResponseError } from "./errors";
+import { invalidInput, type Settings } from "./settings";
+import type { HttpMethod, HttpRequest, Transport } from "./transport";
+
+/**
+ * The embedded user object (`created_by`, `user`). The seed names the free-form settings `mascot_config`,
+ * the real service `hedgehog_config`: both are accepted. Nullable fields are nullable as in PostHog.
+ */
+export const UserSchema = z.looseObject({
+  id: z.number().int().optional(),
+  uuid: z.string(),
+  distinct_id: z.string().nullish(),
+  first_name: z.string().nullish(),
+  last_name: z.string().nullish(),
+  email: z.string(),
+  is_email_verified: z.boolean().nullish(),
+  mascot_config: z.record(z.string(), z.unknown()).nullish(),
+  hedgehog_config: z.record(z.string(), z.unknown()).nullish(),
+  role_at_organization: z.string().nullish(),
+});
+/** A user as returned by the API. */
+export type User = z.output<typeof UserSchema>;
+
+/** The page wrapper of paginated lists: `{count, next, previous, results}`. */
+export function pageSchema<T extends z.ZodType>(item: T) {
+  return z.looseObject({
+    count: z.number().int().nonnegative(),
+    next: z.string().nullish(),
+    previous: z.string().nullish(),
+    results: z.array(item),
+  });
+}
+
+/** One page of a list: `count` is the total, `next`/`previous` are URLs or null. */
+export interface Page<T> {
+  count: number;
+  next?: string | null | undefined;
+  previous?: string | null | undefined;
+  results: T[];
+}
+
+/** Pagination parameters of list operations: `limit` (page size) and `offset` (index of the first result). */
+export interface PageParams {
+  limit?: number | undefined;
+  offset?: number | undefined;
+  /** Aborts the request (and any rate-limit or retry wait). */
+  signal?: AbortSignal | undefined;
+}
+
+/** Organization-scoped operation parameters: `organizationId` defaults to the client's, else `@current`. */
+export interface OrgParams {
+  organizationId?: string | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** Project-scoped operation parameters: `projectId` defaults to the client's, else `@current`. */
+export interface ProjectParams {
+  projectId?: string | number | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** Everything a resource module needs from its client. */
+export interface ClientContext {
+  readonly settings: Settings;
+  readonly transport: Transport;
+  /** The organization id to use: the param, else the settings', else `@current`. */
+  org(p: OrgParams | undefined): string;
+  /** The project id to use: the param, else the settings', else `@current`. */
+  project(p: ProjectParams | undefined): string;
+  /** A list read shared by `find()` calls for `settings.findCacheMs` (dropped on writes under `listPath`). */
+  sharedList<T>(listPath: string, load: () => Promise<T[]>): Promise<T[]>;
+  /** Drops shared list reads whose path is a prefix of `path` (called after every write). */
+  invalidate(path: string): void;
+}
+
+/** Creates the context of one client. */
+export function createContext(settings: Settings, transport: Transport): ClientContext {
+  const lists = new Map<string, { promise: Promise<unknown[]>; expiresAt: number }>();
+  return {
+    settings,
+    transport,
+    org: (p) => p?.organizationId ?? settings.organizationId ?? "@current",
+    project: (p) => (p?.projectId === undefined ? (settings.projectId ?? "@current") : String(p.projectId)),
+    sharedList<T>(listPath: string, load: () => Promise<T[]>): Promise<T[]> {
+      const hit = lists.get(listPath);
+      if (hit && hit.expiresAt > Date.now()) return hit.promise as Promise<T[]>;
+      const entry = { promise: load() as Promise<unknown[]>, expiresAt: Number.POSITIVE_INFINITY };
+      lists.set(listPath, entry);
+      entry.promise.then(
+        () => {
+          entry.expiresAt = Date.now() + settings.findCacheMs;
+          if (settings.findCacheMs === 0 && lists.get(listPath) === entry) lists.delete(listPath);
+        },
+        () => {
+          if (lists.get(listPath) === entry) lists.delete(listPath);
+        },
+      );
+      return entry.promise as Promise<T[]>;
+    },
+    invalidate(path: string) {
+      for (const key of lists.keys()) if (path.startsWith(key)) lists.delete(key);
+    },
+  };
+}
+
+/** Validates a request body before any HTTP request; throws InvalidInputError naming the property. */
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {
+  const r = schema.safeParse(body);
+  if (!r.success) throw invalidInput(what, r.error);
+  return r.data;
+}
+
+/** Parses a response body; throws UnexpectedResponseError naming the field and the expectation. */
+export function parseResponse<S extends z.ZodType>(
+  schema: S,
+  body: unknown,
+  method: HttpMethod,
+  path: string,
+): z.output<S> {
+  const r = schema.safeParse(body);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  const where = issue ? `${issue.path.join(".") || "(body)"}: ${issue.message}` : "invalid";
+  throw new UnexpectedResponseError(
+    { method, path, status: 200, detail: `unexpected response shape: ${where}` },
+    undefined,
+  );
+}
+
+/** Sends a request and parses the response with `schema`. Writes invalidate shared list reads. */
+export async function call<S extends z.ZodType>(
+  ctx: ClientContext,
+  req: HttpRequest,
+  schema: S,
+): Promise<z.output<S>> {
+  try {
+    const res = await ctx.transport.send(req);
+    return parseResponse(schema, res.body, req.method, req.path);
+  } finally {
+    if (req.method !== "GET") ctx.invalidate(req.path);
+  }
+}
+
+/** Fetches one page of a paginated list. */
+export function listPage<S extends z.ZodType>(
+  ctx: ClientContext,
+  listPath: string,
+  item: S,
+  params: PageParams | undefined,
+): Promise<Page<z.output<S>>> {
+  return call(
+    ctx,
+    {
+      method: "GET",
+      path: listPath,
+      query: { limit: params?.limit, offset: params?.offset },
+      signal: params?.signal,
+    },
+    pageSchema(item),
+  ) as Promise<Page<z.output<S>>>;
+}
+
+/**
+ * Iterates every item of a paginated list, following `next` (its `limit`/`offset` are re-requested on
+ * the client's own origin and path, so a proxy-rewritten absolute URL cannot redirect the key).
+ */
+export async function* iteratePages<S extends z.ZodType>(
+  ctx: ClientContext,
+  listPath: string,
+  item: S,
+  params: PageParams | undefined,
+): AsyncGenerator<z.output<S>, void, undefined> {
+  let limit = params?.limit ?? ctx.settings.pageSize;
+  let offset = params?.offset ?? 0;
+  for (let guard = 0; guard < 100_000; guard++) {
+    const page = await listPage(ctx, listPath, item, { limit, offset, signal: params?.signal });
+    yield* page.results;
+    if (!page.next || page.results.length === 0) return;
+    const next = new URL(page.next, "http://placeholder");
+    const nextOffset = Number(next.searchParams.get("offset") ?? Number.NaN);
+    const nextLimit = Number(next.searchParams.get("limit") ?? Number.NaN);
+    offset = Number.isFinite(nextOffset) ? nextOffset : offset + page.results.length;
+    if (Number.isFinite(nextLimit) && nextLimit > 0) limit = nextLimit;
+  }
+}
+
+/** Collects every item of a paginated list into one array. */
+export async function collectAll<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of items) out.push(x);
+  return out;
+}

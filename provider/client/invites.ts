@@ -1,0 +1,130 @@
+/**
+ * Organization invites. Endpoints: `/api/organizations/:organization_id/invites/` (+ `:id/`, `bulk/`).
+ * There is no retrieve endpoint: {@link invites}.find reads the (shared, short-lived) list.
+ */
+import { z } from "zod";
+import {
+  type ClientContext,
+  call,
+  collectAll,
+  iteratePages,
+  listPage,
+  type OrgParams,
+  type PageParams,
+  parseBody,
+  UserSchema,
+} from "./common";
+import { path } from "./transport";
+
+/** Organization membership levels: 1 member, 8 administrator, 15 owner. */
+export const OrganizationLevelSchema = z.literal([1, 8, 15]);
+export type OrganizationLevel = z.output<typeof OrganizationLevelSchema>;
+
+/** One entry of `private_project_access`: a project (team) id and the access level in it. */
+export const PrivateProjectAccessSchema = z.looseObject({
+  id: z.number().int(),
+  level: z.string(),
+});
+
+/** An invite as returned by the API. `send_email`/`combine_pending_invites` are write-only. */
+export const InviteSchema = z.looseObject({
+  id: z.string(),
+  target_email: z.string(),
+  first_name: z.string().nullish(),
+  emailing_attempt_made: z.boolean().nullish(),
+  level: z.number().int(),
+  is_expired: z.boolean().nullish(),
+  created_by: UserSchema.nullish(),
+  created_at: z.string().nullish(),
+  updated_at: z.string().nullish(),
+  message: z.string().nullish(),
+  private_project_access: z.array(PrivateProjectAccessSchema).nullish(),
+});
+export type Invite = z.output<typeof InviteSchema>;
+
+/** Create body: `target_email` required; `level` 1/8/15 (default 1); `send_email` defaults to true on the server. */
+export const InviteCreateBodySchema = z.looseObject({
+  target_email: z.email("expected an e-mail address"),
+  first_name: z.string().max(30).optional(),
+  level: OrganizationLevelSchema.optional(),
+  message: z.string().nullish(),
+  private_project_access: z
+    .array(z.looseObject({ id: z.number().int(), level: z.enum(["member", "admin"]) }))
+    .optional(),
+  send_email: z.boolean().optional(),
+  combine_pending_invites: z.boolean().optional(),
+});
+export type InviteCreateBody = z.input<typeof InviteCreateBodySchema>;
+
+/** Bulk create body: 1 to 20 invites. */
+export const InviteBulkBodySchema = z.array(InviteCreateBodySchema).min(1).max(20);
+
+/** Bulk answer: "200, no body" in the seed, 201 with an array of invites in the real service. */
+export const InviteBulkResponseSchema = z.union([z.undefined(), z.array(InviteSchema)]);
+
+/** Find one invite by id or by e-mail (case-insensitive). */
+export type InviteFindParams = OrgParams &
+  ({ id: string; email?: undefined } | { email: string; id?: undefined });
+
+const listPath = (ctx: ClientContext, p: OrgParams | undefined) =>
+  path`/api/organizations/${ctx.org(p)}/invites/`;
+
+/** Operations on invites. */
+export function invites(ctx: ClientContext) {
+  const all = async (p?: OrgParams & PageParams) =>
+    collectAll(iteratePages(ctx, listPath(ctx, p), InviteSchema, p));
+  return {
+    /** GET `/api/organizations/:organization_id/invites/` (organization_member:read) → one page. */
+    list: async (p?: OrgParams & PageParams) => listPage(ctx, listPath(ctx, p), InviteSchema, p),
+    iterate: async function* (p?: OrgParams & PageParams) {
+      yield* iteratePages(ctx, listPath(ctx, p), InviteSchema, p);
+    },
+    all,
+    /**
+     * POST `…/invites/` (organization_member:write) → 201 invite. Replaces earlier invites for the same e-mail.
+     * @throws InvalidInputError (before sending), ValidationError (e.g. already a member), ForbiddenError
+     */
+    create: async (p: OrgParams & { body: InviteCreateBody }) =>
+      call(
+        ctx,
+        {
+          method: "POST",
+          path: listPath(ctx, p),
+          body: parseBody(InviteCreateBodySchema, p.body, "body"),
+          signal: p.signal,
+        },
+        InviteSchema,
+      ),
+    /** POST `…/invites/bulk/` with 1–20 invites → the created invites (real service) or undefined (seed). */
+    bulkCreate: async (p: OrgParams & { body: InviteCreateBody[] }) =>
+      call(
+        ctx,
+        {
+          method: "POST",
+          path: path`/api/organizations/${ctx.org(p)}/invites/bulk/`,
+          body: parseBody(InviteBulkBodySchema, p.body, "body"),
+          signal: p.signal,
+        },
+        InviteBulkResponseSchema,
+      ),
+    /** DELETE `…/invites/:id/` (organization_member:write) → 204. */
+    delete: async (p: OrgParams & { id: string }): Promise<void> => {
+      await call(
+        ctx,
+        { method: "DELETE", path: path`/api/organizations/${ctx.org(p)}/invites/${p.id}/`, signal: p.signal },
+        z.unknown(),
+      );
+    },
+    /**
+     * The invite with this id or e-mail, or undefined. Served from a list read shared by concurrent and
+     * recent `find()` calls (see `coalescing.findCacheMs`): N finds cost one list read (count/pageSize pages).
+     */
+    find: async (p: InviteFindParams): Promise<Invite | undefined> => {
+      const lp = listPath(ctx, p);
+      const items = await ctx.sharedList(lp, () => all({ organizationId: ctx.org(p) }));
+      if (p.id !== undefined) return items.find((i) => i.id === p.id);
+      const email = p.email.toLowerCase();
+      return items.find((i) => i.target_email.toLowerCase() === email);
+    },
+  };
+}

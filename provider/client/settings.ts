@@ -1,0 +1,213 @@
+/**
+ * Client options and their resolution into {@link Settings}: explicit options, then the Pulumi config
+ * (`posthog:apiKey`, `posthog:host`, `posthog:organizationId`, `posthog:projectId`), then the environment
+ * (`POSTHOG_API_KEY`, `POSTHOG_HOST`, `POSTHOG_ORGANIZATION_ID`, `POSTHOG_PROJECT_ID`).
+ *
+ * The API key is held in an {@link ApiKey} wrapper whose string, JSON and `util.inspect` forms are
+ * `[secret]`; only the transport unwraps it, for the `Authorization` header.
+ */
+import { inspect } from "node:util";
+import { z } from "zod";
+import { InvalidInputError, MissingApiKeyError } from "./errors";
+
+/** The default API host (PostHog Cloud US). EU users set `https://eu.posthog.com`. */
+export const DEFAULT_HOST = "https://us.posthog.com";
+
+const keys = new WeakMap<ApiKey, string>();
+
+/**
+ * A personal API key that does not reveal itself: `String(k)`, `JSON.stringify(k)` and `util.inspect(k)`
+ * all give `[secret]`. The value is kept outside the object (a module WeakMap), so no enumeration finds it.
+ */
+export class ApiKey {
+  constructor(value: string) {
+    keys.set(this, value);
+  }
+  toString(): string {
+    return "[secret]";
+  }
+  toJSON(): string {
+    return "[secret]";
+  }
+  [inspect.custom](): string {
+    return "[secret]";
+  }
+}
+
+/** The clear-text key, for the `Authorization` header only. */
+export function revealApiKey(key: ApiKey): string {
+  const value = keys.get(key);
+  if (value === undefined) throw new TypeError("not an ApiKey created by this module");
+  return value;
+}
+
+const positiveInt = z.number().int().positive();
+
+/** Options of {@link createClient}; every field is optional (see {@link resolveSettings} for the sources). */
+export const ClientOptionsSchema = z.strictObject({
+  /** Personal API key (`phx_…`). */
+  apiKey: z.union([z.string().min(1), z.instanceof(ApiKey)]).optional(),
+  /** API origin, default `https://us.posthog.com`. A trailing slash is ignored. */
+  host: z.url({ protocol: /^https?$/ }).optional(),
+  /** Default organization id (UUID) for organization-scoped operations; else `@current`. */
+  organizationId: z.string().min(1).optional(),
+  /** Default project id for project-scoped operations; else `@current`. */
+  projectId: z.union([z.string().min(1), z.number().int().nonnegative()]).optional(),
+  /** Timeouts in milliseconds: TCP/TLS connect, time to response headers, idle time between body chunks. */
+  timeouts: z
+    .strictObject({ connectMs: positiveInt, headersMs: positiveInt, bodyMs: positiveInt })
+    .partial()
+    .optional(),
+  /**
+   * Retries: at most `maxAttempts` tries per operation (first one included) and at most `maxTotalWaitMs`
+   * spent waiting between them; backoff is `random(0, min(maxDelayMs, baseDelayMs·2^(n-1)))` (full jitter)
+   * unless the server names a wait (Retry-After / "Expected available in N seconds").
+   */
+  retry: z
+    .strictObject({
+      maxAttempts: positiveInt,
+      maxTotalWaitMs: z.number().int().nonnegative(),
+      baseDelayMs: z.number().int().nonnegative(),
+      maxDelayMs: z.number().int().nonnegative(),
+      /** Called before each retry wait (for logging); never receives the key. */
+      onRetry: z.custom<(info: RetryInfo) => void>((v) => typeof v === "function").optional(),
+    })
+    .partial()
+    .optional(),
+  /**
+   * Client-side rate limit per API key, shared by every client of this process using the same key and
+   * limits: at most `perMinute` requests in any 60 s and `perHour` in any hour (PostHog: 480 and 4,800).
+   * `false` turns it off.
+   */
+  rateLimit: z
+    .union([z.literal(false), z.strictObject({ perMinute: positiveInt, perHour: positiveInt })])
+    .optional(),
+  /**
+   * Coalescing: `findCacheMs` is how long a list read made for `find()` (members, invites, collaborators)
+   * is reused by later `find()` calls (writes through this client drop it at once). 0 turns it off.
+   */
+  coalescing: z.strictObject({ findCacheMs: z.number().int().nonnegative() }).partial().optional(),
+  /** Page size used by `all()`/`iterate()`/`find()` when no `limit` is given. Default 100. */
+  pageSize: positiveInt.optional(),
+});
+
+/** Options accepted by {@link createClient} and {@link resolveSettings}. */
+export type ClientOptions = z.input<typeof ClientOptionsSchema>;
+
+/** What {@link RetryInfo} reports before each retry wait. */
+export interface RetryInfo {
+  method: string;
+  path: string;
+  /** The attempt that just failed (1 = first try). */
+  attempt: number;
+  /** How long the client will wait before the next attempt, in milliseconds. */
+  delayMs: number;
+  /** Why: the HTTP status, or the connection error code. */
+  reason: string;
+  /** True when the wait was named by the server (Retry-After or the 429 body). */
+  serverAdvised: boolean;
+}
+
+/** Fully resolved client settings. Safe to log: the key is an {@link ApiKey}. */
+export interface Settings {
+  readonly kind: "posthog-settings";
+  readonly apiKey: ApiKey;
+  /** Origin without trailing slash, e.g. `https://us.posthog.com`. */
+  readonly host: string;
+  readonly organizationId: string | undefined;
+  readonly projectId: string | undefined;
+  readonly timeouts: { connectMs: number; headersMs: number; bodyMs: number };
+  readonly retry: {
+    maxAttempts: number;
+    maxTotalWaitMs: number;
+    baseDelayMs: number;
+    maxDelayMs: number;
+    onRetry: ((info: RetryInfo) => void) | undefined;
+  };
+  readonly rateLimit: { perMinute: number; perHour: number } | false;
+  readonly findCacheMs: number;
+  readonly pageSize: number;
+}
+
+/** Reads Pulumi-style config (`get("posthog:apiKey")`); `pulumi.dynamic` Config objects fit. */
+export interface ConfigGetter {
+  get(key: string): string | undefined;
+}
+
+function firstDefined(...values: (string | undefined)[]): string | undefined {
+  return values.find((v) => v !== undefined && v !== "");
+}
+
+/** Turns a zod error into an {@link InvalidInputError} naming the property (never its value). */
+export function invalidInput(prefix: string, error: z.ZodError): InvalidInputError {
+  const issue = error.issues[0];
+  const property = [prefix, ...(issue?.path ?? []).map(String)].filter(Boolean).join(".");
+  const lines = error.issues.map((i) => {
+    const p = [prefix, ...i.path.map(String)].filter(Boolean).join(".");
+    return `${p || "(root)"}: ${i.message}`;
+  });
+  return new InvalidInputError(property, `Invalid ${lines.join("; ")}`);
+}
+
+/**
+ * Resolves settings: each of apiKey/host/organizationId/projectId comes from `explicit`, else
+ * `config.get("posthog:<name>")`, else the environment (`POSTHOG_API_KEY`, `POSTHOG_HOST`,
+ * `POSTHOG_ORGANIZATION_ID`, `POSTHOG_PROJECT_ID`). Host defaults to https://us.posthog.com.
+ *
+ * @throws MissingApiKeyError when no key is found anywhere.
+ * @throws InvalidInputError when an option is malformed (names the property; never echoes the key).
+ */
+export function resolveSettings(
+  explicit: ClientOptions = {},
+  config?: ConfigGetter,
+  env: NodeJS.ProcessEnv = process.env,
+): Settings {
+  const parsed = ClientOptionsSchema.safeParse(explicit);
+  if (!parsed.success) throw invalidInput("options", parsed.error);
+  const o = parsed.data;
+  const fromConfig = (k: string) => config?.get(`posthog:${k}`);
+
+  const rawKey = o.apiKey ?? firstDefined(fromConfig("apiKey"), env.POSTHOG_API_KEY);
+  if (rawKey === undefined) throw new MissingApiKeyError();
+  const apiKey = rawKey instanceof ApiKey ? rawKey : new ApiKey(rawKey);
+
+  const hostRaw = o.host ?? firstDefined(fromConfig("host"), env.POSTHOG_HOST) ?? DEFAULT_HOST;
+  let host: string;
+  try {
+    const url = new URL(hostRaw);
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("protocol");
+    host = url.origin;
+  } catch {
+    throw new InvalidInputError("host", `Invalid host: expected an http(s) URL such as ${DEFAULT_HOST}`);
+  }
+  const projectId = o.projectId ?? firstDefined(fromConfig("projectId"), env.POSTHOG_PROJECT_ID);
+  const settings: Settings = {
+    kind: "posthog-settings",
+    apiKey,
+    host,
+    organizationId:
+      o.organizationId ?? firstDefined(fromConfig("organizationId"), env.POSTHOG_ORGANIZATION_ID),
+    projectId: projectId === undefined ? undefined : String(projectId),
+    timeouts: {
+      connectMs: o.timeouts?.connectMs ?? 10_000,
+      headersMs: o.timeouts?.headersMs ?? 30_000,
+      bodyMs: o.timeouts?.bodyMs ?? 30_000,
+    },
+    retry: {
+      maxAttempts: o.retry?.maxAttempts ?? 8,
+      maxTotalWaitMs: o.retry?.maxTotalWaitMs ?? 300_000,
+      baseDelayMs: o.retry?.baseDelayMs ?? 500,
+      maxDelayMs: o.retry?.maxDelayMs ?? 30_000,
+      onRetry: o.retry?.onRetry,
+    },
+    rateLimit: o.rateLimit ?? { perMinute: 480, perHour: 4800 },
+    findCacheMs: o.coalescing?.findCacheMs ?? 5_000,
+    pageSize: o.pageSize ?? 100,
+  };
+  return Object.freeze(settings);
+}
+
+/** True for a {@link Settings} object (as opposed to raw {@link ClientOptions}). */
+export function isSettings(v: unknown): v is Settings {
+  return typeof v === "object" && v !== null && (v as { kind?: unknown }).kind === "posthog-settings";
+}

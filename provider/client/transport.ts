@@ -1,0 +1,234 @@
+/**
+ * The HTTP transport: one keep-alive undici Pool per origin (shared process-wide), Bearer auth,
+ * `User-Agent: pulumi-posthog/<version>`, JSON bodies, timeouts, retries with exponential backoff and full
+ * jitter, the client-side rate limiter and coalescing of concurrent identical GETs.
+ *
+ * Retry rules:
+ * - GET, PATCH, PUT, DELETE: retried on 429, 5xx and connection errors (including timeouts).
+ * - POST: retried only when provably not processed: a 429, or a connection failure before sending
+ *   (ECONNREFUSED, DNS, connect timeout). A POST that fails in any other way without a definite 4xx
+ *   answer (5xx, reset, dropped response, headers/body timeout) throws {@link AmbiguousWriteError}.
+ * - The wait is the server's (`Retry-After`, else "Expected available in N seconds" of a 429 body), else
+ *   `random(0, min(maxDelayMs, baseDelayMs·2^(attempt-1)))`. Retries stop after `maxAttempts` tries or
+ *   when the next wait would take the total beyond `maxTotalWaitMs`; the last error is thrown.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { Pool } from "undici";
+import { userAgent } from "../version";
+import {
+  AmbiguousWriteError,
+  ConnectionError,
+  fromConnectionFailure,
+  fromResponse,
+  InvalidInputError,
+  PostHogError,
+  RateLimitedError,
+  ServerError,
+} from "./errors";
+import { type RateLimiter, sharedRateLimiter } from "./rate-limit";
+import { revealApiKey, type Settings } from "./settings";
+
+/** HTTP methods the API uses. */
+export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+
+/** One request: `path` is already encoded (see {@link path}); `query` values are encoded here. */
+export interface HttpRequest {
+  method: HttpMethod;
+  path: string;
+  query?: Record<string, string | number | boolean | undefined> | undefined;
+  body?: unknown;
+  signal?: AbortSignal | undefined;
+  /** A POST that is safe to repeat (e.g. pause/unpause): retried like an idempotent method. */
+  idempotent?: boolean | undefined;
+}
+
+/** A successful (2xx) response: parsed JSON body, or undefined when the body is empty. */
+export interface HttpResponse {
+  status: number;
+  body: unknown;
+}
+
+/** The transport of one client. */
+export interface Transport {
+  /** Sends with retries, rate limiting and GET coalescing. Throws a {@link PostHogError} subclass. */
+  send(req: HttpRequest): Promise<HttpResponse>;
+  /** Requests waiting for the client-side rate limiter. */
+  readonly queued: number;
+  /** Total HTTP attempts made (including retries) by this transport. */
+  readonly attempts: number;
+}
+
+const pools = new Map<string, Pool>();
+
+/** The shared keep-alive pool for an origin and connect timeout. */
+function poolFor(origin: string, connectMs: number): Pool {
+  const id = `${origin}|${connectMs}`;
+  let pool = pools.get(id);
+  if (!pool) {
+    pool = new Pool(origin, { connect: { timeout: connectMs }, keepAliveTimeout: 4_000, pipelining: 1 });
+    pools.set(id, pool);
+  }
+  return pool;
+}
+
+/** Closes every shared connection pool (e.g. at the end of a script or test run). */
+export async function closeAllConnections(): Promise<void> {
+  const all = [...pools.values()];
+  pools.clear();
+  await Promise.all(all.map((p) => p.close()));
+}
+
+/**
+ * Encodes one path segment: percent-encodes everything but `@` (so `@current` stays readable), and
+ * rejects empty, `.` and `..` segments.
+ */
+export function encodeSegment(value: string | number, name = "path parameter"): string {
+  const s = typeof value === "number" || typeof value === "string" ? String(value) : "";
+  if (s === "" || s === "." || s === ".." || s === "NaN") {
+    throw new InvalidInputError(name, `Invalid ${name}: expected a non-empty id (string or number)`);
+  }
+  return encodeURIComponent(s).replace(/%40/g, "@");
+}
+
+/**
+ * Tagged template that encodes every interpolated value as a path segment: path`/a/${id}/`.
+ * @throws InvalidInputError for an empty, `.`/`..` or non-string/number value (before any request).
+ */
+export function path(strings: TemplateStringsArray, ...values: (string | number)[]): string {
+  let out = strings[0] ?? "";
+  values.forEach((v, i) => {
+    out += encodeSegment(v, `path parameter ${i + 1} of ${strings.join("{}")}`) + (strings[i + 1] ?? "");
+  });
+  return out;
+}
+
+function buildUrl(p: string, query: HttpRequest["query"]): string {
+  if (!query) return p;
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) params.append(k, String(v));
+  const qs = params.toString();
+  return qs ? `${p}${p.includes("?") ? "&" : "?"}${qs}` : p;
+}
+
+function isIdempotent(req: HttpRequest): boolean {
+  return req.method !== "POST" || req.idempotent === true;
+}
+
+/** Creates the transport for `settings` (pools and the rate limiter are shared process-wide). */
+export function createTransport(settings: Settings): Transport {
+  const key = revealApiKey(settings.apiKey);
+  const origin = settings.host;
+  const pool = poolFor(origin, settings.timeouts.connectMs);
+  const limiter: RateLimiter | undefined =
+    settings.rateLimit === false ? undefined : sharedRateLimiter(key, origin, settings.rateLimit);
+  const baseHeaders = {
+    authorization: `Bearer ${key}`,
+    "user-agent": userAgent,
+    accept: "application/json",
+  };
+  const inflight = new Map<string, Promise<HttpResponse>>();
+  let attempts = 0;
+
+  async function once(req: HttpRequest, url: string): Promise<HttpResponse> {
+    if (limiter) await limiter.acquire(req.signal);
+    attempts++;
+    const hasBody = req.body !== undefined;
+    let res: Awaited<ReturnType<Pool["request"]>>;
+    let text: string;
+    try {
+      res = await pool.request({
+        method: req.method,
+        path: url,
+        headers: hasBody ? { ...baseHeaders, "content-type": "application/json" } : baseHeaders,
+        body: hasBody ? JSON.stringify(req.body) : null,
+        headersTimeout: settings.timeouts.headersMs,
+        bodyTimeout: settings.timeouts.bodyMs,
+        signal: req.signal ?? null,
+      });
+      text = await res.body.text();
+    } catch (err) {
+      if (req.signal?.aborted) throw err;
+      throw fromConnectionFailure(req.method, req.path, err, key);
+    }
+    let body: unknown;
+    if (text.length > 0) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+      }
+    }
+    if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, body };
+    throw fromResponse({
+      method: req.method,
+      path: req.path,
+      status: res.statusCode,
+      headers: res.headers,
+      body,
+      secret: key,
+    });
+  }
+
+  async function withRetries(req: HttpRequest): Promise<HttpResponse> {
+    const url = buildUrl(req.path, req.query);
+    const { maxAttempts, maxTotalWaitMs, baseDelayMs, maxDelayMs, onRetry } = settings.retry;
+    let waited = 0;
+    for (let attempt = 1; ; attempt++) {
+      let error: PostHogError;
+      try {
+        return await once(req, url);
+      } catch (err) {
+        if (!(err instanceof PostHogError)) throw err; // aborted, or a programming error
+        error = err;
+      }
+      const retryable =
+        error instanceof RateLimitedError ||
+        (error instanceof ConnectionError && (isIdempotent(req) || error.notSent)) ||
+        (error instanceof ServerError && isIdempotent(req));
+      if (!retryable) {
+        if (!isIdempotent(req) && (error instanceof ServerError || error instanceof ConnectionError)) {
+          throw new AmbiguousWriteError(error);
+        }
+        throw error;
+      }
+      const advisedSeconds = error instanceof RateLimitedError ? error.retryAfterSeconds : undefined;
+      const delayMs =
+        advisedSeconds !== undefined
+          ? Math.ceil(advisedSeconds * 1000)
+          : Math.floor(Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1)));
+      if (attempt >= maxAttempts || waited + delayMs > maxTotalWaitMs) throw error;
+      if (limiter && error instanceof RateLimitedError) limiter.blockUntil(Date.now() + delayMs);
+      onRetry?.({
+        method: req.method,
+        path: req.path,
+        attempt,
+        delayMs,
+        reason:
+          error.status !== undefined
+            ? String(error.status)
+            : ((error as ConnectionError).errorCode ?? "connection"),
+        serverAdvised: advisedSeconds !== undefined,
+      });
+      waited += delayMs;
+      if (delayMs > 0) await sleep(delayMs, undefined, req.signal ? { signal: req.signal } : undefined);
+    }
+  }
+
+  return {
+    send(req) {
+      if (req.method !== "GET" || req.signal) return withRetries(req);
+      const id = buildUrl(req.path, req.query);
+      const pending = inflight.get(id);
+      if (pending) return pending;
+      const p = withRetries(req).finally(() => inflight.delete(id));
+      inflight.set(id, p);
+      return p;
+    },
+    get queued() {
+      return limiter?.queued ?? 0;
+    },
+    get attempts() {
+      return attempts;
+    },
+  };
+}
