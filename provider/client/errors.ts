@@ -94,8 +94,17 @@ export class RateLimitedError extends PostHogError {
   }
 }
 
-/** 5xx: the server failed. Thrown only once retries gave up (idempotent methods). */
-export class ServerError extends PostHogError {}
+/**
+ * 5xx: the server failed. Thrown only once retries gave up (idempotent methods). `retryAfterSeconds` is the
+ * `Retry-After` header when sent (PostHog sends 1 with 503 database_unavailable).
+ */
+export class ServerError extends PostHogError {
+  readonly retryAfterSeconds: number | undefined;
+  constructor(details: ErrorDetails, retryAfterSeconds?: number) {
+    super(details);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
 
 /**
  * No usable response: connection refused/reset, DNS failure, or a connect/headers/body timeout
@@ -259,7 +268,9 @@ export function fromResponse(r: FailedResponse): PostHogError {
         parseRetryAfter(r.headers["retry-after"]) ?? parseExpectedAvailable(detail),
       );
     default:
-      return r.status >= 500 ? new ServerError(details) : new PostHogError(details);
+      return r.status >= 500
+        ? new ServerError(details, parseRetryAfter(r.headers["retry-after"]))
+        : new PostHogError(details);
   }
 }
 

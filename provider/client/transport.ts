@@ -191,7 +191,10 @@ export function createTransport(settings: Settings): Transport {
         }
         throw error;
       }
-      const advisedSeconds = error instanceof RateLimitedError ? error.retryAfterSeconds : undefined;
+      const advisedSeconds =
+        error instanceof RateLimitedError || error instanceof ServerError
+          ? error.retryAfterSeconds
+          : undefined;
       const delayMs =
         advisedSeconds !== undefined
           ? Math.ceil(advisedSeconds * 1000)

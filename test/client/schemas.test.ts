@@ -1,0 +1,136 @@
+// The wire schemas accept both the seed's shapes (what the emulator serves) and the real service's shapes
+// (which the emulator does not produce), so the latter are checked here on documents shaped as PostHog sends them.
+import { describe, expect, it } from "vitest";
+import {
+  CollaboratorListSchema,
+  DashboardBodySchema,
+  DomainCreateBodySchema,
+  fromResponse,
+  InviteBulkResponseSchema,
+  InviteCreateBodySchema,
+  InviteSchema,
+  PauseResponseSchema,
+  parseExpectedAvailable,
+  parseRetryAfter,
+  RateLimitedError,
+  SharingResponseSchema,
+  UserSchema,
+  VerifyResponseSchema,
+} from "../../provider/client";
+
+const user = {
+  id: 1,
+  uuid: "0190b1a8-0000-7000-8000-000000000001",
+  distinct_id: "d1",
+  first_name: "Ada",
+  last_name: "L",
+  email: "ada@example.com",
+  is_email_verified: null,
+  role_at_organization: null,
+};
+const invite = {
+  id: "0190b1a8-0000-7000-8000-0000000000aa",
+  target_email: "x@x.com",
+  first_name: "",
+  emailing_attempt_made: true,
+  level: 1,
+  is_expired: false,
+  created_by: { ...user, hedgehog_config: null },
+  created_at: "2026-01-01T00:00:00Z",
+  updated_at: "2026-01-01T00:00:00Z",
+  message: null,
+  private_project_access: [],
+};
+
+describe("wire schemas accept the seed's and the real service's shapes", () => {
+  it("user object with mascot_config (seed) or hedgehog_config (real), and unknown extra fields", () => {
+    expect(UserSchema.parse({ ...user, mascot_config: { a: 1 } }).mascot_config).toEqual({ a: 1 });
+    const real = UserSchema.parse({ ...user, hedgehog_config: null, new_field: "kept" });
+    expect(real.hedgehog_config).toBeNull();
+    expect((real as Record<string, unknown>).new_field).toBe("kept");
+    expect(InviteSchema.parse(invite).created_by?.email).toBe("ada@example.com");
+  });
+
+  it("pause/unpause: no body (seed) or {paused} (real)", () => {
+    expect(PauseResponseSchema.parse(undefined)).toBeUndefined();
+    expect(PauseResponseSchema.parse({ paused: true })).toEqual({ paused: true });
+    expect(PauseResponseSchema.safeParse({ paused: "yes" }).success).toBe(false);
+  });
+
+  it("bulk invite: no body (seed) or an array of invites (real)", () => {
+    expect(InviteBulkResponseSchema.parse(undefined)).toBeUndefined();
+    expect(InviteBulkResponseSchema.parse([invite])?.[0]?.target_email).toBe("x@x.com");
+  });
+
+  it("verify: no body (seed) or the domain (real)", () => {
+    expect(VerifyResponseSchema.parse(undefined)).toBeUndefined();
+    const d = VerifyResponseSchema.parse({
+      id: "d",
+      domain: "example.com",
+      is_verified: false,
+      verified_at: null,
+    });
+    expect(d?.is_verified).toBe(false);
+  });
+
+  it("collaborators list: one object (seed), an array (real) or a page, always an array", () => {
+    const c = { id: "c1", dashboard_id: 3, user, level: 37, added_at: "t", updated_at: "t" };
+    expect(CollaboratorListSchema.parse(c)).toEqual([c]);
+    expect(CollaboratorListSchema.parse([c, c])).toHaveLength(2);
+    expect(CollaboratorListSchema.parse([])).toEqual([]);
+    expect(CollaboratorListSchema.parse({ count: 1, next: null, previous: null, results: [c] })).toEqual([c]);
+  });
+
+  it("sharing: one object (real and seed) or an array of one (OpenAPI)", () => {
+    const s = {
+      created_at: null,
+      enabled: false,
+      access_token: "tok",
+      settings: null,
+      password_required: false,
+    };
+    expect(SharingResponseSchema.parse(s).enabled).toBe(false);
+    expect(SharingResponseSchema.parse([s]).access_token).toBe("tok");
+  });
+});
+
+describe("request bodies are validated before sending", () => {
+  it("names the property and the accepted values", () => {
+    const domain = DomainCreateBodySchema.safeParse({ domain: "Example.COM" });
+    expect(domain.success).toBe(false);
+    expect(domain.error?.issues[0]?.path).toEqual(["domain"]);
+    const level = InviteCreateBodySchema.safeParse({ target_email: "a@b.co", level: 5 });
+    expect(level.error?.issues[0]?.path).toEqual(["level"]);
+    expect(level.error?.issues[0]?.message).toMatch(/1.*8.*15/);
+    const both = DashboardBodySchema.safeParse({ use_template: "X", use_dashboard: 1 });
+    expect(both.error?.issues[0]?.message).toContain("cannot be used together");
+  });
+});
+
+describe("429 waits", () => {
+  it("prefer Retry-After, else the body's 'Expected available in N seconds'", () => {
+    expect(parseRetryAfter("7")).toBe(7);
+    expect(
+      parseRetryAfter(new Date(Date.UTC(2030, 0, 1, 0, 0, 30)).toUTCString(), Date.UTC(2030, 0, 1)),
+    ).toBe(30);
+    expect(parseRetryAfter(undefined)).toBeUndefined();
+    expect(parseExpectedAvailable("Request was throttled. Expected available in 62 seconds.")).toBe(62);
+    const body = {
+      type: "throttled_error",
+      code: "throttled",
+      detail: "Request was throttled. Expected available in 62 seconds.",
+      attr: null,
+    };
+    const noHeader = fromResponse({ method: "GET", path: "/p/", status: 429, headers: {}, body });
+    expect(noHeader).toBeInstanceOf(RateLimitedError);
+    expect((noHeader as RateLimitedError).retryAfterSeconds).toBe(62);
+    const header = fromResponse({
+      method: "GET",
+      path: "/p/",
+      status: 429,
+      headers: { "retry-after": "3" },
+      body,
+    });
+    expect((header as RateLimitedError).retryAfterSeconds).toBe(3);
+  });
+});
