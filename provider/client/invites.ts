@@ -50,7 +50,7 @@ export const InviteCreateBodySchema = z.looseObject({
   message: z.string().nullish(),
   private_project_access: z
     .array(z.looseObject({ id: z.number().int(), level: z.enum(["member", "admin"]) }))
-    .optional(),
+    .nullish(),
   send_email: z.boolean().optional(),
   combine_pending_invites: z.boolean().optional(),
 });

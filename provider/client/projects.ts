@@ -48,9 +48,13 @@ export type Project = z.output<typeof ProjectSchema>;
  * `name` ≤ 200 chars and not blank; `week_start_day` 0 (Sunday) or 1 (Monday).
  */
 export const ProjectCreateBodySchema = z.looseObject({
-  name: z.string().trim().min(1, "expected a non-blank name").max(200).optional(),
+  name: z
+    .string()
+    .max(200)
+    .refine((n) => n.trim().length > 0, "expected a non-blank name")
+    .optional(),
   product_description: z.string().nullish(),
-  app_urls: z.array(z.string()).optional(),
+  app_urls: z.array(z.string().nullable()).optional(),
   slack_incoming_webhook: z.string().nullish(),
   anonymize_ips: z.boolean().optional(),
   completed_snippet_onboarding: z.boolean().optional(),
@@ -70,7 +74,7 @@ export const ProjectCreateBodySchema = z.looseObject({
   week_start_day: z.literal([0, 1]).nullish(),
   primary_dashboard: z.number().int().nullish(),
   live_events_columns: z.array(z.string()).nullish(),
-  recording_domains: z.array(z.string()).nullish(),
+  recording_domains: z.array(z.string().nullable()).nullish(),
   inject_web_apps: z.boolean().nullish(),
   surveys_opt_in: z.boolean().nullish(),
   heatmaps_opt_in: z.boolean().nullish(),

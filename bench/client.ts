@@ -1,0 +1,147 @@
+/**
+ * Benchmark: per-request cost of the PostHog client against a bare `undici.request` to the same emulator in
+ * the same run (target: client median ≤ 1.10 × bare median).
+ *
+ * Run after a build: `npm run build && node dist/bench/client.js [--rounds 20] [--per-round 100]`
+ * (or via `npm run bench`). The emulator runs in a child process (rate limit off) so its CPU time is not
+ * charged to the measured process. Both sides make sequential GETs of the same URLs with the same headers and
+ * parse the JSON; the client additionally validates with zod, passes its rate limiter (on, with limits
+ * high enough never to wait), retry and coalescing layers. Rounds alternate bare/client to cancel drift.
+ * Prints one JSON line: medians in microseconds and their ratio per endpoint.
+ */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { parseArgs } from "node:util";
+import { Agent, request } from "undici";
+import { closeAllConnections, createClient } from "../provider/client";
+
+interface Emulator {
+  url: string;
+  apiKey: string;
+  organizationId: string;
+  projectId: number;
+  stop(): Promise<void>;
+}
+
+async function startEmulatorProcess(): Promise<Emulator> {
+  const cli = join(__dirname, "..", "emulator", "cli.js");
+  const child = spawn(process.execPath, [cli, "--port", "0", "--rate-limit", "off"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const lines = createInterface({ input: child.stdout });
+  const [line] = (await once(lines, "line")) as [string];
+  const info = JSON.parse(line) as Omit<Emulator, "stop">;
+  return {
+    ...info,
+    async stop() {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+    },
+  };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      rounds: { type: "string", default: "20" },
+      "per-round": { type: "string", default: "100" },
+      warmup: { type: "string", default: "300" },
+    },
+  });
+  const rounds = Number(values.rounds);
+  const perRound = Number(values["per-round"]);
+  const warmup = Number(values.warmup);
+
+  const emu = await startEmulatorProcess();
+  try {
+    const client = createClient({
+      apiKey: emu.apiKey,
+      host: emu.url,
+      organizationId: emu.organizationId,
+      projectId: emu.projectId,
+      rateLimit: { perMinute: 1_000_000, perHour: 10_000_000 },
+    });
+    // The bare side gets the same kind of dispatcher the client uses: keep-alive to one origin.
+    const dispatcher = new Agent({ keepAliveTimeout: 4_000 });
+    const headers = {
+      authorization: `Bearer ${emu.apiKey}`,
+      "user-agent": "bench",
+      accept: "application/json",
+    };
+    const bare = async (path: string) => {
+      const res = await request(`${emu.url}${path}`, { method: "GET", headers, dispatcher });
+      const body = await res.body.json();
+      if (res.statusCode !== 200) throw new Error(`bare ${path}: ${res.statusCode}`);
+      return body;
+    };
+    const endpoints = [
+      {
+        name: "projects.retrieve (full project, ~50 fields)",
+        bare: () => bare(`/api/organizations/${emu.organizationId}/projects/${emu.projectId}/`),
+        client: () => client.projects.retrieve({ id: emu.projectId }),
+      },
+      {
+        name: "members.list (page of members)",
+        bare: () => bare(`/api/organizations/${emu.organizationId}/members/`),
+        client: () => client.members.list(),
+      },
+    ];
+
+    const results: Record<string, { bareMedianUs: number; clientMedianUs: number; ratio: number }> = {};
+    for (const ep of endpoints) {
+      for (let i = 0; i < warmup; i++) {
+        await ep.bare();
+        await ep.client();
+      }
+      const bareTimes: number[] = [];
+      const clientTimes: number[] = [];
+      for (let r = 0; r < rounds; r++) {
+        const order = r % 2 === 0 ? (["bare", "client"] as const) : (["client", "bare"] as const);
+        for (const side of order) {
+          const fn = side === "bare" ? ep.bare : ep.client;
+          const into = side === "bare" ? bareTimes : clientTimes;
+          for (let i = 0; i < perRound; i++) {
+            const t0 = process.hrtime.bigint();
+            await fn();
+            into.push(Number(process.hrtime.bigint() - t0) / 1000);
+          }
+        }
+      }
+      const b = median(bareTimes);
+      const c = median(clientTimes);
+      results[ep.name] = {
+        bareMedianUs: Math.round(b * 10) / 10,
+        clientMedianUs: Math.round(c * 10) / 10,
+        ratio: Math.round((c / b) * 1000) / 1000,
+      };
+    }
+    const worst = Math.max(...Object.values(results).map((r) => r.ratio));
+    console.log(
+      JSON.stringify({
+        bench: "client",
+        samplesPerSide: rounds * perRound,
+        results,
+        worstRatio: worst,
+        target: 1.1,
+        pass: worst <= 1.1,
+      }),
+    );
+    await dispatcher.close();
+  } finally {
+    await closeAllConnections();
+    await emu.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
