@@ -219,6 +219,8 @@ export async function runStack(opts: RunOptions): Promise<RunResult> {
   let ok = true;
   let outputs: Props = {};
   let next: Checkpoint = checkpoint;
+  // Start the provider host while the program boots (each takes about a second); errors surface on first use.
+  getHost().catch(() => undefined);
   try {
     if (opts.operation === "refresh") {
       ({ ok, next } = await refresh(checkpoint, getHost, emit));
@@ -251,7 +253,7 @@ export async function runStack(opts: RunOptions): Promise<RunResult> {
   }
   if (opts.operation !== "preview") saveCheckpoint(statePath, next);
   const counts: Counts = { create: 0, update: 0, replace: 0, delete: 0, same: 0 };
-  for (const s of steps) counts[s.op] += 1;
+  for (const s of steps) if (!s.error) counts[s.op] += 1;
   if (steps.some((s) => s.error)) ok = false;
   return {
     operation: opts.operation,
@@ -288,6 +290,9 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; next: Checkpoint; o
   let rootUrn = "";
   let stackOutputs: Props = {};
   let failed = false;
+  /** Like the engine, stop the program once an operation failed (pending registrations would wait forever). */
+  let stopProgram: (() => void) | undefined;
+  let stopRequested = false;
   const record = (r: ResourceState) => {
     if (!registered.has(r.urn)) order.push(r.urn);
     registered.set(r.urn, r);
@@ -334,7 +339,7 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; next: Checkpoint; o
     const checked = await host.check(urn, oldInputs, news);
     if (checked.failures.length > 0) {
       const list = checked.failures.map((f) => `${f.property}: ${f.reason}`).join("; ");
-      throw new Error(`${urn}: invalid inputs: ${list}`);
+      throw new Error(`invalid inputs: ${list}`);
     }
     const inputs = toJson(checked.inputs);
     const storedInputs = wrapSecrets(inputs, secretKeys);
@@ -430,6 +435,10 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; next: Checkpoint; o
         // Keep the old state of a resource whose update failed.
         const old = olds.get(urn);
         if (old) record(old);
+        if (!stopRequested) {
+          stopRequested = true;
+          setTimeout(() => stopProgram?.(), 1_000).unref();
+        }
         throw new Error(error);
       }
     }),
@@ -475,13 +484,20 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; next: Checkpoint; o
   ]);
   let exitCode: number | null;
   try {
-    exitCode = await runProgram(a, address);
+    exitCode = await runProgram(a, address, (stop) => {
+      stopProgram = stop;
+    });
   } finally {
     server.forceShutdown();
   }
   if (exitCode !== 0) {
     failed = true;
-    if (!a.dryRun || exitCode !== null) a.diag("error", `the program exited with code ${exitCode}`);
+    a.diag(
+      "error",
+      stopRequested
+        ? "the program was stopped after a failed operation"
+        : `the program exited with code ${exitCode}`,
+    );
   }
 
   // Deletes: what the program no longer declares (only after a successful program run, as the engine does),
@@ -525,7 +541,11 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; next: Checkpoint; o
 }
 
 /** Spawns `@pulumi/pulumi/cmd/run` (what the CLI's nodejs language host runs) against our monitor. */
-function runProgram(a: DeployArgs, address: string): Promise<number | null> {
+function runProgram(
+  a: DeployArgs,
+  address: string,
+  onStart: (stop: () => void) => void,
+): Promise<number | null> {
   const runJs = require.resolve("@pulumi/pulumi/cmd/run/index.js");
   const args = [
     runJs,
@@ -552,6 +572,7 @@ function runProgram(a: DeployArgs, address: string): Promise<number | null> {
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  onStart(() => child.kill("SIGTERM"));
   const forward = (severity: Diagnostic["severity"]) => (chunk: Buffer) => {
     for (const line of chunk.toString().split("\n")) if (line.trim()) a.diag(severity, line);
   };

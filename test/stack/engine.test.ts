@@ -1,0 +1,108 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { type RunResult, runStack } from "../../tools/stack/engine";
+
+// The stand-in engine on a tiny dynamic-provider program (test/stack/fixtures/tiny): the real Node runtime
+// runs the unmodified program, the real dynamic-provider host runs its provider, which keeps items as files.
+const projectDir = join(__dirname, "fixtures", "tiny");
+const stack = `t${process.pid}`;
+const stackFile = join(projectDir, `Pulumi.${stack}.yaml`);
+const work = mkdtempSync(join(tmpdir(), "stack-engine-"));
+const db = join(work, "db");
+const statePath = join(work, "state.json");
+const env = { TINY_TOKEN: "hunter2-token" };
+
+function settings(lines: string[]): void {
+  writeFileSync(
+    stackFile,
+    ["config:", `  tiny:dir: ${db}`, "  tiny:token:", "    secure: v1:x", ...lines].join("\n"),
+  );
+}
+const run = (operation: "preview" | "up" | "refresh" | "destroy") =>
+  runStack({ operation, projectDir, stack, statePath, env });
+const items = () => readdirSync(db).sort();
+const ops = (r: RunResult) => Object.fromEntries(r.steps.map((s) => [s.name, s.op]));
+
+afterAll(() => {
+  rmSync(stackFile, { force: true });
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe("stand-in engine on a tiny dynamic-provider program", () => {
+  it("previews, creates, shows no changes, updates, reports and heals drift, replaces, deletes, destroys", async () => {
+    mkdirSync(db);
+    settings(["  tiny:labels: [alpha, beta]"]);
+
+    const preview = await run("preview");
+    expect(preview.ok).toBe(true);
+    expect(preview.counts).toEqual({ create: 3, update: 0, replace: 0, delete: 0, same: 0 });
+    expect(items()).toEqual([]); // preview writes nothing
+
+    const up = await run("up");
+    expect(up.ok).toBe(true);
+    expect(up.counts.create).toBe(3);
+    expect(items()).toHaveLength(3);
+    expect(up.outputs.childLabel).toBe("child-of-alpha");
+    expect(up.outputs.token).toBe("[secret]");
+    const state = readFileSync(statePath, "utf8");
+    expect(state).toContain("ciphertext");
+    expect(state).not.toContain("hunter2-token"); // secret outputs are encrypted in the checkpoint
+
+    const again = await run("preview");
+    expect(again.counts).toEqual({ create: 0, update: 0, replace: 0, delete: 0, same: 3 });
+
+    settings(["  tiny:labels: [alpha, gamma]"]);
+    const update = await run("up");
+    expect(update.counts).toMatchObject({ update: 1, same: 2, create: 0, delete: 0 });
+    expect(update.steps.find((s) => s.op === "update")).toMatchObject({ name: "item-1", diffs: ["label"] });
+
+    // Drift made outside the program: refresh reports it, the next up heals it.
+    const file = join(db, items().find((f) => f.startsWith("alpha")) ?? "");
+    writeFileSync(
+      file,
+      JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), label: "changed-outside" }),
+    );
+    const refresh = await run("refresh");
+    expect(refresh.ok).toBe(true);
+    expect(ops(refresh)).toEqual({ "item-0": "update", "item-1": "same", child: "same" });
+    expect(refresh.steps.find((s) => s.name === "item-0")?.diffs).toEqual(["label"]);
+    const heal = await run("up");
+    expect(ops(heal)).toMatchObject({ "item-0": "update", "item-1": "same" });
+    expect(JSON.parse(readFileSync(file, "utf8")).label).toBe("alpha");
+    expect((await run("preview")).counts.same).toBe(3);
+
+    // A replacing change (kind): create-before-delete keeps the count, old objects are deleted afterwards.
+    settings(["  tiny:labels: [alpha]", "  tiny:kind: fancy"]);
+    const replace = await run("up");
+    expect(replace.ok).toBe(true);
+    expect(ops(replace)).toEqual({ "item-0": "replace", child: "same", "item-1": "delete" });
+    expect(replace.steps.find((s) => s.name === "item-0")?.replaces).toEqual(["kind"]);
+    expect(items()).toHaveLength(2);
+    const kinds = items().map(
+      (f) => JSON.parse(readFileSync(join(db, f), "utf8")) as { label: string; kind: string },
+    );
+    expect(kinds.map((k) => `${k.label}:${k.kind}`).sort()).toEqual(["alpha:fancy", "child-of-alpha:plain"]);
+
+    const destroy = await run("destroy");
+    expect(destroy.ok).toBe(true);
+    expect(destroy.steps.map((s) => s.name)).toEqual(["child", "item-0"]); // dependents first
+    expect(items()).toEqual([]);
+  }, 120_000);
+
+  it("fails with the provider's Check failure and exits non-ok, keeping the checkpoint", async () => {
+    settings(["  tiny:labels: ['']"]);
+    const r = await run("up");
+    expect(r.ok).toBe(false);
+    const failed = r.steps.find((s) => s.error);
+    expect(failed?.error).toContain("label must be a non-empty string");
+  }, 30_000);
+
+  it("names the environment variable a secure setting is read from when it is unset", async () => {
+    settings(["  tiny:labels: [alpha]"]);
+    await expect(
+      runStack({ operation: "preview", projectDir, stack, statePath, env: { TINY_TOKEN: "" } }),
+    ).rejects.toThrow(/TINY_TOKEN/);
+  });
+});
