@@ -1,0 +1,258 @@
+/**
+ * The one generic lifecycle helper shared by every resource: {@link defineResource} turns a small
+ * definition (inputs schema, create/read/update/delete over the client) into a Pulumi dynamic
+ * `ResourceProvider`. What it owns, for all resources alike:
+ *
+ * - `configure`: keeps the stack config (`posthog:apiKey`, `posthog:host`, …) in memory for later calls.
+ * - `check`: zod validation of the inputs, failures naming the property and the accepted values, defaults
+ *   applied. No HTTP request.
+ * - `diff`: compares the old OUTPUTS with the new inputs (an input left unset is not compared, so server
+ *   defaults never show as changes); `replaces` and `deleteBeforeReplace`. No HTTP request.
+ * - `create`/`read`/`update`/`delete` with a client whose settings are resolved at call time (explicit →
+ *   stack config → environment): nothing secret is captured in the serialized provider.
+ * - `read` returns the live outputs AND the inputs derived from them, so refresh shows drift; `{id: ""}`
+ *   when the object is gone. `delete` treats 404 as done.
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { type ConfigGetter, createClient, NotFoundError, type PostHogClient } from "./client";
+
+/** Pulumi's marker for a value not known during preview (an output of a resource not yet created). */
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/** The stack config handed to `configure()` (one stack per provider host process). */
+let stackConfig: ConfigGetter | undefined;
+
+/**
+ * A client for one provider operation. Settings are resolved now: the stack config from `configure()`,
+ * else the environment (`POSTHOG_API_KEY`, `POSTHOG_HOST`, `POSTHOG_ORGANIZATION_ID`, `POSTHOG_PROJECT_ID`).
+ * A new client per operation keeps list reads fresh (no stale `find()` across operations); connection
+ * pools and the rate limiter are shared process-wide by the client module.
+ * @throws MissingApiKeyError when neither source has a key.
+ */
+export function operationClient(): PostHogClient {
+  return createClient({}, stackConfig);
+}
+
+/** A record of outputs: input-shaped fields plus the server's fields, camelCase. */
+export type Outputs = Record<string, unknown>;
+
+/** What a resource provides to {@link defineResource}. `I` is the parsed (defaulted) inputs type. */
+export interface ResourceDefinition<S extends z.ZodType<Record<string, unknown>>, O extends Outputs> {
+  /** Resource name as in the type token, e.g. `Domain` (used in messages). */
+  name: string;
+  /** Inputs schema: defaults, transforms and messages naming the accepted values. */
+  inputs: S;
+  /** Input properties whose change replaces the object (all of them when `update` is absent). */
+  replaceOnChanges?: readonly string[];
+  /** Delete the old object before creating its replacement (for names unique on the server). */
+  deleteBeforeReplace?: boolean;
+  /**
+   * Adjusts the changed input properties found by the generic comparison, for special cases (e.g. a
+   * soft-deleted dashboard must be restored, an expired invite re-sent). Returns the final list.
+   */
+  changes?: (olds: O, news: z.output<S>, changed: string[]) => string[];
+  /** Creates (or adopts) the object. One request where the API allows it. */
+  create(api: PostHogClient, inputs: z.output<S>): Promise<{ id: string; outs: O }>;
+  /** Reads the live object; `undefined` when it is gone (a NotFoundError counts as gone too). */
+  read(api: PostHogClient, id: string, props: O): Promise<O | undefined>;
+  /** Updates in place; absent means every change replaces. */
+  update?(api: PostHogClient, id: string, olds: O, news: z.output<S>): Promise<O>;
+  /** Deletes the object; a NotFoundError counts as done. */
+  delete(api: PostHogClient, id: string, props: O): Promise<void>;
+}
+
+/** Every method of a dynamic provider, present (the thin `__provider` shim forwards to all of them). */
+export type Provider = Required<pulumi.dynamic.ResourceProvider>;
+
+/** Deep equality of JSON-like values (object key order does not matter). */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((x, i) => sameValue(x, b[i]));
+  }
+  const ka = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
+  const kb = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
+  return (
+    ka.length === kb.length &&
+    ka.every((k) => sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+  );
+}
+
+function containsUnknown(v: unknown): boolean {
+  if (v === UNKNOWN) return true;
+  if (v && typeof v === "object") return Object.values(v).some(containsUnknown);
+  return false;
+}
+
+/** Drops `undefined` (which protobuf Structs reject) by a JSON round trip. */
+function plain<T>(v: T): T {
+  return JSON.parse(JSON.stringify(v ?? {})) as T;
+}
+
+/** The property names of an object schema (for messages and for picking inputs out of outputs). */
+export function inputKeys(schema: z.ZodType): string[] {
+  let s: unknown = schema;
+  // unwrap pipes / refinements to the object schema
+  for (let i = 0; i < 10; i++) {
+    const def = (s as { def?: { type?: string; in?: unknown; shape?: Record<string, unknown> } }).def;
+    if (!def) break;
+    if (def.type === "object" && def.shape) return Object.keys(def.shape);
+    if (def.type === "pipe") s = def.in;
+    else break;
+  }
+  return [];
+}
+
+/**
+ * Turns zod issues into Pulumi check failures, each naming a property. Unknown properties get one failure
+ * each, listing the accepted ones; root-level issues are attributed to the first property they mention.
+ */
+export function failuresOf(
+  error: z.ZodError,
+  accepted: readonly string[],
+): { property: string; reason: string }[] {
+  const out: { property: string; reason: string }[] = [];
+  for (const issue of error.issues) {
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) {
+        out.push({ property: key, reason: `unknown property; accepted properties: ${accepted.join(", ")}` });
+      }
+      continue;
+    }
+    const property = issue.path.map(String).join(".") || accepted[0] || "(inputs)";
+    out.push({ property, reason: issue.message });
+  }
+  return out;
+}
+
+/** Parses inputs the engine already checked (create/update); a failure here is a programming error. */
+function parseChecked<S extends z.ZodType>(name: string, schema: S, news: unknown): z.output<S> {
+  const r = schema.safeParse(withoutProvider(news));
+  if (r.success) return r.data;
+  const why = failuresOf(r.error, inputKeys(schema)).map((f) => `${f.property}: ${f.reason}`);
+  throw new Error(`${name}: invalid inputs: ${why.join("; ")}`);
+}
+
+function withoutProvider(v: unknown): Record<string, unknown> {
+  if (!v || typeof v !== "object" || Array.isArray(v)) return {};
+  const out: Record<string, unknown> = {};
+  for (const [k, val] of Object.entries(v)) if (k !== "__provider" && val !== undefined) out[k] = val;
+  return out;
+}
+
+function isNotFound(e: unknown): boolean {
+  return e instanceof NotFoundError;
+}
+
+/**
+ * Builds a Pulumi dynamic provider from a {@link ResourceDefinition}. The result is a plain object with all
+ * seven methods; it is never serialized itself (the SDK serializes a thin shim that `require`s it).
+ */
+export function defineResource<S extends z.ZodType<Record<string, unknown>>, O extends Outputs>(
+  def: ResourceDefinition<S, O>,
+): Provider {
+  const keys = inputKeys(def.inputs);
+  const replaceOn = new Set(def.replaceOnChanges ?? []);
+  /** The input-shaped part of some outputs (what `read` reports as the live inputs). */
+  const inputsOf = (outs: O): Record<string, unknown> =>
+    Object.fromEntries(
+      keys.filter((k) => outs[k] !== undefined && outs[k] !== null).map((k) => [k, outs[k]]),
+    );
+
+  return {
+    async configure(req) {
+      stackConfig = req.config;
+    },
+
+    async check(_olds, news) {
+      const raw = withoutProvider(news);
+      // Values unknown during preview cannot be validated: validate the rest, keep the unknowns as they are.
+      const unknownKeys = Object.keys(raw).filter((k) => containsUnknown(raw[k]));
+      const known = Object.fromEntries(Object.entries(raw).filter(([k]) => !unknownKeys.includes(k)));
+      const r = def.inputs.safeParse(known);
+      if (r.success) {
+        const inputs = { ...r.data, ...Object.fromEntries(unknownKeys.map((k) => [k, raw[k]])) };
+        return { inputs: plain(inputs) };
+      }
+      const failures = failuresOf(r.error, keys).filter(
+        (f) => !unknownKeys.includes(f.property.split(".")[0] ?? ""),
+      );
+      return failures.length > 0 ? { inputs: raw, failures } : { inputs: raw };
+    },
+
+    async diff(_id, olds, news) {
+      const n = withoutProvider(news);
+      const o = (olds ?? {}) as O;
+      let changed = keys.filter((k) => n[k] !== undefined && !sameValue(o[k], n[k]));
+      if (def.changes) changed = def.changes(o, n as z.output<S>, changed);
+      const replaces = def.update ? changed.filter((k) => replaceOn.has(k)) : changed;
+      return {
+        changes: changed.length > 0,
+        replaces,
+        deleteBeforeReplace: replaces.length > 0 && def.deleteBeforeReplace === true,
+      };
+    },
+
+    async create(news) {
+      const inputs = parseChecked(def.name, def.inputs, news);
+      const { id, outs } = await def.create(operationClient(), inputs);
+      return { id, outs: plain(outs) };
+    },
+
+    async read(id, props) {
+      const old = withoutProvider(props) as O;
+      let live: O | undefined;
+      try {
+        live = await def.read(operationClient(), id, old);
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+        live = undefined;
+      }
+      if (live === undefined) return { id: "" };
+      const outs = plain(live);
+      return { id, props: outs, inputs: inputsOf(outs) };
+    },
+
+    async update(id, olds, news) {
+      if (!def.update) throw new Error(`${def.name} cannot be updated in place (every change replaces it)`);
+      const inputs = parseChecked(def.name, def.inputs, news);
+      const outs = await def.update(operationClient(), id, withoutProvider(olds) as O, inputs);
+      return { outs: plain(outs) };
+    },
+
+    async delete(id, props) {
+      try {
+        await def.delete(operationClient(), id, withoutProvider(props) as O);
+      } catch (e) {
+        if (!isNotFound(e)) throw e;
+      }
+    },
+  };
+}
+
+/** Accepted spellings of an organization level: 1/8/15 or member/admin/owner; parsed to the number. */
+export const OrganizationLevelInput = z
+  .union([z.literal([1, 8, 15]), z.enum(["member", "admin", "owner"])], {
+    error: 'expected one of 1, 8, 15, "member", "admin", "owner"',
+  })
+  .transform((v): 1 | 8 | 15 =>
+    typeof v === "number" ? v : ({ member: 1, admin: 8, owner: 15 } as const)[v],
+  );
+
+/** An e-mail address; the domain part is lowercased as the server does. */
+export const EmailInput = z
+  .email({ error: "expected an e-mail address such as jane@example.com" })
+  .transform((v) => {
+    const at = v.lastIndexOf("@");
+    return `${v.slice(0, at)}@${v.slice(at + 1).toLowerCase()}`;
+  });
+
+/** A project id: a positive integer or its decimal string; parsed to a string (`@current` is accepted). */
+export const ProjectIdInput = z
+  .union([z.number().int().positive(), z.string().regex(/^(\d+|@current)$/)], {
+    error: 'expected a project id: a positive integer (or "@current")',
+  })
+  .transform(String);

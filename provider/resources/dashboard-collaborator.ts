@@ -1,0 +1,129 @@
+/**
+ * DashboardCollaborator: gives a user edit access to a dashboard whose restriction level is 37 (only
+ * collaborators can edit).
+ * API: `/api/projects/:project_id/dashboards/:dashboard_id/collaborators/` (GET list, POST add,
+ * DELETE `:user__uuid/`).
+ *
+ * The id is `<dashboardId>/<userUuid>`. The level is always 37 (the only one PostHog accepts); there is no
+ * update, every change replaces. Adding a user who already is a collaborator adopts them (no error, no
+ * duplicate). When the dashboard's restriction level does not allow collaborators, create fails with a
+ * clear error saying to set `restrictionLevel: 37` on the Dashboard.
+ */
+import { z } from "zod";
+import { AmbiguousWriteError, type Collaborator, type PostHogClient, ValidationError } from "../client";
+import { defineResource, ProjectIdInput } from "../lifecycle";
+
+/** Inputs of a DashboardCollaborator. */
+export const DashboardCollaboratorInputsSchema = z.strictObject({
+  /** The dashboard's id, e.g. `dashboard.id` (a number or its decimal string). */
+  dashboardId: z.coerce
+    .number({ error: "expected a dashboard id (positive integer)" })
+    .int({ error: "expected a dashboard id (positive integer)" })
+    .positive({ error: "expected a dashboard id (positive integer)" }),
+  /** The collaborator's user UUID (e.g. from `getMember`). */
+  userUuid: z.uuid({ error: "expected a user UUID" }),
+  /** Access level: 37 (can edit), the only level PostHog accepts. Default 37. */
+  level: z.literal(37, { error: "expected 37 (can edit): the only level PostHog accepts" }).default(37),
+  /** Project id; default: the provider's `posthog:projectId`, else the key's current project. */
+  projectId: ProjectIdInput.optional(),
+});
+export type DashboardCollaboratorInputs = z.input<typeof DashboardCollaboratorInputsSchema>;
+type In = z.output<typeof DashboardCollaboratorInputsSchema>;
+
+/** Outputs of a DashboardCollaborator. */
+export interface DashboardCollaboratorOutputs extends Record<string, unknown> {
+  dashboardId: number;
+  userUuid: string;
+  level: number;
+  projectId: string;
+  /** The collaborator's e-mail address. */
+  email: string;
+  /** When the collaborator was added (ISO 8601). */
+  addedAt: string | null;
+}
+
+function toOutputs(
+  c: Collaborator,
+  want: Pick<In, "dashboardId">,
+  projectId: string,
+): DashboardCollaboratorOutputs {
+  return {
+    dashboardId: c.dashboard_id ?? want.dashboardId,
+    userUuid: c.user.uuid,
+    level: c.level,
+    projectId,
+    email: c.user.email,
+    addedAt: c.added_at ?? null,
+  };
+}
+
+function projectOf(api: PostHogClient, want: { projectId?: string | undefined }): string {
+  return want.projectId ?? api.settings.projectId ?? "@current";
+}
+
+/** Splits `<dashboardId>/<userUuid>`. */
+function parseId(id: string): { dashboardId: number; userUuid: string } {
+  const [dashboardId, userUuid] = id.split("/");
+  return { dashboardId: Number(dashboardId), userUuid: userUuid ?? "" };
+}
+
+/** The DashboardCollaborator provider (no update: every change replaces). */
+export const dashboardCollaboratorProvider = defineResource<
+  typeof DashboardCollaboratorInputsSchema,
+  DashboardCollaboratorOutputs
+>({
+  name: "DashboardCollaborator",
+  inputs: DashboardCollaboratorInputsSchema,
+  async create(api, want) {
+    const projectId = projectOf(api, want);
+    const where = { projectId, dashboardId: want.dashboardId, userUuid: want.userUuid };
+    const id = `${want.dashboardId}/${want.userUuid}`;
+    try {
+      const c = await api.collaborators.add({
+        ...where,
+        body: { level: want.level, user_uuid: want.userUuid },
+      });
+      return { id, outs: toOutputs(c, want, projectId) };
+    } catch (e) {
+      // Already a collaborator (or an add whose answer was lost): adopt it.
+      if (
+        e instanceof AmbiguousWriteError ||
+        (e instanceof ValidationError && /already/i.test(e.detail ?? ""))
+      ) {
+        const c = await api.collaborators.find(where);
+        if (c) return { id, outs: toOutputs(c, want, projectId) };
+      }
+      if (e instanceof ValidationError && /restriction level/i.test(e.detail ?? "")) {
+        throw new Error(
+          `Dashboard ${want.dashboardId} does not allow collaborators: its restriction level lets everyone in the ` +
+            "project edit. Set restrictionLevel: 37 on the Dashboard (needs PostHog's advanced permissions) " +
+            `(server: ${e.detail})`,
+          { cause: e },
+        );
+      }
+      throw e;
+    }
+  },
+  async read(api, id, props) {
+    const old = props;
+    const { dashboardId, userUuid } = parseId(id);
+    const projectId = old.projectId ?? projectOf(api, {});
+    const c = await api.collaborators.find({ projectId, dashboardId, userUuid });
+    return c ? toOutputs(c, { dashboardId }, projectId) : undefined;
+  },
+  async delete(api, id, props) {
+    const old = props;
+    const { dashboardId, userUuid } = parseId(id);
+    try {
+      await api.collaborators.remove({
+        projectId: old.projectId ?? projectOf(api, {}),
+        dashboardId,
+        userUuid,
+      });
+    } catch (e) {
+      // The dashboard went back to "everyone can edit": the collaborator grants nothing any more.
+      if (e instanceof ValidationError && /restriction level/i.test(e.detail ?? "")) return;
+      throw e;
+    }
+  },
+});

@@ -1,0 +1,90 @@
+/**
+ * DashboardSharing: public sharing of a dashboard, on or off.
+ * API: GET / PATCH `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (PATCH as the real
+ * service has it; the seed shows only GET).
+ *
+ * The id is the dashboard id. `accessToken` (the token in the public link) is a secret output. Delete turns
+ * sharing off.
+ */
+import { z } from "zod";
+import type { PostHogClient, Sharing } from "../client";
+import { defineResource, ProjectIdInput } from "../lifecycle";
+
+/** Inputs of a DashboardSharing. */
+export const DashboardSharingInputsSchema = z.strictObject({
+  /** The dashboard's id, e.g. `dashboard.id` (a number or its decimal string). Changing it replaces. */
+  dashboardId: z.coerce
+    .number({ error: "expected a dashboard id (positive integer)" })
+    .int({ error: "expected a dashboard id (positive integer)" })
+    .positive({ error: "expected a dashboard id (positive integer)" }),
+  /** Share publicly. Default true. */
+  enabled: z.boolean({ error: "expected true or false" }).default(true),
+  /** Project id; default: the provider's `posthog:projectId`, else the key's current project. Changing it replaces. */
+  projectId: ProjectIdInput.optional(),
+});
+export type DashboardSharingInputs = z.input<typeof DashboardSharingInputsSchema>;
+
+/** Outputs of a DashboardSharing. */
+export interface DashboardSharingOutputs extends Record<string, unknown> {
+  dashboardId: number;
+  enabled: boolean;
+  projectId: string;
+  /** The token of the public link (secret). */
+  accessToken: string | null;
+  /** When sharing was first configured (ISO 8601), else null. */
+  createdAt: string | null;
+}
+
+function toOutputs(s: Sharing, dashboardId: number, projectId: string): DashboardSharingOutputs {
+  return {
+    dashboardId,
+    enabled: s.enabled,
+    projectId,
+    accessToken: s.access_token ?? null,
+    createdAt: s.created_at ?? null,
+  };
+}
+
+function projectOf(api: PostHogClient, want: { projectId?: string | undefined }): string {
+  return want.projectId ?? api.settings.projectId ?? "@current";
+}
+
+/** The DashboardSharing provider. */
+export const dashboardSharingProvider = defineResource<
+  typeof DashboardSharingInputsSchema,
+  DashboardSharingOutputs
+>({
+  name: "DashboardSharing",
+  inputs: DashboardSharingInputsSchema,
+  replaceOnChanges: ["dashboardId", "projectId"],
+  async create(api, want) {
+    const projectId = projectOf(api, want);
+    const s = await api.sharing.update({
+      projectId,
+      dashboardId: want.dashboardId,
+      body: { enabled: want.enabled },
+    });
+    return { id: String(want.dashboardId), outs: toOutputs(s, want.dashboardId, projectId) };
+  },
+  async read(api, id, props) {
+    const projectId = props.projectId ?? projectOf(api, {});
+    return toOutputs(
+      await api.sharing.retrieve({ projectId, dashboardId: Number(id) }),
+      Number(id),
+      projectId,
+    );
+  },
+  async update(api, id, olds, want) {
+    const projectId = olds.projectId ?? projectOf(api, want);
+    const s = await api.sharing.update({
+      projectId,
+      dashboardId: Number(id),
+      body: { enabled: want.enabled },
+    });
+    return toOutputs(s, Number(id), projectId);
+  },
+  async delete(api, id, props) {
+    const projectId = props.projectId ?? projectOf(api, {});
+    await api.sharing.update({ projectId, dashboardId: Number(id), body: { enabled: false } });
+  },
+});

@@ -1,0 +1,232 @@
+/**
+ * Dashboard: a dashboard of a project.
+ * API: `/api/projects/:project_id/dashboards/` (POST create, GET/PATCH `:id/`, POST `create_from_template_json/`).
+ *
+ * - Created plain, from a template key (`useTemplate`), as a duplicate of another dashboard (`useDashboard`),
+ *   or from template JSON (`templateJson`, e.g. a file in your repository). These are create-only: changing
+ *   them replaces the dashboard. Updates are one PATCH.
+ * - Delete is a soft delete, `PATCH {"deleted": true}` (with `delete_insights` when `deleteInsights`), never an
+ *   HTTP DELETE (the API refuses it).
+ * - A dashboard soft-deleted outside Pulumi reads as `deleted: true` (PostHog answers 404 for it, and it can
+ *   never be hard-deleted); the next `up` restores it with `PATCH {"deleted": false}`, same id, no duplicate.
+ * - Adoption: `dashboardId` takes over an existing dashboard (restoring it if soft-deleted) and converges it.
+ */
+import { z } from "zod";
+import type { Dashboard, DashboardBody, PostHogClient } from "../client";
+import { defineResource, ProjectIdInput } from "../lifecycle";
+
+/** Inputs of a Dashboard. */
+export const DashboardInputsSchema = z
+  .strictObject({
+    /** Dashboard name (1..400 characters). */
+    name: z
+      .string({ error: "expected a dashboard name (1..400 characters)" })
+      .min(1, { error: "expected a dashboard name (1..400 characters)" })
+      .max(400, { error: "expected a dashboard name (1..400 characters)" }),
+    /** Description. Default "". */
+    description: z.string({ error: "expected a string" }).default(""),
+    /** Pin the dashboard in the sidebar. Default false. */
+    pinned: z.boolean({ error: "expected true or false" }).default(false),
+    /** Tags. Default []. */
+    tags: z.array(z.string(), { error: "expected a list of strings" }).default([]),
+    /** 21 = everyone in the project can edit (default), 37 = only collaborators can edit. */
+    restrictionLevel: z
+      .literal([21, 37], { error: "expected 21 (everyone can edit) or 37 (only collaborators)" })
+      .default(21),
+    /** Project id; default: the provider's `posthog:projectId`, else the key's current project. Changing it replaces. */
+    projectId: ProjectIdInput.optional(),
+    /** Create from this template key (e.g. "DEFAULT_APP"). Create-only: changing it replaces. */
+    useTemplate: z.string().min(1, { error: "expected a template key such as DEFAULT_APP" }).optional(),
+    /** Create as a duplicate of this dashboard id (same project). Create-only: changing it replaces. */
+    useDashboard: z.number({ error: "expected a dashboard id" }).int().positive().optional(),
+    /**
+     * Create from template JSON (`{template_name, dashboard_description, dashboard_filters, tiles: [...]}`), as
+     * an object or a JSON string (e.g. `fs.readFileSync("dashboards/kpis.json", "utf8")`). Create-only.
+     */
+    templateJson: z
+      .union([z.string(), z.record(z.string(), z.unknown())], {
+        error: "expected template JSON: an object or a JSON string",
+      })
+      .transform((v, ctx) => {
+        if (typeof v !== "string") return v;
+        try {
+          const parsed: unknown = JSON.parse(v);
+          if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
+            return parsed as Record<string, unknown>;
+        } catch {
+          // reported below
+        }
+        ctx.addIssue({ code: "custom", message: "expected template JSON: a JSON object" });
+        return z.NEVER;
+      })
+      .optional(),
+    /** Adopt this existing dashboard (its id) instead of creating one. Changing it replaces. */
+    dashboardId: z.number({ error: "expected a dashboard id" }).int().positive().optional(),
+    /** On delete, also soft-delete the insights that are only on this dashboard. Default false. */
+    deleteInsights: z.boolean({ error: "expected true or false" }).default(false),
+  })
+  .superRefine((d, ctx) => {
+    const sources = (["useTemplate", "useDashboard", "templateJson", "dashboardId"] as const).filter(
+      (k) => d[k] !== undefined,
+    );
+    if (sources.length > 1) {
+      ctx.addIssue({
+        code: "custom",
+        path: [sources[1] ?? "useDashboard"],
+        message: `use at most one of useTemplate, useDashboard, templateJson and dashboardId (got ${sources.join(", ")})`,
+      });
+    }
+  });
+export type DashboardInputs = z.input<typeof DashboardInputsSchema>;
+type In = z.output<typeof DashboardInputsSchema>;
+
+/** Outputs of a Dashboard. */
+export interface DashboardOutputs extends Record<string, unknown> {
+  name: string;
+  description: string;
+  pinned: boolean;
+  tags: string[];
+  restrictionLevel: number;
+  /** The project the dashboard lives in (as used in API paths). */
+  projectId: string;
+  deleteInsights: boolean;
+  /** True when the dashboard is soft-deleted (refresh after someone deleted it); the next up restores it. */
+  deleted: boolean;
+  /** How it was created: default, template, duplicate. */
+  creationMode: string | null;
+  /** The restriction level in force (21 when the organization lacks the feature). */
+  effectiveRestrictionLevel: number | null;
+  /** Whether public sharing is on. */
+  isShared: boolean;
+  /** When the dashboard was created (ISO 8601). */
+  createdAt: string | null;
+}
+
+const CREATE_ONLY = ["useTemplate", "useDashboard", "templateJson", "dashboardId"] as const;
+
+function toOutputs(d: Dashboard, projectId: string, want: In | DashboardOutputs): DashboardOutputs {
+  const kept = Object.fromEntries(CREATE_ONLY.map((k) => [k, want[k]]));
+  return {
+    ...kept,
+    name: d.name ?? "",
+    description: d.description ?? "",
+    pinned: d.pinned ?? false,
+    tags: (d.tags ?? []).map(String),
+    restrictionLevel: d.restriction_level ?? 21,
+    projectId,
+    deleteInsights: want.deleteInsights,
+    deleted: d.deleted === true,
+    creationMode: d.creation_mode ?? null,
+    effectiveRestrictionLevel: d.effective_restriction_level ?? null,
+    isShared: d.is_shared ?? false,
+    createdAt: d.created_at ?? null,
+  };
+}
+
+/** The PATCH body converging `live` to `want` (restoring it when soft-deleted). */
+function convergeBody(
+  want: In,
+  live: Partial<DashboardOutputs> | undefined,
+  restore: boolean,
+): DashboardBody {
+  const body: DashboardBody = {};
+  if (restore) body.deleted = false;
+  if (live?.name !== want.name) body.name = want.name;
+  if (live?.description !== want.description) body.description = want.description;
+  if (live?.pinned !== want.pinned) body.pinned = want.pinned;
+  if (JSON.stringify(live?.tags ?? []) !== JSON.stringify(want.tags)) body.tags = want.tags;
+  if ((live?.restrictionLevel ?? 21) !== want.restrictionLevel)
+    body.restriction_level = want.restrictionLevel;
+  return body;
+}
+
+/** The project a dashboard lives in: declared, else the client's (`posthog:projectId`), else `@current`. */
+function projectOf(api: PostHogClient, want: { projectId?: string | undefined }): string {
+  return want.projectId ?? api.settings.projectId ?? "@current";
+}
+
+async function patch(
+  api: PostHogClient,
+  projectId: string,
+  id: number,
+  body: DashboardBody,
+): Promise<Dashboard> {
+  return api.dashboards.update({ projectId, id, body });
+}
+
+/** The Dashboard provider. */
+export const dashboardProvider = defineResource<typeof DashboardInputsSchema, DashboardOutputs>({
+  name: "Dashboard",
+  inputs: DashboardInputsSchema,
+  replaceOnChanges: ["projectId", ...CREATE_ONLY],
+  // A soft-deleted dashboard must be restored: that is a change even when every input matches.
+  changes: (olds, _news, changed) => (olds.deleted === true ? [...changed, "deleted"] : changed),
+  async create(api, want) {
+    const projectId = projectOf(api, want);
+    let d: Dashboard;
+    if (want.dashboardId !== undefined) {
+      // Adopt: PATCH with deleted:false also restores a soft-deleted dashboard (GET would answer 404).
+      d = await patch(api, projectId, want.dashboardId, { ...convergeBody(want, undefined, true) });
+    } else if (want.templateJson !== undefined) {
+      const made = await api.dashboards.createFromTemplateJson({
+        projectId,
+        body: { template: want.templateJson },
+      });
+      const created = made ?? (await newestByName(api, projectId, want));
+      const body = convergeBody(want, toOutputs(created, projectId, want), false);
+      d = Object.keys(body).length > 0 ? await patch(api, projectId, created.id, body) : created;
+    } else {
+      d = await api.dashboards.create({
+        projectId,
+        body: {
+          name: want.name,
+          description: want.description,
+          pinned: want.pinned,
+          tags: want.tags,
+          ...(want.restrictionLevel !== 21 ? { restriction_level: want.restrictionLevel } : {}),
+          ...(want.useTemplate !== undefined ? { use_template: want.useTemplate } : {}),
+          ...(want.useDashboard !== undefined ? { use_dashboard: want.useDashboard } : {}),
+        },
+      });
+    }
+    return { id: String(d.id), outs: toOutputs(d, projectId, want) };
+  },
+  async read(api, id, props) {
+    const old = props;
+    const projectId = old.projectId ?? projectOf(api, {});
+    try {
+      return toOutputs(await api.dashboards.retrieve({ projectId, id: Number(id) }), projectId, old);
+    } catch (e) {
+      // Dashboards cannot be hard-deleted, so a 404 means soft-deleted: keep the id, show the drift.
+      if ((e as { status?: number }).status === 404) return { ...old, deleted: true };
+      throw e;
+    }
+  },
+  async update(api, id, olds, want) {
+    const projectId = olds.projectId ?? projectOf(api, want);
+    const body = convergeBody(want, olds, olds.deleted === true);
+    const d =
+      Object.keys(body).length > 0
+        ? await patch(api, projectId, Number(id), body)
+        : await api.dashboards.retrieve({ projectId, id: Number(id) });
+    return toOutputs(d, projectId, want);
+  },
+  async delete(api, id, props) {
+    const old = props;
+    await patch(api, old.projectId ?? projectOf(api, {}), Number(id), {
+      deleted: true,
+      ...(old.deleteInsights ? { delete_insights: true } : {}),
+    });
+  },
+});
+
+/** When create-from-template-JSON answers without a body (the seed's "response not shown"), find the new dashboard. */
+async function newestByName(api: PostHogClient, projectId: string, want: In): Promise<Dashboard> {
+  const templateName = want.templateJson?.template_name;
+  const name = typeof templateName === "string" ? templateName : want.name;
+  const matches = (await api.dashboards.all({ projectId })).filter((d) => d.name === name);
+  const newest = matches.sort((a, b) => b.id - a.id)[0];
+  if (!newest)
+    throw new Error(`create_from_template_json answered without a dashboard and none named "${name}" exists`);
+  return newest;
+}

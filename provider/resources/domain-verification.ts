@@ -1,0 +1,119 @@
+/**
+ * DomainVerification: verifies a Domain once its TXT record is published, like AWS's CertificateValidation.
+ * API: POST `/api/organizations/:organization_id/domains/:id/verify/`, GET `…/domains/:id/`.
+ *
+ * Create (and update after drift) calls verify and waits with exponential backoff (1 s doubling, at most
+ * 30 s apart) until the domain is verified or `timeoutSeconds` pass; the timeout error names the TXT record
+ * and its expected value. The id is the domain's id. Refresh shows a domain that is no longer verified as
+ * drift; the next `up` verifies again. Delete does nothing on the server (a verification cannot be undone).
+ */
+import { z } from "zod";
+import { type Domain, ForbiddenError, type PostHogClient, ValidationError } from "../client";
+import { defineResource } from "../lifecycle";
+
+/** Inputs of a DomainVerification. */
+export const DomainVerificationInputsSchema = z.strictObject({
+  /** The Domain's id (UUID), e.g. `domain.id`. Changing it replaces the verification. */
+  domainId: z.string({ error: "expected the id (UUID) of a Domain, e.g. domain.id" }).min(1, {
+    error: "expected the id (UUID) of a Domain, e.g. domain.id",
+  }),
+  /** How long to keep retrying, in seconds (0..3600). Default 300. */
+  timeoutSeconds: z
+    .number({ error: "expected a number of seconds between 0 and 3600" })
+    .min(0, { error: "expected a number of seconds between 0 and 3600" })
+    .max(3600, { error: "expected a number of seconds between 0 and 3600" })
+    .default(300),
+});
+export type DomainVerificationInputs = z.input<typeof DomainVerificationInputsSchema>;
+type In = z.output<typeof DomainVerificationInputsSchema>;
+
+/** Outputs of a DomainVerification. */
+export interface DomainVerificationOutputs extends Record<string, unknown> {
+  domainId: string;
+  timeoutSeconds: number;
+  /** The verified domain name. */
+  domain: string;
+  /** True when the domain is verified. */
+  isVerified: boolean;
+  /** When the domain was verified (ISO 8601), else null. */
+  verifiedAt: string | null;
+}
+
+function toOutputs(d: Domain, want: Pick<In, "timeoutSeconds">): DomainVerificationOutputs {
+  return {
+    domainId: d.id,
+    timeoutSeconds: want.timeoutSeconds,
+    domain: d.domain,
+    isVerified: d.is_verified === true,
+    verifiedAt: d.verified_at ?? null,
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Calls verify until the domain is verified, waiting 1 s, 2 s, 4 s … (at most 30 s, never past the
+ * deadline) between attempts.
+ * @throws Error naming the TXT record when `timeoutSeconds` pass without verification.
+ */
+export async function verifyWithBackoff(
+  api: PostHogClient,
+  id: string,
+  timeoutSeconds: number,
+): Promise<Domain> {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  let delay = 1000;
+  for (let attempt = 1; ; attempt++) {
+    let d = await api.domains.retrieve({ id });
+    if (d.is_verified) return d;
+    try {
+      await api.domains.verify({ id });
+    } catch (e) {
+      if (e instanceof ForbiddenError && /Personal API Key/i.test(e.detail ?? "")) {
+        throw new Error(
+          `Verifying ${d.domain} needs a personal API key without scopes: PostHog refuses scoped keys for verify`,
+          { cause: e },
+        );
+      }
+      // "already verified" is success; anything else is a real failure.
+      if (!(e instanceof ValidationError && e.code === "already_verified")) throw e;
+    }
+    d = await api.domains.retrieve({ id });
+    if (d.is_verified) return d;
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      throw new Error(
+        `Domain ${d.domain} is not verified after ${timeoutSeconds} s (${attempt} attempts): publish the TXT record ` +
+          `_posthog-challenge.${d.domain} with the value "${d.verification_challenge ?? ""}" and run up again ` +
+          "(or raise timeoutSeconds)",
+      );
+    }
+    await sleep(Math.min(delay, left));
+    delay = Math.min(delay * 2, 30_000);
+  }
+}
+
+/** The DomainVerification provider. */
+export const domainVerificationProvider = defineResource<
+  typeof DomainVerificationInputsSchema,
+  DomainVerificationOutputs
+>({
+  name: "DomainVerification",
+  inputs: DomainVerificationInputsSchema,
+  replaceOnChanges: ["domainId"],
+  // A domain that lost its verification (refresh) is verified again by the next up.
+  changes: (olds, _news, changed) => (olds.isVerified === false ? [...changed, "isVerified"] : changed),
+  async create(api, want) {
+    const d = await verifyWithBackoff(api, want.domainId, want.timeoutSeconds);
+    return { id: d.id, outs: toOutputs(d, want) };
+  },
+  async read(api, id, props) {
+    return toOutputs(await api.domains.retrieve({ id }), props);
+  },
+  async update(api, id, _olds, want) {
+    return toOutputs(await verifyWithBackoff(api, id, want.timeoutSeconds), want);
+  },
+  async delete() {
+    // Nothing to undo on the server: a verification cannot be revoked through the API.
+  },
+});

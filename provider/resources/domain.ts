@@ -1,0 +1,201 @@
+/**
+ * Domain: an organization's verified e-mail domain with its SAML / SSO settings.
+ * API: `/api/organizations/:organization_id/domains/` (POST create, GET retrieve, PATCH update, DELETE).
+ *
+ * - `domain` is immutable and unique across the whole instance: changing it replaces the domain, deleting the
+ *   old one first.
+ * - `jitProvisioningEnabled` and `ssoEnforcement` can only be set once the domain is verified (the server
+ *   drops them on create and refuses them on update). Until then the outputs keep the declared values and
+ *   `pendingSettings` says what is waiting, so there is no perpetual diff; after verification (see
+ *   DomainVerification) the next `pulumi up --refresh` (or refresh, then up) applies them.
+ * - Creating a Domain never waits for DNS.
+ * - Adoption: `adopt: true` takes over a domain of that name already in the organization and converges it.
+ */
+import { z } from "zod";
+import {
+  AmbiguousWriteError,
+  DOMAIN_PATTERN,
+  type Domain,
+  type PostHogClient,
+  ValidationError,
+} from "../client";
+import { defineResource } from "../lifecycle";
+
+/** SSO providers PostHog can enforce ("" = none). */
+export const SSO_PROVIDERS = ["", "google-oauth2", "github", "gitlab", "saml"] as const;
+
+/** Inputs of a Domain. */
+export const DomainInputsSchema = z.strictObject({
+  /** The domain name, lowercase, e.g. `example.com`. Changing it replaces the domain (delete first). */
+  domain: z.string().regex(DOMAIN_PATTERN, {
+    error: "expected a lowercase domain or subdomain name such as example.com (no scheme, no e-mail address)",
+  }),
+  /** Let users with an e-mail on this domain join automatically (applied once verified). Default false. */
+  jitProvisioningEnabled: z.boolean({ error: "expected true or false" }).default(false),
+  /**
+   * Enforce logging in with this SSO provider (applied once verified): one of "", "google-oauth2",
+   * "github", "gitlab", "saml". Default "" (none).
+   */
+  ssoEnforcement: z
+    .enum(SSO_PROVIDERS, { error: 'expected one of "", "google-oauth2", "github", "gitlab", "saml"' })
+    .default(""),
+  /** SAML IdP entity id. Unset = not managed. */
+  samlEntityId: z.string().optional(),
+  /** SAML assertion consumer service URL of the IdP. Unset = not managed. */
+  samlAcsUrl: z.string().optional(),
+  /** SAML X.509 certificate of the IdP (PEM). Unset = not managed. */
+  samlX509Cert: z.string().optional(),
+  /** Take over a domain of this name that already exists in the organization instead of failing. Default false. */
+  adopt: z.boolean({ error: "expected true or false" }).default(false),
+});
+export type DomainInputs = z.input<typeof DomainInputsSchema>;
+type In = z.output<typeof DomainInputsSchema>;
+
+/** Outputs of a Domain: the inputs (live values) plus the server's fields. */
+export interface DomainOutputs extends Record<string, unknown> {
+  domain: string;
+  jitProvisioningEnabled: boolean;
+  ssoEnforcement: string;
+  samlEntityId?: string | undefined;
+  samlAcsUrl?: string | undefined;
+  samlX509Cert?: string | undefined;
+  adopt: boolean;
+  /** True once the TXT record was checked by `verify`. */
+  isVerified: boolean;
+  /** When the domain was verified (ISO 8601), else null. */
+  verifiedAt: string | null;
+  /** The value to publish as TXT record `_posthog-challenge.<domain>`. */
+  verificationChallenge: string;
+  /** The DNS name of the TXT record: `_posthog-challenge.<domain>`. */
+  challengeRecordName: string;
+  /** True when SAML is fully configured. */
+  hasSaml: boolean;
+  /** What is declared but waits for verification, or null. */
+  pendingSettings: string | null;
+}
+
+function pendingOf(
+  d: Domain,
+  want: { jitProvisioningEnabled: boolean; ssoEnforcement: string },
+): string | null {
+  if (d.is_verified) return null;
+  const waiting: string[] = [];
+  if (want.jitProvisioningEnabled !== (d.jit_provisioning_enabled ?? false)) {
+    waiting.push(`jitProvisioningEnabled=${want.jitProvisioningEnabled}`);
+  }
+  if (want.ssoEnforcement !== (d.sso_enforcement ?? ""))
+    waiting.push(`ssoEnforcement="${want.ssoEnforcement}"`);
+  if (waiting.length === 0) return null;
+  return (
+    `${waiting.join(", ")} will be applied once ${d.domain} is verified: publish TXT _posthog-challenge.${d.domain} ` +
+    `= "${d.verification_challenge ?? ""}", verify it (DomainVerification), then run \`pulumi up --refresh\``
+  );
+}
+
+/**
+ * Maps the wire domain to outputs. While unverified, JIT/SSO outputs keep the declared values (`want`),
+ * because the server cannot hold them yet; `pendingSettings` says so.
+ */
+function toOutputs(d: Domain, want: In | DomainOutputs): DomainOutputs {
+  const verified = d.is_verified === true;
+  return {
+    domain: d.domain,
+    jitProvisioningEnabled: verified ? (d.jit_provisioning_enabled ?? false) : want.jitProvisioningEnabled,
+    ssoEnforcement: verified ? (d.sso_enforcement ?? "") : want.ssoEnforcement,
+    samlEntityId: d.saml_entity_id ?? undefined,
+    samlAcsUrl: d.saml_acs_url ?? undefined,
+    samlX509Cert: d.saml_x509_cert ?? undefined,
+    adopt: want.adopt,
+    isVerified: verified,
+    verifiedAt: d.verified_at ?? null,
+    verificationChallenge: d.verification_challenge ?? "",
+    challengeRecordName: `_posthog-challenge.${d.domain}`,
+    hasSaml: d.has_saml ?? false,
+    pendingSettings: pendingOf(d, want),
+  };
+}
+
+/** The PATCH body converging `d` to `want`: SAML fields when declared, JIT/SSO only when verified. */
+function convergeBody(d: Domain, want: In) {
+  const body: Record<string, unknown> = {};
+  if (want.samlEntityId !== undefined && want.samlEntityId !== (d.saml_entity_id ?? "")) {
+    body.saml_entity_id = want.samlEntityId;
+  }
+  if (want.samlAcsUrl !== undefined && want.samlAcsUrl !== (d.saml_acs_url ?? ""))
+    body.saml_acs_url = want.samlAcsUrl;
+  if (want.samlX509Cert !== undefined && want.samlX509Cert !== (d.saml_x509_cert ?? "")) {
+    body.saml_x509_cert = want.samlX509Cert;
+  }
+  if (d.is_verified) {
+    if (want.jitProvisioningEnabled !== (d.jit_provisioning_enabled ?? false)) {
+      body.jit_provisioning_enabled = want.jitProvisioningEnabled;
+    }
+    if (want.ssoEnforcement !== (d.sso_enforcement ?? "")) body.sso_enforcement = want.ssoEnforcement;
+  }
+  return body;
+}
+
+async function converge(api: PostHogClient, d: Domain, want: In): Promise<Domain> {
+  const body = convergeBody(d, want);
+  return Object.keys(body).length === 0 ? d : api.domains.update({ id: d.id, body });
+}
+
+async function findByName(api: PostHogClient, name: string): Promise<Domain | undefined> {
+  return (await api.domains.all()).find((d) => d.domain === name);
+}
+
+/** The Domain provider. */
+export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOutputs>({
+  name: "Domain",
+  inputs: DomainInputsSchema,
+  replaceOnChanges: ["domain"],
+  deleteBeforeReplace: true,
+  async create(api, want) {
+    if (want.adopt) {
+      const existing = await findByName(api, want.domain);
+      if (existing) {
+        const d = await converge(api, existing, want);
+        return { id: d.id, outs: toOutputs(d, want) };
+      }
+    }
+    let created: Domain;
+    try {
+      created = await api.domains.create({
+        body: {
+          domain: want.domain,
+          ...(want.samlEntityId !== undefined ? { saml_entity_id: want.samlEntityId } : {}),
+          ...(want.samlAcsUrl !== undefined ? { saml_acs_url: want.samlAcsUrl } : {}),
+          ...(want.samlX509Cert !== undefined ? { saml_x509_cert: want.samlX509Cert } : {}),
+        },
+      });
+    } catch (e) {
+      // A create whose answer was lost: the domain is there if the write went through; adopt it, never duplicate.
+      if (e instanceof AmbiguousWriteError) {
+        const d = await findByName(api, want.domain);
+        if (d) return { id: d.id, outs: toOutputs(await converge(api, d, want), want) };
+      }
+      if (e instanceof ValidationError && e.attr === "domain" && e.code === "unique") {
+        const mine = await findByName(api, want.domain);
+        throw new Error(
+          mine
+            ? `Domain ${want.domain} already exists in this organization (id ${mine.id}); set adopt: true to manage it`
+            : `Domain ${want.domain} is already claimed by another organization (domains are unique across PostHog)`,
+          { cause: e },
+        );
+      }
+      throw e;
+    }
+    // JIT/SSO cannot be set before verification; SAML fields were sent with the create.
+    return { id: created.id, outs: toOutputs(created, want) };
+  },
+  async read(api, id, props) {
+    return toOutputs(await api.domains.retrieve({ id }), props);
+  },
+  async update(api, id, _olds, want) {
+    const live = await api.domains.retrieve({ id });
+    return toOutputs(await converge(api, live, want), want);
+  },
+  async delete(api, id) {
+    await api.domains.delete({ id });
+  },
+});

@@ -1,0 +1,147 @@
+/**
+ * Invite: an invitation to join the organization.
+ * API: `/api/organizations/:organization_id/invites/` (POST create, GET list, DELETE `:id/`).
+ *
+ * - There is no update endpoint: every input change replaces the invite (PostHog itself drops the older
+ *   invites of the same e-mail when a new one is created, so no duplicates pile up).
+ * - Read finds the invite in the list. An invite that disappeared because it was accepted (its e-mail is now
+ *   a member) stays satisfied: `accepted` becomes true and nothing is re-sent. An expired invite shows as
+ *   drift (`isExpired`) and the next `up` re-invites.
+ * - Adoption: `adopt: true` takes over a pending, unexpired invite for the same e-mail and level instead of
+ *   sending a new one.
+ */
+import { z } from "zod";
+import { AmbiguousWriteError, type Invite, type PostHogClient } from "../client";
+import { defineResource, EmailInput, OrganizationLevelInput } from "../lifecycle";
+
+/** Inputs of an Invite. */
+export const InviteInputsSchema = z.strictObject({
+  /** The e-mail address to invite. */
+  targetEmail: EmailInput,
+  /** First name shown in the invitation (at most 30 characters). Default "". */
+  firstName: z.string().max(30, { error: "expected at most 30 characters" }).default(""),
+  /** Organization level on joining: 1/8/15 or "member"/"admin"/"owner". Default 1 (member). */
+  level: OrganizationLevelInput.default(1),
+  /** A personal message in the invitation e-mail. */
+  message: z.string().optional(),
+  /** Access to private projects: `[{id: <project id>, level: "member" | "admin"}]`. Default []. */
+  privateProjectAccess: z
+    .array(
+      z.strictObject({
+        /** Project (team) id. */
+        id: z.number().int().positive({ error: "expected a project id (positive integer)" }),
+        /** Access level in that project. */
+        level: z.enum(["member", "admin"], { error: 'expected "member" or "admin"' }),
+      }),
+    )
+    .default([]),
+  /** Send the invitation e-mail. Default true. */
+  sendEmail: z.boolean({ error: "expected true or false" }).default(true),
+  /** Merge with other pending invites of this e-mail (highest level wins). Default false. */
+  combinePendingInvites: z.boolean({ error: "expected true or false" }).default(false),
+  /** Take over a pending invite of this e-mail and level instead of sending a new one. Default false. */
+  adopt: z.boolean({ error: "expected true or false" }).default(false),
+});
+export type InviteInputs = z.input<typeof InviteInputsSchema>;
+type In = z.output<typeof InviteInputsSchema>;
+
+/** Outputs of an Invite. */
+export interface InviteOutputs extends Record<string, unknown> {
+  targetEmail: string;
+  firstName: string;
+  level: number;
+  message?: string | undefined;
+  privateProjectAccess: { id: number; level: string }[];
+  sendEmail: boolean;
+  combinePendingInvites: boolean;
+  adopt: boolean;
+  /** True when the invite is more than 3 days old: refresh shows it as drift, the next up re-invites. */
+  isExpired: boolean;
+  /** True once the invite was accepted (the e-mail is a member); the invite is then satisfied. */
+  accepted: boolean;
+  /** Whether PostHog tried to send the e-mail. */
+  emailingAttemptMade: boolean;
+  /** When the invite was created (ISO 8601). */
+  createdAt: string | null;
+}
+
+function toOutputs(i: Invite, want: In | InviteOutputs): InviteOutputs {
+  return {
+    targetEmail: i.target_email,
+    firstName: i.first_name ?? "",
+    level: i.level,
+    message: i.message ?? undefined,
+    privateProjectAccess: (i.private_project_access ?? []).map((p) => ({ id: p.id, level: p.level })),
+    // write-only on the server: keep what was declared
+    sendEmail: want.sendEmail,
+    combinePendingInvites: want.combinePendingInvites,
+    adopt: want.adopt,
+    isExpired: i.is_expired === true,
+    accepted: false,
+    emailingAttemptMade: i.emailing_attempt_made ?? false,
+    createdAt: i.created_at ?? null,
+  };
+}
+
+function sameInvite(i: Invite, want: In): boolean {
+  return !i.is_expired && i.level === want.level;
+}
+
+async function send(api: PostHogClient, want: In): Promise<Invite> {
+  try {
+    return await api.invites.create({
+      body: {
+        target_email: want.targetEmail,
+        first_name: want.firstName,
+        level: want.level,
+        ...(want.message !== undefined ? { message: want.message } : {}),
+        private_project_access: want.privateProjectAccess,
+        send_email: want.sendEmail,
+        combine_pending_invites: want.combinePendingInvites,
+      },
+    });
+  } catch (e) {
+    // The create may have gone through: look for it before anyone retries (no duplicate e-mails).
+    if (e instanceof AmbiguousWriteError) {
+      const found = await api.invites.find({ email: want.targetEmail });
+      if (found && sameInvite(found, want)) return found;
+    }
+    throw e;
+  }
+}
+
+/** The Invite provider (no update: every change replaces). */
+export const inviteProvider = defineResource<typeof InviteInputsSchema, InviteOutputs>({
+  name: "Invite",
+  inputs: InviteInputsSchema,
+  changes(olds, news, changed) {
+    // Accepted: satisfied; only a different person means a new invite.
+    if (olds.accepted === true) return changed.filter((k) => k === "targetEmail");
+    // Expired: re-invite.
+    if (olds.isExpired === true) return [...changed, "isExpired"];
+    // `adopt` only matters at create time.
+    return news.adopt === olds.adopt ? changed : changed.filter((k) => k !== "adopt");
+  },
+  async create(api, want) {
+    if (want.adopt) {
+      const found = await api.invites.find({ email: want.targetEmail });
+      if (found && sameInvite(found, want)) return { id: found.id, outs: toOutputs(found, want) };
+    }
+    const created = await send(api, want);
+    return { id: created.id, outs: toOutputs(created, want) };
+  },
+  async read(api, id, props) {
+    const old = props;
+    const found = await api.invites.find({ id });
+    if (found) return toOutputs(found, old);
+    // Gone from the list: accepted (now a member) stays satisfied; otherwise it was revoked.
+    if (old.accepted === true || (old.targetEmail && (await api.members.find({ email: old.targetEmail })))) {
+      return { ...old, accepted: true, isExpired: false };
+    }
+    return undefined;
+  },
+  async delete(api, id, props) {
+    if (props.accepted === true) return;
+    await api.invites.delete({ id });
+  },
+});

@@ -1,0 +1,126 @@
+/**
+ * Member: takes over an existing organization member and manages their `level`.
+ * API: GET `/api/organizations/:organization_id/members/` (find), PATCH / DELETE `…/members/:user__uuid/`.
+ *
+ * Members cannot be created (invite them with Invite): create finds the member by `userUuid` or `email` and
+ * sets the level. The id is the user's UUID. Delete removes the member from the organization unless
+ * `retainOnDelete` is true; PostHog refuses to remove an owner, which gives a clear error.
+ */
+import { z } from "zod";
+import { type Member, type PostHogClient, PostHogError } from "../client";
+import { defineResource, EmailInput, OrganizationLevelInput } from "../lifecycle";
+
+/** Inputs of a Member: exactly one of `userUuid` and `email`. */
+export const MemberInputsSchema = z
+  .strictObject({
+    /** The member's user UUID. Changing it replaces the resource (another person). */
+    userUuid: z.uuid({ error: "expected a user UUID" }).optional(),
+    /** The member's e-mail address. Changing it replaces the resource (another person). */
+    email: EmailInput.optional(),
+    /** Organization level: 1/8/15 or "member"/"admin"/"owner". */
+    level: OrganizationLevelInput,
+    /** Keep the person in the organization when this resource is deleted. Default false. */
+    retainOnDelete: z.boolean({ error: "expected true or false" }).default(false),
+  })
+  .refine((m) => (m.userUuid === undefined) !== (m.email === undefined), {
+    error: "expected exactly one of userUuid and email",
+    path: ["userUuid"],
+  });
+export type MemberInputs = z.input<typeof MemberInputsSchema>;
+type In = z.output<typeof MemberInputsSchema>;
+
+/** Outputs of a Member. */
+export interface MemberOutputs extends Record<string, unknown> {
+  userUuid: string;
+  email: string;
+  level: number;
+  retainOnDelete: boolean;
+  /** The membership's own id (UUID). */
+  membershipId: string;
+  firstName: string;
+  lastName: string;
+  /** When the person joined (ISO 8601). */
+  joinedAt: string | null;
+  is2faEnabled: boolean;
+}
+
+function toOutputs(m: Member, want: Pick<In, "retainOnDelete">): MemberOutputs {
+  return {
+    userUuid: m.user.uuid,
+    email: m.user.email,
+    level: m.level,
+    retainOnDelete: want.retainOnDelete,
+    membershipId: m.id,
+    firstName: m.user.first_name ?? "",
+    lastName: m.user.last_name ?? "",
+    joinedAt: m.joined_at ?? null,
+    is2faEnabled: m.is_2fa_enabled ?? false,
+  };
+}
+
+/** PATCH the level, turning PostHog's refusals (403 "You can't change your own access level." …) into clear errors. */
+async function setLevel(api: PostHogClient, m: Member, level: 1 | 8 | 15): Promise<Member> {
+  if (m.level === level) return m;
+  try {
+    return await api.members.update({ userUuid: m.user.uuid, body: { level } });
+  } catch (e) {
+    if (e instanceof PostHogError && e.status === 403) {
+      throw new Error(
+        `Cannot change the level of ${m.user.email} from ${m.level} to ${level}: ${e.detail ?? e.message} ` +
+          "(only admins edit others, only owners make owners, nobody changes their own level)",
+        { cause: e },
+      );
+    }
+    throw e;
+  }
+}
+
+/** The Member provider. */
+export const memberProvider = defineResource<typeof MemberInputsSchema, MemberOutputs>({
+  name: "Member",
+  inputs: MemberInputsSchema,
+  replaceOnChanges: ["userUuid", "email"],
+  changes: (olds, news, changed) =>
+    // The e-mail is a lookup key: a case-only difference is the same person.
+    changed.filter(
+      (k) => !(k === "email" && String(olds.email).toLowerCase() === String(news.email).toLowerCase()),
+    ),
+  async create(api, want) {
+    const m = want.userUuid
+      ? await api.members.find({ userUuid: want.userUuid })
+      : await api.members.find({ email: want.email ?? "" });
+    if (!m) {
+      const who = want.userUuid ? `user UUID ${want.userUuid}` : `e-mail ${want.email}`;
+      throw new Error(
+        `No member with ${who} in the organization: members cannot be created, invite them with an Invite first`,
+      );
+    }
+    return { id: m.user.uuid, outs: toOutputs(await setLevel(api, m, want.level), want) };
+  },
+  async read(api, id, props) {
+    const m = await api.members.find({ userUuid: id });
+    return m ? toOutputs(m, props) : undefined;
+  },
+  async update(api, id, _olds, want) {
+    const m = await api.members.find({ userUuid: id });
+    if (!m)
+      throw new Error(`Member ${id} is no longer in the organization; run refresh to drop it from the state`);
+    return toOutputs(await setLevel(api, m, want.level), want);
+  },
+  async delete(api, id, props) {
+    const old = props;
+    if (old.retainOnDelete) return;
+    try {
+      await api.members.delete({ userUuid: id });
+    } catch (e) {
+      if (e instanceof PostHogError && (e.status === 400 || e.status === 403)) {
+        throw new Error(
+          `PostHog refused to remove ${old.email ?? id} from the organization: ${e.detail ?? e.message}. ` +
+            "Owners cannot be removed: lower their level first (level: admin), or set retainOnDelete: true",
+          { cause: e },
+        );
+      }
+      throw e;
+    }
+  },
+});

@@ -1,0 +1,157 @@
+/**
+ * Project: a project of the organization.
+ * API: `/api/organizations/:organization_id/projects/` (POST create, GET `:id/`, PATCH `:id/`, DELETE `:id/`).
+ *
+ * Settings left unset are not managed (the server's defaults stand, and never show as a diff). `isDemo`
+ * can only be chosen at creation: changing it replaces the project. `apiToken` and `liveEventsToken` are
+ * secret outputs. Adoption: `projectId` takes over an existing project and converges its settings.
+ */
+import { z } from "zod";
+import { type PostHogClient, type Project, ValidationError } from "../client";
+import { defineResource, ProjectIdInput } from "../lifecycle";
+
+const bool = () => z.boolean({ error: "expected true or false" }).optional();
+const strings = () => z.array(z.string(), { error: "expected a list of strings" }).optional();
+
+/** Inputs of a Project. */
+export const ProjectInputsSchema = z.strictObject({
+  /** Project name (1..200 characters). */
+  name: z
+    .string({ error: "expected a project name (1..200 characters)" })
+    .trim()
+    .min(1, { error: "expected a project name (1..200 characters)" })
+    .max(200, { error: "expected a project name (1..200 characters)" }),
+  /** Adopt this existing project (its id) instead of creating one. Changing it replaces the resource. */
+  projectId: ProjectIdInput.optional(),
+  /** What the product is, for PostHog's AI features. */
+  productDescription: z.string().optional(),
+  /** IANA time zone of the project, e.g. "Europe/Berlin". */
+  timezone: z.string().min(1, { error: "expected an IANA time zone such as Europe/Berlin" }).optional(),
+  /** URLs of the app (toolbar, heatmaps). */
+  appUrls: strings(),
+  /** Discard client IP addresses. */
+  anonymizeIps: bool(),
+  /** Turn autocapture off. */
+  autocaptureOptOut: bool(),
+  /** Record sessions. */
+  sessionRecordingOptIn: bool(),
+  /** Capture heatmaps. */
+  heatmapsOptIn: bool(),
+  /** Enable surveys. */
+  surveysOptIn: bool(),
+  /** First day of the week: 0 (Sunday) or 1 (Monday). */
+  weekStartDay: z.literal([0, 1], { error: "expected 0 (Sunday) or 1 (Monday)" }).optional(),
+  /** Domains allowed to record sessions. */
+  recordingDomains: strings(),
+  /** A demo project filled with sample data; only settable at creation (changing it replaces). */
+  isDemo: bool(),
+});
+export type ProjectInputs = z.input<typeof ProjectInputsSchema>;
+type In = z.output<typeof ProjectInputsSchema>;
+
+/** Input property → wire field, for the settings sent as they are. */
+const SETTINGS = {
+  name: "name",
+  productDescription: "product_description",
+  timezone: "timezone",
+  appUrls: "app_urls",
+  anonymizeIps: "anonymize_ips",
+  autocaptureOptOut: "autocapture_opt_out",
+  sessionRecordingOptIn: "session_recording_opt_in",
+  heatmapsOptIn: "heatmaps_opt_in",
+  surveysOptIn: "surveys_opt_in",
+  weekStartDay: "week_start_day",
+  recordingDomains: "recording_domains",
+  isDemo: "is_demo",
+} as const satisfies Partial<Record<keyof In, string>>;
+
+/** Outputs of a Project: the settings (live values) plus the server's fields. */
+export interface ProjectOutputs extends Record<string, unknown> {
+  name: string;
+  projectId: string;
+  /** The project's UUID. */
+  uuid: string | null;
+  /** The organization's id. */
+  organization: string | null;
+  /** The project API key used by SDKs to send events (secret). */
+  apiToken: string | null;
+  /** The token for the live events stream (secret). */
+  liveEventsToken: string | null;
+  /** When the project was created (ISO 8601). */
+  createdAt: string | null;
+  /** Whether any event was received. */
+  ingestedEvent: boolean;
+}
+
+function toOutputs(p: Project): ProjectOutputs {
+  const wire = p as Record<string, unknown>;
+  const settings = Object.fromEntries(
+    Object.entries(SETTINGS).map(([prop, field]) => [prop, wire[field] ?? undefined]),
+  );
+  return {
+    ...settings,
+    name: p.name,
+    projectId: String(p.id),
+    uuid: p.uuid ?? null,
+    organization: p.organization ?? null,
+    apiToken: p.api_token ?? null,
+    liveEventsToken: typeof wire.live_events_token === "string" ? wire.live_events_token : null,
+    createdAt: p.created_at ?? null,
+    ingestedEvent: p.ingested_event ?? false,
+  };
+}
+
+/** The declared settings that differ from `live` (all declared ones when `live` is undefined), as a wire body. */
+function body(want: In, live?: Project): Record<string, unknown> {
+  const wire = (live ?? {}) as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [prop, field] of Object.entries(SETTINGS)) {
+    const v = want[prop as keyof typeof SETTINGS];
+    if (v === undefined || prop === "isDemo") continue;
+    if (live && JSON.stringify(wire[field]) === JSON.stringify(v)) continue;
+    out[field] = v;
+  }
+  return out;
+}
+
+async function converge(api: PostHogClient, live: Project, want: In): Promise<Project> {
+  const b = body(want, live);
+  return Object.keys(b).length === 0 ? live : api.projects.update({ id: live.id, body: b });
+}
+
+/** The Project provider. */
+export const projectProvider = defineResource<typeof ProjectInputsSchema, ProjectOutputs>({
+  name: "Project",
+  inputs: ProjectInputsSchema,
+  replaceOnChanges: ["isDemo", "projectId"],
+  async create(api, want) {
+    if (want.projectId !== undefined) {
+      const live = await api.projects.retrieve({ id: want.projectId });
+      if (want.isDemo !== undefined && want.isDemo !== (live.is_demo ?? false)) {
+        throw new Error(
+          `Project ${live.id} has isDemo=${live.is_demo}; isDemo can only be chosen at creation`,
+        );
+      }
+      const p = await converge(api, live, want);
+      return { id: String(p.id), outs: toOutputs(p) };
+    }
+    try {
+      const p = await api.projects.create({
+        body: { ...body(want), ...(want.isDemo !== undefined ? { is_demo: want.isDemo } : {}) },
+      });
+      return { id: String(p.id), outs: toOutputs(p) };
+    } catch (e) {
+      if (e instanceof ValidationError) throw new Error(`Project ${want.name}: ${e.message}`, { cause: e });
+      throw e;
+    }
+  },
+  async read(api, id) {
+    return toOutputs(await api.projects.retrieve({ id }));
+  },
+  async update(api, id, _olds, want) {
+    return toOutputs(await converge(api, await api.projects.retrieve({ id }), want));
+  },
+  async delete(api, id) {
+    await api.projects.delete({ id });
+  },
+});

@@ -1,0 +1,40 @@
+import * as pulumi from "@pulumi/pulumi";
+import type { BatchExportPauseInputs } from "../provider/resources/batch-export-pause";
+import { type Args, MODULE, outputKeys } from "./common";
+import { providerShim } from "./provider-shim";
+
+/** Arguments of a {@link BatchExportPause}. */
+export type BatchExportPauseArgs = Args<BatchExportPauseInputs>;
+
+const provider = providerShim("BatchExportPause");
+
+/**
+ * Keeps a batch export paused (or running) (type `pulumi-nodejs:dynamic/posthog:BatchExportPause`, id = the
+ * batch export id). Delete restores the state found before. Refresh shows someone unpausing it as drift.
+ *
+ * ```ts
+ * new posthog.BatchExportPause("s3-export", { batchExportId: "0190…", paused: true });
+ * ```
+ */
+export class BatchExportPause extends pulumi.dynamic.Resource {
+  /** The batch export id. */
+  declare readonly batchExportId: pulumi.Output<string>;
+  /** Whether the export is paused. */
+  declare readonly paused: pulumi.Output<boolean>;
+  /** Whether it was paused before Pulumi took over (restored on delete). */
+  declare readonly pausedBefore: pulumi.Output<boolean>;
+  /** The export's name. */
+  declare readonly name: pulumi.Output<string | null>;
+  /** When it was last paused (ISO 8601). */
+  declare readonly lastPausedAt: pulumi.Output<string | null>;
+
+  /**
+   * @param name the Pulumi resource name
+   * @param args `batchExportId`, optional `paused` (true)
+   * @param opts resource options
+   */
+  constructor(name: string, args: BatchExportPauseArgs, opts?: pulumi.CustomResourceOptions) {
+    const outs = outputKeys(["pausedBefore", "name", "lastPausedAt"]);
+    super(provider, name, { ...outs, ...args }, opts, MODULE, "BatchExportPause");
+  }
+}

@@ -1,0 +1,43 @@
+import * as pulumi from "@pulumi/pulumi";
+import type { DashboardCollaboratorInputs } from "../provider/resources/dashboard-collaborator";
+import { type Args, MODULE, outputKeys } from "./common";
+import { providerShim } from "./provider-shim";
+
+/** Arguments of a {@link DashboardCollaborator}. */
+export type DashboardCollaboratorArgs = Args<DashboardCollaboratorInputs>;
+
+const provider = providerShim("DashboardCollaborator");
+
+/**
+ * Edit access for one user on a dashboard with restriction level 37 (type
+ * `pulumi-nodejs:dynamic/posthog:DashboardCollaborator`, id `<dashboardId>/<userUuid>`). An existing
+ * collaborator is adopted; every change replaces.
+ *
+ * ```ts
+ * new posthog.DashboardCollaborator("jane-kpis", { dashboardId: kpis.id.apply(Number), userUuid: jane.userUuid });
+ * ```
+ */
+export class DashboardCollaborator extends pulumi.dynamic.Resource {
+  /** The dashboard id. */
+  declare readonly dashboardId: pulumi.Output<number>;
+  /** The collaborator's user UUID. */
+  declare readonly userUuid: pulumi.Output<string>;
+  /** Access level (37 = can edit). */
+  declare readonly level: pulumi.Output<number>;
+  /** The project id used in API paths. */
+  declare readonly projectId: pulumi.Output<string>;
+  /** The collaborator's e-mail address. */
+  declare readonly email: pulumi.Output<string>;
+  /** When they were added (ISO 8601). */
+  declare readonly addedAt: pulumi.Output<string | null>;
+
+  /**
+   * @param name the Pulumi resource name
+   * @param args `dashboardId`, `userUuid`, optional `level` (37) and `projectId`
+   * @param opts resource options
+   */
+  constructor(name: string, args: DashboardCollaboratorArgs, opts?: pulumi.CustomResourceOptions) {
+    const outs = outputKeys(["projectId", "email", "addedAt"]);
+    super(provider, name, { ...outs, ...args }, opts, MODULE, "DashboardCollaborator");
+  }
+}

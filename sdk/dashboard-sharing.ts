@@ -1,0 +1,47 @@
+import * as pulumi from "@pulumi/pulumi";
+import type { DashboardSharingInputs } from "../provider/resources/dashboard-sharing";
+import { type Args, MODULE, outputKeys, withSecretOutputs } from "./common";
+import { providerShim } from "./provider-shim";
+
+/** Arguments of a {@link DashboardSharing}. */
+export type DashboardSharingArgs = Args<DashboardSharingInputs>;
+
+const provider = providerShim("DashboardSharing");
+
+/**
+ * Public sharing of a dashboard on or off (type `pulumi-nodejs:dynamic/posthog:DashboardSharing`, id = the
+ * dashboard id). `accessToken` is secret. Delete turns sharing off.
+ *
+ * ```ts
+ * const share = new posthog.DashboardSharing("kpis", { dashboardId: kpis.id.apply(Number), enabled: true });
+ * ```
+ */
+export class DashboardSharing extends pulumi.dynamic.Resource {
+  /** The dashboard id. */
+  declare readonly dashboardId: pulumi.Output<number>;
+  /** Whether public sharing is on. */
+  declare readonly enabled: pulumi.Output<boolean>;
+  /** The project id used in API paths. */
+  declare readonly projectId: pulumi.Output<string>;
+  /** The token of the public link (secret). */
+  declare readonly accessToken: pulumi.Output<string | null>;
+  /** When sharing was first configured (ISO 8601). */
+  declare readonly createdAt: pulumi.Output<string | null>;
+
+  /**
+   * @param name the Pulumi resource name
+   * @param args `dashboardId`, optional `enabled` (true) and `projectId`
+   * @param opts resource options (`accessToken` is always added as a secret output)
+   */
+  constructor(name: string, args: DashboardSharingArgs, opts?: pulumi.CustomResourceOptions) {
+    const outs = outputKeys(["projectId", "accessToken", "createdAt"]);
+    super(
+      provider,
+      name,
+      { ...outs, ...args },
+      withSecretOutputs(opts, ["accessToken"]),
+      MODULE,
+      "DashboardSharing",
+    );
+  }
+}

@@ -1,0 +1,62 @@
+import * as pulumi from "@pulumi/pulumi";
+import type { DashboardInputs } from "../provider/resources/dashboard";
+import { type Args, MODULE, outputKeys } from "./common";
+import { providerShim } from "./provider-shim";
+
+/** Arguments of a {@link Dashboard}. */
+export type DashboardArgs = Args<DashboardInputs>;
+
+const provider = providerShim("Dashboard");
+
+/**
+ * A dashboard (type `pulumi-nodejs:dynamic/posthog:Dashboard`): plain, from a template key (`useTemplate`),
+ * a duplicate (`useDashboard`) or template JSON (`templateJson`). Delete is a soft delete; a dashboard
+ * soft-deleted outside Pulumi is restored by the next `up`. Adopt an existing one with `dashboardId`.
+ *
+ * ```ts
+ * new posthog.Dashboard("kpis", { name: "KPIs", templateJson: fs.readFileSync("dashboards/kpis.json", "utf8") });
+ * ```
+ */
+export class Dashboard extends pulumi.dynamic.Resource {
+  /** Name. */
+  declare readonly name: pulumi.Output<string>;
+  /** Description. */
+  declare readonly description: pulumi.Output<string>;
+  /** Whether it is pinned. */
+  declare readonly pinned: pulumi.Output<boolean>;
+  /** Tags. */
+  declare readonly tags: pulumi.Output<string[]>;
+  /** Restriction level: 21 everyone can edit, 37 only collaborators. */
+  declare readonly restrictionLevel: pulumi.Output<number>;
+  /** The project id used in API paths. */
+  declare readonly projectId: pulumi.Output<string>;
+  /** Whether delete also soft-deletes insights only on this dashboard. */
+  declare readonly deleteInsights: pulumi.Output<boolean>;
+  /** True when soft-deleted outside Pulumi (the next up restores it). */
+  declare readonly deleted: pulumi.Output<boolean>;
+  /** How it was created: default, template or duplicate. */
+  declare readonly creationMode: pulumi.Output<string | null>;
+  /** The restriction level in force. */
+  declare readonly effectiveRestrictionLevel: pulumi.Output<number | null>;
+  /** Whether public sharing is on. */
+  declare readonly isShared: pulumi.Output<boolean>;
+  /** When it was created (ISO 8601). */
+  declare readonly createdAt: pulumi.Output<string | null>;
+
+  /**
+   * @param name the Pulumi resource name
+   * @param args the dashboard's inputs (see {@link DashboardArgs})
+   * @param opts resource options
+   */
+  constructor(name: string, args: DashboardArgs, opts?: pulumi.CustomResourceOptions) {
+    const outs = outputKeys([
+      "projectId",
+      "deleted",
+      "creationMode",
+      "effectiveRestrictionLevel",
+      "isShared",
+      "createdAt",
+    ]);
+    super(provider, name, { ...outs, ...args }, opts, MODULE, "Dashboard");
+  }
+}

@@ -1,0 +1,65 @@
+import * as pulumi from "@pulumi/pulumi";
+import type { DomainInputs } from "../provider/resources/domain";
+import { type Args, MODULE, outputKeys } from "./common";
+import { providerShim } from "./provider-shim";
+
+/** Arguments of a {@link Domain}. */
+export type DomainArgs = Args<DomainInputs>;
+
+const provider = providerShim("Domain");
+
+/**
+ * An organization domain with its SAML / SSO settings (type `pulumi-nodejs:dynamic/posthog:Domain`).
+ * `domain` changes replace it (old one deleted first). JIT provisioning and SSO enforcement are applied
+ * once the domain is verified (see {@link DomainVerification}); `pendingSettings` says what waits.
+ * Adopt an existing domain of the organization with `adopt: true`.
+ *
+ * ```ts
+ * const domain = new posthog.Domain("corp", { domain: "example.com", ssoEnforcement: "google-oauth2" });
+ * ```
+ */
+export class Domain extends pulumi.dynamic.Resource {
+  /** The domain name, e.g. `example.com`. */
+  declare readonly domain: pulumi.Output<string>;
+  /** Whether users with an e-mail on this domain join automatically (declared value while unverified). */
+  declare readonly jitProvisioningEnabled: pulumi.Output<boolean>;
+  /** The enforced SSO provider, "" for none (declared value while unverified). */
+  declare readonly ssoEnforcement: pulumi.Output<string>;
+  /** SAML IdP entity id. */
+  declare readonly samlEntityId: pulumi.Output<string | undefined>;
+  /** SAML ACS URL. */
+  declare readonly samlAcsUrl: pulumi.Output<string | undefined>;
+  /** SAML X.509 certificate. */
+  declare readonly samlX509Cert: pulumi.Output<string | undefined>;
+  /** Whether an existing domain was adopted. */
+  declare readonly adopt: pulumi.Output<boolean>;
+  /** True once verified. */
+  declare readonly isVerified: pulumi.Output<boolean>;
+  /** When the domain was verified (ISO 8601), else null. */
+  declare readonly verifiedAt: pulumi.Output<string | null>;
+  /** The value to publish as TXT record {@link challengeRecordName}. */
+  declare readonly verificationChallenge: pulumi.Output<string>;
+  /** The TXT record name to publish: `_posthog-challenge.<domain>`. */
+  declare readonly challengeRecordName: pulumi.Output<string>;
+  /** True when SAML is fully configured. */
+  declare readonly hasSaml: pulumi.Output<boolean>;
+  /** What is declared but waits for verification, else null. */
+  declare readonly pendingSettings: pulumi.Output<string | null>;
+
+  /**
+   * @param name the Pulumi resource name
+   * @param args the domain's inputs (see {@link DomainArgs})
+   * @param opts resource options
+   */
+  constructor(name: string, args: DomainArgs, opts?: pulumi.CustomResourceOptions) {
+    const outs = outputKeys([
+      "isVerified",
+      "verifiedAt",
+      "verificationChallenge",
+      "challengeRecordName",
+      "hasSaml",
+      "pendingSettings",
+    ]);
+    super(provider, name, { ...outs, ...args }, opts, MODULE, "Domain");
+  }
+}

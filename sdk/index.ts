@@ -1,0 +1,22 @@
+/**
+ * `pulumi-posthog`: manage a PostHog organization as code with Pulumi dynamic resources (type tokens
+ * `pulumi-nodejs:dynamic/posthog:<Name>`), plus lookups of existing objects.
+ *
+ * ```ts
+ * import * as posthog from "pulumi-posthog";
+ * const web = new posthog.Project("web", { name: "Web" });
+ * ```
+ * Configure the connection with `pulumi config set --secret posthog:apiKey phx_…` (and `posthog:host`,
+ * `posthog:organizationId`, `posthog:projectId`), or the environment (`POSTHOG_API_KEY` …).
+ */
+export * from "./batch-export-pause";
+export * from "./dashboard";
+export * from "./dashboard-collaborator";
+export * from "./dashboard-sharing";
+export * from "./domain";
+export * from "./domain-verification";
+export * from "./invite";
+export * from "./lookups";
+export * from "./member";
+export * from "./project";
+export { providerModule, providerShim } from "./provider-shim";

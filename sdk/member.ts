@@ -1,0 +1,57 @@
+import * as pulumi from "@pulumi/pulumi";
+import type { MemberInputs } from "../provider/resources/member";
+import { type Args, MODULE, outputKeys } from "./common";
+import { providerShim } from "./provider-shim";
+
+/** Arguments of a {@link Member}: exactly one of `userUuid` and `email`, plus `level`. */
+export type MemberArgs = Args<MemberInputs>;
+
+const provider = providerShim("Member");
+
+/**
+ * An existing organization member whose level is managed (type `pulumi-nodejs:dynamic/posthog:Member`).
+ * Members cannot be created (use {@link Invite}); delete removes them from the organization unless
+ * `retainOnDelete`. Owners cannot be removed (clear error).
+ *
+ * ```ts
+ * new posthog.Member("jane", { email: "jane@example.com", level: "admin", retainOnDelete: true });
+ * ```
+ */
+export class Member extends pulumi.dynamic.Resource {
+  /** The user's UUID (also the resource id). */
+  declare readonly userUuid: pulumi.Output<string>;
+  /** The user's e-mail address. */
+  declare readonly email: pulumi.Output<string>;
+  /** Organization level: 1 member, 8 admin, 15 owner. */
+  declare readonly level: pulumi.Output<number>;
+  /** Whether delete keeps the person in the organization. */
+  declare readonly retainOnDelete: pulumi.Output<boolean>;
+  /** The membership id (UUID). */
+  declare readonly membershipId: pulumi.Output<string>;
+  /** First name. */
+  declare readonly firstName: pulumi.Output<string>;
+  /** Last name. */
+  declare readonly lastName: pulumi.Output<string>;
+  /** When the person joined (ISO 8601). */
+  declare readonly joinedAt: pulumi.Output<string | null>;
+  /** Whether 2FA is on. */
+  declare readonly is2faEnabled: pulumi.Output<boolean>;
+
+  /**
+   * @param name the Pulumi resource name
+   * @param args `userUuid` or `email`, `level`, optional `retainOnDelete`
+   * @param opts resource options
+   */
+  constructor(name: string, args: MemberArgs, opts?: pulumi.CustomResourceOptions) {
+    const outs = outputKeys([
+      "userUuid",
+      "email",
+      "membershipId",
+      "firstName",
+      "lastName",
+      "joinedAt",
+      "is2faEnabled",
+    ]);
+    super(provider, name, { ...outs, ...args }, opts, MODULE, "Member");
+  }
+}
