@@ -1,0 +1,260 @@
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from "fastify";
+import { z } from "zod";
+import { operations } from "./api";
+import { registerControlPlane } from "./control";
+import { ApiError, notFound, serverError, throttled } from "./errors";
+import { type Emulator, type FaultRecord, registerOperations } from "./runtime";
+import { ControlFaultSchema } from "./schemas";
+import {
+  hashKey,
+  newApiKey,
+  nowIso,
+  SEED_ORGANIZATION_ID,
+  SEED_PROJECT_ID,
+  seedWorld,
+  type World,
+  WorldSchema,
+} from "./world";
+
+/** Largest accepted request body (1 MiB); larger bodies get 413 with the error shape. */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** Options of `startEmulator` (validated; defaults as documented per field). */
+export const EmulatorOptionsSchema = z.object({
+  /** TCP port; 0 picks a free one. */
+  port: z.number().int().min(0).max(65535).default(0),
+  /** Interface to bind; 127.0.0.1 by default. */
+  host: z.string().min(1).default("127.0.0.1"),
+  /** Per-key limits (the real service: 480/minute, 4800/hour), or false for none. */
+  rateLimit: z
+    .union([
+      z.object({ perMinute: z.number().int().min(1), perHour: z.number().int().min(1) }),
+      z.literal(false),
+    ])
+    .default({ perMinute: 480, perHour: 4800 }),
+  /** Added latency before every API request, in milliseconds. */
+  latencyMs: z.number().int().min(0).max(60_000).default(0),
+  /** JSON file the world is loaded from (if present) and saved to after every write. */
+  stateFile: z.string().min(1).optional(),
+  /** Paid features (restriction level 37, collaborators, sharing, unlimited projects); default on. */
+  paidFeatures: z.boolean().default(true),
+  /** The seed key (the owner's full-access key, which also authorizes the control plane). */
+  apiKey: z
+    .string()
+    .regex(/^phx_[A-Za-z0-9_-]{16,}$/, {
+      error: "apiKey must look like phx_ followed by 16+ URL-safe characters",
+    })
+    .optional(),
+  /** Faults armed at start (same shape as `POST /_emulator/faults`). */
+  faults: z.array(ControlFaultSchema).default([]),
+});
+export type EmulatorOptions = z.input<typeof EmulatorOptionsSchema>;
+
+/** A running emulator. */
+export type RunningEmulator = {
+  /** Base URL, e.g. "http://127.0.0.1:PORT" (no trailing slash). */
+  url: string;
+  /** Full-access personal API key of the seeded owner ("phx_..."); also authorizes /_emulator/. */
+  apiKey: string;
+  /** The seeded organization's UUID. */
+  organizationId: string;
+  /** The seeded project's id (== its team id). */
+  projectId: number;
+  /** Stops listening and closes open connections. */
+  close(): Promise<void>;
+};
+
+const loadWorld = (stateFile: string | undefined, seedKey: string): World => {
+  if (stateFile && existsSync(stateFile)) {
+    const world = WorldSchema.parse(JSON.parse(readFileSync(stateFile, "utf8")));
+    const owner = world.memberships.find((m) => m.level === 15) ?? world.memberships[0];
+    const hash = hashKey(seedKey);
+    if (owner && !world.apiKeys.some((k) => k.hash === hash)) {
+      world.apiKeys.push({ hash, user_id: owner.user_id, scopes: null, organizations: null, projects: null });
+    }
+    return world;
+  }
+  return seedWorld(seedKey, new Date().toISOString());
+};
+
+const toApiError = (error: FastifyError | Error): ApiError => {
+  if (error instanceof ApiError) return error;
+  const code = (error as FastifyError).code;
+  const status = (error as FastifyError).statusCode;
+  if (code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+    return new ApiError(
+      413,
+      "invalid_request",
+      "request_too_large",
+      `Request body exceeds the limit of ${BODY_LIMIT_BYTES} bytes.`,
+    );
+  }
+  if (code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
+    return new ApiError(
+      415,
+      "invalid_request",
+      "unsupported_media_type",
+      "Unsupported media type in request.",
+    );
+  }
+  if (typeof status === "number" && status >= 400 && status < 500) {
+    const parse = error instanceof SyntaxError || code === "FST_ERR_CTP_INVALID_JSON_BODY";
+    return new ApiError(
+      status,
+      "invalid_request",
+      parse ? "parse_error" : "bad_request",
+      parse ? `JSON parse error - ${error.message}` : error.message,
+    );
+  }
+  return serverError();
+};
+
+const pathname = (request: FastifyRequest): string => request.url.split("?")[0] ?? request.url;
+const isControl = (request: FastifyRequest): boolean => pathname(request).startsWith("/_emulator");
+
+const pickFault = (emu: Emulator, request: FastifyRequest): FaultRecord | undefined => {
+  const path = pathname(request);
+  for (const fault of emu.faults) {
+    if (fault.method && fault.method !== request.method) continue;
+    if (!fault.pattern.test(path)) continue;
+    if (fault.times !== undefined && fault.hits >= fault.times) continue;
+    if (fault.probability !== undefined && Math.random() >= fault.probability) continue;
+    fault.hits++;
+    return fault;
+  }
+  return undefined;
+};
+
+/**
+ * Builds the Fastify app of an emulator (not listening). Exposed for tests and embedding; most
+ * callers want `startEmulator`.
+ */
+export function buildEmulatorApp(emu: Emulator): FastifyInstance {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    routerOptions: { ignoreTrailingSlash: true },
+    forceCloseConnections: true,
+  });
+
+  // JSON only (others get 415); an empty body is "no data", as in the real service.
+  const defaultJson = app.getDefaultJsonParser("error", "error");
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    if (typeof body !== "string" || body.trim() === "") {
+      done(null, undefined);
+      return;
+    }
+    defaultJson(request, body, (error, value) => {
+      if (error) {
+        done(new ApiError(400, "invalid_request", "parse_error", `JSON parse error - ${error.message}`));
+      } else {
+        done(null, value);
+      }
+    });
+  });
+
+  const dropped = new WeakSet<FastifyRequest>();
+  const logged = new WeakSet<FastifyRequest>();
+  const log = (request: FastifyRequest, status: number, durationMs: number) => {
+    logged.add(request);
+    emu.requestLog.push({
+      method: request.method,
+      path: pathname(request),
+      query: { ...(request.query as Record<string, unknown>) },
+      status,
+      durationMs: Math.round(durationMs * 100) / 100,
+      at: nowIso(emu.world),
+    });
+    if (emu.requestLog.length > 10_000) emu.requestLog.splice(0, emu.requestLog.length - 10_000);
+  };
+
+  app.addHook("onRequest", async (request, reply) => {
+    if (isControl(request)) return;
+    if (emu.latencyMs > 0) await sleep(emu.latencyMs);
+    const fault = pickFault(emu, request);
+    if (!fault) return;
+    if (fault.delayMs) await sleep(fault.delayMs);
+    if (fault.reset) {
+      log(request, 0, reply.elapsedTime);
+      reply.hijack();
+      request.raw.socket.destroy();
+      return;
+    }
+    if (fault.status !== undefined) {
+      const headers: Record<string, string> =
+        fault.retryAfter === undefined ? {} : { "Retry-After": String(fault.retryAfter) };
+      throw fault.status === 429
+        ? throttled(fault.retryAfter ?? 1, headers)
+        : fault.status >= 500
+          ? serverError(fault.status, headers)
+          : new ApiError(fault.status, "invalid_request", "injected_fault", "Injected fault.", null, headers);
+    }
+    if (fault.dropResponse) dropped.add(request);
+  });
+
+  app.addHook("onSend", async (request, reply, payload) => {
+    if (dropped.has(request)) {
+      log(request, reply.statusCode, reply.elapsedTime);
+      request.raw.socket.destroy();
+    }
+    return payload;
+  });
+
+  app.addHook("onResponse", async (request, reply) => {
+    if (!isControl(request) && !logged.has(request)) log(request, reply.statusCode, reply.elapsedTime);
+  });
+
+  app.setErrorHandler((error: FastifyError | Error, _request, reply) => {
+    const apiError = toApiError(error);
+    return reply.code(apiError.status).headers(apiError.headers).send(apiError.body());
+  });
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send(notFound().body()));
+
+  registerOperations(app, emu, operations);
+  registerControlPlane(app, emu);
+  return app;
+}
+
+/**
+ * Starts an emulator of the PostHog organization/project administration API on `host:port`
+ * (default 127.0.0.1, a free port) with the deterministic seeded world (or the world of `stateFile`).
+ * Throws a ZodError for invalid options and the listen error if the port is taken.
+ */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const opts = EmulatorOptionsSchema.parse(options);
+  const apiKey = opts.apiKey ?? newApiKey();
+  const world = loadWorld(opts.stateFile, apiKey);
+  const stateFile = opts.stateFile;
+  const emu: Emulator = {
+    world,
+    paidFeatures: opts.paidFeatures,
+    rateLimit: opts.rateLimit,
+    latencyMs: opts.latencyMs,
+    throttles: new Map(),
+    faults: opts.faults.map((f, i) => ({ ...f, id: `startup-${i}`, pattern: new RegExp(f.path), hits: 0 })),
+    requestLog: [],
+    controlKeyHash: hashKey(apiKey),
+    persist: () => {
+      if (!stateFile) return;
+      writeFileSync(`${stateFile}.tmp`, JSON.stringify(emu.world));
+      renameSync(`${stateFile}.tmp`, stateFile);
+    },
+  };
+  emu.persist();
+  const app = buildEmulatorApp(emu);
+  await app.listen({ port: opts.port, host: opts.host });
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : opts.port;
+  const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
+  const project = world.projects.find((p) => p.id === SEED_PROJECT_ID) ?? world.projects[0];
+  return {
+    url: `http://${host}:${port}`,
+    apiKey,
+    organizationId: world.organization.id ?? SEED_ORGANIZATION_ID,
+    projectId: project?.id ?? SEED_PROJECT_ID,
+    close: () => app.close(),
+  };
+}
