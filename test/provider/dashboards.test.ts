@@ -1,0 +1,261 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ProviderHost } from "../../tools/provider-host";
+import {
+  create,
+  destroy,
+  failure,
+  plan,
+  refresh,
+  serializeProvider,
+  startConfiguredHost,
+  startTestEmulator,
+  type TestEmulator,
+  update,
+  urnOf,
+} from "./harness";
+
+let emu: TestEmulator;
+let host: ProviderHost;
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  host = await startConfiguredHost(emu);
+});
+afterAll(async () => {
+  await host?.close();
+  await emu?.close();
+});
+
+const dash = () => `/api/projects/${emu.projectId}/dashboards`;
+type Dashboard = { id: number; name: string; deleted: boolean; tiles?: unknown[]; creation_mode: string };
+const requests = async () => (await emu.control("GET", "/requests")) as { method: string; path: string }[];
+
+const MIA = "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d03";
+
+describe("Dashboard provider (real host over gRPC)", () => {
+  it("runs the lifecycle; delete is a soft delete by PATCH, never an HTTP DELETE", async () => {
+    const want = { name: "KPIs", description: "weekly", tags: ["team"] };
+    const d = await create(host, "Dashboard", "kpis", want);
+    expect(d.outs).toMatchObject({
+      name: "KPIs",
+      description: "weekly",
+      pinned: false,
+      tags: ["team"],
+      restrictionLevel: 21,
+      projectId: String(emu.projectId),
+      deleted: false,
+      creationMode: "default",
+    });
+    expect((await plan(host, d, want)).diff.changes).toBe(false);
+
+    const read = await refresh(host, d);
+    expect(read.inputs).toMatchObject({ name: "KPIs", tags: ["team"] });
+    const renamed = await update(host, read, { ...want, name: "KPIs v2", pinned: true });
+    expect((await emu.api("GET", `${dash()}/${d.id}/`)).body).toMatchObject({
+      name: "KPIs v2",
+      pinned: true,
+    });
+
+    await emu.control("DELETE", "/requests");
+    await destroy(host, renamed);
+    const calls = await requests();
+    expect(calls.filter((c) => c.method === "DELETE")).toEqual([]);
+    expect(calls.filter((c) => c.method === "PATCH" && c.path === `${dash()}/${d.id}/`)).toHaveLength(1);
+    expect((await emu.api("GET", `${dash()}/${d.id}/`)).status).toBe(404);
+  });
+
+  it("restores a dashboard soft-deleted outside Pulumi: same id, PATCH deleted:false, no duplicate", async () => {
+    const want = { name: "Restorable" };
+    const d = await create(host, "Dashboard", "restorable", want);
+    await emu.api("PATCH", `${dash()}/${d.id}/`, { deleted: true });
+
+    const read = await refresh(host, d);
+    expect(read.id).toBe(d.id);
+    expect(read.outs.deleted).toBe(true);
+    const { diff } = await plan(host, read, want);
+    expect(diff).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
+
+    await emu.control("DELETE", "/requests");
+    const restored = await update(host, read, want);
+    expect(restored.outs.deleted).toBe(false);
+    expect((await requests()).filter((c) => c.method === "POST")).toEqual([]);
+    expect((await emu.api("GET", `${dash()}/${d.id}/`)).status).toBe(200);
+    const named = ((await emu.api("GET", `${dash()}/`)).body as { results: Dashboard[] }).results.filter(
+      (x) => x.name === "Restorable",
+    );
+    expect(named.map((x) => x.id)).toEqual([Number(d.id)]);
+    expect((await plan(host, restored, want)).diff.changes).toBe(false);
+    await destroy(host, restored);
+  });
+
+  it("creates from a template key, as a duplicate, and from template JSON; these replace when changed", async () => {
+    const fromKey = await create(host, "Dashboard", "tpl", { name: "App", useTemplate: "DEFAULT_APP" });
+    expect(fromKey.outs.creationMode).toBe("template");
+    const tiles = ((await emu.api("GET", `${dash()}/${fromKey.id}/`)).body as Dashboard).tiles ?? [];
+    expect(tiles.length).toBeGreaterThan(0);
+
+    const dup = await create(host, "Dashboard", "dup", { name: "Copy", useDashboard: Number(fromKey.id) });
+    expect(dup.outs.creationMode).toBe("duplicate");
+    expect((((await emu.api("GET", `${dash()}/${dup.id}/`)).body as Dashboard).tiles ?? []).length).toBe(
+      tiles.length,
+    );
+
+    const template = {
+      template_name: "From JSON",
+      dashboard_description: "made from a file",
+      dashboard_filters: {},
+      tiles: [{ type: "TEXT", body: "hello", layouts: {}, color: null }],
+    };
+    const fromJson = await create(host, "Dashboard", "json", {
+      name: "Repo board",
+      templateJson: JSON.stringify(template),
+    });
+    expect(fromJson.outs).toMatchObject({ name: "Repo board", creationMode: "template" });
+    expect(
+      (await plan(host, fromJson, { name: "Repo board", templateJson: JSON.stringify(template) })).diff
+        .changes,
+    ).toBe(false);
+    const changedTemplate = { ...template, dashboard_description: "v2" };
+    const { diff } = await plan(host, fromJson, { name: "Repo board", templateJson: changedTemplate });
+    expect(diff.replaces).toEqual(["templateJson"]);
+    expect(
+      (await plan(host, fromKey, { name: "App", useTemplate: "WEBSITE_TRAFFIC" })).diff.replaces,
+    ).toEqual(["useTemplate"]);
+
+    const bad = urnOf("Dashboard", "bad-template");
+    const provider = await serializeProvider("Dashboard");
+    const checked = await host.check(bad, {}, { name: "x", useTemplate: "NOPE", __provider: provider });
+    expect(await failure(host.create(bad, checked.inputs))).toContain("Invalid template provided: NOPE");
+    for (const r of [fromKey, dup, fromJson]) await destroy(host, r);
+  });
+
+  it("adopts an existing dashboard by id (restoring it if soft-deleted), with deleteInsights on delete", async () => {
+    const pre = await emu.api("POST", `${dash()}/`, { name: "Legacy", use_template: "DEFAULT_APP" });
+    const id = (pre.body as Dashboard).id;
+    await emu.api("PATCH", `${dash()}/${id}/`, { deleted: true });
+    const adopted = await create(host, "Dashboard", "legacy", {
+      name: "Legacy (managed)",
+      dashboardId: id,
+      deleteInsights: true,
+    });
+    expect(adopted.id).toBe(String(id));
+    expect((await emu.api("GET", `${dash()}/${id}/`)).body).toMatchObject({
+      name: "Legacy (managed)",
+      deleted: false,
+    });
+    await emu.control("DELETE", "/requests");
+    await destroy(host, adopted);
+    expect((await emu.control("GET", "/requests")) as unknown[]).toHaveLength(1);
+  });
+
+  it("rejects bad inputs naming the property, with no request", async () => {
+    await emu.control("DELETE", "/requests");
+    const provider = await serializeProvider("Dashboard");
+    const { failures } = await host.check(
+      urnOf("Dashboard", "bad"),
+      {},
+      {
+        name: "",
+        restrictionLevel: 30,
+        useTemplate: "DEFAULT_APP",
+        useDashboard: 3,
+        templateJson: "{not json",
+        __provider: provider,
+      },
+    );
+    expect(failures.map((f) => f.property)).toEqual(["name", "restrictionLevel", "templateJson"]);
+    expect(failures[1]?.reason).toContain("21");
+    const both = await host.check(
+      urnOf("Dashboard", "both"),
+      {},
+      {
+        name: "x",
+        useTemplate: "DEFAULT_APP",
+        useDashboard: 3,
+        __provider: provider,
+      },
+    );
+    expect(both.failures).toEqual([
+      {
+        property: "useDashboard",
+        reason: expect.stringContaining("use at most one of useTemplate, useDashboard"),
+      },
+    ]);
+    expect(await emu.control("GET", "/requests")).toEqual([]);
+  });
+});
+
+describe("DashboardCollaborator provider", () => {
+  it("adds, reads, removes; id is <dashboardId>/<userUuid>; an existing collaborator is adopted", async () => {
+    const d = await create(host, "Dashboard", "restricted", { name: "Restricted", restrictionLevel: 37 });
+    const c = await create(host, "DashboardCollaborator", "mia", {
+      dashboardId: Number(d.id),
+      userUuid: MIA,
+    });
+    expect(c.id).toBe(`${d.id}/${MIA}`);
+    expect(c.outs).toMatchObject({ level: 37, email: "mia.member@example.com", dashboardId: Number(d.id) });
+    expect((await plan(host, c, { dashboardId: Number(d.id), userUuid: MIA })).diff.changes).toBe(false);
+    expect((await refresh(host, c)).id).toBe(c.id);
+
+    // adopt: a second create of the same collaborator converges instead of failing or duplicating
+    const again = await create(host, "DashboardCollaborator", "mia-again", {
+      dashboardId: d.id,
+      userUuid: MIA,
+    });
+    expect(again.id).toBe(c.id);
+    const list = (await emu.api("GET", `${dash()}/${d.id}/collaborators/`)).body as unknown[];
+    expect(list).toHaveLength(1);
+
+    // drift: removed outside Pulumi → refresh drops it
+    await emu.api("DELETE", `${dash()}/${d.id}/collaborators/${MIA}/`);
+    expect((await refresh(host, c)).id).toBe("");
+    await destroy(host, c); // 404 = done
+    await destroy(host, d);
+  });
+
+  it("explains that the dashboard's restriction level forbids collaborators", async () => {
+    const d = await create(host, "Dashboard", "open", { name: "Open" });
+    const urn = urnOf("DashboardCollaborator", "x");
+    const provider = await serializeProvider("DashboardCollaborator");
+    const checked = await host.check(
+      urn,
+      {},
+      { dashboardId: Number(d.id), userUuid: MIA, __provider: provider },
+    );
+    const msg = await failure(host.create(urn, checked.inputs));
+    expect(msg).toContain("Set restrictionLevel: 37 on the Dashboard");
+    const bad = await host.check(
+      urn,
+      {},
+      { dashboardId: "abc", userUuid: "mia", level: 21, __provider: provider },
+    );
+    expect(bad.failures.map((f) => f.property)).toEqual(["dashboardId", "userUuid", "level"]);
+    expect(bad.failures[2]?.reason).toContain("37");
+    await destroy(host, d);
+  });
+});
+
+describe("DashboardSharing provider", () => {
+  it("enables, reads, disables; heals drift; the access token is an output", async () => {
+    const d = await create(host, "Dashboard", "shared", { name: "Shared" });
+    const s = await create(host, "DashboardSharing", "shared", { dashboardId: Number(d.id) });
+    expect(s.id).toBe(d.id);
+    expect(s.outs.enabled).toBe(true);
+    expect(typeof s.outs.accessToken).toBe("string");
+    expect((await emu.api("GET", `${dash()}/${d.id}/sharing/`)).body).toMatchObject({ enabled: true });
+    expect((await plan(host, s, { dashboardId: Number(d.id) })).diff.changes).toBe(false);
+
+    await emu.api("PATCH", `${dash()}/${d.id}/sharing/`, { enabled: false });
+    const drifted = await refresh(host, s);
+    expect(drifted.outs.enabled).toBe(false);
+    const healed = await update(host, drifted, { dashboardId: Number(d.id) });
+    expect(healed.outs.enabled).toBe(true);
+    expect((await plan(host, healed, { dashboardId: Number(d.id) + 1 })).diff.replaces).toEqual([
+      "dashboardId",
+    ]);
+
+    await destroy(host, healed);
+    expect((await emu.api("GET", `${dash()}/${d.id}/sharing/`)).body).toMatchObject({ enabled: false });
+    await destroy(host, d);
+  });
+});

@@ -1,0 +1,204 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ProviderHost } from "../../tools/provider-host";
+import {
+  create,
+  destroy,
+  failure,
+  plan,
+  refresh,
+  serializeProvider,
+  startConfiguredHost,
+  startTestEmulator,
+  type TestEmulator,
+  update,
+  urnOf,
+} from "./harness";
+
+let emu: TestEmulator;
+let host: ProviderHost;
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  host = await startConfiguredHost(emu);
+});
+afterAll(async () => {
+  await host?.close();
+  await emu?.close();
+});
+
+const org = () => `/api/organizations/${emu.organizationId}`;
+type Invite = { id: string; target_email: string; level: number };
+const invites = async () =>
+  ((await emu.api("GET", `${org()}/invites/`)).body as { results: Invite[] }).results;
+type Member = { user: { uuid: string; email: string }; level: number };
+const members = async () =>
+  ((await emu.api("GET", `${org()}/members/`)).body as { results: Member[] }).results;
+
+const OWNER = "olivia.owner@example.com";
+const MIA = { uuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d03", email: "mia.member@example.com" };
+const MAX = { uuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d04", email: "max.member@example.com" };
+
+describe("Invite provider (real host over gRPC)", () => {
+  it("runs the lifecycle; every change replaces; delete revokes", async () => {
+    const want = { targetEmail: "new.person@Example.COM", level: "admin", firstName: "New" };
+    const i = await create(host, "Invite", "new-person", want);
+    expect(i.inputs).toMatchObject({ targetEmail: "new.person@example.com", level: 8, sendEmail: true });
+    expect(i.outs).toMatchObject({
+      targetEmail: "new.person@example.com",
+      level: 8,
+      isExpired: false,
+      accepted: false,
+    });
+    expect((await invites()).map((x) => x.id)).toContain(i.id);
+
+    expect((await plan(host, i, want)).diff.changes).toBe(false);
+    const read = await refresh(host, i);
+    expect(read.id).toBe(i.id);
+    expect(read.inputs).toMatchObject({ targetEmail: "new.person@example.com", level: 8 });
+
+    const { diff } = await plan(host, read, { ...want, level: "member" });
+    expect(diff.changes).toBe(true);
+    expect(diff.replaces).toEqual(["level"]);
+
+    await destroy(host, read);
+    expect((await invites()).map((x) => x.id)).not.toContain(i.id);
+    expect((await refresh(host, read)).id).toBe("");
+  });
+
+  it("stays satisfied once accepted (no re-invite), even when inputs change", async () => {
+    const want = { targetEmail: "joiner@example.com" };
+    const i = await create(host, "Invite", "joiner", want);
+    await emu.control("POST", `/invites/${i.id}/accept`);
+    const read = await refresh(host, i);
+    expect(read.id).toBe(i.id);
+    expect(read.outs).toMatchObject({ accepted: true });
+    expect((await plan(host, read, want)).diff.changes).toBe(false);
+    expect((await plan(host, read, { ...want, level: 8 })).diff.changes).toBe(false);
+    await destroy(host, read); // nothing to revoke
+    expect((await members()).some((m) => m.user.email === "joiner@example.com")).toBe(true);
+  });
+
+  it("shows an expired invite as drift; the next up re-invites (replace)", async () => {
+    const want = { targetEmail: "slow@example.com" };
+    const i = await create(host, "Invite", "slow", want);
+    await emu.control("POST", "/clock", { advanceSeconds: 4 * 24 * 3600 });
+    const read = await refresh(host, i);
+    expect(read.outs.isExpired).toBe(true);
+    const { diff } = await plan(host, read, want);
+    expect(diff.changes).toBe(true);
+    expect(diff.replaces.length).toBeGreaterThan(0);
+    // replace = create the new one, then delete the old one
+    const again = await create(host, "Invite", "slow", want);
+    await destroy(host, read);
+    expect(again.id).not.toBe(i.id);
+    const pending = (await invites()).filter((x) => x.target_email === "slow@example.com");
+    expect(pending.map((x) => x.id)).toEqual([again.id]);
+    await destroy(host, again);
+  });
+
+  it("adopts a pending invite with adopt: true instead of sending another", async () => {
+    const pre = await emu.api("POST", `${org()}/invites/`, { target_email: "pending@example.com", level: 1 });
+    expect(pre.status).toBe(201);
+    const adopted = await create(host, "Invite", "pending", {
+      targetEmail: "pending@example.com",
+      adopt: true,
+    });
+    expect(adopted.id).toBe((pre.body as Invite).id);
+    expect((await invites()).filter((x) => x.target_email === "pending@example.com")).toHaveLength(1);
+    await destroy(host, adopted);
+  });
+
+  it("rejects bad inputs naming the property and accepted values, with no request", async () => {
+    await emu.control("DELETE", "/requests");
+    const provider = await serializeProvider("Invite");
+    const { failures } = await host.check(
+      urnOf("Invite", "bad"),
+      {},
+      {
+        targetEmail: "not-an-email",
+        level: 5,
+        privateProjectAccess: [{ id: 1, level: "owner" }],
+        __provider: provider,
+      },
+    );
+    expect(failures).toEqual([
+      { property: "targetEmail", reason: expect.stringContaining("e-mail address") },
+      { property: "level", reason: 'expected one of 1, 8, 15, "member", "admin", "owner"' },
+      { property: "privateProjectAccess.0.level", reason: 'expected "member" or "admin"' },
+    ]);
+    expect(await emu.control("GET", "/requests")).toEqual([]);
+  });
+});
+
+describe("Member provider (real host over gRPC)", () => {
+  it("takes over a member by e-mail, manages the level, heals drift, removes on delete", async () => {
+    const m = await create(host, "Member", "mia", { email: MIA.email, level: "admin" });
+    expect(m.id).toBe(MIA.uuid);
+    expect(m.outs).toMatchObject({ userUuid: MIA.uuid, email: MIA.email, level: 8 });
+    expect((await members()).find((x) => x.user.uuid === MIA.uuid)?.level).toBe(8);
+    expect((await plan(host, m, { email: MIA.email, level: 8 })).diff.changes).toBe(false);
+
+    // Drift: demoted outside Pulumi; refresh shows it; up heals it.
+    await emu.api("PATCH", `${org()}/members/${MIA.uuid}/`, { level: 1 });
+    const drifted = await refresh(host, m);
+    expect(drifted.outs.level).toBe(1);
+    expect(drifted.inputs.level).toBe(1);
+    const healed = await update(host, drifted, { email: MIA.email, level: "admin" });
+    expect(healed.outs.level).toBe(8);
+
+    // A different person replaces.
+    expect((await plan(host, healed, { email: MAX.email, level: 8 })).diff.replaces).toEqual(["email"]);
+
+    await destroy(host, healed);
+    expect((await members()).some((x) => x.user.uuid === MIA.uuid)).toBe(false);
+    expect((await refresh(host, healed)).id).toBe("");
+  });
+
+  it("keeps the person with retainOnDelete, and adopts by user UUID", async () => {
+    const m = await create(host, "Member", "max", { userUuid: MAX.uuid, level: 1, retainOnDelete: true });
+    expect(m.outs.email).toBe(MAX.email);
+    await destroy(host, m);
+    expect((await members()).some((x) => x.user.uuid === MAX.uuid)).toBe(true);
+  });
+
+  it("gives clear errors: no such member, changing one's own level, removing an owner", async () => {
+    const provider = await serializeProvider("Member");
+    const ghost = urnOf("Member", "ghost");
+    const checked = await host.check(
+      ghost,
+      {},
+      { email: "ghost@example.com", level: 1, __provider: provider },
+    );
+    expect(await failure(host.create(ghost, checked.inputs))).toContain("invite them with an Invite first");
+
+    const self = urnOf("Member", "self");
+    const selfChecked = await host.check(self, {}, { email: OWNER, level: "admin", __provider: provider });
+    expect(await failure(host.create(self, selfChecked.inputs))).toContain("Cannot change the level of");
+
+    const owner = await create(host, "Member", "owner", { email: OWNER, level: "owner" });
+    const msg = await failure(destroy(host, owner));
+    expect(msg).toContain("Owners cannot be removed");
+    expect(msg).toContain("retainOnDelete");
+  });
+
+  it("requires exactly one of userUuid and email, and a known level", async () => {
+    const provider = await serializeProvider("Member");
+    const { failures } = await host.check(urnOf("Member", "x"), {}, { level: "boss", __provider: provider });
+    expect(failures).toEqual([
+      { property: "level", reason: 'expected one of 1, 8, 15, "member", "admin", "owner"' },
+    ]);
+    const both = await host.check(
+      urnOf("Member", "y"),
+      {},
+      {
+        level: 1,
+        email: MIA.email,
+        userUuid: MIA.uuid,
+        __provider: provider,
+      },
+    );
+    expect(both.failures).toEqual([
+      { property: "userUuid", reason: "expected exactly one of userUuid and email" },
+    ]);
+  });
+});
