@@ -95,6 +95,8 @@ export function drfMessage(issue: Issue): string {
       }
     }
     case "invalid_value":
+      if (input === undefined) return "This field is required.";
+      if (input === null) return "This field may not be null.";
       return `"${String(input)}" is not a valid choice.`;
     case "too_big":
       if (issue.origin === "string") return `Ensure this field has no more than ${issue.maximum} characters.`;
@@ -121,6 +123,8 @@ const drfCode = (issue: z.core.$ZodIssue): string => {
       if (issue.input === null) return "null";
       return "invalid_input";
     case "invalid_value":
+      if (issue.input === undefined) return "required";
+      if (issue.input === null) return "null";
       return "invalid_choice";
     case "too_big":
       return issue.origin === "string" || issue.origin === "array" ? "max_length" : "max_value";

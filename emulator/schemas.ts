@@ -15,6 +15,10 @@ export const MembershipLevelSchema = z.literal([1, 8, 15]);
 /** Dashboard restriction levels: 21 everyone in the project can edit, 37 only collaborators can edit. */
 export const RestrictionLevelSchema = z.literal([21, 37]);
 
+/** A schema-level message for format failures only (missing/null/wrong type keep DRF's messages). */
+const formatError = (message: string) => (issue: { code: string }) =>
+  issue.code === "invalid_format" ? message : undefined;
+
 const structured = z.union([z.array(z.unknown()), z.record(z.string(), z.unknown())]).nullable();
 const object = z.record(z.string(), z.unknown());
 
@@ -22,7 +26,7 @@ export const DomainCreateSchema = z.object({
   domain: z
     .string()
     .max(128)
-    .regex(DOMAIN_PATTERN, { error: "Please enter a valid domain or subdomain name." }),
+    .regex(DOMAIN_PATTERN, { error: formatError("Please enter a valid domain or subdomain name.") }),
   jit_provisioning_enabled: z.boolean().optional(),
   sso_enforcement: z.string().max(28).optional(),
   saml_entity_id: z.string().max(512).nullable().optional(),
@@ -33,7 +37,7 @@ export const DomainCreateSchema = z.object({
 export const DomainUpdateSchema = DomainCreateSchema.omit({ domain: true });
 
 export const InviteCreateSchema = z.object({
-  target_email: z.email({ error: "Enter a valid email address." }).max(254),
+  target_email: z.email().max(254),
   first_name: z.string().max(30).default(""),
   level: MembershipLevelSchema.default(1),
   message: z.string().nullable().default(null),
@@ -79,7 +83,7 @@ export const ProjectWriteSchema = z
     session_recording_sample_rate: z
       .string()
       .regex(/^(0(\.\d{1,2})?|1(\.0{1,2})?)$/, {
-        error: "Ensure that there are no more than 2 decimal places.",
+        error: formatError("Ensure that there are no more than 2 decimal places."),
       })
       .nullable(),
     session_recording_minimum_duration_milliseconds: z.number().int().min(0).max(30000).nullable(),
@@ -185,7 +189,7 @@ export const CreateFromTemplateSchema = z.object({
 /** `POST dashboards/:id/collaborators/` body. */
 export const CollaboratorCreateSchema = z.object({
   level: RestrictionLevelSchema,
-  user_uuid: z.uuid({ error: "Must be a valid UUID." }),
+  user_uuid: z.uuid(),
 });
 
 /** `PATCH dashboards/:id/sharing/` body. */
