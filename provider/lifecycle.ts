@@ -251,8 +251,13 @@ export const EmailInput = z
   });
 
 /** A project id: a positive integer or its decimal string; parsed to a string (`@current` is accepted). */
+const projectIdError = 'expected a project id: a positive integer (or "@current")';
 export const ProjectIdInput = z
-  .union([z.number().int().positive(), z.string().regex(/^(\d+|@current)$/)], {
-    error: 'expected a project id: a positive integer (or "@current")',
-  })
+  .union(
+    [
+      z.number().int({ error: projectIdError }).positive({ error: projectIdError }),
+      z.string().regex(/^(\d+|@current)$/, { error: projectIdError }),
+    ],
+    { error: projectIdError },
+  )
   .transform(String);
