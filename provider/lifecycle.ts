@@ -118,7 +118,10 @@ export function failuresOf(
   for (const issue of error.issues) {
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) {
-        out.push({ property: key, reason: `unknown property; accepted properties: ${accepted.join(", ")}` });
+        out.push({
+          property: key === "" ? '""' : key,
+          reason: `unknown property; accepted properties: ${accepted.join(", ")}`,
+        });
       }
       continue;
     }

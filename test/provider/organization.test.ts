@@ -27,7 +27,6 @@ afterAll(async () => {
 });
 
 const org = () => `/api/organizations/${emu.organizationId}`;
-type Project = { id: number; name: string; timezone: string; api_token: string };
 type BatchExport = { id: string; paused: boolean; name: string };
 const batchExports = async () =>
   ((await emu.api("GET", `${org()}/batch_exports/`)).body as { results: BatchExport[] }).results;

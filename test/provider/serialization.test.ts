@@ -1,0 +1,124 @@
+/**
+ * The serialized `__provider` of every resource: small, key-free, identical across package versions, and
+ * resolving the INSTALLED provider code in the provider host. Also: connection settings from the
+ * environment at call time when the stack config has none.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startProviderHost } from "../../tools/provider-host";
+import {
+  failure,
+  loadShim,
+  repoRoot,
+  serializeProvider,
+  startTestEmulator,
+  type TestEmulator,
+  urnOf,
+} from "./harness";
+
+const nativeRequire = createRequire(__filename);
+const { resourceNames } = nativeRequire(join(repoRoot, "dist", "provider", "index.js")) as {
+  resourceNames: readonly string[];
+};
+
+/** Installs this checkout's compiled package as `<dir>/node_modules/pulumi-posthog` with another version. */
+function installCopy(version: string): { dir: string; sdkDir: string } {
+  const dir = mkdtempSync(join(tmpdir(), "posthog-install-"));
+  const pkgDir = join(dir, "node_modules", "pulumi-posthog");
+  for (const part of ["sdk", "provider"])
+    cpSync(join(repoRoot, "dist", part), join(pkgDir, "dist", part), { recursive: true });
+  const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as Record<string, unknown>;
+  writeFileSync(join(pkgDir, "package.json"), JSON.stringify({ ...pkg, version }));
+  // its dependencies (zod, undici, @pulumi/pulumi) come from this checkout
+  symlinkSync(join(repoRoot, "node_modules"), join(pkgDir, "node_modules"), "dir");
+  return { dir, sdkDir: join(pkgDir, "dist", "sdk") };
+}
+
+let emu: TestEmulator;
+let v1: { dir: string; sdkDir: string };
+let v2: { dir: string; sdkDir: string };
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  v1 = installCopy("0.1.0");
+  v2 = installCopy("9.9.9");
+});
+afterAll(async () => {
+  await emu?.close();
+  for (const c of [v1, v2]) if (c) rmSync(c.dir, { recursive: true, force: true });
+});
+
+describe("the serialized __provider of every resource", () => {
+  it("is at most 2 KB, holds no API key and no captured config, and only requires the provider module", async () => {
+    process.env.POSTHOG_API_KEY = emu.apiKey; // present in the program's environment: must not leak
+    try {
+      for (const name of resourceNames) {
+        const text = await serializeProvider(name);
+        expect(text.length, name).toBeLessThanOrEqual(2048);
+        expect(text).not.toContain(emu.apiKey);
+        expect(text).not.toContain("phx_");
+        expect(text).toContain(`n: "${name}"`);
+        expect(text).toContain(`s: ${JSON.stringify(join(repoRoot, "dist", "provider", "index.js"))}`);
+        expect(text.match(/require\([^)]*\)/g)?.every((r) => r === "require(m.s)")).toBe(true);
+      }
+    } finally {
+      delete process.env.POSTHOG_API_KEY;
+    }
+  });
+
+  it("is identical across package versions when installed, and names pulumi-posthog/provider", async () => {
+    const a = loadShim(v1.sdkDir);
+    const b = loadShim(v2.sdkDir);
+    expect(a.providerModule).toBe("pulumi-posthog/provider");
+    for (const name of resourceNames) {
+      const t1 = await serializeProvider(name, a);
+      const t2 = await serializeProvider(name, b);
+      expect(t1).toBe(t2);
+      expect(t1).toContain('s: "pulumi-posthog/provider"');
+      expect(t1.length).toBeLessThanOrEqual(2048);
+    }
+  });
+
+  it("runs the installed package's code in the host, with settings from the environment at call time", async () => {
+    // State written by version 0.1.0; the program directory now has 9.9.9 installed (an upgrade).
+    const provider = await serializeProvider("Dashboard", loadShim(v1.sdkDir));
+    const host = await startProviderHost({
+      cwd: v2.dir,
+      env: { POSTHOG_API_KEY: emu.apiKey, POSTHOG_HOST: emu.url, POSTHOG_PROJECT_ID: String(emu.projectId) },
+    });
+    try {
+      await host.configure({ "aws:region": "eu-west-1" }); // stack config without posthog keys
+      const urn = urnOf("Dashboard", "installed");
+      const checked = await host.check(urn, {}, { name: "From the installed package", __provider: provider });
+      expect(checked.failures).toEqual([]);
+      const created = await host.create(urn, checked.inputs);
+      const read = await host.read(created.id, urn, created.outs, checked.inputs);
+      expect(read.props).toMatchObject({ name: "From the installed package", deleted: false });
+      await host.delete(created.id, urn, read.props);
+      expect((await emu.api("GET", `/api/projects/${emu.projectId}/dashboards/${created.id}/`)).status).toBe(
+        404,
+      );
+    } finally {
+      await host.close();
+    }
+  });
+
+  it("fails create with a clear message when no API key is configured anywhere", async () => {
+    const provider = await serializeProvider("Domain");
+    const host = await startProviderHost({ cwd: repoRoot, env: { POSTHOG_API_KEY: "" } });
+    try {
+      await host.configure({});
+      const urn = urnOf("Domain", "nokey");
+      const checked = await host.check(urn, {}, { domain: "nokey.example.com", __provider: provider });
+      expect(checked.failures).toEqual([]); // check needs no key (no HTTP)
+      const msg = await failure(host.create(urn, checked.inputs));
+      expect(msg).toContain("posthog:apiKey");
+      expect(msg).toContain("POSTHOG_API_KEY");
+    } finally {
+      await host.close();
+    }
+  });
+});
