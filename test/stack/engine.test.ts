@@ -54,6 +54,8 @@ describe("stand-in engine on a tiny dynamic-provider program", () => {
     expect(again.counts).toEqual({ create: 0, update: 0, replace: 0, delete: 0, same: 3 });
 
     settings(["  tiny:labels: [alpha, gamma]"]);
+    const planned = await run("preview"); // an update in a preview is not mistaken for a removal
+    expect(planned.counts).toEqual({ create: 0, update: 1, replace: 0, delete: 0, same: 2 });
     const update = await run("up");
     expect(update.counts).toMatchObject({ update: 1, same: 2, create: 0, delete: 0 });
     expect(update.steps.find((s) => s.op === "update")).toMatchObject({ name: "item-1", diffs: ["label"] });
@@ -71,7 +73,6 @@ describe("stand-in engine on a tiny dynamic-provider program", () => {
     const heal = await run("up");
     expect(ops(heal)).toMatchObject({ "item-0": "update", "item-1": "same" });
     expect(JSON.parse(readFileSync(file, "utf8")).label).toBe("alpha");
-    expect((await run("preview")).counts.same).toBe(3);
 
     // A replacing change (kind): create-before-delete keeps the count, old objects are deleted afterwards.
     settings(["  tiny:labels: [alpha]", "  tiny:kind: fancy"]);

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run stack -- <preview|up|refresh|destroy> [--stack dev] [--state FILE] [--json] [--cwd DIR]`
+ * `npm run stack -- <preview|up|refresh|destroy> [--stack dev] [--state FILE] [--config-file FILE] [--json] [--cwd DIR]`
  *
  * The stand-in engine's command line (tools/stack/engine.ts; for machines without the Pulumi CLI). Reads
  * Pulumi.yaml and Pulumi.<stack>.yaml in --cwd (default: the current directory), connection settings from
@@ -14,7 +14,7 @@ import { OperationSchema, runStack } from "./engine";
 import { formatSummary, heading, jsonLine, printer } from "./report";
 
 const USAGE =
-  "usage: npm run stack -- <preview|up|refresh|destroy> [--stack dev] [--state FILE] [--json] [--cwd DIR]";
+  "usage: npm run stack -- <preview|up|refresh|destroy> [--stack dev] [--state FILE] [--config-file FILE] [--json] [--cwd DIR]";
 
 async function main(): Promise<number> {
   let parsed: ReturnType<typeof parse>;
@@ -24,6 +24,7 @@ async function main(): Promise<number> {
       options: {
         stack: { type: "string", short: "s", default: "dev" },
         state: { type: "string" },
+        "config-file": { type: "string" },
         json: { type: "boolean", default: false },
         cwd: { type: "string", default: "." },
         help: { type: "boolean", short: "h", default: false },
@@ -54,6 +55,7 @@ async function main(): Promise<number> {
     projectDir: resolve(values.cwd),
     stack: values.stack,
     ...(values.state ? { statePath: resolve(values.state) } : {}),
+    ...(values["config-file"] ? { configFile: resolve(values["config-file"]) } : {}),
     ...(values.json ? {} : { onEvent: printer(op.data, write) }),
   });
   if (values.json) write(JSON.stringify(jsonLine(result)));

@@ -26,7 +26,7 @@ import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { z } from "zod";
 import { type ProviderHost, startProviderHost } from "../provider-host";
 import { type Checkpoint, loadCheckpoint, type ResourceState, saveCheckpoint } from "./checkpoint";
-import { readProject, readStackConfig, type StackConfig } from "./project";
+import { readProject, readStackConfig, type StackConfig, stackFilePath } from "./project";
 import {
   changedKeys,
   containsUnknowns,
@@ -71,6 +71,8 @@ export interface RunOptions {
   /** The directory holding Pulumi.yaml and Pulumi.<stack>.yaml (the program's `main` is relative to it). */
   projectDir: string;
   stack: string;
+  /** Stack settings file; default `Pulumi.<stack>.yaml` in the project's `stackConfigDir` (like `--config-file`). */
+  configFile?: string;
   /** Checkpoint file; default `<projectDir>/.stack-state/<stack>.json`. */
   statePath?: string;
   /** Environment of the program and the provider host (merged over process.env): POSTHOG_HOST, POSTHOG_API_KEY… */
@@ -184,7 +186,11 @@ export async function runStack(opts: RunOptions): Promise<RunResult> {
   const projectDir = resolve(opts.projectDir);
   const project = readProject(projectDir);
   const env = { ...process.env, ...opts.env };
-  const config = readStackConfig(projectDir, project.name, opts.stack, env);
+  const config = readStackConfig(
+    opts.configFile ?? stackFilePath(projectDir, project, opts.stack),
+    project.name,
+    env,
+  );
   const statePath = resolve(opts.statePath ?? join(projectDir, ".stack-state", `${opts.stack}.json`));
   const checkpoint = loadCheckpoint(statePath, project.name, opts.stack);
   const steps: Step[] = [];
@@ -284,6 +290,8 @@ interface DeployArgs {
 async function deploy(a: DeployArgs): Promise<{ ok: boolean; next: Checkpoint; outputs: Props }> {
   const olds = new Map(a.checkpoint.resources.map((r) => [r.urn, r]));
   const registered = new Map<string, ResourceState>();
+  /** Every URN the program declared (in a preview, also those whose new state is not recorded). */
+  const declared = new Set<string>();
   const order: string[] = [];
   /** Old resources replaced create-before-delete: deleted after the program finished. */
   const pendingDeletes: ResourceState[] = [];
@@ -402,6 +410,7 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; next: Checkpoint; o
       const parent = req.getParent() || undefined;
       const urn = makeUrn(a.stack, a.project, type, name, parent);
       const res = new resproto.RegisterResourceResponse().setUrn(urn);
+      declared.add(urn);
       if (!req.getCustom()) {
         if (type === ROOT_TYPE) rootUrn = urn;
         const old = olds.get(urn);
@@ -502,7 +511,7 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; next: Checkpoint; o
 
   // Deletes: what the program no longer declares (only after a successful program run, as the engine does),
   // and the old halves of create-before-delete replacements. Dependents first: reverse checkpoint order.
-  const undeclared = a.checkpoint.resources.filter((r) => !registered.has(r.urn));
+  const undeclared = a.checkpoint.resources.filter((r) => !declared.has(r.urn));
   const kept: ResourceState[] = [];
   if (!failed) {
     const toDelete = [...pendingDeletes, ...undeclared.slice().reverse()];

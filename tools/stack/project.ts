@@ -15,6 +15,8 @@ export const ProjectFileSchema = z.object({
     z.object({ name: z.literal("nodejs"), options: z.record(z.string(), z.unknown()).optional() }),
   ]),
   main: z.string().optional(),
+  /** Directory of the Pulumi.<stack>.yaml files, relative to Pulumi.yaml (default: the same directory). */
+  stackConfigDir: z.string().optional(),
   description: z.string().optional(),
 });
 export type ProjectFile = z.output<typeof ProjectFileSchema>;
@@ -51,19 +53,22 @@ export function readProject(dir: string): ProjectFile {
   return parsed.data;
 }
 
+/** The stack settings file: `<dir>/<stackConfigDir>/Pulumi.<stack>.yaml`. */
+export function stackFilePath(dir: string, project: ProjectFile, stack: string): string {
+  return join(dir, project.stackConfigDir ?? ".", `Pulumi.${stack}.yaml`);
+}
+
 /**
- * Reads `<dir>/Pulumi.<stack>.yaml` (an absent file means no settings). Keys without a namespace get the
+ * Reads a stack settings file, e.g. `Pulumi.dev.yaml` (an absent file means no settings). Keys without a namespace get the
  * project's (`batchExportPaused` → `<project>:batchExportPaused`), non-string values become JSON text, as the
  * Pulumi CLI passes them. A `secure:` value is read from the environment variable named by
  * {@link envNameFor}; throws naming that variable when it is unset.
  */
 export function readStackConfig(
-  dir: string,
+  file: string,
   project: string,
-  stack: string,
   env: NodeJS.ProcessEnv = process.env,
 ): StackConfig {
-  const file = join(dir, `Pulumi.${stack}.yaml`);
   const values: Record<string, string> = {};
   const secretKeys: string[] = [];
   if (existsSync(file)) {

@@ -49,7 +49,7 @@ export function formatStep(step: Step, operation: Operation): string {
       ? `  [diff: ${step.diffs.map((k) => `${step.replaces?.includes(k) ? "+-" : "~"}${k}`).join(", ")}]`
       : "";
   const error = step.error ? `  **failed**: ${step.error}` : "";
-  return ` ${SYMBOL[step.op]} ${shortType(step.type).padEnd(34)} ${step.name.padEnd(30)} ${what}${diff}${error}`;
+  return ` ${SYMBOL[step.op]} ${shortType(step.type).padEnd(32)} ${step.name.padEnd(40)} ${what}${diff}${error}`;
 }
 
 /** A diagnostic line (program logs, provider output), or undefined for noise not worth showing. */
@@ -58,9 +58,10 @@ export function formatDiagnostic(d: Diagnostic): string | undefined {
   return `    ${d.severity}: ${d.message}`;
 }
 
+/** JSON text of an output value, with values not known during a preview shown as `[unknown]`. */
 function showValue(v: Json): string {
   if (v === UNKNOWN) return "[unknown]";
-  return JSON.stringify(v);
+  return JSON.stringify(v, (_k, x: unknown) => (x === UNKNOWN ? "[unknown]" : x));
 }
 
 /** The summary block: outputs and counts, Pulumi style. */
@@ -108,11 +109,13 @@ export function jsonLine(r: RunResult, label: string = r.operation): Record<stri
   };
 }
 
-/** An event printer for readable output (steps as they complete, diagnostics worth showing). */
+/** An event printer for readable output (changed or failed steps as they complete, diagnostics worth showing). */
 export function printer(operation: Operation, write: (line: string) => void): (e: EngineEvent) => void {
   return (e) => {
-    if (e.kind === "step") write(formatStep(e.step, operation));
-    else {
+    if (e.kind === "step") {
+      // Like Pulumi without --show-sames: unchanged resources only appear in the summary count.
+      if (e.step.op !== "same" || e.step.error) write(formatStep(e.step, operation));
+    } else {
       const line = formatDiagnostic(e.diagnostic);
       if (line !== undefined && e.diagnostic.severity !== "debug") write(line);
     }
