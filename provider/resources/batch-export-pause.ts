@@ -73,12 +73,15 @@ export const batchExportPauseProvider = defineResource<
     return toOutputs(await api.batchExports.retrieve({ id }), props.pausedBefore);
   },
   async update(api, id, olds, want) {
-    const live = await api.batchExports.retrieve({ id });
-    return toOutputs(await setPaused(api, id, want.paused, live), olds.pausedBefore);
+    // One request: pause/unpause are idempotent on the server; refresh picks up lastPausedAt.
+    const { paused } = want.paused
+      ? await api.batchExports.pause({ id })
+      : await api.batchExports.unpause({ id });
+    return { ...olds, paused };
   },
   async delete(api, id, props) {
-    const before = props.pausedBefore;
-    const live = await api.batchExports.retrieve({ id });
-    await setPaused(api, id, before === true, live);
+    // Restore the state found before Pulumi took over (one idempotent request).
+    if (props.pausedBefore === true) await api.batchExports.pause({ id });
+    else await api.batchExports.unpause({ id });
   },
 });

@@ -135,6 +135,20 @@ function convergeBody(d: Domain, want: In) {
   return body;
 }
 
+/** The wire shape of the domain as last read (from its outputs; JIT/SSO count as unset while unverified). */
+function wireOf(id: string, o: DomainOutputs): Domain {
+  return {
+    id,
+    domain: o.domain,
+    is_verified: o.isVerified,
+    jit_provisioning_enabled: o.isVerified ? o.jitProvisioningEnabled : false,
+    sso_enforcement: o.isVerified ? o.ssoEnforcement : "",
+    saml_entity_id: o.samlEntityId ?? null,
+    saml_acs_url: o.samlAcsUrl ?? null,
+    saml_x509_cert: o.samlX509Cert ?? null,
+  };
+}
+
 async function converge(api: PostHogClient, d: Domain, want: In): Promise<Domain> {
   const body = convergeBody(d, want);
   return Object.keys(body).length === 0 ? d : api.domains.update({ id: d.id, body });
@@ -191,9 +205,15 @@ export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOu
   async read(api, id, props) {
     return toOutputs(await api.domains.retrieve({ id }), props);
   },
-  async update(api, id, _olds, want) {
-    const live = await api.domains.retrieve({ id });
-    return toOutputs(await converge(api, live, want), want);
+  async update(api, id, olds, want) {
+    // One PATCH against the state last read; a second only if the domain turned out verified meanwhile
+    // and JIT/SSO are still to apply (a GET only when there is nothing to send).
+    const body = convergeBody(wireOf(id, olds), want);
+    const d =
+      Object.keys(body).length > 0
+        ? await api.domains.update({ id, body })
+        : await api.domains.retrieve({ id });
+    return toOutputs(await converge(api, d, want), want);
   },
   async delete(api, id) {
     await api.domains.delete({ id });

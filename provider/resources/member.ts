@@ -58,15 +58,22 @@ function toOutputs(m: Member, want: Pick<In, "retainOnDelete">): MemberOutputs {
   };
 }
 
-/** PATCH the level, turning PostHog's refusals (403 "You can't change your own access level." …) into clear errors. */
-async function setLevel(api: PostHogClient, m: Member, level: 1 | 8 | 15): Promise<Member> {
-  if (m.level === level) return m;
+/**
+ * One PATCH of the level (none when it already matches: returns undefined), turning PostHog's refusals
+ * (403 "You can't change your own access level." …) into clear errors.
+ */
+async function setLevel(
+  api: PostHogClient,
+  m: { level: number; email: string; userUuid: string },
+  level: 1 | 8 | 15,
+): Promise<Member | undefined> {
+  if (m.level === level) return undefined;
   try {
-    return await api.members.update({ userUuid: m.user.uuid, body: { level } });
+    return await api.members.update({ userUuid: m.userUuid, body: { level } });
   } catch (e) {
     if (e instanceof PostHogError && e.status === 403) {
       throw new Error(
-        `Cannot change the level of ${m.user.email} from ${m.level} to ${level}: ${e.detail ?? e.message} ` +
+        `Cannot change the level of ${m.email} from ${m.level} to ${level}: ${e.detail ?? e.message} ` +
           "(only admins edit others, only owners make owners, nobody changes their own level)",
         { cause: e },
       );
@@ -95,17 +102,20 @@ export const memberProvider = defineResource<typeof MemberInputsSchema, MemberOu
         `No member with ${who} in the organization: members cannot be created, invite them with an Invite first`,
       );
     }
-    return { id: m.user.uuid, outs: toOutputs(await setLevel(api, m, want.level), want) };
+    const changed = await setLevel(
+      api,
+      { level: m.level, email: m.user.email, userUuid: m.user.uuid },
+      want.level,
+    );
+    return { id: m.user.uuid, outs: toOutputs(changed ?? m, want) };
   },
   async read(api, id, props) {
     const m = await api.members.find({ userUuid: id });
     return m ? toOutputs(m, props) : undefined;
   },
-  async update(api, id, _olds, want) {
-    const m = await api.members.find({ userUuid: id });
-    if (!m)
-      throw new Error(`Member ${id} is no longer in the organization; run refresh to drop it from the state`);
-    return toOutputs(await setLevel(api, m, want.level), want);
+  async update(api, id, olds, want) {
+    const m = await setLevel(api, { level: olds.level, email: olds.email, userUuid: id }, want.level);
+    return m ? toOutputs(m, want) : { ...olds, retainOnDelete: want.retainOnDelete };
   },
   async delete(api, id, props) {
     const old = props;

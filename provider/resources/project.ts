@@ -101,14 +101,22 @@ function toOutputs(p: Project): ProjectOutputs {
   };
 }
 
-/** The declared settings that differ from `live` (all declared ones when `live` is undefined), as a wire body. */
-function body(want: In, live?: Project): Record<string, unknown> {
-  const wire = (live ?? {}) as Record<string, unknown>;
+/**
+ * The declared settings (never `isDemo`) that differ from `seen` (all of them when `seen` is undefined), as a
+ * wire body. `seen` is the live project or the outputs last read.
+ */
+function body(want: In, seen?: Project | ProjectOutputs): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [prop, field] of Object.entries(SETTINGS)) {
     const v = want[prop as keyof typeof SETTINGS];
     if (v === undefined || prop === "isDemo") continue;
-    if (live && JSON.stringify(wire[field]) === JSON.stringify(v)) continue;
+    const current =
+      seen === undefined
+        ? undefined
+        : "projectId" in seen
+          ? seen[prop]
+          : (seen as Record<string, unknown>)[field];
+    if (seen && JSON.stringify(current) === JSON.stringify(v)) continue;
     out[field] = v;
   }
   return out;
@@ -148,8 +156,14 @@ export const projectProvider = defineResource<typeof ProjectInputsSchema, Projec
   async read(api, id) {
     return toOutputs(await api.projects.retrieve({ id }));
   },
-  async update(api, id, _olds, want) {
-    return toOutputs(await converge(api, await api.projects.retrieve({ id }), want));
+  async update(api, id, olds, want) {
+    // One PATCH of what differs from the state last read (a GET only when nothing differs).
+    const b = body(want, olds);
+    return toOutputs(
+      Object.keys(b).length > 0
+        ? await api.projects.update({ id, body: b })
+        : await api.projects.retrieve({ id }),
+    );
   },
   async delete(api, id) {
     await api.projects.delete({ id });

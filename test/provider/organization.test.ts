@@ -44,7 +44,12 @@ describe("Project provider (real host over gRPC)", () => {
 
     const read = await refresh(host, p);
     expect(read.id).toBe(p.id);
+    await emu.control("DELETE", "/requests");
     const moved = await update(host, read, { ...want, timezone: "UTC", anonymizeIps: true });
+    // one request: a PATCH of what differs
+    expect(((await emu.control("GET", "/requests")) as { method: string }[]).map((r) => r.method)).toEqual([
+      "PATCH",
+    ]);
     expect((await emu.api("GET", `${org()}/projects/${p.id}/`)).body).toMatchObject({
       timezone: "UTC",
       anonymize_ips: true,
@@ -124,7 +129,12 @@ describe("BatchExportPause provider (real host over gRPC)", () => {
     const healed = await update(host, drifted, { batchExportId: target.id });
     expect(healed.outs.paused).toBe(true);
 
+    await emu.control("DELETE", "/requests");
     const running = await update(host, healed, { batchExportId: target.id, paused: false });
+    const calls = (await emu.control("GET", "/requests")) as { method: string; path: string }[];
+    expect(calls.map((r) => `${r.method} ${r.path}`)).toEqual([
+      `POST ${org()}/batch_exports/${target.id}/unpause/`,
+    ]);
     expect(running.outs.paused).toBe(false);
     expect((await plan(host, running, { batchExportId: "another" })).diff.replaces).toEqual([
       "batchExportId",

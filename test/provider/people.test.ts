@@ -143,7 +143,10 @@ describe("Member provider (real host over gRPC)", () => {
     const drifted = await refresh(host, m);
     expect(drifted.outs.level).toBe(1);
     expect(drifted.inputs.level).toBe(1);
+    await emu.control("DELETE", "/requests");
     const healed = await update(host, drifted, { email: MIA.email, level: "admin" });
+    const calls = (await emu.control("GET", "/requests")) as { method: string; path: string }[];
+    expect(calls.map((r) => `${r.method} ${r.path}`)).toEqual([`PATCH ${org()}/members/${MIA.uuid}/`]);
     expect(healed.outs.level).toBe(8);
 
     // A different person replaces.
