@@ -446,7 +446,11 @@ const findProject = (ctx: Ctx) => {
   return project;
 };
 
-const visibleProjects = (ctx: Ctx) => [...ctx.world.projects].sort((a, b) => a.id - b.id);
+/** Projects the key may see (a key limited to other organizations sees none). */
+const visibleProjects = (ctx: Ctx) =>
+  ctx.key.organizations !== null && !ctx.key.organizations.includes(ctx.world.organization.id)
+    ? []
+    : [...ctx.world.projects].sort((a, b) => a.id - b.id);
 
 const projectListOp = (url: string, parent: Operation["parent"]): Operation => ({
   method: "GET",
@@ -794,7 +798,8 @@ const dashboardOps: Operation[] = [
         name: body.name === undefined ? "" : body.name,
         description: body.description ?? "",
         pinned: body.pinned ?? false,
-        tags: body.tags ?? [],
+        // Tags need the tagging feature; without it they are silently dropped, as in the real service.
+        tags: ctx.emu.paidFeatures ? (body.tags ?? []) : [],
         restriction_level: body.restriction_level ?? EVERYONE_CAN_EDIT,
         filters: body.filters ?? source?.filters ?? {},
         variables: body.variables ?? source?.variables ?? {},
@@ -863,7 +868,7 @@ const dashboardOps: Operation[] = [
       if (body.name !== undefined) dashboard.name = body.name;
       if (body.description !== undefined) dashboard.description = body.description;
       if (body.pinned !== undefined) dashboard.pinned = body.pinned;
-      if (body.tags !== undefined) dashboard.tags = body.tags;
+      if (body.tags !== undefined && ctx.emu.paidFeatures) dashboard.tags = body.tags;
       if (body.filters !== undefined) dashboard.filters = body.filters;
       if (body.variables !== undefined) dashboard.variables = body.variables;
       if (body.restriction_level !== undefined) dashboard.restriction_level = body.restriction_level;

@@ -139,21 +139,24 @@ export function buildEmulatorApp(emu: Emulator): FastifyInstance {
     forceCloseConnections: true,
   });
 
-  // JSON only (others get 415); an empty body is "no data", as in the real service.
-  const defaultJson = app.getDefaultJsonParser("error", "error");
+  // JSON only (others get 415); an empty body is "no data", as in the real service. `__proto__` and
+  // `constructor.prototype` keys are removed (Fastify's secure parser) instead of reaching handlers.
+  const secureJson = app.getDefaultJsonParser("remove", "remove");
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
     if (typeof body !== "string" || body.trim() === "") {
       done(null, undefined);
       return;
     }
-    defaultJson(request, body, (error, value) => {
-      if (error) {
-        done(new ApiError(400, "invalid_request", "parse_error", `JSON parse error - ${error.message}`));
-      } else {
-        done(null, value);
-      }
-    });
+    try {
+      JSON.parse(body);
+    } catch (error) {
+      done(
+        new ApiError(400, "invalid_request", "parse_error", `JSON parse error - ${(error as Error).message}`),
+      );
+      return;
+    }
+    secureJson(request, body, done);
   });
 
   const dropped = new WeakSet<FastifyRequest>();

@@ -367,12 +367,12 @@ describe("collaborators", () => {
     });
   });
 
-  it("without paid features the effective restriction stays 21 and collaborators are refused", async () => {
+  it("without paid features: effective restriction 21, collaborators refused, no sharing, tags dropped", async () => {
     await withEmulator(
       async (e) => {
         const mia = await userUuid(e, "mia.member@example.com");
-        const d = await createDashboard(e, { restriction_level: 37 });
-        expect(d).toMatchObject({ restriction_level: 37, effective_restriction_level: 21 });
+        const d = await createDashboard(e, { restriction_level: 37, tags: ["dropped"] });
+        expect(d).toMatchObject({ restriction_level: 37, effective_restriction_level: 21, tags: [] });
         const res = await e.call("POST", `${e.project}/dashboards/${d.id}/collaborators/`, {
           body: { level: 37, user_uuid: mia },
         });
