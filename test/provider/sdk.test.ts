@@ -1,0 +1,97 @@
+/**
+ * The SDK classes, loaded from the compiled dist/ together with the same @pulumi/pulumi instance, in a
+ * Pulumi program run under `pulumi.runtime.setMocks`: type tokens, the registered inputs (thin
+ * `__provider`, output-only keys), typed outputs, and secret outputs requested for tokens.
+ */
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import type * as Pulumi from "@pulumi/pulumi";
+import { beforeAll, describe, expect, it } from "vitest";
+import type * as Sdk from "../../sdk";
+import { repoRoot } from "./harness";
+
+const nativeRequire = createRequire(__filename);
+const pulumi = nativeRequire("@pulumi/pulumi") as typeof Pulumi;
+const sdk = nativeRequire(join(repoRoot, "dist", "sdk", "index.js")) as typeof Sdk;
+
+type Registered = { type: string; name: string; inputs: Record<string, unknown> };
+const registered: Registered[] = [];
+const optsSeen = new Map<string, Pulumi.CustomResourceOptions>();
+
+beforeAll(() => {
+  pulumi.runtime.setMocks(
+    {
+      newResource: (args) => {
+        registered.push({ type: args.type, name: args.name, inputs: args.inputs as Record<string, unknown> });
+        return { id: `${args.name}-id`, state: { ...args.inputs, isVerified: false, apiToken: "phc_test" } };
+      },
+      call: () => ({}),
+    },
+    "posthog-test",
+    "test",
+    false,
+  );
+});
+
+const valueOf = <T>(o: Pulumi.Output<T>) => new Promise<T>((resolve) => o.apply(resolve));
+const recordOpts: Pulumi.ResourceTransformation = (a) => {
+  optsSeen.set(a.name, a.opts);
+  return undefined;
+};
+
+describe("SDK resource classes", () => {
+  it("register every resource with its type token, a thin __provider and output-only keys", async () => {
+    const opts = { transformations: [recordOpts] };
+    const made = [
+      new sdk.Domain("corp", { domain: "example.com" }, opts),
+      new sdk.DomainVerification("corp", { domainId: "d-1" }, opts),
+      new sdk.Invite("jane", { targetEmail: "jane@example.com", level: "admin" }, opts),
+      new sdk.Member("mia", { email: "mia@example.com", level: 8 }, opts),
+      new sdk.Project("web", { name: "Web" }, opts),
+      new sdk.Dashboard("kpis", { name: "KPIs" }, opts),
+      new sdk.DashboardCollaborator("mia-kpis", { dashboardId: 1, userUuid: "u" }, opts),
+      new sdk.DashboardSharing("kpis", { dashboardId: 1 }, opts),
+      new sdk.BatchExportPause("s3", { batchExportId: "b-1" }, opts),
+    ];
+    await Promise.all(made.map((r) => valueOf(r.urn)));
+    expect(registered.map((r) => r.type).sort()).toEqual(
+      [
+        "Domain",
+        "DomainVerification",
+        "Invite",
+        "Member",
+        "Project",
+        "Dashboard",
+        "DashboardCollaborator",
+        "DashboardSharing",
+        "BatchExportPause",
+      ]
+        .map((n) => `pulumi-nodejs:dynamic/posthog:${n}`)
+        .sort(),
+    );
+    for (const r of registered) {
+      const provider = String(r.inputs.__provider);
+      expect(provider.length).toBeLessThanOrEqual(2048);
+      expect(provider).toContain(`n: "${r.type.split(":").pop()}"`);
+    }
+    const domain = made[0] as Sdk.Domain;
+    expect(await valueOf(domain.domain)).toBe("example.com");
+    expect(await valueOf(domain.isVerified)).toBe(false); // an output-only key, registered as output
+  });
+
+  it("marks project tokens and the sharing access token as secret outputs", async () => {
+    expect(optsSeen.get("web")?.additionalSecretOutputs).toEqual(["apiToken", "liveEventsToken"]);
+    expect(optsSeen.get("kpis")?.additionalSecretOutputs).toEqual(["accessToken"]);
+    expect(optsSeen.get("corp")?.additionalSecretOutputs).toBeUndefined();
+  });
+
+  it("keeps the caller's own additionalSecretOutputs", async () => {
+    const p = new sdk.Project(
+      "mine",
+      { name: "Mine" },
+      { additionalSecretOutputs: ["uuid"], transformations: [recordOpts] },
+    );
+    await valueOf(p.urn);
+    expect(optsSeen.get("mine")?.additionalSecretOutputs).toEqual(["uuid", "apiToken", "liveEventsToken"]);
+  });
+});
