@@ -27,14 +27,28 @@ export const UserSchema = z.looseObject({
 /** A user as returned by the API. */
 export type User = z.output<typeof UserSchema>;
 
-/** The page wrapper of paginated lists: `{count, next, previous, results}`. */
-export function pageSchema<T extends z.ZodType>(item: T) {
+const pageSchemas = new WeakMap<z.ZodType, z.ZodType>();
+
+function buildPageSchema<T extends z.ZodType>(item: T) {
   return z.looseObject({
     count: z.number().int().nonnegative(),
     next: z.string().nullish(),
     previous: z.string().nullish(),
     results: z.array(item),
   });
+}
+
+/**
+ * The page wrapper of paginated lists: `{count, next, previous, results}`. Built once per item schema
+ * (zod compiles a schema on first use, so building one per request would cost more than the request).
+ */
+export function pageSchema<T extends z.ZodType>(item: T): ReturnType<typeof buildPageSchema<T>> {
+  let schema = pageSchemas.get(item);
+  if (!schema) {
+    schema = buildPageSchema(item);
+    pageSchemas.set(item, schema);
+  }
+  return schema as ReturnType<typeof buildPageSchema<T>>;
 }
 
 /** One page of a list: `count` is the total, `next`/`previous` are URLs or null. */
@@ -134,17 +148,24 @@ export function parseResponse<S extends z.ZodType>(
 }
 
 /** Sends a request and parses the response with `schema`. Writes invalidate shared list reads. */
-export async function call<S extends z.ZodType>(
+export function call<S extends z.ZodType>(
   ctx: ClientContext,
   req: HttpRequest,
   schema: S,
 ): Promise<z.output<S>> {
-  try {
-    const res = await ctx.transport.send(req);
-    return parseResponse(schema, res.body, req.method, req.path);
-  } finally {
-    if (req.method !== "GET") ctx.invalidate(req.path);
+  if (req.method === "GET") {
+    return ctx.transport.send(req).then((res) => parseResponse(schema, res.body, req.method, req.path));
   }
+  return ctx.transport.send(req).then(
+    (res) => {
+      ctx.invalidate(req.path);
+      return parseResponse(schema, res.body, req.method, req.path);
+    },
+    (err: unknown) => {
+      ctx.invalidate(req.path);
+      throw err;
+    },
+  );
 }
 
 /** Fetches one page of a paginated list. */

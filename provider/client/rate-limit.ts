@@ -90,6 +90,11 @@ export class RateLimiter {
     });
   }
 
+  /** Takes a slot at once if one is free and nobody waits (no promise); false means: call {@link acquire}. */
+  tryAcquire(): boolean {
+    return this.queue.length === 0 && this.tryAdmit(Date.now());
+  }
+
   /** Holds every request until `untilMs` (epoch ms), e.g. after the server answered 429 with a wait. */
   blockUntil(untilMs: number): void {
     if (untilMs > this.blockedUntil) this.blockedUntil = untilMs;

@@ -60,12 +60,18 @@ export interface Transport {
 
 const pools = new Map<string, Pool>();
 
-/** The shared keep-alive pool for an origin and connect timeout. */
-function poolFor(origin: string, connectMs: number): Pool {
-  const id = `${origin}|${connectMs}`;
+/** The shared keep-alive pool for an origin and timeouts. */
+function poolFor(origin: string, t: Settings["timeouts"]): Pool {
+  const id = `${origin}|${t.connectMs}|${t.headersMs}|${t.bodyMs}`;
   let pool = pools.get(id);
   if (!pool) {
-    pool = new Pool(origin, { connect: { timeout: connectMs }, keepAliveTimeout: 4_000, pipelining: 1 });
+    pool = new Pool(origin, {
+      connect: { timeout: t.connectMs },
+      headersTimeout: t.headersMs,
+      bodyTimeout: t.bodyMs,
+      keepAliveTimeout: 4_000,
+      pipelining: 1,
+    });
     pools.set(id, pool);
   }
   return pool;
@@ -96,17 +102,26 @@ export function encodeSegment(value: string | number, name = "path parameter"): 
  */
 export function path(strings: TemplateStringsArray, ...values: (string | number)[]): string {
   let out = strings[0] ?? "";
-  values.forEach((v, i) => {
-    out += encodeSegment(v, `path parameter ${i + 1} of ${strings.join("{}")}`) + (strings[i + 1] ?? "");
-  });
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i] as string | number;
+    const plain = typeof v === "number" ? Number.isFinite(v) : typeof v === "string" && SAFE_SEGMENT.test(v);
+    out +=
+      (plain ? String(v) : encodeSegment(v, `path parameter ${i + 1} of ${strings.join("{}")}`)) +
+      strings[i + 1];
+  }
   return out;
 }
 
+/** Segments made only of unreserved characters (and `@`) need no encoding; `.`/`..` are excluded. */
+const SAFE_SEGMENT = /^(?!\.{1,2}$)[A-Za-z0-9_.~@-]+$/;
+
 function buildUrl(p: string, query: HttpRequest["query"]): string {
   if (!query) return p;
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) if (v !== undefined) params.append(k, String(v));
-  const qs = params.toString();
+  let qs = "";
+  for (const k in query) {
+    const v = query[k];
+    if (v !== undefined) qs += `${qs ? "&" : ""}${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`;
+  }
   return qs ? `${p}${p.includes("?") ? "&" : "?"}${qs}` : p;
 }
 
@@ -118,7 +133,7 @@ function isIdempotent(req: HttpRequest): boolean {
 export function createTransport(settings: Settings): Transport {
   const key = revealApiKey(settings.apiKey);
   const origin = settings.host;
-  const pool = poolFor(origin, settings.timeouts.connectMs);
+  const pool = poolFor(origin, settings.timeouts);
   const limiter: RateLimiter | undefined =
     settings.rateLimit === false ? undefined : sharedRateLimiter(key, origin, settings.rateLimit);
   const baseHeaders = {
@@ -130,7 +145,7 @@ export function createTransport(settings: Settings): Transport {
   let attempts = 0;
 
   async function once(req: HttpRequest, url: string): Promise<HttpResponse> {
-    if (limiter) await limiter.acquire(req.signal);
+    if (limiter && !limiter.tryAcquire()) await limiter.acquire(req.signal);
     attempts++;
     const hasBody = req.body !== undefined;
     let res: Awaited<ReturnType<Pool["request"]>>;
@@ -141,8 +156,6 @@ export function createTransport(settings: Settings): Transport {
         path: url,
         headers: hasBody ? { ...baseHeaders, "content-type": "application/json" } : baseHeaders,
         body: hasBody ? JSON.stringify(req.body) : null,
-        headersTimeout: settings.timeouts.headersMs,
-        bodyTimeout: settings.timeouts.bodyMs,
         signal: req.signal ?? null,
       });
       text = await res.body.text();

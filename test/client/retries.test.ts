@@ -114,14 +114,15 @@ describe("idempotent methods", () => {
     expect(retries.map((r) => r.method)).toEqual(["GET", "PATCH"]);
   });
 
+  // undici checks timeouts on a coarse timer (~0.5-1 s), so the emulator delays well beyond that
   it("a headers timeout is a retryable ConnectionError", async () => {
     client = freshClient({ timeouts: { headersMs: 100 } });
-    await fault(emu, { method: "GET", path: "/domains/$", delayMs: 400, times: 1 });
+    await fault(emu, { method: "GET", path: "/domains/$", delayMs: 2_000, times: 1 });
     await client.domains.list();
     expect(retries.map((r) => r.reason)).toEqual(["UND_ERR_HEADERS_TIMEOUT"]);
 
     const once = freshClient({ timeouts: { headersMs: 100 }, retry: { maxAttempts: 1 } });
-    await fault(emu, { method: "GET", path: "/domains/$", delayMs: 400, times: 1 });
+    await fault(emu, { method: "GET", path: "/domains/$", delayMs: 2_000, times: 1 });
     const err = await once.domains.list().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConnectionError);
     expect((err as ConnectionError).timeout).toBe(true);
