@@ -168,6 +168,29 @@ describe("Domain provider (real host over gRPC)", () => {
   });
 });
 
+describe("Domain create whose answer was lost", () => {
+  it("reconciles by name: adopts the domain the server created, no duplicate, no error", async () => {
+    await emu.control("POST", "/faults", {
+      method: "POST",
+      path: "/domains/$",
+      dropResponse: true,
+      times: 1,
+    });
+    await emu.control("DELETE", "/requests");
+    const d = await create(host, "Domain", "lost", { domain: "lost.example.com" });
+    // the write went through but its answer was lost; the provider then listed the domains to reconcile
+    const calls = (await emu.control("GET", "/requests")) as { method: string; path: string }[];
+    expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      `POST ${org()}/domains/`,
+      `GET ${org()}/domains/`,
+    ]);
+    const all = ((await emu.api("GET", `${org()}/domains/`)).body as { results: Domain[] }).results;
+    const matching = all.filter((x) => x.domain === "lost.example.com");
+    expect(matching.map((x) => x.id)).toEqual([d.id]);
+    await destroy(host, d);
+  });
+});
+
 describe("DomainVerification provider", () => {
   it("waits with backoff until the TXT record appears", async () => {
     const d = await create(host, "Domain", "late-dns", { domain: "late.example.com" });

@@ -108,6 +108,26 @@ describe("Invite provider (real host over gRPC)", () => {
     await destroy(host, adopted);
   });
 
+  it("reconciles a create whose answer was lost: one invite, adopted", async () => {
+    await emu.control("POST", "/faults", {
+      method: "POST",
+      path: "/invites/$",
+      dropResponse: true,
+      times: 1,
+    });
+    await emu.control("DELETE", "/requests");
+    const i = await create(host, "Invite", "lost", { targetEmail: "lost@example.com" });
+    const calls = (await emu.control("GET", "/requests")) as { method: string; path: string }[];
+    expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      `POST ${org()}/invites/`,
+      `GET ${org()}/invites/`,
+    ]);
+    expect((await invites()).filter((x) => x.target_email === "lost@example.com").map((x) => x.id)).toEqual([
+      i.id,
+    ]);
+    await destroy(host, i);
+  });
+
   it("rejects bad inputs naming the property and accepted values, with no request", async () => {
     await emu.control("DELETE", "/requests");
     const provider = await serializeProvider("Invite");
