@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { UnexpectedResponseError } from "./errors";
 import { invalidInput, type Settings } from "./settings";
-import type { HttpMethod, HttpRequest, Transport } from "./transport";
+import type { HttpMethod, HttpRequest, HttpResponse, Transport } from "./transport";
 
 /**
  * The embedded user object (`created_by`, `user`). The seed names the free-form settings `mascot_config`,
@@ -133,16 +133,16 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown, what: s
 /** Parses a response body; throws UnexpectedResponseError naming the field and the expectation. */
 export function parseResponse<S extends z.ZodType>(
   schema: S,
-  body: unknown,
+  res: HttpResponse,
   method: HttpMethod,
   path: string,
 ): z.output<S> {
-  const r = schema.safeParse(body);
+  const r = schema.safeParse(res.body);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
   const where = issue ? `${issue.path.join(".") || "(body)"}: ${issue.message}` : "invalid";
   throw new UnexpectedResponseError(
-    { method, path, status: 200, detail: `unexpected response shape: ${where}` },
+    { method, path, status: res.status, detail: `unexpected response shape: ${where}` },
     undefined,
   );
 }
@@ -154,12 +154,12 @@ export function call<S extends z.ZodType>(
   schema: S,
 ): Promise<z.output<S>> {
   if (req.method === "GET") {
-    return ctx.transport.send(req).then((res) => parseResponse(schema, res.body, req.method, req.path));
+    return ctx.transport.send(req).then((res) => parseResponse(schema, res, req.method, req.path));
   }
   return ctx.transport.send(req).then(
     (res) => {
       ctx.invalidate(req.path);
-      return parseResponse(schema, res.body, req.method, req.path);
+      return parseResponse(schema, res, req.method, req.path);
     },
     (err: unknown) => {
       ctx.invalidate(req.path);

@@ -14,6 +14,7 @@ import {
   parseBody,
   UserSchema,
 } from "./common";
+import { InvalidInputError } from "./errors";
 import { path } from "./transport";
 
 /** Organization membership levels: 1 member, 8 administrator, 15 owner. */
@@ -120,8 +121,10 @@ export function invites(ctx: ClientContext) {
      * recent `find()` calls (see `coalescing.findCacheMs`): N finds cost one list read (count/pageSize pages).
      */
     find: async (p: InviteFindParams): Promise<Invite | undefined> => {
-      const lp = listPath(ctx, p);
-      const items = await ctx.sharedList(lp, () => all({ organizationId: ctx.org(p) }));
+      if (p.id === undefined && typeof p.email !== "string") {
+        throw new InvalidInputError("id", "Invalid find parameters: expected id or email");
+      }
+      const items = await ctx.sharedList(listPath(ctx, p), () => all({ organizationId: ctx.org(p) }));
       if (p.id !== undefined) return items.find((i) => i.id === p.id);
       const email = p.email.toLowerCase();
       return items.find((i) => i.target_email.toLowerCase() === email);

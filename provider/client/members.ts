@@ -14,6 +14,7 @@ import {
   parseBody,
   UserSchema,
 } from "./common";
+import { InvalidInputError } from "./errors";
 import { OrganizationLevelSchema } from "./invites";
 import { path } from "./transport";
 
@@ -83,6 +84,9 @@ export function members(ctx: ClientContext) {
      * and recent `find()` calls, so refreshing N members costs about N/pageSize list requests.
      */
     find: async (p: MemberFindParams): Promise<Member | undefined> => {
+      if (p.userUuid === undefined && typeof p.email !== "string") {
+        throw new InvalidInputError("userUuid", "Invalid find parameters: expected userUuid or email");
+      }
       const items = await ctx.sharedList(listPath(ctx, p), () => all({ organizationId: ctx.org(p) }));
       if (p.userUuid !== undefined) return items.find((m) => m.user.uuid === p.userUuid);
       const email = p.email.toLowerCase();
