@@ -92,18 +92,22 @@ function plain<T>(v: T): T {
   return JSON.parse(JSON.stringify(v ?? {})) as T;
 }
 
-/** The property names of an object schema (for messages and for picking inputs out of outputs). */
-export function inputKeys(schema: z.ZodType): string[] {
+/** The property schemas of an object schema (through pipes), or {} when it is not an object schema. */
+function shapeOf(schema: z.ZodType): Record<string, z.ZodType> {
   let s: unknown = schema;
-  // unwrap pipes / refinements to the object schema
   for (let i = 0; i < 10; i++) {
-    const def = (s as { def?: { type?: string; in?: unknown; shape?: Record<string, unknown> } }).def;
+    const def = (s as { def?: { type?: string; in?: unknown; shape?: Record<string, z.ZodType> } }).def;
     if (!def) break;
-    if (def.type === "object" && def.shape) return Object.keys(def.shape);
+    if (def.type === "object" && def.shape) return def.shape;
     if (def.type === "pipe") s = def.in;
     else break;
   }
-  return [];
+  return {};
+}
+
+/** The property names of an object schema (for messages and for picking inputs out of outputs). */
+export function inputKeys(schema: z.ZodType): string[] {
+  return Object.keys(shapeOf(schema));
 }
 
 /**
@@ -183,7 +187,16 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       const failures = failuresOf(r.error, keys).filter(
         (f) => !unknownKeys.includes(f.property.split(".")[0] ?? ""),
       );
-      return failures.length > 0 ? { inputs: raw, failures } : { inputs: raw };
+      if (failures.length > 0) return { inputs: raw, failures };
+      // Only the unknown values stand in the way: apply each known property's defaults and transforms.
+      const shape = shapeOf(def.inputs);
+      const inputs: Record<string, unknown> = { ...raw };
+      for (const [k, prop] of Object.entries(shape)) {
+        if (unknownKeys.includes(k)) continue;
+        const one = prop.safeParse(raw[k]);
+        if (one.success && one.data !== undefined) inputs[k] = one.data;
+      }
+      return { inputs: plain(inputs) };
     },
 
     async diff(_id, olds, news) {

@@ -49,6 +49,7 @@ const value = fc.oneof(
   fc.constantFrom(1, 8, 15, 21, 37, 0, -1),
   fc.boolean(),
   fc.constant(null),
+  fc.constant("04da6b54-80e4-46f7-96ec-b56ff0331ba9"), // Pulumi's marker for a value unknown during preview
   fc.array(fc.oneof(fc.string({ maxLength: 5 }), fc.integer()), { maxLength: 3 }),
   fc.dictionary(fc.string({ maxLength: 5 }), fc.oneof(fc.string({ maxLength: 5 }), fc.integer()), {
     maxKeys: 3,

@@ -213,6 +213,25 @@ describe("DashboardCollaborator provider", () => {
     await destroy(host, d);
   });
 
+  it("previews with values not yet known (a dashboard created in the same up): no failure, replace", async () => {
+    const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"; // Pulumi's wire marker for an unknown value
+    const provider = await serializeProvider("DashboardCollaborator");
+    const urn = urnOf("DashboardCollaborator", "later");
+    const checked = await host.check(urn, {}, { dashboardId: UNKNOWN, userUuid: MIA, __provider: provider });
+    expect(checked.failures).toEqual([]);
+    expect(checked.inputs).toMatchObject({ dashboardId: UNKNOWN, userUuid: MIA, level: 37 });
+    const olds = {
+      dashboardId: 5,
+      userUuid: MIA,
+      level: 37,
+      projectId: String(emu.projectId),
+      __provider: provider,
+    };
+    const diff = await host.diff("5/x", urn, olds, checked.inputs);
+    expect(diff.changes).toBe(true);
+    expect(diff.replaces).toContain("dashboardId");
+  });
+
   it("explains that the dashboard's restriction level forbids collaborators", async () => {
     const d = await create(host, "Dashboard", "open", { name: "Open" });
     const urn = urnOf("DashboardCollaborator", "x");

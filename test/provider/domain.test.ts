@@ -46,10 +46,12 @@ describe("Domain provider (real host over gRPC)", () => {
     });
     expect(String(d.outs.verificationChallenge).length).toBeGreaterThan(20);
 
-    // up followed by preview: no changes
-    expect(
-      (await plan(host, d, { domain: "lifecycle.example.com", samlEntityId: "idp-1" })).diff.changes,
-    ).toBe(false);
+    // up followed by preview: no changes, and preview makes no request
+    await emu.control("DELETE", "/requests");
+    const same = { domain: "lifecycle.example.com", samlEntityId: "idp-1" };
+    expect((await plan(host, d, same)).diff.changes).toBe(false);
+    expect((await plan(host, d, { ...same, samlEntityId: "idp-9" })).diff.changes).toBe(true);
+    expect(await emu.control("GET", "/requests")).toEqual([]);
 
     const read = await refresh(host, d);
     expect(read.id).toBe(d.id);
