@@ -1,11 +1,11 @@
-// Shared by the client tests: an emulator over real HTTP plus its control plane.
-import { request } from "undici";
-import { startEmulator } from "../../emulator";
+// Shared by the client tests: the emulator (test/support) over real HTTP, its control plane, and a client for it.
 import { type ClientOptions, createClient, type PostHogClient } from "../../provider/client";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
-export type Emulator = Awaited<ReturnType<typeof startEmulator>>;
+export type Emulator = TestEmulator;
+export { startTestEmulator };
 
-/** One entry of GET /_emulator/requests. */
+/** One entry of GET /_emulator/requests (`status` 0 for a reset connection). */
 export interface LoggedRequest {
   method: string;
   path: string;
@@ -13,19 +13,11 @@ export interface LoggedRequest {
   status: number;
 }
 
-/** Calls the emulator's control plane (Bearer = the seed key). Returns the parsed JSON body (or undefined). */
+/** Calls the control plane (`path` starts with /_emulator); throws on a non-2xx answer; returns the JSON body. */
 export async function control(emu: Emulator, method: string, path: string, body?: unknown): Promise<unknown> {
-  const res = await request(`${emu.url}${path}`, {
-    method: method as "GET",
-    headers: {
-      authorization: `Bearer ${emu.apiKey}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: body === undefined ? null : JSON.stringify(body),
-  });
-  const text = await res.body.text();
-  if (res.statusCode >= 300) throw new Error(`${method} ${path} → ${res.statusCode} ${text}`);
-  return text ? JSON.parse(text) : undefined;
+  const res = await emu.control(method, path.replace(/^\/_emulator/, ""), body);
+  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${res.text}`);
+  return res.body;
 }
 
 /** The emulator's API request log (oldest first). */
@@ -37,11 +29,6 @@ export const clearLog = (emu: Emulator) => control(emu, "DELETE", "/_emulator/re
 export const fault = (emu: Emulator, spec: Record<string, unknown>) =>
   control(emu, "POST", "/_emulator/faults", spec);
 export const clearFaults = (emu: Emulator) => control(emu, "DELETE", "/_emulator/faults");
-
-/** A fresh emulator with its own rate limit off unless asked. */
-export function startTestEmulator(options: Parameters<typeof startEmulator>[0] = { rateLimit: false }) {
-  return startEmulator(options);
-}
 
 /** A client for the emulator: tiny retry waits, client-side rate limit off unless overridden. */
 export function clientFor(emu: Emulator, options: ClientOptions = {}): PostHogClient {

@@ -107,11 +107,13 @@ describe("idempotent methods", () => {
     await fault(emu, { method: "GET", path: `/dashboards/${d.id}/$`, reset: true, times: 1 });
     expect((await client.dashboards.retrieve({ id: d.id })).id).toBe(d.id);
     expect(retries.map((r) => r.method)).toEqual(["GET"]);
+    expect(await statuses(`/dashboards/${d.id}/`)).toEqual([0, 200]); // 0 = connection reset, no answer
 
     await fault(emu, { method: "PATCH", path: `/dashboards/${d.id}/$`, dropResponse: true, times: 1 });
     const updated = await client.dashboards.update({ id: d.id, body: { description: "after drop" } });
     expect(updated.description).toBe("after drop");
     expect(retries.map((r) => r.method)).toEqual(["GET", "PATCH"]);
+    expect(await statuses(`/dashboards/${d.id}/`, "PATCH")).toHaveLength(2); // applied, answer lost, repeated
   });
 
   // undici checks timeouts on a coarse timer (~0.5-1 s), so the emulator delays well beyond that
