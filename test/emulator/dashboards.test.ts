@@ -295,6 +295,30 @@ describe("dashboards", () => {
       });
       expect(refused.status).toBe(403);
       expect(refused.body.detail).toMatch(/^Only the dashboard owner and project admins/);
+      // A member cannot move tiles into a dashboard they cannot edit, nor manage its collaborators or sharing.
+      const withTiles = await createDashboard(
+        e,
+        { name: "Mia's tiles", use_template: "DEFAULT_APP" },
+        miaKey,
+      );
+      const legacyMia = await e.createKey({ userEmail: "mia.member@example.com", scopes: null });
+      const move = await e.call("PATCH", `${e.project}/dashboards/${withTiles.id}/move_tile/`, {
+        key: legacyMia,
+        body: { tile: { id: withTiles.tiles[0].id }, toDashboard: d.id },
+      });
+      expect(move.status).toBe(403);
+      expect(move.body.detail).toBe("You don't have edit permissions for the destination dashboard.");
+      const maxUuid = await userUuid(e, "max.member@example.com");
+      const addCollab = await e.call("POST", `${e.project}/dashboards/${d.id}/collaborators/`, {
+        key: miaKey,
+        body: { level: 37, user_uuid: maxUuid },
+      });
+      expect(addCollab.body.detail).toBe("You don't have edit permissions for this dashboard.");
+      const share = await e.call("PATCH", `${e.project}/dashboards/${d.id}/sharing/`, {
+        key: miaKey,
+        body: { enabled: true },
+      });
+      expect(share.status).toBe(403);
     });
   });
 });

@@ -217,6 +217,15 @@ describe("domains", () => {
           "Your organization access level is insufficient.",
         ),
       );
+      const id = page.body.results[0].id;
+      for (const [method, path] of [
+        ["PATCH", `${e.org}/domains/${id}/`],
+        ["DELETE", `${e.org}/domains/${id}/`],
+        ["POST", `${e.org}/domains/${id}/verify/`],
+      ] as const) {
+        const res = await e.call(method, path, { key: memberKey, body: {} });
+        expect(res.status, `${method} ${path}`).toBe(403);
+      }
     });
   });
 });
@@ -416,6 +425,9 @@ describe("members", () => {
       expect((await patch(owner.user.uuid, 8, adminKey)).body.detail).toBe(
         "You can only edit others with level lower or equal to you.",
       );
+      const noChange = await e.call("PATCH", `${e.org}/members/${mia.user.uuid}/`, { body: {} });
+      expect(noChange.status).toBe(200);
+      expect(noChange.body.level).toBe(1);
       const invalidLevel = await patch(mia.user.uuid, 5);
       expect(invalidLevel.body).toEqual(
         errorShape("validation_error", "invalid_choice", '"5" is not a valid choice.', "level"),
