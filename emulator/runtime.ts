@@ -10,7 +10,7 @@ import {
   notFound,
   throttled,
 } from "./errors";
-import type { ControlFault } from "./schemas";
+import type { ControlFault, RequestLogEntrySchema } from "./schemas";
 import {
   type ApiKeyRecord,
   hashKey,
@@ -26,14 +26,7 @@ import {
 type ThrottleHistory = { minute: number[]; hour: number[] };
 
 /** One entry of the request log served at `GET /_emulator/requests`. */
-export type RequestLogEntry = {
-  method: string;
-  path: string;
-  query: Record<string, unknown>;
-  status: number;
-  durationMs: number;
-  at: string;
-};
+export type RequestLogEntry = z.output<typeof RequestLogEntrySchema>;
 
 /** An armed fault (see `POST /_emulator/faults`). */
 export type FaultRecord = ControlFault & { id: string; pattern: RegExp; hits: number };

@@ -256,3 +256,13 @@ export const ControlRateLimitSchema = z.union([
   z.object({ perMinute: z.number().int().min(1), perHour: z.number().int().min(1) }),
   z.object({ enabled: z.literal(false) }),
 ]);
+
+/** One entry of `GET /_emulator/requests` (status 0: the connection was reset by a fault). */
+export const RequestLogEntrySchema = z.object({
+  method: z.string(),
+  path: z.string(),
+  query: z.record(z.string(), z.unknown()),
+  status: z.number().int(),
+  durationMs: z.number(),
+  at: z.string(),
+});
