@@ -33,7 +33,7 @@ beforeAll(() => {
   );
 });
 
-const valueOf = <T>(o: Pulumi.Output<T>) => new Promise<T>((resolve) => o.apply(resolve));
+const settled = <T>(o: Pulumi.Output<T>) => new Promise<T>((resolve) => o.apply(resolve));
 const recordOpts: Pulumi.ResourceTransformation = (a) => {
   optsSeen.set(a.name, a.opts);
   return undefined;
@@ -53,7 +53,7 @@ describe("SDK resource classes", () => {
       new sdk.DashboardSharing("kpis", { dashboardId: 1 }, opts),
       new sdk.BatchExportPause("s3", { batchExportId: "b-1" }, opts),
     ];
-    await Promise.all(made.map((r) => valueOf(r.urn)));
+    await Promise.all(made.map((r) => settled(r.urn)));
     expect(registered.map((r) => r.type).sort()).toEqual(
       [
         "Domain",
@@ -75,8 +75,8 @@ describe("SDK resource classes", () => {
       expect(provider).toContain(`n: "${r.type.split(":").pop()}"`);
     }
     const domain = made[0] as Sdk.Domain;
-    expect(await valueOf(domain.domain)).toBe("example.com");
-    expect(await valueOf(domain.isVerified)).toBe(false); // an output-only key, registered as output
+    expect(await settled(domain.domain)).toBe("example.com");
+    expect(await settled(domain.isVerified)).toBe(false); // an output-only key, registered as output
   });
 
   it("marks project tokens and the sharing access token as secret outputs", async () => {
@@ -91,7 +91,7 @@ describe("SDK resource classes", () => {
       { name: "Mine" },
       { additionalSecretOutputs: ["uuid"], transformations: [recordOpts] },
     );
-    await valueOf(p.urn);
+    await settled(p.urn);
     expect(optsSeen.get("mine")?.additionalSecretOutputs).toEqual(["uuid", "apiToken", "liveEventsToken"]);
   });
 });
