@@ -93,9 +93,21 @@ export interface ClientContext {
   invalidate(path: string): void;
 }
 
-/** Creates the context of one client. */
+/** A list read shared by `find()`: `resolvedAt` is undefined while in flight. */
+type SharedLists = Map<string, { promise: Promise<unknown[]>; resolvedAt: number | undefined }>;
+const listsByScope = new Map<string, SharedLists>();
+
+/**
+ * Creates the context of one client. The shared list reads behind `find()` are kept per scope (key and
+ * origin) for the whole process, so clients created per operation (as the provider does) share them too,
+ * and a write through any of those clients drops them.
+ */
 export function createContext(settings: Settings, transport: Transport): ClientContext {
-  const lists = new Map<string, { promise: Promise<unknown[]>; expiresAt: number }>();
+  let lists = listsByScope.get(transport.scope);
+  if (!lists) {
+    lists = new Map();
+    listsByScope.set(transport.scope, lists);
+  }
   return {
     settings,
     transport,
@@ -103,18 +115,20 @@ export function createContext(settings: Settings, transport: Transport): ClientC
     project: (p) => (p?.projectId === undefined ? (settings.projectId ?? "@current") : String(p.projectId)),
     sharedList<T>(listPath: string, load: () => Promise<T[]>): Promise<T[]> {
       const hit = lists.get(listPath);
-      if (hit && hit.expiresAt > Date.now()) return hit.promise as Promise<T[]>;
-      const entry = { promise: load() as Promise<unknown[]>, expiresAt: Number.POSITIVE_INFINITY };
+      const now = Date.now();
+      if (hit && (hit.resolvedAt === undefined || now - hit.resolvedAt < settings.findCacheMs)) {
+        return hit.promise as Promise<T[]>;
+      }
+      const entry = { promise: load() as Promise<unknown[]>, resolvedAt: undefined as number | undefined };
       lists.set(listPath, entry);
-      entry.promise.then(
-        () => {
-          entry.expiresAt = Date.now() + settings.findCacheMs;
-          if (settings.findCacheMs === 0 && lists.get(listPath) === entry) lists.delete(listPath);
-        },
-        () => {
-          if (lists.get(listPath) === entry) lists.delete(listPath);
-        },
-      );
+      const forget = () => {
+        if (lists.get(listPath) === entry) lists.delete(listPath);
+      };
+      entry.promise.then(() => {
+        entry.resolvedAt = Date.now();
+        // drop the data once no client could use it any more (timer does not keep the process alive)
+        setTimeout(forget, Math.max(settings.findCacheMs, 1_000)).unref();
+      }, forget);
       return entry.promise as Promise<T[]>;
     },
     invalidate(path: string) {

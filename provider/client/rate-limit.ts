@@ -9,6 +9,14 @@
  */
 import { createHash } from "node:crypto";
 
+/**
+ * The identity of "one API key at one origin", under which the rate limiter and the shared reads are kept
+ * process-wide: `sha256(key)|origin` (the key itself is never stored).
+ */
+export function scopeOf(apiKey: string, origin: string): string {
+  return `${createHash("sha256").update(apiKey).digest("hex")}|${origin}`;
+}
+
 /** One limit: at most `limit` requests in any `windowMs`. */
 export interface WindowSpec {
   limit: number;
@@ -128,16 +136,12 @@ export class RateLimiter {
 
 const shared = new Map<string, RateLimiter>();
 
-/**
- * The process-wide limiter for this key, origin and limits (created on first use). The key is hashed,
- * never stored in clear text.
- */
+/** The process-wide limiter for this scope (see {@link scopeOf}) and limits, created on first use. */
 export function sharedRateLimiter(
-  apiKey: string,
-  origin: string,
+  scope: string,
   limits: { perMinute: number; perHour: number },
 ): RateLimiter {
-  const id = `${createHash("sha256").update(apiKey).digest("hex")}|${origin}|${limits.perMinute}|${limits.perHour}`;
+  const id = `${scope}|${limits.perMinute}|${limits.perHour}`;
   let limiter = shared.get(id);
   if (!limiter) {
     limiter = new RateLimiter([

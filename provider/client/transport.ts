@@ -25,7 +25,7 @@ import {
   RateLimitedError,
   ServerError,
 } from "./errors";
-import { type RateLimiter, sharedRateLimiter } from "./rate-limit";
+import { type RateLimiter, scopeOf, sharedRateLimiter } from "./rate-limit";
 import { revealApiKey, type Settings } from "./settings";
 
 /** HTTP methods the API uses. */
@@ -56,6 +56,8 @@ export interface Transport {
   readonly queued: number;
   /** Total HTTP attempts made (including retries) by this transport. */
   readonly attempts: number;
+  /** `sha256(key)|origin`: clients with the same scope share the rate limiter and coalesced reads. */
+  readonly scope: string;
 }
 
 const pools = new Map<string, Pool>();
@@ -75,6 +77,18 @@ function poolFor(origin: string, t: Settings["timeouts"]): Pool {
     pools.set(id, pool);
   }
   return pool;
+}
+
+const inflightByScope = new Map<string, Map<string, Promise<HttpResponse>>>();
+
+/** In-flight GETs of one scope, shared by every client of the process with that key and origin. */
+function sharedInflight(scope: string): Map<string, Promise<HttpResponse>> {
+  let m = inflightByScope.get(scope);
+  if (!m) {
+    m = new Map();
+    inflightByScope.set(scope, m);
+  }
+  return m;
 }
 
 /** Closes every shared connection pool (e.g. at the end of a script or test run). */
@@ -132,16 +146,17 @@ function isIdempotent(req: HttpRequest): boolean {
 /** Creates the transport for `settings` (pools and the rate limiter are shared process-wide). */
 export function createTransport(settings: Settings): Transport {
   const key = revealApiKey(settings.apiKey);
+  const scope = scopeOf(key, settings.host);
   const origin = settings.host;
   const pool = poolFor(origin, settings.timeouts);
   const limiter: RateLimiter | undefined =
-    settings.rateLimit === false ? undefined : sharedRateLimiter(key, origin, settings.rateLimit);
+    settings.rateLimit === false ? undefined : sharedRateLimiter(scope, settings.rateLimit);
   const baseHeaders = {
     authorization: `Bearer ${key}`,
     "user-agent": userAgent,
     accept: "application/json",
   };
-  const inflight = new Map<string, Promise<HttpResponse>>();
+  const inflight = sharedInflight(scope);
   let attempts = 0;
 
   async function once(req: HttpRequest, url: string): Promise<HttpResponse> {
@@ -243,6 +258,7 @@ export function createTransport(settings: Settings): Transport {
     get queued() {
       return limiter?.queued ?? 0;
     },
+    scope,
     get attempts() {
       return attempts;
     },

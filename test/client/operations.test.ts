@@ -250,7 +250,10 @@ describe("dashboards, collaborators, sharing", () => {
   it("collaborators: add, list, find, remove; sharing: retrieve, update", async () => {
     const d = await client.dashboards.create({ body: { name: "Restricted", restriction_level: 37 } });
     await control(emu, "POST", "/_emulator/users", { email: "collab@example.com", level: 1 });
-    const member = await clientFor(emu).members.find({ email: "collab@example.com" }); // fresh: no cached list
+    // the member was added out of band: do not reuse an earlier shared list read
+    const member = await clientFor(emu, { coalescing: { findCacheMs: 0 } }).members.find({
+      email: "collab@example.com",
+    });
     if (!member) throw new Error("the created member is not listed");
     const added = await client.collaborators.add({
       dashboardId: d.id,
