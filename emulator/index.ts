@@ -2,7 +2,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from "fastify";
 import { z } from "zod";
-import { operations } from "./api";
+import { operations } from "./api/index";
 import { registerControlPlane } from "./control";
 import { ApiError, notFound, serverError, throttled } from "./errors";
 import { type Emulator, type FaultRecord, registerOperations } from "./runtime";
