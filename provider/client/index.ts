@@ -53,6 +53,7 @@ export {
   type ClientOptions,
   ClientOptionsSchema,
   type ConfigGetter,
+  DEFAULT_FIND_CACHE_MS,
   DEFAULT_HOST,
   isSettings,
   type RetryInfo,

@@ -1,7 +1,8 @@
 /**
  * Client options and their resolution into {@link Settings}: explicit options, then the Pulumi config
  * (`posthog:apiKey`, `posthog:host`, `posthog:organizationId`, `posthog:projectId`), then the environment
- * (`POSTHOG_API_KEY`, `POSTHOG_HOST`, `POSTHOG_ORGANIZATION_ID`, `POSTHOG_PROJECT_ID`).
+ * (`POSTHOG_API_KEY`, `POSTHOG_HOST`, `POSTHOG_ORGANIZATION_ID`, `POSTHOG_PROJECT_ID`; and the tuning knob
+ * `posthog:findCacheMs` / `POSTHOG_FIND_CACHE_MS`).
  *
  * The API key is held in an {@link ApiKey} wrapper whose string, JSON and `util.inspect` forms are
  * `[secret]`; only the transport unwraps it, for the `Authorization` header.
@@ -83,8 +84,10 @@ export const ClientOptionsSchema = z.strictObject({
     .union([z.literal(false), z.strictObject({ perMinute: positiveInt, perHour: positiveInt })])
     .optional(),
   /**
-   * Coalescing: `findCacheMs` is how long a list read made for `find()` (members, invites, collaborators)
-   * is reused by later `find()` calls (writes through this client drop it at once). 0 turns it off.
+   * Coalescing: `findCacheMs` is how long a completed list read made for `find()` (members, invites,
+   * collaborators) is reused by later `find()` calls of any client of the process with the same key and host
+   * (writes through any of them drop it at once). Default 2000; 0 keeps only the sharing of in-flight reads.
+   * Also settable as Pulumi config `posthog:findCacheMs` or env `POSTHOG_FIND_CACHE_MS`.
    */
   coalescing: z.strictObject({ findCacheMs: z.number().int().nonnegative() }).partial().optional(),
   /** Page size used by `all()`/`iterate()`/`find()` when no `limit` is given. Default 100. */
@@ -201,10 +204,27 @@ export function resolveSettings(
       onRetry: o.retry?.onRetry,
     },
     rateLimit: o.rateLimit ?? { perMinute: 480, perHour: 4800 },
-    findCacheMs: o.coalescing?.findCacheMs ?? 5_000,
+    findCacheMs:
+      o.coalescing?.findCacheMs ??
+      millis("posthog:findCacheMs", firstDefined(fromConfig("findCacheMs"), env.POSTHOG_FIND_CACHE_MS)) ??
+      DEFAULT_FIND_CACHE_MS,
     pageSize: o.pageSize ?? 100,
   };
   return Object.freeze(settings);
+}
+
+/** Default reuse window of `find()` list reads, in milliseconds. */
+export const DEFAULT_FIND_CACHE_MS = 2_000;
+
+function millis(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw.trim())) {
+    throw new InvalidInputError(
+      name,
+      `Invalid ${name}: expected a whole number of milliseconds (0 turns it off)`,
+    );
+  }
+  return Number(raw);
 }
 
 /** True for a {@link Settings} object (as opposed to raw {@link ClientOptions}). */

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   ApiKey,
   createClient,
+  DEFAULT_FIND_CACHE_MS,
   DEFAULT_HOST,
   InvalidInputError,
   MissingApiKeyError,
@@ -43,6 +44,24 @@ describe("resolveSettings", () => {
     expect(s.organizationId).toBeUndefined();
     expect(s.projectId).toBeUndefined();
     expect(resolveSettings({ apiKey: KEY, projectId: 7 }, undefined, {}).projectId).toBe("7");
+  });
+
+  it("reads the find() reuse window from options, config posthog:findCacheMs or POSTHOG_FIND_CACHE_MS", () => {
+    expect(resolveSettings({ apiKey: KEY }, undefined, {}).findCacheMs).toBe(DEFAULT_FIND_CACHE_MS);
+    expect(resolveSettings({ apiKey: KEY }, config({ "posthog:findCacheMs": "0" }), {}).findCacheMs).toBe(0);
+    expect(resolveSettings({ apiKey: KEY }, undefined, { POSTHOG_FIND_CACHE_MS: "750" }).findCacheMs).toBe(
+      750,
+    );
+    expect(
+      resolveSettings(
+        { apiKey: KEY, coalescing: { findCacheMs: 5 } },
+        config({ "posthog:findCacheMs": "0" }),
+        {},
+      ).findCacheMs,
+    ).toBe(5);
+    expect(() => resolveSettings({ apiKey: KEY }, config({ "posthog:findCacheMs": "soon" }), {})).toThrow(
+      /posthog:findCacheMs.*milliseconds/,
+    );
   });
 
   it("throws MissingApiKeyError naming the Pulumi config key and the environment variable", () => {
