@@ -33,17 +33,17 @@ afterAll(() => {
 describe("stand-in engine on a tiny dynamic-provider program", () => {
   it("previews, creates, shows no changes, updates, reports and heals drift, replaces, deletes, destroys", async () => {
     mkdirSync(db);
-    settings(["  tiny:labels: [alpha, beta]"]);
+    settings(["  tiny:labels: [alpha, beta, delta]"]);
 
     const preview = await run("preview");
     expect(preview.ok).toBe(true);
-    expect(preview.counts).toEqual({ create: 3, update: 0, replace: 0, delete: 0, same: 0 });
+    expect(preview.counts).toEqual({ create: 4, update: 0, replace: 0, delete: 0, same: 0 });
     expect(items()).toEqual([]); // preview writes nothing
 
     const up = await run("up");
     expect(up.ok).toBe(true);
-    expect(up.counts.create).toBe(3);
-    expect(items()).toHaveLength(3);
+    expect(up.counts.create).toBe(4);
+    expect(items()).toHaveLength(4);
     expect(up.outputs.childLabel).toBe("child-of-alpha");
     expect(up.outputs.token).toBe("[secret]");
     const state = readFileSync(statePath, "utf8");
@@ -51,13 +51,13 @@ describe("stand-in engine on a tiny dynamic-provider program", () => {
     expect(state).not.toContain("hunter2-token"); // secret outputs are encrypted in the checkpoint
 
     const again = await run("preview");
-    expect(again.counts).toEqual({ create: 0, update: 0, replace: 0, delete: 0, same: 3 });
+    expect(again.counts).toEqual({ create: 0, update: 0, replace: 0, delete: 0, same: 4 });
 
-    settings(["  tiny:labels: [alpha, gamma]"]);
+    settings(["  tiny:labels: [alpha, gamma, delta]"]);
     const planned = await run("preview"); // an update in a preview is not mistaken for a removal
-    expect(planned.counts).toEqual({ create: 0, update: 1, replace: 0, delete: 0, same: 2 });
+    expect(planned.counts).toEqual({ create: 0, update: 1, replace: 0, delete: 0, same: 3 });
     const update = await run("up");
-    expect(update.counts).toMatchObject({ update: 1, same: 2, create: 0, delete: 0 });
+    expect(update.counts).toMatchObject({ update: 1, same: 3, create: 0, delete: 0 });
     expect(update.steps.find((s) => s.op === "update")).toMatchObject({ name: "item-1", diffs: ["label"] });
 
     // Drift made outside the program: refresh reports it, the next up heals it.
@@ -68,27 +68,47 @@ describe("stand-in engine on a tiny dynamic-provider program", () => {
     );
     const refresh = await run("refresh");
     expect(refresh.ok).toBe(true);
-    expect(ops(refresh)).toEqual({ "item-0": "update", "item-1": "same", child: "same" });
+    expect(ops(refresh)).toEqual({ "item-0": "update", "item-1": "same", "item-2": "same", child: "same" });
     expect(refresh.steps.find((s) => s.name === "item-0")?.diffs).toEqual(["label"]);
     const heal = await run("up");
     expect(ops(heal)).toMatchObject({ "item-0": "update", "item-1": "same" });
     expect(JSON.parse(readFileSync(file, "utf8")).label).toBe("alpha");
 
-    // A replacing change (kind): create-before-delete keeps the count, old objects are deleted afterwards.
-    settings(["  tiny:labels: [alpha]", "  tiny:kind: fancy"]);
+    // Replacing changes (kind): delete-before-replace when the provider asks (labels starting "dbr"), else
+    // create-before-delete; item-2 is no longer declared and is deleted.
+    settings(["  tiny:labels: [dbr-alpha, gamma]", "  tiny:kind: fancy"]);
+    const log = join(work, "ops.log");
+    writeFileSync(log, "");
     const replace = await run("up");
     expect(replace.ok).toBe(true);
-    expect(ops(replace)).toEqual({ "item-0": "replace", child: "same", "item-1": "delete" });
+    expect(ops(replace)).toEqual({
+      "item-0": "replace",
+      "item-1": "replace",
+      child: "update",
+      "item-2": "delete",
+    });
     expect(replace.steps.find((s) => s.name === "item-0")?.replaces).toEqual(["kind"]);
-    expect(items()).toHaveLength(2);
+    const lines = readFileSync(log, "utf8").trim().split("\n");
+    const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
+    expect(at(/^delete alpha-/)).toBeLessThan(at(/^create dbr-alpha-/)); // delete before replace
+    // item-1 was created as "beta" and updated to "gamma": its new object is created before the old one goes.
+    expect(at(/^create gamma-/)).toBeGreaterThan(-1);
+    expect(at(/^create gamma-/)).toBeLessThan(at(/^delete beta-/));
+    expect(at(/^delete delta-/)).toBeGreaterThan(-1);
     const kinds = items().map(
       (f) => JSON.parse(readFileSync(join(db, f), "utf8")) as { label: string; kind: string },
     );
-    expect(kinds.map((k) => `${k.label}:${k.kind}`).sort()).toEqual(["alpha:fancy", "child-of-alpha:plain"]);
+    expect(kinds.map((k) => `${k.label}:${k.kind}`).sort()).toEqual([
+      "child-of-dbr-alpha:plain",
+      "dbr-alpha:fancy",
+      "gamma:fancy",
+    ]);
 
     const destroy = await run("destroy");
     expect(destroy.ok).toBe(true);
-    expect(destroy.steps.map((s) => s.name)).toEqual(["child", "item-0"]); // dependents first
+    const order = destroy.steps.map((s) => s.name);
+    expect([...order].sort()).toEqual(["child", "item-0", "item-1"]);
+    expect(order.indexOf("child")).toBeLessThan(order.indexOf("item-0")); // dependents first
     expect(items()).toEqual([]);
   }, 120_000);
 

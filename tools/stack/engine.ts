@@ -582,6 +582,9 @@ function runProgram(
     stdio: ["ignore", "pipe", "pipe"],
   });
   onStart(() => child.kill("SIGTERM"));
+  // Never leave the program running after this process: a runtime whose monitor is gone does not exit.
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
   const forward = (severity: Diagnostic["severity"]) => (chunk: Buffer) => {
     for (const line of chunk.toString().split("\n")) if (line.trim()) a.diag(severity, line);
   };
@@ -589,7 +592,10 @@ function runProgram(
   child.stderr.on("data", forward("warning"));
   return new Promise((res, rej) => {
     child.once("error", rej);
-    child.once("close", (code) => res(code));
+    child.once("close", (code) => {
+      process.off("exit", killOnExit);
+      res(code);
+    });
   });
 }
 
