@@ -26,12 +26,13 @@ let stackConfig: ConfigGetter | undefined;
 /**
  * A client for one provider operation. Settings are resolved now: the stack config from `configure()`,
  * else the environment (`POSTHOG_API_KEY`, `POSTHOG_HOST`, `POSTHOG_ORGANIZATION_ID`, `POSTHOG_PROJECT_ID`).
- * A new client per operation keeps list reads fresh (no stale `find()` across operations); connection
- * pools and the rate limiter are shared process-wide by the client module.
+ * `find()` list reads are shared only while in flight (`findCacheMs: 0`): the concurrent reads of a refresh
+ * still cost one list request, but no operation sees a list read before a change made outside Pulumi.
+ * Connection pools and the rate limiter are shared process-wide by the client module.
  * @throws MissingApiKeyError when neither source has a key.
  */
 export function operationClient(): PostHogClient {
-  return createClient({}, stackConfig);
+  return createClient({ coalescing: { findCacheMs: 0 } }, stackConfig);
 }
 
 /** A record of outputs: input-shaped fields plus the server's fields, camelCase. */

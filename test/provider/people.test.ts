@@ -184,6 +184,32 @@ describe("Member provider (real host over gRPC)", () => {
     expect((await members()).some((x) => x.user.uuid === MAX.uuid)).toBe(true);
   });
 
+  it("coalesces the concurrent reads of a refresh into one list request, yet reads fresh data", async () => {
+    await emu.control("POST", "/users", { email: "coalesce@example.com", level: 1 });
+    const people = {
+      "adam.admin@example.com": "admin",
+      "coalesce@example.com": "member",
+      [MAX.email]: "member",
+    };
+    const managed = [];
+    for (const [email, level] of Object.entries(people)) {
+      managed.push(await create(host, "Member", `c-${email}`, { email, level, retainOnDelete: true }));
+    }
+    // a slow list answer keeps the first read in flight while the others arrive
+    await emu.control("POST", "/faults", { method: "GET", path: "/members/$", delayMs: 300, times: 1 });
+    await emu.control("DELETE", "/requests");
+    const read = await Promise.all(managed.map((m) => refresh(host, m)));
+    expect(read.map((r) => r.outs.email)).toEqual(Object.keys(people));
+    const lists = ((await emu.control("GET", "/requests")) as { method: string; path: string }[]).filter(
+      (r) => r.method === "GET" && r.path === `${org()}/members/`,
+    );
+    expect(lists).toHaveLength(1);
+    // a change made right after is seen by the next read (no stale list kept between operations)
+    await emu.api("PATCH", `${org()}/members/${MAX.uuid}/`, { level: 8 });
+    expect((await refresh(host, managed[2] as (typeof managed)[number])).outs.level).toBe(8);
+    for (const m of managed) await destroy(host, m);
+  });
+
   it("gives clear errors: no such member, changing one's own level, removing an owner", async () => {
     const provider = await serializeProvider("Member");
     const ghost = urnOf("Member", "ghost");
