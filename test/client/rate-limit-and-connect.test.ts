@@ -1,12 +1,15 @@
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import {
   AmbiguousWriteError,
   ConnectionError,
+  closeAllConnections,
   createClient,
   RateLimiter,
   type RetryInfo,
 } from "../../provider/client";
+import { userAgent } from "../../provider/version";
 
 /** A local port nobody listens on (bound, then released). */
 async function closedPort(): Promise<number> {
@@ -99,5 +102,45 @@ describe("connection refused (the request provably never left)", () => {
     expect(post).not.toBeInstanceOf(AmbiguousWriteError);
     expect(retries.map((r) => `${r.method} ${r.reason}`)).toEqual(["POST ECONNREFUSED", "POST ECONNREFUSED"]);
     expect(client.stats().attempts).toBe(6);
+  });
+});
+
+describe("what goes on the wire", () => {
+  // The emulator does not log request headers, so a bare node:http listener records them here.
+  it("sends Bearer auth, the package User-Agent, JSON bodies, and percent-encoded path parameters", async () => {
+    const seen: { method: string | undefined; url: string | undefined; headers: object; body: string }[] = [];
+    const server = createHttpServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => {
+        body += c.toString();
+      });
+      req.on("end", () => {
+        seen.push({ method: req.method, url: req.url, headers: req.headers, body });
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ id: "d1", domain: "example.com" }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const client = createClient({
+        apiKey: "phx_wire",
+        host: `http://127.0.0.1:${port}/`,
+        organizationId: "org 1/2",
+        rateLimit: false,
+      });
+      await client.domains.retrieve({ id: "../x?y" });
+      await client.domains.update({ id: "d1", body: { saml_entity_id: "urn:e" } });
+      expect(seen[0]?.url).toBe("/api/organizations/org%201%2F2/domains/..%2Fx%3Fy/");
+      expect((seen[0]?.headers as Record<string, unknown>).authorization).toBe("Bearer phx_wire");
+      expect((seen[0]?.headers as Record<string, unknown>)["user-agent"]).toBe(userAgent);
+      expect(userAgent).toMatch(/^pulumi-posthog\/\d+\.\d+\.\d+/);
+      expect(seen[1]?.method).toBe("PATCH");
+      expect((seen[1]?.headers as Record<string, unknown>)["content-type"]).toBe("application/json");
+      expect(JSON.parse(seen[1]?.body ?? "")).toEqual({ saml_entity_id: "urn:e" });
+    } finally {
+      await closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
