@@ -52,6 +52,11 @@ describe("routing and error shapes", () => {
     });
     expect(proto.status).toBe(201);
     expect(proto.body.domain).toBe("proto.com");
+    const charset = await e.call("POST", url, {
+      raw: JSON.stringify({ domain: "charset.example.com" }),
+      headers: { "content-type": "application/json; charset=utf-8" },
+    });
+    expect(charset.status).toBe(201);
     const scalar = await e.call("POST", url, { body: "just a string" });
     expect(scalar.body).toEqual(
       shape("validation_error", "invalid_input", "Invalid data. Expected a dictionary, but got str."),
