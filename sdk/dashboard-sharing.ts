@@ -23,7 +23,7 @@ export class DashboardSharing extends pulumi.dynamic.Resource {
   declare readonly enabled: pulumi.Output<boolean>;
   /** The project id used in API paths. */
   declare readonly projectId: pulumi.Output<string>;
-  /** The token of the public link (secret). */
+  /** The token of the public link (secret); null while sharing is off. */
   declare readonly accessToken: pulumi.Output<string | null>;
   /** When sharing was first configured (ISO 8601). */
   declare readonly createdAt: pulumi.Output<string | null>;

@@ -29,7 +29,7 @@ export interface DashboardSharingOutputs extends Record<string, unknown> {
   dashboardId: number;
   enabled: boolean;
   projectId: string;
-  /** The token of the public link (secret). */
+  /** The token of the public link (secret); null while sharing is off. */
   accessToken: string | null;
   /** When sharing was first configured (ISO 8601), else null. */
   createdAt: string | null;
@@ -40,7 +40,8 @@ function toOutputs(s: Sharing, dashboardId: number, projectId: string): Dashboar
     dashboardId,
     enabled: s.enabled,
     projectId,
-    accessToken: s.access_token ?? null,
+    // Only meaningful while shared: a never-shared dashboard answers a fresh random token on every GET.
+    accessToken: s.enabled ? (s.access_token ?? null) : null,
     createdAt: s.created_at ?? null,
   };
 }

@@ -267,8 +267,10 @@ describe("DashboardSharing provider", () => {
     await emu.api("PATCH", `${dash()}/${d.id}/sharing/`, { enabled: false });
     const drifted = await refresh(host, s);
     expect(drifted.outs.enabled).toBe(false);
+    expect(drifted.outs.accessToken).toBeNull();
     const healed = await update(host, drifted, { dashboardId: Number(d.id) });
     expect(healed.outs.enabled).toBe(true);
+    expect(healed.outs.accessToken).toBe(s.outs.accessToken); // the link survives switching off and on
     expect((await plan(host, healed, { dashboardId: Number(d.id) + 1 })).diff.replaces).toEqual([
       "dashboardId",
     ]);
