@@ -72,100 +72,104 @@ export function registerControlPlane(app: FastifyInstance, emu: Emulator): void 
   });
   const world = () => emu.world;
 
-  registerRoutes(app, [
-    route("POST", "/api-keys", (request, reply) => {
-      const body = parseBody(ControlApiKeySchema, request.body);
-      const email = body.userEmail?.toLowerCase();
-      const user = email ? world().users.find((u) => u.email.toLowerCase() === email) : world().users[0];
-      if (!user) throw invalid("No user with this email.", "userEmail");
-      const key = newApiKey();
-      world().apiKeys.push({
-        hash: hashKey(key),
-        user_id: user.id,
-        scopes: body.scopes ?? null,
-        organizations: body.organizations ?? null,
-        projects: body.projects ?? null,
-      });
-      return reply.code(201).send({ key });
-    }),
-    route("POST", "/dns", (request, reply) => {
-      const body = parseBody(ControlDnsSchema, request.body);
-      if (body.txt === null) delete world().dns[body.name];
-      else world().dns[body.name] = body.txt;
-      return reply.code(204).send();
-    }),
-    route("POST", "/clock", (request, reply) => {
-      const body = parseBody(ControlClockSchema, request.body);
-      world().clockOffsetMs += body.advanceSeconds * 1000;
-      return reply.code(200).send({ now: nowIso(world()) });
-    }),
-    route("POST", "/users", (request, reply) => {
-      const body = parseBody(ControlUserSchema, request.body);
-      if (world().users.some((u) => u.email.toLowerCase() === body.email.toLowerCase())) {
-        throw invalid("A user with this email already exists.", "email", "unique");
-      }
-      const user = addUser(emu, body, body.level);
-      return reply.code(201).send({ user: userJson(user) });
-    }),
-    route("POST", "/invites/:id/accept", (request, reply) => {
-      const { id } = request.params as { id: string };
-      const invite = world().invites.find((i) => i.id === id);
-      if (!invite) throw notFound();
-      if (isInviteExpired(world(), invite)) {
-        throw invalid("This invite has expired. Please ask your admin for a new one.", null, "expired");
-      }
-      const email = invite.target_email.toLowerCase();
-      let user = world().users.find((u) => u.email.toLowerCase() === email);
-      if (user && world().memberships.some((m) => m.user_id === user?.id)) {
-        throw invalid("A user with this email address already belongs to the organization.");
-      }
-      if (user) {
-        const now = nowIso(world());
-        world().memberships.push({
-          id: randomUUID(),
+  registerRoutes(
+    app,
+    [
+      route("POST", "/api-keys", (request, reply) => {
+        const body = parseBody(ControlApiKeySchema, request.body);
+        const email = body.userEmail?.toLowerCase();
+        const user = email ? world().users.find((u) => u.email.toLowerCase() === email) : world().users[0];
+        if (!user) throw invalid("No user with this email.", "userEmail");
+        const key = newApiKey();
+        world().apiKeys.push({
+          hash: hashKey(key),
           user_id: user.id,
-          level: invite.level,
-          joined_at: now,
-          updated_at: now,
+          scopes: body.scopes ?? null,
+          organizations: body.organizations ?? null,
+          projects: body.projects ?? null,
         });
-        user.current_team_id ??= world().projects[0]?.id ?? null;
-      } else {
-        user = addUser(
-          emu,
-          { email: invite.target_email, first_name: invite.first_name, last_name: "" },
-          invite.level,
-        );
-      }
-      world().invites = world().invites.filter((i) => i !== invite);
-      const membership = world().memberships.find((m) => m.user_id === user.id);
-      return reply.code(201).send({ member: membership ? memberJson(world(), membership) : null });
-    }),
-    route("POST", "/faults", (request, reply) => {
-      const body = parseBody(ControlFaultSchema, request.body);
-      const id = randomUUID();
-      emu.faults.push({ ...body, id, pattern: new RegExp(body.path), hits: 0 });
-      return reply.code(201).send({ id });
-    }),
-    route("DELETE", "/faults", (_request, reply) => {
-      emu.faults = [];
-      return reply.code(204).send();
-    }),
-    route("DELETE", "/faults/:id", (request, reply) => {
-      const { id } = request.params as { id: string };
-      if (!emu.faults.some((f) => f.id === id)) throw notFound();
-      emu.faults = emu.faults.filter((f) => f.id !== id);
-      return reply.code(204).send();
-    }),
-    route("GET", "/requests", (_request, reply) => reply.code(200).send(emu.requestLog)),
-    route("DELETE", "/requests", (_request, reply) => {
-      emu.requestLog = [];
-      return reply.code(204).send();
-    }),
-    route("POST", "/rate-limit", (request, reply) => {
-      const body = parseBody(ControlRateLimitSchema, request.body);
-      emu.rateLimit = "enabled" in body ? false : { perMinute: body.perMinute, perHour: body.perHour };
-      emu.throttles.clear();
-      return reply.code(200).send({ rateLimit: emu.rateLimit });
-    }),
-  ]);
+        return reply.code(201).send({ key });
+      }),
+      route("POST", "/dns", (request, reply) => {
+        const body = parseBody(ControlDnsSchema, request.body);
+        if (body.txt === null) delete world().dns[body.name];
+        else world().dns[body.name] = body.txt;
+        return reply.code(204).send();
+      }),
+      route("POST", "/clock", (request, reply) => {
+        const body = parseBody(ControlClockSchema, request.body);
+        world().clockOffsetMs += body.advanceSeconds * 1000;
+        return reply.code(200).send({ now: nowIso(world()) });
+      }),
+      route("POST", "/users", (request, reply) => {
+        const body = parseBody(ControlUserSchema, request.body);
+        if (world().users.some((u) => u.email.toLowerCase() === body.email.toLowerCase())) {
+          throw invalid("A user with this email already exists.", "email", "unique");
+        }
+        const user = addUser(emu, body, body.level);
+        return reply.code(201).send({ user: userJson(user) });
+      }),
+      route("POST", "/invites/:id/accept", (request, reply) => {
+        const { id } = request.params as { id: string };
+        const invite = world().invites.find((i) => i.id === id);
+        if (!invite) throw notFound();
+        if (isInviteExpired(world(), invite)) {
+          throw invalid("This invite has expired. Please ask your admin for a new one.", null, "expired");
+        }
+        const email = invite.target_email.toLowerCase();
+        let user = world().users.find((u) => u.email.toLowerCase() === email);
+        if (user && world().memberships.some((m) => m.user_id === user?.id)) {
+          throw invalid("A user with this email address already belongs to the organization.");
+        }
+        if (user) {
+          const now = nowIso(world());
+          world().memberships.push({
+            id: randomUUID(),
+            user_id: user.id,
+            level: invite.level,
+            joined_at: now,
+            updated_at: now,
+          });
+          user.current_team_id ??= world().projects[0]?.id ?? null;
+        } else {
+          user = addUser(
+            emu,
+            { email: invite.target_email, first_name: invite.first_name, last_name: "" },
+            invite.level,
+          );
+        }
+        world().invites = world().invites.filter((i) => i !== invite);
+        const membership = world().memberships.find((m) => m.user_id === user.id);
+        return reply.code(201).send({ member: membership ? memberJson(world(), membership) : null });
+      }),
+      route("POST", "/faults", (request, reply) => {
+        const body = parseBody(ControlFaultSchema, request.body);
+        const id = randomUUID();
+        emu.faults.push({ ...body, id, pattern: new RegExp(body.path), hits: 0 });
+        return reply.code(201).send({ id });
+      }),
+      route("DELETE", "/faults", (_request, reply) => {
+        emu.faults = [];
+        return reply.code(204).send();
+      }),
+      route("DELETE", "/faults/:id", (request, reply) => {
+        const { id } = request.params as { id: string };
+        if (!emu.faults.some((f) => f.id === id)) throw notFound();
+        emu.faults = emu.faults.filter((f) => f.id !== id);
+        return reply.code(204).send();
+      }),
+      route("GET", "/requests", (_request, reply) => reply.code(200).send(emu.requestLog)),
+      route("DELETE", "/requests", (_request, reply) => {
+        emu.requestLog = [];
+        return reply.code(204).send();
+      }),
+      route("POST", "/rate-limit", (request, reply) => {
+        const body = parseBody(ControlRateLimitSchema, request.body);
+        emu.rateLimit = "enabled" in body ? false : { perMinute: body.perMinute, perHour: body.perHour };
+        emu.throttles.clear();
+        return reply.code(200).send({ rateLimit: emu.rateLimit });
+      }),
+    ],
+    (request) => authorize(emu, request),
+  );
 }

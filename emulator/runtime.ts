@@ -281,9 +281,14 @@ export type RouteDef = {
 
 /**
  * Registers routes with Fastify; every path also gets a catch-all of the remaining methods answering
- * 405 with the error shape (Fastify does the routing; HEAD follows GET).
+ * 405 with the error shape (Fastify does the routing; HEAD follows GET). `guard` runs first on those
+ * (authentication precedes the method check in the real service, so a missing key is still a 401).
  */
-export function registerRoutes(app: FastifyInstance, routes: RouteDef[]): void {
+export function registerRoutes(
+  app: FastifyInstance,
+  routes: RouteDef[],
+  guard: (request: FastifyRequest) => void = () => {},
+): void {
   const byUrl = new Map<string, RouteDef[]>();
   for (const route of routes) byUrl.set(route.url, [...(byUrl.get(route.url) ?? []), route]);
   for (const [url, defs] of byUrl) {
@@ -295,6 +300,7 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDef[]): void {
         method: rest,
         url,
         handler: async (request) => {
+          guard(request);
           throw methodNotAllowed(request.method);
         },
       });
@@ -315,5 +321,6 @@ export function registerOperations(app: FastifyInstance, emu: Emulator, operatio
         return send(reply, result);
       },
     })),
+    (request) => authenticate(emu.world, request),
   );
 }

@@ -28,6 +28,8 @@ describe("routing and error shapes", () => {
     expect(wrong.status).toBe(405);
     expect(wrong.body).toEqual(shape("invalid_request", "method_not_allowed", 'Method "PUT" not allowed.'));
     expect((await e.call("DELETE", `${e.org}/domains/`)).body.code).toBe("method_not_allowed");
+    // Authentication comes first, as in the real service.
+    expect((await e.call("PUT", `${e.org}/members/`, { key: null })).status).toBe(401);
   });
 
   it("rejects malformed JSON, non-JSON media types and oversized bodies with 4xx shapes; keeps serving", async () => {
