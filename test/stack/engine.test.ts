@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunResult, runStack } from "../../tools/stack/engine";
 
 // The stand-in engine on a tiny dynamic-provider program (test/stack/fixtures/tiny): the real Node runtime
@@ -25,6 +25,7 @@ const run = (operation: "preview" | "up" | "refresh" | "destroy") =>
 const items = () => readdirSync(db).sort();
 const ops = (r: RunResult) => Object.fromEntries(r.steps.map((s) => [s.name, s.op]));
 
+beforeAll(() => mkdirSync(db));
 afterAll(() => {
   rmSync(stackFile, { force: true });
   rmSync(work, { recursive: true, force: true });
@@ -32,7 +33,6 @@ afterAll(() => {
 
 describe("stand-in engine on a tiny dynamic-provider program", () => {
   it("previews, creates, shows no changes, updates, reports and heals drift, replaces, deletes, destroys", async () => {
-    mkdirSync(db);
     settings(["  tiny:labels: [alpha, beta, delta]"]);
 
     const preview = await run("preview");
@@ -119,6 +119,20 @@ describe("stand-in engine on a tiny dynamic-provider program", () => {
     const failed = r.steps.find((s) => s.error);
     expect(failed?.error).toContain("label must be a non-empty string");
   }, 30_000);
+
+  it("refuses to destroy a protected resource until the program lifts the protection", async () => {
+    settings(["  tiny:labels: [prot]", "  tiny:protect: true"]);
+    await run("destroy"); // start from an empty stack whatever ran before
+    expect((await run("up")).ok).toBe(true);
+    const refused = await run("destroy");
+    expect(refused.ok).toBe(false);
+    expect(refused.steps.find((s) => s.name === "item-0")?.error).toContain("item-0 is protected");
+    expect(items().some((f) => f.startsWith("prot-"))).toBe(true);
+    settings(["  tiny:labels: [prot]", "  tiny:protect: false"]);
+    expect((await run("up")).counts).toMatchObject({ same: 1, create: 1 }); // the child was destroyed, item-0 kept
+    expect((await run("destroy")).ok).toBe(true);
+    expect(items().some((f) => f.startsWith("prot-"))).toBe(false);
+  }, 120_000);
 
   it("names the environment variable a secure setting is read from when it is unset", async () => {
     settings(["  tiny:labels: [alpha]"]);

@@ -27,6 +27,10 @@ export const ResourceStateSchema = z.object({
   outputs: PropsSchema.default({}),
   additionalSecretOutputs: z.array(z.string()).default([]),
   deleteBeforeReplace: z.boolean().optional(),
+  /** Resource option `protect`: the engine refuses to delete (or replace) it. */
+  protect: z.boolean().optional(),
+  /** Resource option `retainOnDelete`: deleting it only drops it from the checkpoint. */
+  retainOnDelete: z.boolean().optional(),
 });
 export type ResourceState = z.output<typeof ResourceStateSchema>;
 

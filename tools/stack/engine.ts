@@ -134,6 +134,19 @@ function secretKeysOf(p: Props): string[] {
   return unwrapSecrets(p).secretKeys;
 }
 
+/**
+ * Deletes a resource through the provider, as the engine does: refuses a protected one (resource option
+ * `protect`), and only forgets one with `retainOnDelete`.
+ * @throws Error for a protected resource; the provider's gRPC error when its delete fails.
+ */
+async function deleteResource(host: ProviderHost, r: ResourceState): Promise<void> {
+  if (r.protect) {
+    throw new Error(`${r.name} is protected: set protect: false and run up before deleting it`);
+  }
+  if (r.retainOnDelete) return;
+  await host.delete(r.id ?? "", r.urn, unwrapSecrets(r.outputs).plain);
+}
+
 /** The resources that are children of, or depend on, `urn`. */
 function dependents(all: ResourceState[], urn: string): ResourceState[] {
   return all.filter((r) => r.parent === urn || r.dependencies.includes(urn));
@@ -328,6 +341,8 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; next: Checkpoint; o
       dependencies: req.getDependenciesList(),
       additionalSecretOutputs: aso,
       ...(req.getDeletebeforereplacedefined() ? { deleteBeforeReplace: req.getDeletebeforereplace() } : {}),
+      ...(req.getProtect() ? { protect: true } : {}),
+      ...(req.getRetainondelete() ? { retainOnDelete: true } : {}),
     };
     const oldInputs = old ? unwrapSecrets(old.inputs).plain : {};
     const oldOutputs = old ? unwrapSecrets(old.outputs).plain : {};
@@ -380,8 +395,10 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; next: Checkpoint; o
         step({ op: "replace", urn, type, name, diffs, replaces });
         return { id: "", outs: wrapSecrets(inputs, secretOut) };
       }
+      if (old.protect)
+        throw new Error(`${name} is protected and cannot be replaced (${replaces.join(", ")} changed)`);
       const deleteFirst = d.deleteBeforeReplace || req.getDeletebeforereplace();
-      if (deleteFirst) await host.delete(old.id, urn, oldOutputs);
+      if (deleteFirst) await deleteResource(host, old);
       else pendingDeletes.push(old);
       const created = await host.create(urn, inputs);
       const outs = wrapSecrets(toJson(created.outs), secretOut);
@@ -529,8 +546,7 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; next: Checkpoint; o
         continue;
       }
       try {
-        const host = await a.getHost();
-        await host.delete(r.id ?? "", r.urn, unwrapSecrets(r.outputs).plain);
+        await deleteResource(await a.getHost(), r);
         if (!isPending)
           a.emit({ kind: "step", step: { op: "delete", urn: r.urn, type: r.type, name: r.name, diffs: [] } });
       } catch (e) {
@@ -672,10 +688,7 @@ async function destroy(
       continue;
     }
     try {
-      if (r.custom) {
-        const host = await getHost();
-        await host.delete(r.id ?? "", r.urn, unwrapSecrets(r.outputs).plain);
-      }
+      if (r.custom) await deleteResource(await getHost(), r);
       remaining.splice(remaining.indexOf(r), 1);
       if (r.type !== ROOT_TYPE) step();
     } catch (e) {
