@@ -53,6 +53,11 @@ export interface ResourceDefinition<S extends z.ZodType<Record<string, unknown>>
    * soft-deleted dashboard must be restored, an expired invite re-sent). Returns the final list.
    */
   changes?: (olds: O, news: z.output<S>, changed: string[]) => string[];
+  /**
+   * The inputs `read` reports for live outputs, when picking the input-shaped fields is not enough (they
+   * must pass `check` again, e.g. exactly one of two identifying inputs).
+   */
+  liveInputs?: (outs: O) => Record<string, unknown>;
   /** Creates (or adopts) the object. One request where the API allows it. */
   create(api: PostHogClient, inputs: z.output<S>): Promise<{ id: string; outs: O }>;
   /** Reads the live object; `undefined` when it is gone (a NotFoundError counts as gone too). */
@@ -230,7 +235,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       }
       if (live === undefined) return { id: "" };
       const outs = plain(live);
-      return { id, props: outs, inputs: inputsOf(outs) };
+      return { id, props: outs, inputs: plain(def.liveInputs ? def.liveInputs(outs) : inputsOf(outs)) };
     },
 
     async update(id, olds, news) {

@@ -87,6 +87,8 @@ export const memberProvider = defineResource<typeof MemberInputsSchema, MemberOu
   name: "Member",
   inputs: MemberInputsSchema,
   replaceOnChanges: ["userUuid", "email"],
+  // Refreshed inputs identify the member by user UUID only (exactly one identifier passes check).
+  liveInputs: (o) => ({ userUuid: o.userUuid, level: o.level, retainOnDelete: o.retainOnDelete }),
   changes: (olds, news, changed) =>
     // The e-mail is a lookup key: a case-only difference is the same person.
     changed.filter(

@@ -143,6 +143,11 @@ export async function update(
 /** `refresh`: Read with the stored outputs and inputs; the new state (id "" when gone). */
 export async function refresh(host: ProviderHost, r: Managed): Promise<Managed> {
   const read = await host.read(r.id, r.urn, r.outs, r.inputs);
+  if (read.id !== "") {
+    // the refreshed inputs become the state's inputs: they must pass check as they are
+    expect(read.inputs).toBeDefined();
+    expect((await host.check(r.urn, {}, read.inputs ?? {})).failures).toEqual([]);
+  }
   return { ...r, id: read.id, outs: read.props, inputs: read.inputs ?? r.inputs };
 }
 
