@@ -9,14 +9,19 @@ import {
   InviteBulkResponseSchema,
   InviteCreateBodySchema,
   InviteSchema,
+  MemberSchema,
   PauseResponseSchema,
+  ProjectSchema,
+  pageSchema,
   parseExpectedAvailable,
   parseRetryAfter,
   RateLimitedError,
   SharingResponseSchema,
+  UnexpectedResponseError,
   UserSchema,
   VerifyResponseSchema,
 } from "../../provider/client";
+import { parseResponse } from "../../provider/client/common";
 
 const user = {
   id: 1,
@@ -132,5 +137,45 @@ describe("429 waits", () => {
       body,
     });
     expect((header as RateLimitedError).retryAfterSeconds).toBe(3);
+  });
+});
+
+describe("response parsing keeps unknown fields at every depth (fast path equals the loose parse)", () => {
+  it("pages of members with extra fields in the page, the member and the nested user", () => {
+    const doc = {
+      count: 1,
+      next: null,
+      previous: null,
+      extra_page: 1,
+      results: [
+        {
+          id: "m1",
+          level: 8,
+          user: { ...user, hedgehog_config: { color: "blue" }, new_user_field: [1, 2] },
+          joined_at: "t",
+          search_match_type: "email",
+        },
+      ],
+    };
+    const schema = pageSchema(MemberSchema);
+    const fast = parseResponse(schema, { status: 200, body: doc }, "GET", "/p/");
+    expect(fast).toEqual(schema.parse(doc));
+    expect(fast).toEqual(doc);
+    expect((fast.results[0]?.user as Record<string, unknown>).new_user_field).toEqual([1, 2]);
+  });
+
+  it("a full project with undeclared structured settings; a wrong type still fails with the field named", () => {
+    const project = {
+      id: 1,
+      name: "P",
+      modifiers: { a: { b: 1 } },
+      app_urls: ["https://x"],
+      unknown_flag: true,
+    };
+    expect(parseResponse(ProjectSchema, { status: 200, body: project }, "GET", "/p/")).toEqual(project);
+    const bad = () =>
+      parseResponse(ProjectSchema, { status: 200, body: { ...project, id: "1" } }, "GET", "/p/1/");
+    expect(bad).toThrow(UnexpectedResponseError);
+    expect(bad).toThrow(/id: .*expected number/i);
   });
 });
