@@ -2,7 +2,8 @@
  * Client options and their resolution into {@link Settings}: explicit options, then the Pulumi config
  * (`posthog:apiKey`, `posthog:host`, `posthog:organizationId`, `posthog:projectId`), then the environment
  * (`POSTHOG_API_KEY`, `POSTHOG_HOST`, `POSTHOG_ORGANIZATION_ID`, `POSTHOG_PROJECT_ID`; and the tuning knob
- * `posthog:findCacheMs` / `POSTHOG_FIND_CACHE_MS`).
+ * knobs `posthog:findCacheMs` / `POSTHOG_FIND_CACHE_MS`, `posthog:rateLimit` / `POSTHOG_RATE_LIMIT` and
+ * `posthog:retryBaseDelayMs` / `POSTHOG_RETRY_BASE_DELAY_MS`).
  *
  * The API key is held in an {@link ApiKey} wrapper whose string, JSON and `util.inspect` forms are
  * `[secret]`; only the transport unwraps it, for the `Authorization` header.
@@ -78,7 +79,8 @@ export const ClientOptionsSchema = z.strictObject({
   /**
    * Client-side rate limit per API key, shared by every client of this process using the same key and
    * limits: at most `perMinute` requests in any 60 s and `perHour` in any hour (PostHog: 480 and 4,800).
-   * `false` turns it off.
+   * `false` turns it off. Also settable as Pulumi config `posthog:rateLimit` or env `POSTHOG_RATE_LIMIT`
+   * (`"480/4800"` or `"off"`).
    */
   rateLimit: z
     .union([z.literal(false), z.strictObject({ perMinute: positiveInt, perHour: positiveInt })])
@@ -199,11 +201,21 @@ export function resolveSettings(
     retry: {
       maxAttempts: o.retry?.maxAttempts ?? 8,
       maxTotalWaitMs: o.retry?.maxTotalWaitMs ?? 300_000,
-      baseDelayMs: o.retry?.baseDelayMs ?? 500,
+      baseDelayMs:
+        o.retry?.baseDelayMs ??
+        millis(
+          "posthog:retryBaseDelayMs",
+          firstDefined(fromConfig("retryBaseDelayMs"), env.POSTHOG_RETRY_BASE_DELAY_MS),
+        ) ??
+        500,
       maxDelayMs: o.retry?.maxDelayMs ?? 30_000,
       onRetry: o.retry?.onRetry,
     },
-    rateLimit: o.rateLimit ?? { perMinute: 480, perHour: 4800 },
+    rateLimit: o.rateLimit ??
+      rateLimitOf(firstDefined(fromConfig("rateLimit"), env.POSTHOG_RATE_LIMIT)) ?? {
+        perMinute: 480,
+        perHour: 4800,
+      },
     findCacheMs:
       o.coalescing?.findCacheMs ??
       millis("posthog:findCacheMs", firstDefined(fromConfig("findCacheMs"), env.POSTHOG_FIND_CACHE_MS)) ??
@@ -225,6 +237,25 @@ function millis(name: string, raw: string | undefined): number | undefined {
     );
   }
   return Number(raw);
+}
+
+/**
+ * Parses the `posthog:rateLimit` / `POSTHOG_RATE_LIMIT` setting: `"<perMinute>/<perHour>"` (e.g. `"480/4800"`,
+ * PostHog's limits; raise both for a self-hosted instance or a scaled emulator) or `"off"`.
+ * @throws InvalidInputError naming `posthog:rateLimit` and the accepted forms.
+ */
+function rateLimitOf(raw: string | undefined): { perMinute: number; perHour: number } | false | undefined {
+  if (raw === undefined) return undefined;
+  const v = raw.trim();
+  if (v === "off") return false;
+  const m = /^(\d+)\/(\d+)$/.exec(v);
+  if (!m || Number(m[1]) < 1 || Number(m[2]) < 1) {
+    throw new InvalidInputError(
+      "posthog:rateLimit",
+      'Invalid posthog:rateLimit: expected "<perMinute>/<perHour>" with positive whole numbers (e.g. "480/4800") or "off"',
+    );
+  }
+  return { perMinute: Number(m[1]), perHour: Number(m[2]) };
 }
 
 /** True for a {@link Settings} object (as opposed to raw {@link ClientOptions}). */
