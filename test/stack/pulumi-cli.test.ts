@@ -32,6 +32,8 @@ describe("the GitOps example through the real Pulumi CLI", () => {
         PULUMI_BACKEND_URL: `file://${join(work, "state")}`,
         PULUMI_CONFIG_PASSPHRASE: "test-passphrase",
         PULUMI_SKIP_UPDATE_CHECK: "true",
+        // The nodejs language host runs `node` from PATH: use the project's Node 24, not the machine's.
+        PATH: `${join(root, "node_modules", ".bin")}${delimiter}${process.env.PATH ?? ""}`,
         POSTHOG_ORGANIZATION_ID: emulator.organizationId,
       };
       const run = (...args: string[]): SpawnSyncReturns<string> =>
