@@ -88,9 +88,12 @@ export class MethodNotAllowedError extends PostHogError {}
  */
 export class RateLimitedError extends PostHogError {
   readonly retryAfterSeconds: number | undefined;
-  constructor(details: ErrorDetails, retryAfterSeconds: number | undefined) {
+  /** True when the client's own rate limit refused to wait that long (no request was sent; status undefined). */
+  readonly clientSide: boolean;
+  constructor(details: ErrorDetails, retryAfterSeconds: number | undefined, clientSide = false) {
     super(details);
     this.retryAfterSeconds = retryAfterSeconds;
+    this.clientSide = clientSide;
   }
 }
 

@@ -36,6 +36,22 @@ class Window {
     const oldest = this.times[this.head] ?? 0;
     return Math.max(now, oldest + this.spec.windowMs + marginMs);
   }
+  /**
+   * When a request that has `ahead` requests queued before it could be sent (ms since epoch): the
+   * (ahead - free)-th oldest send must leave the window first. Beyond one window's worth it is a lower bound.
+   */
+  slotFor(ahead: number, now: number, marginMs: number): number {
+    const free = this.spec.limit - this.size;
+    if (ahead < free) return now;
+    const idx = ahead - free;
+    if (idx < this.size) {
+      return Math.max(
+        now,
+        (this.times[(this.head + idx) % this.spec.limit] ?? 0) + this.spec.windowMs + marginMs,
+      );
+    }
+    return now + this.spec.windowMs * (1 + Math.floor(idx / this.spec.limit));
+  }
   record(t: number): void {
     if (this.size < this.spec.limit) {
       this.times[(this.head + this.size) % this.spec.limit] = t;
@@ -101,6 +117,13 @@ export class RateLimiter {
   /** Takes a slot at once if one is free and nobody waits (no promise); false means: call {@link acquire}. */
   tryAcquire(): boolean {
     return this.queue.length === 0 && this.tryAdmit(Date.now());
+  }
+
+  /** Estimated wait in ms for a request joining the queue now (0 when a slot is free). */
+  estimateWaitMs(now = Date.now()): number {
+    let at = Math.max(now, this.blockedUntil);
+    for (const w of this.windows) at = Math.max(at, w.slotFor(this.queue.length, now, this.marginMs));
+    return at - now;
   }
 
   /** Holds every request until `untilMs` (epoch ms), e.g. after the server answered 429 with a wait. */

@@ -159,8 +159,35 @@ export function createTransport(settings: Settings): Transport {
   const inflight = sharedInflight(scope);
   let attempts = 0;
 
-  async function once(req: HttpRequest, url: string): Promise<HttpResponse> {
-    if (limiter && !limiter.tryAcquire()) await limiter.acquire(req.signal);
+  /** Sends once; `budgetMs` is how long it may wait for the client-side rate limit. Returns the wait in `waited`. */
+  async function once(
+    req: HttpRequest,
+    url: string,
+    budgetMs: number,
+    waited: { ms: number },
+  ): Promise<HttpResponse> {
+    if (limiter && !limiter.tryAcquire()) {
+      const now = Date.now();
+      const estimate = limiter.estimateWaitMs(now);
+      if (estimate > budgetMs) {
+        const limits = settings.rateLimit as { perMinute: number; perHour: number };
+        const seconds = Math.ceil(estimate / 1000);
+        throw new RateLimitedError(
+          {
+            method: req.method,
+            path: req.path,
+            code: "client_rate_limit",
+            detail:
+              `client-side rate limit of ${limits.perMinute}/minute and ${limits.perHour}/hour for this key: ` +
+              `next slot in about ${seconds} s, beyond retry.maxTotalWaitMs (no request was sent)`,
+          },
+          seconds,
+          true,
+        );
+      }
+      await limiter.acquire(req.signal);
+      waited.ms += Date.now() - now;
+    }
     attempts++;
     const hasBody = req.body !== undefined;
     let res: Awaited<ReturnType<Pool["request"]>>;
@@ -200,15 +227,18 @@ export function createTransport(settings: Settings): Transport {
   async function withRetries(req: HttpRequest): Promise<HttpResponse> {
     const url = buildUrl(req.path, req.query);
     const { maxAttempts, maxTotalWaitMs, baseDelayMs, maxDelayMs, onRetry } = settings.retry;
-    let waited = 0;
+    const limiterWait = { ms: 0 };
+    let slept = 0;
     for (let attempt = 1; ; attempt++) {
       let error: PostHogError;
       try {
-        return await once(req, url);
+        return await once(req, url, maxTotalWaitMs - slept - limiterWait.ms, limiterWait);
       } catch (err) {
         if (!(err instanceof PostHogError)) throw err; // aborted, or a programming error
+        if (err instanceof RateLimitedError && err.clientSide) throw err;
         error = err;
       }
+      const waited = slept + limiterWait.ms;
       const retryable =
         error instanceof RateLimitedError ||
         (error instanceof ConnectionError && (isIdempotent(req) || error.notSent)) ||
@@ -240,7 +270,7 @@ export function createTransport(settings: Settings): Transport {
             : ((error as ConnectionError).errorCode ?? "connection"),
         serverAdvised: advisedSeconds !== undefined,
       });
-      waited += delayMs;
+      slept += delayMs;
       if (delayMs > 0) await sleep(delayMs, undefined, req.signal ? { signal: req.signal } : undefined);
     }
   }

@@ -127,7 +127,11 @@ describe("client-side rate limit", () => {
 
       // with the client-side limit at the server's rate: 5 go out, 3 wait (aborted here), none is throttled
       const k2 = (await control(emu, "POST", "/_emulator/api-keys", {})) as { key: string };
-      const limited = clientFor(emu, { apiKey: k2.key, rateLimit: { perMinute: 5, perHour: 1000 } });
+      const limited = clientFor(emu, {
+        apiKey: k2.key,
+        rateLimit: { perMinute: 5, perHour: 1000 },
+        retry: { maxTotalWaitMs: 120_000 },
+      });
       await clearLog(emu);
       const ac = new AbortController();
       const burst = Array.from({ length: 8 }, (_, i) =>
@@ -144,6 +148,15 @@ describe("client-side rate limit", () => {
       expect(log.every((r) => r.status === 200)).toBe(true);
       ac.abort();
       expect(await Promise.all(burst.slice(5))).toEqual(["AbortError", "AbortError", "AbortError"]);
+      expect(await requestLog(emu)).toHaveLength(5);
+
+      // a client whose wait budget is shorter than the next free slot fails fast, sending nothing
+      const impatient = clientFor(emu, { apiKey: k2.key, rateLimit: { perMinute: 5, perHour: 1000 } });
+      const err = await impatient.dashboards.list().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RateLimitedError);
+      expect((err as RateLimitedError).clientSide).toBe(true);
+      expect((err as RateLimitedError).retryAfterSeconds).toBeGreaterThan(10);
+      expect((err as Error).message).toContain("no request was sent");
       expect(await requestLog(emu)).toHaveLength(5);
     } finally {
       await control(emu, "POST", "/_emulator/rate-limit", { enabled: false });

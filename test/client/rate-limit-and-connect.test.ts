@@ -37,6 +37,9 @@ describe("RateLimiter (sliding windows, FIFO)", () => {
     expect(order).toEqual([0, 1, 2]);
     expect(limiter.queued).toBe(2);
     expect(limiter.admitted).toBe(3);
+    // with two queued, the next waiter gets the slot the third send frees: a window (60 s) plus the margin away
+    expect(limiter.estimateWaitMs()).toBeGreaterThan(59_000);
+    expect(new RateLimiter([{ limit: 3, windowMs: 60_000 }]).estimateWaitMs()).toBe(0);
     ac.abort(new Error("stop"));
     const settled = await Promise.all(results);
     expect((settled[3] as Error).message).toBe("stop");
