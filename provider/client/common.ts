@@ -268,7 +268,8 @@ export async function* iteratePages<S extends z.ZodType>(
     const next = new URL(page.next, "http://placeholder");
     const nextOffset = Number(next.searchParams.get("offset") ?? Number.NaN);
     const nextLimit = Number(next.searchParams.get("limit") ?? Number.NaN);
-    offset = Number.isFinite(nextOffset) ? nextOffset : offset + page.results.length;
+    // a `next` that does not move forward (a misbehaving proxy) falls back to counting the results seen
+    offset = Number.isFinite(nextOffset) && nextOffset > offset ? nextOffset : offset + page.results.length;
     if (Number.isFinite(nextLimit) && nextLimit > 0) limit = nextLimit;
   }
 }
