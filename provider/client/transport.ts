@@ -159,7 +159,10 @@ export function createTransport(settings: Settings): Transport {
   const inflight = sharedInflight(scope);
   let attempts = 0;
 
-  /** Sends once; `budgetMs` is how long it may wait for the client-side rate limit. Returns the wait in `waited`. */
+  /**
+   * One attempt. It may wait up to `budgetMs` for the client-side rate limit (adding the time spent to
+   * `waited.ms`), else throws a client-side RateLimitedError without sending.
+   */
   async function once(
     req: HttpRequest,
     url: string,
