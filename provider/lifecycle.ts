@@ -283,3 +283,15 @@ export const ProjectIdInput = z
     { error: projectIdError },
   )
   .transform(String);
+
+/**
+ * The project a project-scoped resource (Dashboard, DashboardCollaborator, DashboardSharing) lives in: the
+ * declared `projectId`, else the provider's `posthog:projectId`, else the key's current project, resolved to
+ * its id with GET `/api/organizations/:organization_id/projects/@current/`, so the state never depends on
+ * what "current" means later.
+ */
+export async function resolveProjectId(api: PostHogClient, declared?: string): Promise<string> {
+  const id = declared ?? api.settings.projectId;
+  if (id !== undefined && id !== "@current") return id;
+  return String((await api.projects.retrieve({ id: "@current" })).id);
+}

@@ -10,8 +10,8 @@
  * clear error saying to set `restrictionLevel: 37` on the Dashboard.
  */
 import { z } from "zod";
-import { AmbiguousWriteError, type Collaborator, type PostHogClient, ValidationError } from "../client";
-import { defineResource, ProjectIdInput } from "../lifecycle";
+import { AmbiguousWriteError, type Collaborator, ValidationError } from "../client";
+import { defineResource, ProjectIdInput, resolveProjectId } from "../lifecycle";
 
 /** Inputs of a DashboardCollaborator. */
 export const DashboardCollaboratorInputsSchema = z.strictObject({
@@ -57,10 +57,6 @@ function toOutputs(
   };
 }
 
-function projectOf(api: PostHogClient, want: { projectId?: string | undefined }): string {
-  return want.projectId ?? api.settings.projectId ?? "@current";
-}
-
 /** Splits `<dashboardId>/<userUuid>`. */
 function parseId(id: string): { dashboardId: number; userUuid: string } {
   const [dashboardId, userUuid] = id.split("/");
@@ -75,7 +71,7 @@ export const dashboardCollaboratorProvider = defineResource<
   name: "DashboardCollaborator",
   inputs: DashboardCollaboratorInputsSchema,
   async create(api, want) {
-    const projectId = projectOf(api, want);
+    const projectId = await resolveProjectId(api, want.projectId);
     const where = { projectId, dashboardId: want.dashboardId, userUuid: want.userUuid };
     const id = `${want.dashboardId}/${want.userUuid}`;
     try {
@@ -107,7 +103,7 @@ export const dashboardCollaboratorProvider = defineResource<
   async read(api, id, props) {
     const old = props;
     const { dashboardId, userUuid } = parseId(id);
-    const projectId = old.projectId ?? projectOf(api, {});
+    const projectId = old.projectId ?? (await resolveProjectId(api));
     const c = await api.collaborators.find({ projectId, dashboardId, userUuid });
     return c ? toOutputs(c, { dashboardId }, projectId) : undefined;
   },
@@ -116,7 +112,7 @@ export const dashboardCollaboratorProvider = defineResource<
     const { dashboardId, userUuid } = parseId(id);
     try {
       await api.collaborators.remove({
-        projectId: old.projectId ?? projectOf(api, {}),
+        projectId: old.projectId ?? (await resolveProjectId(api)),
         dashboardId,
         userUuid,
       });

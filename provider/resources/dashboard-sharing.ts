@@ -7,8 +7,8 @@
  * sharing off.
  */
 import { z } from "zod";
-import type { PostHogClient, Sharing } from "../client";
-import { defineResource, ProjectIdInput } from "../lifecycle";
+import type { Sharing } from "../client";
+import { defineResource, ProjectIdInput, resolveProjectId } from "../lifecycle";
 
 /** Inputs of a DashboardSharing. */
 export const DashboardSharingInputsSchema = z.strictObject({
@@ -46,10 +46,6 @@ function toOutputs(s: Sharing, dashboardId: number, projectId: string): Dashboar
   };
 }
 
-function projectOf(api: PostHogClient, want: { projectId?: string | undefined }): string {
-  return want.projectId ?? api.settings.projectId ?? "@current";
-}
-
 /** The DashboardSharing provider. */
 export const dashboardSharingProvider = defineResource<
   typeof DashboardSharingInputsSchema,
@@ -59,7 +55,7 @@ export const dashboardSharingProvider = defineResource<
   inputs: DashboardSharingInputsSchema,
   replaceOnChanges: ["dashboardId", "projectId"],
   async create(api, want) {
-    const projectId = projectOf(api, want);
+    const projectId = await resolveProjectId(api, want.projectId);
     const s = await api.sharing.update({
       projectId,
       dashboardId: want.dashboardId,
@@ -68,7 +64,7 @@ export const dashboardSharingProvider = defineResource<
     return { id: String(want.dashboardId), outs: toOutputs(s, want.dashboardId, projectId) };
   },
   async read(api, id, props) {
-    const projectId = props.projectId ?? projectOf(api, {});
+    const projectId = props.projectId ?? (await resolveProjectId(api));
     return toOutputs(
       await api.sharing.retrieve({ projectId, dashboardId: Number(id) }),
       Number(id),
@@ -76,7 +72,7 @@ export const dashboardSharingProvider = defineResource<
     );
   },
   async update(api, id, olds, want) {
-    const projectId = olds.projectId ?? projectOf(api, want);
+    const projectId = olds.projectId ?? (await resolveProjectId(api, want.projectId));
     const s = await api.sharing.update({
       projectId,
       dashboardId: Number(id),
@@ -85,7 +81,7 @@ export const dashboardSharingProvider = defineResource<
     return toOutputs(s, Number(id), projectId);
   },
   async delete(api, id, props) {
-    const projectId = props.projectId ?? projectOf(api, {});
+    const projectId = props.projectId ?? (await resolveProjectId(api));
     await api.sharing.update({ projectId, dashboardId: Number(id), body: { enabled: false } });
   },
 });

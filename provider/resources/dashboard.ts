@@ -12,8 +12,8 @@
  * - Adoption: `dashboardId` takes over an existing dashboard (restoring it if soft-deleted) and converges it.
  */
 import { z } from "zod";
-import type { Dashboard, DashboardBody, PostHogClient } from "../client";
-import { defineResource, ProjectIdInput } from "../lifecycle";
+import { type Dashboard, type DashboardBody, NotFoundError, type PostHogClient } from "../client";
+import { defineResource, ProjectIdInput, resolveProjectId } from "../lifecycle";
 
 /** Inputs of a Dashboard. */
 export const DashboardInputsSchema = z
@@ -140,11 +140,6 @@ function convergeBody(
   return body;
 }
 
-/** The project a dashboard lives in: declared, else the client's (`posthog:projectId`), else `@current`. */
-function projectOf(api: PostHogClient, want: { projectId?: string | undefined }): string {
-  return want.projectId ?? api.settings.projectId ?? "@current";
-}
-
 async function patch(
   api: PostHogClient,
   projectId: string,
@@ -162,7 +157,7 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
   // A soft-deleted dashboard must be restored: that is a change even when every input matches.
   changes: (olds, _news, changed) => (olds.deleted === true ? [...changed, "deleted"] : changed),
   async create(api, want) {
-    const projectId = projectOf(api, want);
+    const projectId = await resolveProjectId(api, want.projectId);
     let d: Dashboard;
     if (want.dashboardId !== undefined) {
       // Adopt: PATCH with deleted:false also restores a soft-deleted dashboard (GET would answer 404).
@@ -193,7 +188,7 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
   },
   async read(api, id, props) {
     const old = props;
-    const projectId = old.projectId ?? projectOf(api, {});
+    const projectId = old.projectId ?? (await resolveProjectId(api));
     try {
       return toOutputs(await api.dashboards.retrieve({ projectId, id: Number(id) }), projectId, old);
     } catch (e) {
@@ -203,17 +198,28 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
     }
   },
   async update(api, id, olds, want) {
-    const projectId = olds.projectId ?? projectOf(api, want);
+    const projectId = olds.projectId ?? (await resolveProjectId(api, want.projectId));
     const body = convergeBody(want, olds, olds.deleted === true);
-    const d =
-      Object.keys(body).length > 0
-        ? await patch(api, projectId, Number(id), body)
-        : await api.dashboards.retrieve({ projectId, id: Number(id) });
-    return toOutputs(d, projectId, want);
+    try {
+      const d =
+        Object.keys(body).length > 0
+          ? await patch(api, projectId, Number(id), body)
+          : await api.dashboards.retrieve({ projectId, id: Number(id) });
+      return toOutputs(d, projectId, want);
+    } catch (e) {
+      if (e instanceof NotFoundError && olds.deleted === true) {
+        throw new Error(
+          `Dashboard ${id} cannot be restored: project ${projectId} has no such dashboard, even soft-deleted ` +
+            "(was the project deleted?). Remove the resource from the program, or from the state with `pulumi state delete`",
+          { cause: e },
+        );
+      }
+      throw e;
+    }
   },
   async delete(api, id, props) {
     const old = props;
-    await patch(api, old.projectId ?? projectOf(api, {}), Number(id), {
+    await patch(api, old.projectId ?? (await resolveProjectId(api)), Number(id), {
       deleted: true,
       ...(old.deleteInsights ? { delete_insights: true } : {}),
     });

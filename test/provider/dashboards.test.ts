@@ -88,6 +88,19 @@ describe("Dashboard provider (real host over gRPC)", () => {
     await destroy(host, restored);
   });
 
+  it("explains when a dashboard cannot be restored because its project is gone", async () => {
+    const org = `/api/organizations/${emu.organizationId}`;
+    const project = (await emu.api("POST", `${org}/projects/`, { name: "Doomed" })).body as { id: number };
+    const d = await create(host, "Dashboard", "doomed", { name: "Doomed board", projectId: project.id });
+    expect(d.outs.projectId).toBe(String(project.id));
+    expect((await emu.api("DELETE", `${org}/projects/${project.id}/`)).status).toBe(204);
+    const read = await refresh(host, d);
+    expect(read.outs.deleted).toBe(true);
+    const { checked } = await plan(host, read, { name: "Doomed board", projectId: project.id });
+    const msg = await failure(host.update(read.id, read.urn, read.outs, checked.inputs));
+    expect(msg).toContain(`Dashboard ${d.id} cannot be restored: project ${project.id}`);
+  });
+
   it("creates from a template key, as a duplicate, and from template JSON; these replace when changed", async () => {
     const fromKey = await create(host, "Dashboard", "tpl", { name: "App", useTemplate: "DEFAULT_APP" });
     expect(fromKey.outs.creationMode).toBe("template");

@@ -87,7 +87,8 @@ describe("the serialized __provider of every resource", () => {
     const provider = await serializeProvider("Dashboard", loadShim(v1.sdkDir));
     const host = await startProviderHost({
       cwd: v2.dir,
-      env: { POSTHOG_API_KEY: emu.apiKey, POSTHOG_HOST: emu.url, POSTHOG_PROJECT_ID: String(emu.projectId) },
+      // no project configured: the key's current project is resolved to its id at create
+      env: { POSTHOG_API_KEY: emu.apiKey, POSTHOG_HOST: emu.url, POSTHOG_PROJECT_ID: "" },
     });
     try {
       await host.configure({ "aws:region": "eu-west-1" }); // stack config without posthog keys
@@ -95,6 +96,7 @@ describe("the serialized __provider of every resource", () => {
       const checked = await host.check(urn, {}, { name: "From the installed package", __provider: provider });
       expect(checked.failures).toEqual([]);
       const created = await host.create(urn, checked.inputs);
+      expect(created.outs.projectId).toBe(String(emu.projectId));
       const read = await host.read(created.id, urn, created.outs, checked.inputs);
       expect(read.props).toMatchObject({ name: "From the installed package", deleted: false });
       await host.delete(created.id, urn, read.props);
