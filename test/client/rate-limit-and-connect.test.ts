@@ -134,13 +134,16 @@ describe("what goes on the wire", () => {
       });
       await client.domains.retrieve({ id: "../x?y" });
       await client.domains.update({ id: "d1", body: { saml_entity_id: "urn:e" } });
-      expect(seen[0]?.url).toBe("/api/organizations/org%201%2F2/domains/..%2Fx%3Fy/");
-      expect((seen[0]?.headers as Record<string, unknown>).authorization).toBe("Bearer phx_wire");
-      expect((seen[0]?.headers as Record<string, unknown>)["user-agent"]).toBe(userAgent);
+      const [get, patch] = seen;
+      if (!get || !patch) throw new Error(`expected two requests, saw ${seen.length}`);
+      const getHeaders = get.headers as Record<string, unknown>;
+      expect(get.url).toBe("/api/organizations/org%201%2F2/domains/..%2Fx%3Fy/");
+      expect(getHeaders.authorization).toBe("Bearer phx_wire");
+      expect(getHeaders["user-agent"]).toBe(userAgent);
       expect(userAgent).toMatch(/^pulumi-posthog\/\d+\.\d+\.\d+/);
-      expect(seen[1]?.method).toBe("PATCH");
-      expect((seen[1]?.headers as Record<string, unknown>)["content-type"]).toBe("application/json");
-      expect(JSON.parse(seen[1]?.body ?? "")).toEqual({ saml_entity_id: "urn:e" });
+      expect(patch.method).toBe("PATCH");
+      expect((patch.headers as Record<string, unknown>)["content-type"]).toBe("application/json");
+      expect(JSON.parse(patch.body)).toEqual({ saml_entity_id: "urn:e" });
     } finally {
       await closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
