@@ -98,6 +98,16 @@ describe("idempotent methods", () => {
     expect((err as Error).message).toMatch(/Expected available in \d+ seconds?/);
     // the advised wait exceeds maxTotalWaitMs: no second request was sent
     expect(await statuses("/invites/")).toEqual([429]);
+
+    // within the budget, the body's advice is the wait (the emulator's fault says 1 second)
+    client = freshClient();
+    await clearLog(emu);
+    await fault(emu, { method: "GET", path: "/invites/$", status: 429, times: 1 });
+    await client.invites.list();
+    expect(await statuses("/invites/")).toEqual([429, 200]);
+    expect(retries).toEqual([
+      expect.objectContaining({ reason: "429", delayMs: seconds ? seconds * 1000 : -1, serverAdvised: true }),
+    ]);
   });
 
   it("retry a connection reset and a dropped response (PATCH is applied once either way)", async () => {
