@@ -97,6 +97,13 @@ export const dashboardCollaboratorProvider = defineResource<
           { cause: e },
         );
       }
+      if (e instanceof ValidationError && /inherent access/i.test(e.detail ?? "")) {
+        throw new Error(
+          `User ${want.userUuid} can already edit dashboard ${want.dashboardId} (its creator or a project admin), ` +
+            `so PostHog refuses them as a collaborator: remove this DashboardCollaborator (server: ${e.detail})`,
+          { cause: e },
+        );
+      }
       throw e;
     }
   },

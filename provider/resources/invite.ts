@@ -11,7 +11,7 @@
  *   sending a new one.
  */
 import { z } from "zod";
-import { AmbiguousWriteError, type Invite, type PostHogClient } from "../client";
+import { AmbiguousWriteError, type Invite, type PostHogClient, ValidationError } from "../client";
 import { defineResource, EmailInput, OrganizationLevelInput } from "../lifecycle";
 
 /** Inputs of an Invite. */
@@ -105,6 +105,13 @@ async function send(api: PostHogClient, want: In): Promise<Invite> {
     if (e instanceof AmbiguousWriteError) {
       const found = await api.invites.find({ email: want.targetEmail });
       if (found && sameInvite(found, want)) return found;
+    }
+    if (e instanceof ValidationError && /already belongs/i.test(e.detail ?? "")) {
+      throw new Error(
+        `${want.targetEmail} is already a member of the organization: manage their level with a Member ` +
+          `resource instead of an Invite (server: ${e.detail})`,
+        { cause: e },
+      );
     }
     throw e;
   }

@@ -256,6 +256,15 @@ describe("DashboardCollaborator provider", () => {
     );
     const msg = await failure(host.create(urn, checked.inputs));
     expect(msg).toContain("Set restrictionLevel: 37 on the Dashboard");
+    const restricted = await create(host, "Dashboard", "restricted-2", { name: "R2", restrictionLevel: 37 });
+    const ADAM = "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d02"; // an admin: inherent edit access
+    const adam = await host.check(
+      urn,
+      {},
+      { dashboardId: Number(restricted.id), userUuid: ADAM, __provider: provider },
+    );
+    expect(await failure(host.create(urn, adam.inputs))).toContain("can already edit dashboard");
+    await destroy(host, restricted);
     const bad = await host.check(
       urn,
       {},

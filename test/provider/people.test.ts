@@ -128,6 +128,19 @@ describe("Invite provider (real host over gRPC)", () => {
     await destroy(host, i);
   });
 
+  it("explains that an existing member is managed with Member, not invited", async () => {
+    const provider = await serializeProvider("Invite");
+    const urn = urnOf("Invite", "adam");
+    const checked = await host.check(
+      urn,
+      {},
+      { targetEmail: "adam.admin@example.com", __provider: provider },
+    );
+    expect(await failure(host.create(urn, checked.inputs))).toContain(
+      "adam.admin@example.com is already a member of the organization: manage their level with a Member",
+    );
+  });
+
   it("rejects bad inputs naming the property and accepted values, with no request", async () => {
     await emu.control("DELETE", "/requests");
     const provider = await serializeProvider("Invite");
