@@ -5,20 +5,24 @@ import {
   CollaboratorListSchema,
   DashboardBodySchema,
   DomainCreateBodySchema,
+  ForbiddenError,
   fromResponse,
   InviteBulkResponseSchema,
   InviteCreateBodySchema,
   InviteSchema,
   MemberSchema,
+  MethodNotAllowedError,
   PauseResponseSchema,
   ProjectSchema,
   pageSchema,
   parseExpectedAvailable,
   parseRetryAfter,
   RateLimitedError,
+  ServerError,
   SharingResponseSchema,
   UnexpectedResponseError,
   UserSchema,
+  ValidationError,
   VerifyResponseSchema,
 } from "../../provider/client";
 import { parseResponse } from "../../provider/client/common";
@@ -177,5 +181,48 @@ describe("response parsing keeps unknown fields at every depth (fast path equals
       parseResponse(ProjectSchema, { status: 200, body: { ...project, id: "1" } }, "GET", "/p/1/");
     expect(bad).toThrow(UnexpectedResponseError);
     expect(bad).toThrow(/id: .*expected number/i);
+  });
+});
+
+describe("fromResponse", () => {
+  it("maps statuses to classes, keeps code/detail/attr, and scrubs the key from echoed text", () => {
+    const key = "phx_echoedSecretKey123";
+    const err = fromResponse({
+      method: "POST",
+      path: "/api/x/",
+      status: 400,
+      headers: {},
+      body: { type: "validation_error", code: "invalid_input", detail: `bad key ${key}`, attr: "name" },
+      secret: key,
+    });
+    expect(err).toBeInstanceOf(ValidationError);
+    expect(err.message).toBe("POST /api/x/ → 400 invalid_input: bad key [redacted] (attr: name)");
+    const raw = fromResponse({
+      method: "PATCH",
+      path: "/s/",
+      status: 403,
+      headers: {},
+      body: { error: "No." },
+    });
+    expect(raw).toBeInstanceOf(ForbiddenError);
+    expect(raw.detail).toBe("No.");
+    const empty = fromResponse({
+      method: "DELETE",
+      path: "/d/1/",
+      status: 405,
+      headers: {},
+      body: undefined,
+    });
+    expect(empty).toBeInstanceOf(MethodNotAllowedError);
+    expect(empty.message).toBe("DELETE /d/1/ → 405");
+    const server = fromResponse({
+      method: "GET",
+      path: "/g/",
+      status: 503,
+      headers: { "retry-after": "1" },
+      body: "",
+    });
+    expect(server).toBeInstanceOf(ServerError);
+    expect((server as ServerError).retryAfterSeconds).toBe(1);
   });
 });
