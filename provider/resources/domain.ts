@@ -158,6 +158,12 @@ async function findByName(api: PostHogClient, name: string): Promise<Domain | un
   return (await api.domains.all()).find((d) => d.domain === name);
 }
 
+/** Prints what waits for verification (the host's stdout reaches `pulumi up` as a log line). */
+function announce(outs: DomainOutputs): DomainOutputs {
+  if (outs.pendingSettings) console.log(`warning: Domain ${outs.domain}: ${outs.pendingSettings}`);
+  return outs;
+}
+
 /** The Domain provider. */
 export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOutputs>({
   name: "Domain",
@@ -200,7 +206,7 @@ export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOu
       throw e;
     }
     // JIT/SSO cannot be set before verification; SAML fields were sent with the create.
-    return { id: created.id, outs: toOutputs(created, want) };
+    return { id: created.id, outs: announce(toOutputs(created, want)) };
   },
   async read(api, id, props) {
     return toOutputs(await api.domains.retrieve({ id }), props);
@@ -213,7 +219,7 @@ export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOu
       Object.keys(body).length > 0
         ? await api.domains.update({ id, body })
         : await api.domains.retrieve({ id });
-    return toOutputs(await converge(api, d, want), want);
+    return announce(toOutputs(await converge(api, d, want), want));
   },
   async delete(api, id) {
     await api.domains.delete({ id });

@@ -17,8 +17,13 @@ import {
 let emu: TestEmulator;
 let host: ProviderHost;
 
+let hostOutput = "";
+
 beforeAll(async () => {
-  [emu, host] = await startTestEmulator().then(async (e) => [e, await startConfiguredHost(e)] as const);
+  emu = await startTestEmulator();
+  host = await startConfiguredHost(emu, (text) => {
+    hostOutput += text;
+  });
 });
 afterAll(async () => {
   await host?.close();
@@ -99,6 +104,7 @@ describe("Domain provider (real host over gRPC)", () => {
   it("keeps JIT/SSO pending while unverified without a perpetual diff, applies them once verified", async () => {
     const want = { domain: "sso.example.com", jitProvisioningEnabled: true, ssoEnforcement: "google-oauth2" };
     const d = await create(host, "Domain", "sso", want);
+    expect(hostOutput).toContain("warning: Domain sso.example.com: jitProvisioningEnabled=true");
     expect(d.outs.pendingSettings).toMatch(
       /jitProvisioningEnabled=true.*will be applied once sso\.example\.com is verified/,
     );

@@ -79,8 +79,16 @@ export const urnOf = (name: string, resourceName: string) =>
   `urn:pulumi:test::posthog-test::${typeOf(name)}::${resourceName}`;
 
 /** A started host configured for `emu` (stack config, API key sent as a secret the way the engine does). */
-export async function startConfiguredHost(emu: TestEmulator): Promise<ProviderHost> {
-  const host = await startProviderHost({ cwd: repoRoot, project: "posthog-test", deadlineMs: 30_000 });
+export async function startConfiguredHost(
+  emu: TestEmulator,
+  onOutput?: (text: string) => void,
+): Promise<ProviderHost> {
+  const host = await startProviderHost({
+    cwd: repoRoot,
+    project: "posthog-test",
+    deadlineMs: 30_000,
+    ...(onOutput ? { onOutput } : {}),
+  });
   await host.configure(
     {
       "posthog:apiKey": emu.apiKey,
