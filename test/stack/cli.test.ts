@@ -1,5 +1,13 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -67,6 +75,15 @@ describe("npm run stack (the stand-in engine's CLI)", () => {
       "create item-0",
     ]);
     expect(readdirSync(db)).toHaveLength(2);
+  }, 60_000);
+
+  it("gates on drift with preview --refresh --expect-no-changes (exit 1 once an object changed outside)", () => {
+    const file = join(db, readdirSync(db).find((f) => f.startsWith("alpha-")) ?? "");
+    writeFileSync(file, readFileSync(file, "utf8").replace('"label":"alpha"', '"label":"edited"'));
+    const r = stackCli("preview", "--refresh", "--expect-no-changes", "--json");
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("--expect-no-changes: 1 change(s) found");
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, counts: { update: 1, same: 1 } });
   }, 60_000);
 
   it("prints a readable Pulumi-like account and exits 1 when an operation fails", () => {

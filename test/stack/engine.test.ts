@@ -63,6 +63,13 @@ describe("stand-in engine on a tiny dynamic-provider program", () => {
       file,
       JSON.stringify({ ...JSON.parse(readFileSync(file, "utf8")), label: "changed-outside" }),
     );
+    // The CI drift gate (`preview --refresh`): plans the update that undoes the drift, writes nothing.
+    const gate = await runStack({ operation: "preview", refresh: true, projectDir, stack, statePath, env });
+    expect(gate.ok).toBe(true);
+    expect(gate.steps.filter((s) => s.op !== "same").map((s) => `${s.op} ${s.name}`)).toEqual([
+      "update item-0",
+    ]);
+    expect(JSON.parse(readFileSync(file, "utf8")).label).toBe("changed-outside");
     const refresh = await run("refresh");
     expect(refresh.ok).toBe(true);
     expect(ops(refresh)).toEqual({ "item-0": "update", "item-1": "same", "item-2": "same", child: "same" });

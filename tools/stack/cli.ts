@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 /**
- * `npm run stack -- <preview|up|refresh|destroy> [--stack dev] [--state FILE] [--config-file FILE] [--json] [--cwd DIR]`
+ * `npm run stack -- <preview|up|refresh|destroy> [--stack dev] [--state FILE] [--config-file FILE] [--refresh]
+ *   [--expect-no-changes] [--json] [--cwd DIR]`
  *
  * The stand-in engine's command line (tools/stack/engine.ts; for machines without the Pulumi CLI). Reads
  * Pulumi.yaml and Pulumi.<stack>.yaml in --cwd (default: the current directory), connection settings from
  * the environment like the provider (POSTHOG_HOST, POSTHOG_API_KEY, …), and keeps its checkpoint in
  * --state (default .stack-state/<stack>.json). Exit status 0 when every operation succeeded, 1 when any
- * failed, 2 on bad usage.
+ * failed or, with --expect-no-changes, when anything would change (the CI drift gate
+ * `preview --refresh --expect-no-changes`), 2 on bad usage.
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -14,7 +16,7 @@ import { OperationSchema, runStack } from "./engine";
 import { formatSummary, heading, jsonLine, printer } from "./report";
 
 const USAGE =
-  "usage: npm run stack -- <preview|up|refresh|destroy> [--stack dev] [--state FILE] [--config-file FILE] [--json] [--cwd DIR]";
+  "usage: npm run stack -- <preview|up|refresh|destroy> [--stack dev] [--state FILE] [--config-file FILE] [--refresh] [--expect-no-changes] [--json] [--cwd DIR]";
 
 async function main(): Promise<number> {
   let parsed: ReturnType<typeof parse>;
@@ -26,6 +28,8 @@ async function main(): Promise<number> {
         state: { type: "string" },
         "config-file": { type: "string" },
         json: { type: "boolean", default: false },
+        refresh: { type: "boolean", default: false },
+        "expect-no-changes": { type: "boolean", default: false },
         cwd: { type: "string", default: "." },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -56,14 +60,18 @@ async function main(): Promise<number> {
     stack: values.stack,
     ...(values.state ? { statePath: resolve(values.state) } : {}),
     ...(values["config-file"] ? { configFile: resolve(values["config-file"]) } : {}),
+    ...(values.refresh ? { refresh: true } : {}),
     ...(values.json ? {} : { onEvent: printer(op.data, write) }),
   });
+  const changes = result.counts.create + result.counts.update + result.counts.replace + result.counts.delete;
+  const unexpected = values["expect-no-changes"] && changes > 0;
   if (values.json) write(JSON.stringify(jsonLine(result)));
   else {
     write("");
     for (const line of formatSummary(result)) write(line);
   }
-  return result.ok ? 0 : 1;
+  if (unexpected) process.stderr.write(`error: --expect-no-changes: ${changes} change(s) found\n`);
+  return result.ok && !unexpected ? 0 : 1;
 }
 
 main().then(

@@ -77,6 +77,11 @@ export interface RunOptions {
   statePath?: string;
   /** Environment of the program and the provider host (merged over process.env): POSTHOG_HOST, POSTHOG_API_KEY… */
   env?: NodeJS.ProcessEnv;
+  /**
+   * preview/up only: refresh first (like `pulumi preview --refresh` / `pulumi up --refresh`), so the plan is
+   * made against the live objects. The refresh's own steps are not reported; its drift shows in the plan.
+   */
+  refresh?: boolean;
   /** Called for every step as it completes and every diagnostic (program logs, provider output). */
   onEvent?: (event: EngineEvent) => void;
 }
@@ -246,8 +251,18 @@ export async function runStack(opts: RunOptions): Promise<RunResult> {
     } else if (opts.operation === "destroy") {
       ({ ok, next } = await destroy(checkpoint, getHost, emit));
     } else {
+      let base = checkpoint;
+      if (opts.refresh) {
+        // Only failures of the refresh are reported (as diagnostics); its drift shows up in the plan.
+        const refreshed = await refresh(checkpoint, getHost, (e) => {
+          if (e.kind === "diagnostic") emit(e);
+          else if (e.step.error) diag("error", `refresh of ${e.step.name}: ${e.step.error}`, e.step.urn);
+        });
+        if (!refreshed.ok) throw new Error("the refresh before the deployment failed");
+        base = refreshed.next;
+      }
       const r = await deploy({
-        checkpoint,
+        checkpoint: base,
         project: project.name,
         projectDir,
         main: project.main ?? ".",
