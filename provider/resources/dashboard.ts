@@ -123,6 +123,13 @@ function toOutputs(d: Dashboard, projectId: string, want: In | DashboardOutputs)
   };
 }
 
+/** Whether two tag lists hold the same tags, in any order. */
+function sameTags(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  const sa = [...new Set(a ?? [])].sort();
+  const sb = [...new Set(b ?? [])].sort();
+  return sa.length === sb.length && sa.every((t, i) => t === sb[i]);
+}
+
 /** The PATCH body converging `live` to `want` (restoring it when soft-deleted). */
 function convergeBody(
   want: In,
@@ -134,7 +141,7 @@ function convergeBody(
   if (live?.name !== want.name) body.name = want.name;
   if (live?.description !== want.description) body.description = want.description;
   if (live?.pinned !== want.pinned) body.pinned = want.pinned;
-  if (JSON.stringify(live?.tags ?? []) !== JSON.stringify(want.tags)) body.tags = want.tags;
+  if (!sameTags(live?.tags, want.tags)) body.tags = want.tags;
   if ((live?.restrictionLevel ?? 21) !== want.restrictionLevel)
     body.restriction_level = want.restrictionLevel;
   return body;
@@ -155,7 +162,11 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
   inputs: DashboardInputsSchema,
   replaceOnChanges: ["projectId", ...CREATE_ONLY],
   // A soft-deleted dashboard must be restored: that is a change even when every input matches.
-  changes: (olds, _news, changed) => (olds.deleted === true ? [...changed, "deleted"] : changed),
+  changes(olds, news, changed) {
+    // Tags are a set: the server may answer them in another order.
+    const kept = changed.filter((k) => !(k === "tags" && sameTags(olds.tags, news.tags)));
+    return olds.deleted === true ? [...kept, "deleted"] : kept;
+  },
   async create(api, want) {
     const projectId = await resolveProjectId(api, want.projectId);
     let d: Dashboard;

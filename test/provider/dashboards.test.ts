@@ -47,9 +47,13 @@ describe("Dashboard provider (real host over gRPC)", () => {
       creationMode: "default",
     });
     expect((await plan(host, d, want)).diff.changes).toBe(false);
+    // tags are a set: another order is no change
+    const twoTags = await update(host, d, { ...want, tags: ["team", "ops"] });
+    expect((await plan(host, twoTags, { ...want, tags: ["ops", "team"] })).diff.changes).toBe(false);
 
-    const read = await refresh(host, d);
-    expect(read.inputs).toMatchObject({ name: "KPIs", tags: ["team"] });
+    const read = await refresh(host, twoTags);
+    expect(read.inputs).toMatchObject({ name: "KPIs" });
+    expect([...(read.inputs.tags as string[])].sort()).toEqual(["ops", "team"]);
     const renamed = await update(host, read, { ...want, name: "KPIs v2", pinned: true });
     expect((await emu.api("GET", `${dash()}/${d.id}/`)).body).toMatchObject({
       name: "KPIs v2",
