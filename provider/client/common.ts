@@ -182,7 +182,7 @@ function restoreExtras(raw: unknown, parsed: unknown): void {
     for (const k in raw as Record<string, unknown>) {
       const v = (raw as Record<string, unknown>)[k];
       if (!(k in p)) p[k] = v;
-      else if (v !== null && typeof v === "object") restoreExtras(v, p[k]);
+      else if (v !== null && typeof v === "object" && p[k] !== v) restoreExtras(v, p[k]);
     }
   }
 }
