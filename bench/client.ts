@@ -2,7 +2,7 @@
  * Benchmark: per-request cost of the PostHog client against a bare `undici.request` to the same emulator in
  * the same run (target: client median ≤ 1.10 × bare median).
  *
- * Run after a build: `npm run build && node dist/bench/client.js [--rounds 20] [--per-round 100]`
+ * Run after a build: `npm run build && node_modules/.bin/node dist/bench/client.js [--rounds 20] [--per-round 100]`
  * (or via `npm run bench`). The emulator runs in a child process (rate limit off) so its CPU time is not
  * charged to the measured process. Both sides make sequential GETs of the same URLs with the same headers and
  * parse the JSON; the client additionally validates with zod, passes its rate limiter (on, with limits
