@@ -1,0 +1,692 @@
+/**
+ * `npm run bench`: every figure of the performance section, each beside its baseline, in one run.
+ *
+ *   npm run bench                      # table on stdout, writes bench/results.json
+ *   npm run --silent bench -- --json   # prints the JSON instead of the table (also written)
+ *   options: --samples 300 (per side, overhead) --fleet 1000 --fleet-rate 600 --skip-fleet --skip-sub
+ *
+ * (a) Overhead: create / read / update of a Dashboard through OUR provider object (compiled dist, in process)
+ *     against a bare `undici.request` doing the same HTTP call on the same emulator (child process), ABBA
+ *     interleaved; median ratio (target ≤ 1.10). Also the existing client and emulator benches' figures
+ *     (dist/bench/client.js and emulator.js run as child processes; --skip-sub skips them).
+ * (b) Requests per operation from the emulator's request log, ours and the naive baseline
+ *     (bench/naive-provider.ts); refreshing 500 Members, 500 Invites and 200 Collaborators concurrently.
+ * (c) `__provider` bytes per resource, ours and naive; ours from two installed copies with different versions.
+ * (d) Fleet: N resources (70 % dashboards, 30 % invites) created through the REAL provider host, all at once
+ *     (Pulumi's default parallelism is unbounded), the emulator's rate limit on at --fleet-rate per minute and
+ *     the client's limiter at the same rate (posthog:rateLimit); the naive provider likewise.
+ * (e) RSS of the provider host process after the fleet (VmRSS from /proc/<pid>/status).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { parseArgs } from "node:util";
+import { Agent, request } from "undici";
+import { closeAllConnections } from "../provider/client";
+import * as ours from "../provider/index";
+import { startProviderHost } from "../tools/provider-host";
+import { type NaiveConfig, naiveProviders } from "./naive-provider";
+import { repoRoot, serializeOurs } from "./soak-core";
+
+const root = repoRoot();
+const nativeRequire = createRequire(__filename);
+const serializer = nativeRequire("@pulumi/pulumi/runtime/closure/serializeClosure") as {
+  serializeFunction(f: () => unknown, o: { allowSecrets: boolean }): Promise<{ text: string }>;
+};
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+
+interface Emu {
+  url: string;
+  apiKey: string;
+  organizationId: string;
+  projectId: number;
+  child: ChildProcess;
+  control(method: string, path: string, body?: unknown): Promise<unknown>;
+  api(method: string, path: string, body?: unknown): Promise<unknown>;
+  stop(): Promise<void>;
+}
+
+/** The emulator CLI in a child process (so its CPU time is not charged to the measured process). */
+async function startEmu(rateLimit: string): Promise<Emu> {
+  const child = spawn(
+    process.execPath,
+    [join(root, "dist", "emulator", "cli.js"), "--port", "0", "--rate-limit", rateLimit],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  const [line] = (await once(createInterface({ input: child.stdout as NodeJS.ReadableStream }), "line")) as [
+    string,
+  ];
+  const info = JSON.parse(line) as Omit<Emu, "child" | "control" | "api" | "stop">;
+  const send = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${info.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${info.apiKey}`, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    if (res.status >= 400) throw new Error(`${method} ${path} → ${res.status} ${text.slice(0, 200)}`);
+    return text ? (JSON.parse(text) as unknown) : undefined;
+  };
+  return {
+    ...info,
+    child,
+    control: (m, p, b) => send(m, `/_emulator${p}`, b),
+    api: send,
+    async stop() {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+    },
+  };
+}
+
+/** Number of API requests `fn` makes, from the emulator's request log. */
+async function requestsOf(emu: Emu, fn: () => Promise<unknown>): Promise<number> {
+  await emu.control("DELETE", "/requests");
+  await fn();
+  return ((await emu.control("GET", "/requests")) as unknown[]).length;
+}
+
+function machine() {
+  const c = cpus();
+  return {
+    cpu: c[0]?.model ?? "unknown",
+    cores: c.length,
+    node: process.version,
+    loadAverage: loadavg().map((l) => round(l)),
+    platform: `${process.platform} ${process.arch}`,
+  };
+}
+
+const env = (emu: Emu, rate: string) => {
+  process.env.POSTHOG_API_KEY = emu.apiKey;
+  process.env.POSTHOG_HOST = emu.url;
+  process.env.POSTHOG_ORGANIZATION_ID = emu.organizationId;
+  process.env.POSTHOG_PROJECT_ID = String(emu.projectId);
+  process.env.POSTHOG_RATE_LIMIT = rate;
+};
+const naiveConfig = (emu: Emu): NaiveConfig => ({
+  host: emu.url,
+  apiKey: emu.apiKey,
+  organizationId: emu.organizationId,
+  projectId: emu.projectId,
+});
+
+/** (a) ours vs bare undici.request, ABBA-interleaved, for Dashboard create/read/update. */
+async function overhead(emu: Emu, samples: number) {
+  env(emu, "1000000/10000000");
+  const dispatcher = new Agent({ keepAliveTimeout: 4_000 });
+  const path = `/api/projects/${emu.projectId}/dashboards/`;
+  const headers = {
+    authorization: `Bearer ${emu.apiKey}`,
+    "content-type": "application/json",
+    accept: "application/json",
+    "user-agent": "bench",
+  };
+  const bare = async (method: "GET" | "POST" | "PATCH", p: string, body?: unknown) => {
+    const res = await request(`${emu.url}${p}`, {
+      method,
+      headers,
+      dispatcher,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const json = (await res.body.json()) as { id: number };
+    if (res.statusCode >= 300) throw new Error(`bare ${method} ${p}: ${res.statusCode}`);
+    return json;
+  };
+  const D = ours.Dashboard;
+  const checked = (await D.check({}, { name: "Overhead" })).inputs as Record<string, unknown>;
+  const made = await D.create(checked);
+  const id = made.id;
+  let outs = made.outs as Record<string, unknown>;
+  const bareId = (await bare("POST", path, { name: "Overhead", description: "", pinned: false, tags: [] }))
+    .id;
+  let flip = 0;
+  const ops = {
+    create: {
+      ours: () => D.create(checked),
+      bare: () => bare("POST", path, { name: "Overhead", description: "", pinned: false, tags: [] }),
+    },
+    read: {
+      ours: () => D.read(id, outs),
+      bare: () => bare("GET", `${path}${bareId}/`),
+    },
+    update: {
+      ours: async () => {
+        const news = { ...checked, description: `v${flip++}` };
+        outs = (await D.update(id, outs, news)).outs as Record<string, unknown>;
+      },
+      bare: () => bare("PATCH", `${path}${bareId}/`, { description: `v${flip++}` }),
+    },
+  };
+  const time = async (fn: () => Promise<unknown>) => {
+    const t0 = process.hrtime.bigint();
+    await fn();
+    return Number(process.hrtime.bigint() - t0) / 1000;
+  };
+  const results: Record<
+    string,
+    { oursMedianUs: number; bareMedianUs: number; ratio: number; medianPairRatio: number }
+  > = {};
+  for (const [name, op] of Object.entries(ops)) {
+    for (let i = 0; i < 50; i++) {
+      await op.ours();
+      await op.bare();
+    }
+    const a: number[] = [];
+    const b: number[] = [];
+    const pairs: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      let x: number;
+      let y: number;
+      if (i % 2 === 0) {
+        x = await time(op.ours);
+        y = await time(op.bare);
+      } else {
+        y = await time(op.bare);
+        x = await time(op.ours);
+      }
+      a.push(x);
+      b.push(y);
+      pairs.push(x / y);
+    }
+    results[name] = {
+      oursMedianUs: round(median(a), 0),
+      bareMedianUs: round(median(b), 0),
+      ratio: round(median(a) / median(b), 3),
+      medianPairRatio: round(median(pairs), 3),
+    };
+  }
+  await dispatcher.close();
+  return results;
+}
+
+/** Runs a compiled sibling bench and returns its JSON lines. */
+async function subBench(file: string, args: string[]): Promise<unknown[]> {
+  const child = spawn(process.execPath, [join(__dirname, file), ...args], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout?.on("data", (c: Buffer) => {
+    out += c.toString();
+  });
+  await once(child, "exit");
+  return out
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as unknown);
+}
+
+/** A create result with its outputs (the dynamic provider type makes them optional). */
+const norm = (r: { id: string; outs?: unknown }) => ({
+  id: r.id,
+  outs: (r.outs ?? {}) as Record<string, unknown>,
+});
+
+/** (b) requests per operation, ours and naive, and the cost of refreshing many members/invites/collaborators. */
+async function requestCounts(emu: Emu, sizes: { members: number; invites: number; collaborators: number }) {
+  env(emu, "off");
+  const naive = naiveProviders(naiveConfig(emu));
+  const perOp: Record<string, Record<string, { ours: number; naive?: number }>> = {};
+  const count = (fn: () => Promise<unknown>) => requestsOf(emu, fn);
+
+  // Dashboard: every operation
+  {
+    const D = ours.Dashboard;
+    const c = await D.check({}, { name: "Counted" });
+    const inputs = c.inputs as Record<string, unknown>;
+    const row: Record<string, { ours: number; naive?: number }> = {};
+    row.check = { ours: await count(() => D.check({}, { name: "Counted" })), naive: 0 };
+    let made = { id: "", outs: {} as Record<string, unknown> };
+    row.create = { ours: await count(async () => (made = norm(await D.create(inputs)))) };
+    row.diff = {
+      ours: await count(() => D.diff(made.id, made.outs, { ...inputs, description: "x" })),
+      naive: 0,
+    };
+    row.read = { ours: await count(() => D.read(made.id, made.outs)) };
+    let upd: Record<string, unknown> = {};
+    row.update = {
+      ours: await count(
+        async () => (upd = (await D.update(made.id, made.outs, { ...inputs, description: "x" })).outs),
+      ),
+    };
+    row.delete = { ours: await count(() => D.delete(made.id, upd)) };
+    let n = { id: "", outs: {} as Record<string, unknown> };
+    const nd = naive.Dashboard as NonNullable<(typeof naive)["Dashboard"]>;
+    (row.create as { naive?: number }).naive = await count(
+      async () => (n = await nd.create({ name: "Naive" })),
+    );
+    (row.read as { naive?: number }).naive = await count(() => nd.read(n.id, n.outs));
+    (row.update as { naive?: number }).naive = await count(() =>
+      (nd.update as NonNullable<typeof nd.update>)(n.id, n.outs, { name: "Naive", description: "x" }),
+    );
+    (row.delete as { naive?: number }).naive = await count(() => nd.delete(n.id, n.outs));
+    perOp.Dashboard = row;
+  }
+  // Project: every operation
+  {
+    const P = ours.Project;
+    const inputs = (await P.check({}, { name: "Counted project" })).inputs as Record<string, unknown>;
+    const row: Record<string, { ours: number; naive?: number }> = {};
+    row.check = { ours: await count(() => P.check({}, { name: "Counted project" })) };
+    let made = { id: "", outs: {} as Record<string, unknown> };
+    row.create = { ours: await count(async () => (made = norm(await P.create(inputs)))) };
+    row.diff = { ours: await count(() => P.diff(made.id, made.outs, { ...inputs, name: "Renamed" })) };
+    row.read = { ours: await count(() => P.read(made.id, made.outs)) };
+    let upd: Record<string, unknown> = {};
+    row.update = {
+      ours: await count(
+        async () => (upd = (await P.update(made.id, made.outs, { ...inputs, name: "Renamed" })).outs),
+      ),
+    };
+    row.delete = { ours: await count(() => P.delete(made.id, upd)) };
+    perOp.Project = row;
+  }
+  // Invite (no update: a change replaces it)
+  {
+    const I = ours.Invite;
+    const raw = { targetEmail: "counted@example.com", sendEmail: false };
+    const inputs = (await I.check({}, raw)).inputs as Record<string, unknown>;
+    const row: Record<string, { ours: number; naive?: number }> = {};
+    row.check = { ours: await count(() => I.check({}, raw)), naive: 0 };
+    let made = { id: "", outs: {} as Record<string, unknown> };
+    row.create = { ours: await count(async () => (made = norm(await I.create(inputs)))) };
+    row.diff = { ours: await count(() => I.diff(made.id, made.outs, inputs)), naive: 0 };
+    row.read = { ours: await count(() => I.read(made.id, made.outs)) };
+    row.delete = { ours: await count(() => I.delete(made.id, made.outs)) };
+    const ni = naive.Invite as NonNullable<(typeof naive)["Invite"]>;
+    let n = { id: "", outs: {} as Record<string, unknown> };
+    (row.create as { naive?: number }).naive = await count(
+      async () => (n = await ni.create({ target_email: "naive@example.com" })),
+    );
+    (row.read as { naive?: number }).naive = await count(() => ni.read(n.id, n.outs));
+    (row.delete as { naive?: number }).naive = await count(() => ni.delete(n.id, n.outs));
+    perOp.Invite = row;
+  }
+
+  // Refresh at scale: seed members, invites, collaborators
+  const org = `/api/organizations/${emu.organizationId}`;
+  const uuids: string[] = [];
+  for (let i = 0; i < sizes.members; i++) {
+    const r = (await emu.control("POST", "/users", { email: `m${i}@example.com`, level: 1 })) as {
+      user: { uuid: string };
+    };
+    uuids.push(r.user.uuid);
+  }
+  const inviteIds: string[] = [];
+  for (let i = 0; i < sizes.invites; i += 20) {
+    const batch = Array.from({ length: Math.min(20, sizes.invites - i) }, (_, k) => ({
+      target_email: `inv${i + k}@example.com`,
+      level: 1,
+    }));
+    const made = (await emu.api("POST", `${org}/invites/bulk/`, batch)) as { id: string }[] | undefined;
+    for (const m of made ?? []) inviteIds.push(m.id);
+  }
+  if (inviteIds.length < sizes.invites) {
+    const all = (await emu.api("GET", `${org}/invites/?limit=${sizes.invites + 100}`)) as {
+      results: { id: string }[];
+    };
+    inviteIds.splice(0, inviteIds.length, ...all.results.map((x) => x.id));
+  }
+  const dash = (await emu.api("POST", `/api/projects/${emu.projectId}/dashboards/`, {
+    name: "Shared",
+    restriction_level: 37,
+  })) as { id: number };
+  for (let i = 0; i < sizes.collaborators; i++)
+    await emu.api("POST", `/api/projects/${emu.projectId}/dashboards/${dash.id}/collaborators/`, {
+      user_uuid: uuids[i],
+      level: 37,
+    });
+  const orgMembers = ((await emu.api("GET", `${org}/members/?limit=1`)) as { count: number }).count;
+  const orgInvites = ((await emu.api("GET", `${org}/invites/?limit=1`)) as { count: number }).count;
+
+  const memberProps = (uuid: string) => ({ userUuid: uuid, level: 1, retainOnDelete: true });
+  const inviteProps = { targetEmail: "x@example.com", level: 1, accepted: false };
+  const collabProps = (uuid: string) => ({ dashboardId: dash.id, userUuid: uuid, level: 37 });
+  const nm = naive.Member as NonNullable<(typeof naive)["Member"]>;
+  const ni = naive.Invite as NonNullable<(typeof naive)["Invite"]>;
+  const nc = naive.DashboardCollaborator as NonNullable<(typeof naive)["DashboardCollaborator"]>;
+  const refresh = {
+    Member: {
+      resources: sizes.members,
+      listed: orgMembers,
+      limit: 1 + Math.ceil(orgMembers / 100),
+      ours: await count(() =>
+        Promise.all(uuids.slice(0, sizes.members).map((u) => ours.Member.read(u, memberProps(u)))),
+      ),
+      naive: await count(() => Promise.all(uuids.slice(0, sizes.members).map((u) => nm.read(u, {})))),
+    },
+    Invite: {
+      resources: inviteIds.length,
+      listed: orgInvites,
+      limit: 1 + Math.ceil(orgInvites / 100),
+      ours: await count(() => Promise.all(inviteIds.map((id) => ours.Invite.read(id, inviteProps)))),
+      naive: await count(() => Promise.all(inviteIds.map((id) => ni.read(id, {})))),
+    },
+    DashboardCollaborator: {
+      resources: sizes.collaborators,
+      listed: sizes.collaborators,
+      limit: 1 + Math.ceil(sizes.collaborators / 100),
+      ours: await count(() =>
+        Promise.all(
+          uuids
+            .slice(0, sizes.collaborators)
+            .map((u) => ours.DashboardCollaborator.read(`${dash.id}/${u}`, collabProps(u))),
+        ),
+      ),
+      naive: await count(() =>
+        Promise.all(uuids.slice(0, sizes.collaborators).map((u) => nc.read(`${dash.id}/${u}`, {}))),
+      ),
+    },
+  };
+  return { perOperation: perOp, refresh };
+}
+
+/** Installs this checkout's compiled package as `<dir>/node_modules/pulumi-posthog` with another version. */
+function installCopy(version: string): { dir: string; sdkDir: string } {
+  const dir = mkdtempSync(join(tmpdir(), "posthog-bench-install-"));
+  const pkgDir = join(dir, "node_modules", "pulumi-posthog");
+  for (const part of ["sdk", "provider"])
+    cpSync(join(root, "dist", part), join(pkgDir, "dist", part), { recursive: true });
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as Record<string, unknown>;
+  writeFileSync(join(pkgDir, "package.json"), JSON.stringify({ ...pkg, version }));
+  symlinkSync(join(root, "node_modules"), join(pkgDir, "node_modules"), "dir");
+  return { dir, sdkDir: join(pkgDir, "dist", "sdk") };
+}
+
+/** (c) `__provider` bytes per resource, ours and naive; ours across two installed versions. */
+async function stateSizes(emu: Emu) {
+  const oursBytes: Record<string, number> = {};
+  for (const name of ours.resourceNames) oursBytes[name] = (await serializeOurs(name)).length;
+  const naiveBytes: Record<string, number> = {};
+  let naiveHoldsKey = false;
+  const cfg = naiveConfig(emu);
+  for (const name of Object.keys(naiveProviders(cfg))) {
+    const provider = naiveProviders(cfg)[name];
+    const text = (await serializer.serializeFunction(() => provider, { allowSecrets: true })).text;
+    naiveBytes[name] = text.length;
+    naiveHoldsKey ||= text.includes(emu.apiKey);
+  }
+  let oursHoldsKey = false;
+  for (const name of ours.resourceNames) oursHoldsKey ||= (await serializeOurs(name)).includes(emu.apiKey);
+  const v1 = installCopy("0.1.0");
+  const v2 = installCopy("9.9.9");
+  let identical = true;
+  try {
+    for (const name of ours.resourceNames) {
+      const texts = [];
+      for (const c of [v1, v2]) {
+        const shim = nativeRequire(
+          join(c.sdkDir, "provider-shim.js"),
+        ) as typeof import("../sdk/provider-shim");
+        const p = shim.providerShim(name);
+        texts.push((await serializer.serializeFunction(() => p, { allowSecrets: true })).text);
+      }
+      identical &&= texts[0] === texts[1];
+    }
+  } finally {
+    for (const c of [v1, v2]) rmSync(c.dir, { recursive: true, force: true });
+  }
+  return {
+    ours: oursBytes,
+    naive: naiveBytes,
+    oursHoldsApiKey: oursHoldsKey,
+    naiveHoldsApiKey: naiveHoldsKey,
+    oursIdenticalAcrossVersions: identical,
+  };
+}
+
+/** VmRSS of the provider-host child of this process, in MiB (Linux /proc). */
+function hostRssMiB(): number | undefined {
+  try {
+    const kids = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8")
+      .trim()
+      .split(/\s+/);
+    for (const pid of kids) {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      if (!cmd.includes("dynamic-provider")) continue;
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+      return m ? round(Number(m[1]) / 1024, 1) : undefined;
+    }
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
+/** (d)+(e) N resources through the real host with the rate limit on; ours then naive. */
+async function fleet(size: number, perMinute: number) {
+  const rate = `${perMinute}/${perMinute * 10}`;
+  const declared = Array.from({ length: size }, (_, i) =>
+    i % 10 < 7
+      ? { type: "Dashboard", inputs: { name: `Fleet ${i}` } as Record<string, unknown> }
+      : {
+          type: "Invite",
+          inputs: { targetEmail: `fleet${i}@example.com`, sendEmail: false } as Record<string, unknown>,
+        },
+  );
+  const urn = (t: string, i: number) => `urn:pulumi:bench::fleet::pulumi-nodejs:dynamic/posthog:${t}::r${i}`;
+  const run = async (kind: "ours" | "naive") => {
+    const emu = await startEmu(rate);
+    const host = await startProviderHost({ cwd: root, project: "fleet", deadlineMs: 600_000 });
+    try {
+      await host.configure(
+        {
+          "posthog:apiKey": emu.apiKey,
+          "posthog:host": emu.url,
+          "posthog:organizationId": emu.organizationId,
+          "posthog:projectId": String(emu.projectId),
+          "posthog:rateLimit": rate,
+        },
+        ["posthog:apiKey"],
+      );
+      const providers: Record<string, string> = {};
+      for (const t of ["Dashboard", "Invite"]) {
+        if (kind === "ours") providers[t] = await serializeOurs(t);
+        else {
+          const p = naiveProviders(naiveConfig(emu))[t];
+          providers[t] = (await serializer.serializeFunction(() => p, { allowSecrets: true })).text;
+        }
+      }
+      const naiveInputs = (t: string, inputs: Record<string, unknown>) =>
+        t === "Invite" ? { target_email: inputs.targetEmail, level: 1 } : inputs;
+      await emu.control("DELETE", "/requests");
+      const t0 = performance.now();
+      const errors: string[] = [];
+      await Promise.all(
+        declared.map(async (d, i) => {
+          try {
+            const news = {
+              ...(kind === "ours" ? d.inputs : naiveInputs(d.type, d.inputs)),
+              __provider: providers[d.type],
+            };
+            const checked = await host.check(urn(d.type, i), {}, news);
+            if (checked.failures.length) throw new Error(JSON.stringify(checked.failures));
+            await host.create(urn(d.type, i), checked.inputs);
+          } catch (e) {
+            errors.push(String((e as { details?: string }).details ?? e));
+          }
+        }),
+      );
+      const wallMs = performance.now() - t0;
+      const log = (await emu.control("GET", "/requests")) as { status: number }[];
+      return {
+        resources: size,
+        failed: errors.length,
+        wallSeconds: round(wallMs / 1000, 1),
+        requests: log.length,
+        throttled: log.filter((r) => r.status === 429).length,
+        hostRssMiB: hostRssMiB(),
+        firstError: errors[0]?.replace(emu.apiKey, "[key]").slice(0, 160),
+      };
+    } finally {
+      await host.close();
+      await emu.stop();
+    }
+  };
+  const o = await run("ours");
+  const n = await run("naive");
+  // the floors: requests ÷ rate, and what a sliding 60 s window allows (perMinute sends per window)
+  const writes = size;
+  const floorRateSeconds = (writes / perMinute) * 60;
+  const floorWindowSeconds = Math.floor((writes - 1) / perMinute) * 60;
+  return {
+    rate: { perMinute, perHour: perMinute * 10 },
+    floorRequestsOverRateSeconds: round(floorRateSeconds, 1),
+    floorSlidingWindowSeconds: floorWindowSeconds,
+    ours: { ...o, ratioToRequestsOverRate: round(o.wallSeconds / floorRateSeconds, 3) },
+    naive: n,
+  };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      json: { type: "boolean", default: false },
+      samples: { type: "string", default: "300" },
+      fleet: { type: "string", default: "1000" },
+      "fleet-rate": { type: "string", default: "600" },
+      "skip-fleet": { type: "boolean", default: false },
+      "skip-sub": { type: "boolean", default: false },
+    },
+  });
+  const progress = (s: string) => process.stderr.write(`bench: ${s}\n`);
+  const started = performance.now();
+  const results: Record<string, unknown> = { machine: machine(), startedAt: new Date().toISOString() };
+
+  const emu = await startEmu("off");
+  try {
+    progress("(a) overhead");
+    results.overhead = await overhead(emu, Number(values.samples));
+    progress("(b) requests per operation and refresh");
+    results.requests = await requestCounts(emu, { members: 500, invites: 500, collaborators: 200 });
+    progress("(c) __provider sizes");
+    results.providerBytes = await stateSizes(emu);
+  } finally {
+    await closeAllConnections();
+    await emu.stop();
+  }
+  if (!values["skip-sub"]) {
+    progress("client and emulator benches");
+    results.clientBench = (
+      await subBench("client.js", ["--rounds", "5", "--per-round", "100", "--warmup", "100"])
+    )[0];
+    results.emulatorBench = await subBench("emulator.js", ["--seconds", "3"]);
+  }
+  if (!values["skip-fleet"]) {
+    progress("(d) fleet through the provider host (rate limit on)");
+    results.fleet = await fleet(Number(values.fleet), Number(values["fleet-rate"]));
+  }
+  results.machine = { ...(results.machine as object), loadAverageAfter: loadavg().map((l) => round(l)) };
+  results.totalSeconds = round((performance.now() - started) / 1000, 1);
+  writeFileSync(join(root, "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
+  if (values.json) console.log(JSON.stringify(results, null, 2));
+  else console.log(table(results));
+}
+
+/** The human-readable table of {@link main}'s results. */
+function table(r: Record<string, unknown>): string {
+  const lines: string[] = [];
+  const m = r.machine as ReturnType<typeof machine> & { loadAverageAfter: number[] };
+  lines.push(
+    `machine: ${m.cpu}, ${m.cores} cores, node ${m.node}, load ${m.loadAverage.join(" ")} → ${m.loadAverageAfter.join(" ")}`,
+  );
+  lines.push("");
+  lines.push(
+    "(a) overhead, Dashboard, ours (provider from dist, in process) vs bare undici.request — target ≤ 1.10",
+  );
+  for (const [op, v] of Object.entries(
+    r.overhead as Record<
+      string,
+      { oursMedianUs: number; bareMedianUs: number; ratio: number; medianPairRatio: number }
+    >,
+  ))
+    lines.push(
+      `  ${op.padEnd(8)} ours ${String(v.oursMedianUs).padStart(6)} µs  bare ${String(v.bareMedianUs).padStart(6)} µs  ratio ${v.ratio}  (pairwise ${v.medianPairRatio})`,
+    );
+  const cb = r.clientBench as { results?: Record<string, { ratio: number }> } | undefined;
+  if (cb?.results)
+    for (const [ep, v] of Object.entries(cb.results))
+      lines.push(`  client bench: ${ep}: client/bare ${v.ratio}`);
+  for (const e of (r.emulatorBench as { name?: string; rps?: number; ratio?: number }[] | undefined) ?? [])
+    lines.push(`  emulator bench: ${JSON.stringify(e).slice(0, 160)}`);
+  lines.push("");
+  lines.push("(b) requests per operation (emulator request log) — ours / naive");
+  const req = r.requests as {
+    perOperation: Record<string, Record<string, { ours: number; naive?: number }>>;
+    refresh: Record<
+      string,
+      { resources: number; listed: number; limit: number; ours: number; naive: number }
+    >;
+  };
+  for (const [kind, ops] of Object.entries(req.perOperation))
+    lines.push(
+      `  ${kind.padEnd(22)} ${Object.entries(ops)
+        .map(([op, v]) => `${op} ${v.ours}${v.naive === undefined ? "" : `/${v.naive}`}`)
+        .join("  ")}`,
+    );
+  for (const [kind, v] of Object.entries(req.refresh))
+    lines.push(
+      `  refresh ${v.resources} ${kind}s (${v.listed} in the list): ours ${v.ours} requests (limit ${v.limit}), naive ${v.naive}`,
+    );
+  lines.push("");
+  const pb = r.providerBytes as {
+    ours: Record<string, number>;
+    naive: Record<string, number>;
+    oursIdenticalAcrossVersions: boolean;
+    oursHoldsApiKey: boolean;
+    naiveHoldsApiKey: boolean;
+  };
+  lines.push("(c) __provider bytes per resource — ours / naive");
+  for (const k of Object.keys(pb.ours))
+    lines.push(`  ${k.padEnd(22)} ${pb.ours[k]}${pb.naive[k] ? ` / ${pb.naive[k]}` : ""}`);
+  lines.push(
+    `  ours identical across versions 0.1.0 and 9.9.9: ${pb.oursIdenticalAcrossVersions}; API key inside: ours ${pb.oursHoldsApiKey}, naive ${pb.naiveHoldsApiKey}`,
+  );
+  const f = r.fleet as
+    | {
+        rate: { perMinute: number };
+        floorRequestsOverRateSeconds: number;
+        floorSlidingWindowSeconds: number;
+        ours: Record<string, unknown>;
+        naive: Record<string, unknown>;
+      }
+    | undefined;
+  if (f) {
+    lines.push("");
+    lines.push(
+      `(d) fleet: ${f.ours.resources} resources through the provider host, rate limit ${f.rate.perMinute}/min (server and client)`,
+    );
+    lines.push(
+      `  floor: requests ÷ rate ${f.floorRequestsOverRateSeconds} s; sliding 60 s window ${f.floorSlidingWindowSeconds} s`,
+    );
+    for (const k of ["ours", "naive"] as const) {
+      const v = f[k];
+      lines.push(
+        `  ${k.padEnd(6)} failed ${v.failed}, wall ${v.wallSeconds} s, requests ${v.requests} (429: ${v.throttled})${k === "ours" ? `, ratio to requests÷rate ${v.ratioToRequestsOverRate}` : ""}`,
+      );
+    }
+    lines.push(
+      `(e) provider host RSS after the fleet: ours ${f.ours.hostRssMiB} MiB, naive ${f.naive.hostRssMiB} MiB`,
+    );
+  }
+  lines.push("");
+  lines.push(`total ${r.totalSeconds} s; written to bench/results.json`);
+  return lines.join("\n");
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});
