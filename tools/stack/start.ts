@@ -213,6 +213,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
     return result;
   };
 
+  let dns: ReturnType<typeof dnsAutomation> | undefined;
   try {
     const before = await snapshot(a);
     const writes = (requests: string[]) => requests.filter((r) => !r.startsWith("GET "));
@@ -230,14 +231,14 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
     );
     const total = preview.counts.create;
 
-    const dns = dnsAutomation(a);
+    dns = dnsAutomation(a);
     let published: string[] = [];
     const up = await engineStep(
       "up",
       "up",
       `up creates all ${total} resources and verifies the domain`,
       async (r) => {
-        published = await dns.stop();
+        published = (await dns?.stop()) ?? [];
         return [
           ...(r.counts.create === total && changed(r).length === total
             ? []
@@ -348,6 +349,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
       },
     );
   } finally {
+    await dns?.stop();
     await emulator.close();
     rmSync(work, { recursive: true, force: true });
   }
