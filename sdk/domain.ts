@@ -25,12 +25,12 @@ export class Domain extends pulumi.dynamic.Resource {
   declare readonly jitProvisioningEnabled: pulumi.Output<boolean>;
   /** The enforced SSO provider, "" for none (declared value while unverified). */
   declare readonly ssoEnforcement: pulumi.Output<string>;
-  /** SAML IdP entity id. */
-  declare readonly samlEntityId: pulumi.Output<string | undefined>;
-  /** SAML ACS URL. */
-  declare readonly samlAcsUrl: pulumi.Output<string | undefined>;
-  /** SAML X.509 certificate. */
-  declare readonly samlX509Cert: pulumi.Output<string | undefined>;
+  /** SAML IdP entity id ("" when unset). */
+  declare readonly samlEntityId: pulumi.Output<string>;
+  /** SAML ACS URL ("" when unset). */
+  declare readonly samlAcsUrl: pulumi.Output<string>;
+  /** SAML X.509 certificate ("" when unset). */
+  declare readonly samlX509Cert: pulumi.Output<string>;
   /** Whether an existing domain was adopted. */
   declare readonly adopt: pulumi.Output<boolean>;
   /** True once verified. */

@@ -56,9 +56,10 @@ export interface DomainOutputs extends Record<string, unknown> {
   domain: string;
   jitProvisioningEnabled: boolean;
   ssoEnforcement: string;
-  samlEntityId?: string | undefined;
-  samlAcsUrl?: string | undefined;
-  samlX509Cert?: string | undefined;
+  /** SAML fields: "" when unset. */
+  samlEntityId: string;
+  samlAcsUrl: string;
+  samlX509Cert: string;
   adopt: boolean;
   /** True once the TXT record was checked by `verify`. */
   isVerified: boolean;
@@ -102,9 +103,10 @@ function toOutputs(d: Domain, want: In | DomainOutputs): DomainOutputs {
     domain: d.domain,
     jitProvisioningEnabled: verified ? (d.jit_provisioning_enabled ?? false) : want.jitProvisioningEnabled,
     ssoEnforcement: verified ? (d.sso_enforcement ?? "") : want.ssoEnforcement,
-    samlEntityId: d.saml_entity_id ?? undefined,
-    samlAcsUrl: d.saml_acs_url ?? undefined,
-    samlX509Cert: d.saml_x509_cert ?? undefined,
+    // null and "" both mean "not set" on the server: report "" so a declared "" shows no diff
+    samlEntityId: d.saml_entity_id ?? "",
+    samlAcsUrl: d.saml_acs_url ?? "",
+    samlX509Cert: d.saml_x509_cert ?? "",
     adopt: want.adopt,
     isVerified: verified,
     verifiedAt: d.verified_at ?? null,

@@ -74,7 +74,8 @@ describe("Domain provider (real host over gRPC)", () => {
   });
 
   it("replaces (delete first) when the domain name changes", async () => {
-    const d = await create(host, "Domain", "rename", { domain: "old.example.com" });
+    const d = await create(host, "Domain", "rename", { domain: "old.example.com", samlAcsUrl: "" });
+    expect((await plan(host, d, { domain: "old.example.com", samlAcsUrl: "" })).diff.changes).toBe(false);
     const { diff } = await plan(host, d, { domain: "new.example.com" });
     expect(diff).toEqual({ changes: true, replaces: ["domain"], deleteBeforeReplace: true });
     await destroy(host, d);
