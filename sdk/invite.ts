@@ -24,8 +24,8 @@ export class Invite extends pulumi.dynamic.Resource {
   declare readonly firstName: pulumi.Output<string>;
   /** Organization level on joining (1, 8 or 15). */
   declare readonly level: pulumi.Output<number>;
-  /** The personal message, if any. */
-  declare readonly message: pulumi.Output<string | undefined>;
+  /** The personal message ("" when none). */
+  declare readonly message: pulumi.Output<string>;
   /** Access to private projects. */
   declare readonly privateProjectAccess: pulumi.Output<{ id: number; level: string }[]>;
   /** Whether the e-mail is sent. */

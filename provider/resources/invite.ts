@@ -50,7 +50,8 @@ export interface InviteOutputs extends Record<string, unknown> {
   targetEmail: string;
   firstName: string;
   level: number;
-  message?: string | undefined;
+  /** "" when none. */
+  message: string;
   privateProjectAccess: { id: number; level: string }[];
   sendEmail: boolean;
   combinePendingInvites: boolean;
@@ -70,7 +71,8 @@ function toOutputs(i: Invite, want: In | InviteOutputs): InviteOutputs {
     targetEmail: i.target_email,
     firstName: i.first_name ?? "",
     level: i.level,
-    message: i.message ?? undefined,
+    // null means no message: read it as "" so a declared "" does not replace the invite
+    message: i.message ?? "",
     privateProjectAccess: (i.private_project_access ?? []).map((p) => ({ id: p.id, level: p.level })),
     // write-only on the server: keep what was declared
     sendEmail: want.sendEmail,

@@ -85,8 +85,10 @@ export interface ProjectOutputs extends Record<string, unknown> {
 
 function toOutputs(p: Project): ProjectOutputs {
   const wire = p as Record<string, unknown>;
+  // null means "not set": read it as the empty value of its type, so a declared "" or [] shows no diff
+  const empty: Record<string, unknown> = { productDescription: "", appUrls: [], recordingDomains: [] };
   const settings = Object.fromEntries(
-    Object.entries(SETTINGS).map(([prop, field]) => [prop, wire[field] ?? undefined]),
+    Object.entries(SETTINGS).map(([prop, field]) => [prop, wire[field] ?? empty[prop]]),
   );
   return {
     ...settings,

@@ -33,7 +33,7 @@ const batchExports = async () =>
 
 describe("Project provider (real host over gRPC)", () => {
   it("runs the lifecycle: create, read, PATCH update, DELETE; unset settings keep server defaults", async () => {
-    const want = { name: "Web", timezone: "Europe/Berlin" };
+    const want = { name: "Web", timezone: "Europe/Berlin", productDescription: "", appUrls: [] };
     const p = await create(host, "Project", "web", want);
     expect(p.outs).toMatchObject({ name: "Web", timezone: "Europe/Berlin", projectId: p.id });
     expect(typeof p.outs.apiToken).toBe("string");

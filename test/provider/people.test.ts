@@ -40,7 +40,7 @@ const MAX = { uuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d04", email: "max.member@e
 
 describe("Invite provider (real host over gRPC)", () => {
   it("runs the lifecycle; every change replaces; delete revokes", async () => {
-    const want = { targetEmail: "new.person@Example.COM", level: "admin", firstName: "New" };
+    const want = { targetEmail: "new.person@Example.COM", level: "admin", firstName: "New", message: "" };
     const i = await create(host, "Invite", "new-person", want);
     expect(i.inputs).toMatchObject({ targetEmail: "new.person@example.com", level: 8, sendEmail: true });
     expect(i.outs).toMatchObject({
