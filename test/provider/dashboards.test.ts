@@ -68,6 +68,23 @@ describe("Dashboard provider (real host over gRPC)", () => {
     expect((await emu.api("GET", `${dash()}/${d.id}/`)).status).toBe(404);
   });
 
+  it("shows no diff after up with every input declared (no perpetual diff)", async () => {
+    const want = {
+      name: "Everything",
+      description: "all inputs",
+      pinned: true,
+      tags: ["a", "b"],
+      restrictionLevel: 37,
+      projectId: String(emu.projectId),
+      deleteInsights: true,
+    };
+    const d = await create(host, "Dashboard", "everything", want);
+    expect((await plan(host, d, want)).diff.changes).toBe(false);
+    const read = await refresh(host, d);
+    expect((await plan(host, read, want)).diff.changes).toBe(false);
+    await destroy(host, read);
+  });
+
   it("restores a dashboard soft-deleted outside Pulumi: same id, PATCH deleted:false, no duplicate", async () => {
     const want = { name: "Restorable" };
     const d = await create(host, "Dashboard", "restorable", want);

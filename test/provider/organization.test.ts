@@ -71,6 +71,29 @@ describe("Project provider (real host over gRPC)", () => {
     await destroy(host, healed);
   });
 
+  it("shows no diff after up with every setting declared (no perpetual diff)", async () => {
+    const want = {
+      name: "Everything",
+      productDescription: "a shop",
+      timezone: "America/New_York",
+      appUrls: ["https://shop.example.com"],
+      anonymizeIps: true,
+      autocaptureOptOut: true,
+      sessionRecordingOptIn: true,
+      heatmapsOptIn: false,
+      surveysOptIn: true,
+      weekStartDay: 0,
+      recordingDomains: ["https://shop.example.com"],
+      isDemo: false,
+    };
+    const p = await create(host, "Project", "everything", want);
+    expect((await plan(host, p, want)).diff.changes).toBe(false);
+    const read = await refresh(host, p);
+    expect((await plan(host, read, want)).diff.changes).toBe(false);
+    expect(read.inputs).toMatchObject(want);
+    await destroy(host, read);
+  });
+
   it("adopts an existing project by id and converges it, without creating one", async () => {
     const before = ((await emu.api("GET", `${org()}/projects/`)).body as { count: number }).count;
     const p = await create(host, "Project", "seed", {

@@ -65,6 +65,23 @@ describe("Invite provider (real host over gRPC)", () => {
     expect((await refresh(host, read)).id).toBe("");
   });
 
+  it("shows no diff after up with every input declared (an invite is never re-sent by itself)", async () => {
+    const want = {
+      targetEmail: "full@example.com",
+      firstName: "Full",
+      level: 8,
+      message: "Welcome!",
+      privateProjectAccess: [{ id: emu.projectId, level: "admin" }],
+      sendEmail: false,
+      combinePendingInvites: true,
+    };
+    const i = await create(host, "Invite", "full", want);
+    expect((await plan(host, i, want)).diff.changes).toBe(false);
+    const read = await refresh(host, i);
+    expect((await plan(host, read, want)).diff.changes).toBe(false);
+    await destroy(host, read);
+  });
+
   it("stays satisfied once accepted (no re-invite), even when inputs change", async () => {
     const want = { targetEmail: "joiner@example.com" };
     const i = await create(host, "Invite", "joiner", want);
