@@ -3,7 +3,7 @@
  *
  *   npm run bench                      # table on stdout, writes bench/results.json
  *   npm run --silent bench -- --json   # prints the JSON instead of the table (also written)
- *   options: --samples 300 (per side, overhead) --fleet 1000 --fleet-rate 600 --skip-fleet --skip-sub
+ *   options: --samples 300 (per side, overhead) --fleet 1000 --fleet-rate 600 --only a,b,c,sub,d (sections)
  *
  * (a) Overhead: create / read / update of a Dashboard through OUR provider object (compiled dist, in process)
  *     against a bare `undici.request` doing the same HTTP call on the same emulator (child process), ABBA
@@ -545,7 +545,11 @@ async function fleet(size: number, perMinute: number) {
     rate: { perMinute, perHour: perMinute * 10 },
     floorRequestsOverRateSeconds: round(floorRateSeconds, 1),
     floorSlidingWindowSeconds: floorWindowSeconds,
-    ours: { ...o, ratioToRequestsOverRate: round(o.wallSeconds / floorRateSeconds, 3) },
+    ours: {
+      ...o,
+      ratioToRequestsOverRate: round(o.wallSeconds / floorRateSeconds, 3),
+      ratioToSlidingWindowFloor: floorWindowSeconds > 0 ? round(o.wallSeconds / floorWindowSeconds, 3) : null,
+    },
     naive: n,
   };
 }
@@ -557,34 +561,40 @@ async function main(): Promise<void> {
       samples: { type: "string", default: "300" },
       fleet: { type: "string", default: "1000" },
       "fleet-rate": { type: "string", default: "600" },
-      "skip-fleet": { type: "boolean", default: false },
-      "skip-sub": { type: "boolean", default: false },
+      only: { type: "string", default: "a,b,c,sub,d" },
     },
   });
   const progress = (s: string) => process.stderr.write(`bench: ${s}\n`);
   const started = performance.now();
   const results: Record<string, unknown> = { machine: machine(), startedAt: new Date().toISOString() };
 
+  const only = new Set(values.only.split(","));
   const emu = await startEmu("off");
   try {
-    progress("(a) overhead");
-    results.overhead = await overhead(emu, Number(values.samples));
-    progress("(b) requests per operation and refresh");
-    results.requests = await requestCounts(emu, { members: 500, invites: 500, collaborators: 200 });
-    progress("(c) __provider sizes");
-    results.providerBytes = await stateSizes(emu);
+    if (only.has("a")) {
+      progress("(a) overhead");
+      results.overhead = await overhead(emu, Number(values.samples));
+    }
+    if (only.has("b")) {
+      progress("(b) requests per operation and refresh");
+      results.requests = await requestCounts(emu, { members: 500, invites: 500, collaborators: 200 });
+    }
+    if (only.has("c")) {
+      progress("(c) __provider sizes");
+      results.providerBytes = await stateSizes(emu);
+    }
   } finally {
     await closeAllConnections();
     await emu.stop();
   }
-  if (!values["skip-sub"]) {
+  if (only.has("sub")) {
     progress("client and emulator benches");
     results.clientBench = (
       await subBench("client.js", ["--rounds", "5", "--per-round", "100", "--warmup", "100"])
     )[0];
     results.emulatorBench = await subBench("emulator.js", ["--seconds", "3"]);
   }
-  if (!values["skip-fleet"]) {
+  if (only.has("d")) {
     progress("(d) fleet through the provider host (rate limit on)");
     results.fleet = await fleet(Number(values.fleet), Number(values["fleet-rate"]));
   }
@@ -607,7 +617,7 @@ function table(r: Record<string, unknown>): string {
     "(a) overhead, Dashboard, ours (provider from dist, in process) vs bare undici.request — target ≤ 1.10",
   );
   for (const [op, v] of Object.entries(
-    r.overhead as Record<
+    (r.overhead ?? {}) as Record<
       string,
       { oursMedianUs: number; bareMedianUs: number; ratio: number; medianPairRatio: number }
     >,
@@ -623,37 +633,43 @@ function table(r: Record<string, unknown>): string {
     lines.push(`  emulator bench: ${JSON.stringify(e).slice(0, 160)}`);
   lines.push("");
   lines.push("(b) requests per operation (emulator request log) — ours / naive");
-  const req = r.requests as {
-    perOperation: Record<string, Record<string, { ours: number; naive?: number }>>;
-    refresh: Record<
-      string,
-      { resources: number; listed: number; limit: number; ours: number; naive: number }
-    >;
-  };
-  for (const [kind, ops] of Object.entries(req.perOperation))
+  const req = r.requests as
+    | undefined
+    | {
+        perOperation: Record<string, Record<string, { ours: number; naive?: number }>>;
+        refresh: Record<
+          string,
+          { resources: number; listed: number; limit: number; ours: number; naive: number }
+        >;
+      };
+  for (const [kind, ops] of Object.entries(req?.perOperation ?? {}))
     lines.push(
       `  ${kind.padEnd(22)} ${Object.entries(ops)
         .map(([op, v]) => `${op} ${v.ours}${v.naive === undefined ? "" : `/${v.naive}`}`)
         .join("  ")}`,
     );
-  for (const [kind, v] of Object.entries(req.refresh))
+  for (const [kind, v] of Object.entries(req?.refresh ?? {}))
     lines.push(
       `  refresh ${v.resources} ${kind}s (${v.listed} in the list): ours ${v.ours} requests (limit ${v.limit}), naive ${v.naive}`,
     );
   lines.push("");
-  const pb = r.providerBytes as {
-    ours: Record<string, number>;
-    naive: Record<string, number>;
-    oursIdenticalAcrossVersions: boolean;
-    oursHoldsApiKey: boolean;
-    naiveHoldsApiKey: boolean;
-  };
-  lines.push("(c) __provider bytes per resource — ours / naive");
-  for (const k of Object.keys(pb.ours))
-    lines.push(`  ${k.padEnd(22)} ${pb.ours[k]}${pb.naive[k] ? ` / ${pb.naive[k]}` : ""}`);
-  lines.push(
-    `  ours identical across versions 0.1.0 and 9.9.9: ${pb.oursIdenticalAcrossVersions}; API key inside: ours ${pb.oursHoldsApiKey}, naive ${pb.naiveHoldsApiKey}`,
-  );
+  const pb = r.providerBytes as
+    | undefined
+    | {
+        ours: Record<string, number>;
+        naive: Record<string, number>;
+        oursIdenticalAcrossVersions: boolean;
+        oursHoldsApiKey: boolean;
+        naiveHoldsApiKey: boolean;
+      };
+  if (pb) {
+    lines.push("(c) __provider bytes per resource — ours / naive");
+    for (const k of Object.keys(pb.ours))
+      lines.push(`  ${k.padEnd(22)} ${pb.ours[k]}${pb.naive[k] ? ` / ${pb.naive[k]}` : ""}`);
+    lines.push(
+      `  ours identical across versions 0.1.0 and 9.9.9: ${pb.oursIdenticalAcrossVersions}; API key inside: ours ${pb.oursHoldsApiKey}, naive ${pb.naiveHoldsApiKey}`,
+    );
+  }
   const f = r.fleet as
     | {
         rate: { perMinute: number };
@@ -674,7 +690,7 @@ function table(r: Record<string, unknown>): string {
     for (const k of ["ours", "naive"] as const) {
       const v = f[k];
       lines.push(
-        `  ${k.padEnd(6)} failed ${v.failed}, wall ${v.wallSeconds} s, requests ${v.requests} (429: ${v.throttled})${k === "ours" ? `, ratio to requests÷rate ${v.ratioToRequestsOverRate}` : ""}`,
+        `  ${k.padEnd(6)} failed ${v.failed}, wall ${v.wallSeconds} s, requests ${v.requests} (429: ${v.throttled})${k === "ours" ? `, ratio to requests÷rate ${v.ratioToRequestsOverRate}, to the window floor ${v.ratioToSlidingWindowFloor}` : ""}`,
       );
     }
     lines.push(
