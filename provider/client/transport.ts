@@ -79,10 +79,15 @@ function poolFor(origin: string, t: Settings["timeouts"]): Pool {
   return pool;
 }
 
-const inflightByScope = new Map<string, Map<string, Promise<HttpResponse>>>();
+/** An in-flight GET: its path (without query) and its response. */
+interface InflightGet {
+  path: string;
+  promise: Promise<HttpResponse>;
+}
+const inflightByScope = new Map<string, Map<string, InflightGet>>();
 
 /** In-flight GETs of one scope, shared by every client of the process with that key and origin. */
-function sharedInflight(scope: string): Map<string, Promise<HttpResponse>> {
+function sharedInflight(scope: string): Map<string, InflightGet> {
   let m = inflightByScope.get(scope);
   if (!m) {
     m = new Map();
@@ -137,6 +142,11 @@ function buildUrl(p: string, query: HttpRequest["query"]): string {
     if (v !== undefined) qs += `${qs ? "&" : ""}${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`;
   }
   return qs ? `${p}${p.includes("?") ? "&" : "?"}${qs}` : p;
+}
+
+/** True when a write to `write` may change what a GET of `read` answers (same object, or its list). */
+function pathsOverlap(write: string, read: string): boolean {
+  return write.startsWith(read) || read.startsWith(write);
 }
 
 function isIdempotent(req: HttpRequest): boolean {
@@ -280,13 +290,26 @@ export function createTransport(settings: Settings): Transport {
 
   return {
     send(req) {
-      if (req.method !== "GET" || req.signal) return withRetries(req);
+      if (req.method !== "GET") {
+        // A GET sent after this write settles must not join a GET that started before it (it could miss
+        // the write): once the write settles, in-flight GETs of the same path or its list stop being shared.
+        const forget = () => {
+          for (const [id, entry] of inflight) if (pathsOverlap(req.path, entry.path)) inflight.delete(id);
+        };
+        return withRetries(req).finally(forget);
+      }
+      if (req.signal) return withRetries(req);
       const id = buildUrl(req.path, req.query);
       const pending = inflight.get(id);
-      if (pending) return pending;
-      const p = withRetries(req).finally(() => inflight.delete(id));
-      inflight.set(id, p);
-      return p;
+      if (pending) return pending.promise;
+      const entry = { path: req.path, promise: withRetries(req) };
+      entry.promise
+        .finally(() => {
+          if (inflight.get(id) === entry) inflight.delete(id);
+        })
+        .catch(() => {});
+      inflight.set(id, entry);
+      return entry.promise;
     },
     get queued() {
       return limiter?.queued ?? 0;

@@ -2,7 +2,7 @@
 // all counted from the emulator's request log.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PostHogClient, RateLimitedError } from "../../provider/client";
-import { clearLog, clientFor, control, type Emulator, requestLog, startTestEmulator } from "./helpers";
+import { clearLog, clientFor, control, type Emulator, fault, requestLog, startTestEmulator } from "./helpers";
 
 let emu: Emulator;
 let client: PostHogClient;
@@ -56,6 +56,22 @@ describe("coalescing", () => {
     expect(results.every((r) => r.id === d.id)).toBe(true);
     expect(results[0]).not.toBe(results[1]); // each caller gets its own parsed object
     expect((await requestLog(emu)).filter((r) => r.method === "GET")).toHaveLength(1);
+  });
+
+  it("a GET sent after a write never joins a GET that started before it (no stale read after a create)", async () => {
+    // The first list read is held by the emulator for a while; a create completes meanwhile.
+    await fault(emu, { method: "GET", path: "/dashboards/$", delayMs: 400, times: 1 });
+    await clearLog(emu);
+    const early = client.dashboards.all();
+    await new Promise((r) => setTimeout(r, 100)); // the delayed list read is in flight
+    const made = await client.dashboards.create({ body: { name: "created during a slow list read" } });
+    const after = await client.dashboards.all();
+    expect(after.map((d) => d.id)).toContain(made.id);
+    await early;
+    const lists = (await requestLog(emu)).filter(
+      (r) => r.method === "GET" && r.path.endsWith("/dashboards/"),
+    );
+    expect(lists).toHaveLength(2); // the read after the create was sent on its own
   });
 
   it("find() on N members costs about N/100 list requests, concurrent or sequential, across clients", async () => {
