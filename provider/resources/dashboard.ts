@@ -12,8 +12,14 @@
  * - Adoption: `dashboardId` takes over an existing dashboard (restoring it if soft-deleted) and converges it.
  */
 import { z } from "zod";
-import { type Dashboard, type DashboardBody, NotFoundError, type PostHogClient } from "../client";
-import { defineResource, ProjectIdInput, resolveProjectId } from "../lifecycle";
+import {
+  AmbiguousWriteError,
+  type Dashboard,
+  type DashboardBody,
+  NotFoundError,
+  type PostHogClient,
+} from "../client";
+import { createdSince, defineResource, ProjectIdInput, resolveProjectId } from "../lifecycle";
 
 /** Inputs of a Dashboard. */
 export const DashboardInputsSchema = z
@@ -182,18 +188,27 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
       const body = convergeBody(want, toOutputs(created, projectId, want), false);
       d = Object.keys(body).length > 0 ? await patch(api, projectId, created.id, body) : created;
     } else {
-      d = await api.dashboards.create({
-        projectId,
-        body: {
-          name: want.name,
-          description: want.description,
-          pinned: want.pinned,
-          tags: want.tags,
-          ...(want.restrictionLevel !== 21 ? { restriction_level: want.restrictionLevel } : {}),
-          ...(want.useTemplate !== undefined ? { use_template: want.useTemplate } : {}),
-          ...(want.useDashboard !== undefined ? { use_dashboard: want.useDashboard } : {}),
-        },
-      });
+      const started = Date.now();
+      try {
+        d = await api.dashboards.create({
+          projectId,
+          body: {
+            name: want.name,
+            description: want.description,
+            pinned: want.pinned,
+            tags: want.tags,
+            ...(want.restrictionLevel !== 21 ? { restriction_level: want.restrictionLevel } : {}),
+            ...(want.useTemplate !== undefined ? { use_template: want.useTemplate } : {}),
+            ...(want.useDashboard !== undefined ? { use_dashboard: want.useDashboard } : {}),
+          },
+        });
+      } catch (e) {
+        // A create whose answer was lost (applied or not): adopt what it made, never create a duplicate.
+        if (!(e instanceof AmbiguousWriteError)) throw e;
+        const made = createdSince(await api.dashboards.all({ projectId }), want.name, started);
+        if (!made) throw e;
+        d = await api.dashboards.retrieve({ projectId, id: made.id });
+      }
     }
     return { id: String(d.id), outs: toOutputs(d, projectId, want) };
   },

@@ -7,8 +7,8 @@
  * secret outputs. Adoption: `projectId` takes over an existing project and converges its settings.
  */
 import { z } from "zod";
-import { type PostHogClient, type Project, ValidationError } from "../client";
-import { defineResource, ProjectIdInput } from "../lifecycle";
+import { AmbiguousWriteError, type PostHogClient, type Project, ValidationError } from "../client";
+import { createdSince, defineResource, ProjectIdInput } from "../lifecycle";
 
 const bool = () => z.boolean({ error: "expected true or false" }).optional();
 const strings = () => z.array(z.string(), { error: "expected a list of strings" }).optional();
@@ -145,12 +145,23 @@ export const projectProvider = defineResource<typeof ProjectInputsSchema, Projec
       const p = await converge(api, live, want);
       return { id: String(p.id), outs: toOutputs(p) };
     }
+    const started = Date.now();
     try {
       const p = await api.projects.create({
         body: { ...body(want), ...(want.isDemo !== undefined ? { is_demo: want.isDemo } : {}) },
       });
       return { id: String(p.id), outs: toOutputs(p) };
     } catch (e) {
+      // A create whose answer was lost (applied or not): adopt what it made, never create a duplicate.
+      if (e instanceof AmbiguousWriteError) {
+        // the list has no created_at: check the newest project of that name in full
+        const newest = (await api.projects.all())
+          .filter((p) => p.name === want.name)
+          .sort((a, b) => b.id - a.id)[0];
+        const full = newest && (await api.projects.retrieve({ id: newest.id }));
+        if (full && createdSince([full], want.name, started))
+          return { id: String(full.id), outs: toOutputs(full) };
+      }
       if (e instanceof ValidationError) throw new Error(`Project ${want.name}: ${e.message}`, { cause: e });
       throw e;
     }
