@@ -59,6 +59,7 @@ export {
   type RetryInfo,
   resolveSettings,
   type Settings,
+  settingsFingerprint,
 } from "./settings";
 export * from "./sharing";
 export {

@@ -8,6 +8,7 @@
  * The API key is held in an {@link ApiKey} wrapper whose string, JSON and `util.inspect` forms are
  * `[secret]`; only the transport unwraps it, for the `Authorization` header.
  */
+import { hash } from "node:crypto";
 import { inspect } from "node:util";
 import { z } from "zod";
 import { InvalidInputError, MissingApiKeyError } from "./errors";
@@ -152,6 +153,32 @@ export function invalidInput(prefix: string, error: z.ZodError): InvalidInputErr
     return `${p || "(root)"}: ${i.message}`;
   });
   return new InvalidInputError(property, `Invalid ${lines.join("; ")}`);
+}
+
+/** Every setting read from Pulumi config (`posthog:<name>`) or the environment (`POSTHOG_<NAME>`). */
+const SOURCED_SETTINGS = [
+  "apiKey",
+  "host",
+  "organizationId",
+  "projectId",
+  "retryBaseDelayMs",
+  "rateLimit",
+  "findCacheMs",
+].map((name) => ({
+  config: `posthog:${name}`,
+  env: `POSTHOG_${name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`,
+}));
+
+/**
+ * A fingerprint (sha256 hex) of every raw value {@link resolveSettings} would read from `config` and `env`,
+ * so a caller can keep one client while none of them changes (the provider does, per operation). The
+ * values themselves, the API key among them, are not kept.
+ */
+export function settingsFingerprint(config?: ConfigGetter, env: NodeJS.ProcessEnv = process.env): string {
+  let raw = "";
+  for (const s of SOURCED_SETTINGS)
+    raw += `${config?.get(s.config) ?? "\u0000"}\u0001${env[s.env] ?? "\u0000"}\u0002`;
+  return hash("sha256", raw);
 }
 
 /**
