@@ -6,9 +6,7 @@ import { z } from "zod";
 import {
   type ClientContext,
   call,
-  collectAll,
-  iteratePages,
-  listPage,
+  listOperations,
   type OrgParams,
   type PageParams,
   parseBody,
@@ -68,15 +66,8 @@ export function batchExports(ctx: ClientContext) {
     return { paused: res?.paused ?? action === "pause" };
   };
   return {
-    /** GET `/api/organizations/:organization_id/batch_exports/` → one page. */
-    list: async (p?: OrgParams & PageParams) => listPage(ctx, listPath(ctx, p), BatchExportSchema, p),
-    /** Iterates every batch export (follows `next`). */
-    iterate: async function* (p?: OrgParams & PageParams) {
-      yield* iteratePages(ctx, listPath(ctx, p), BatchExportSchema, p);
-    },
-    /** Every batch export of the organization. */
-    all: async (p?: OrgParams & PageParams) =>
-      collectAll(iteratePages(ctx, listPath(ctx, p), BatchExportSchema, p)),
+    /** GET `/api/organizations/:organization_id/batch_exports/`: `list` (one page), `iterate`, `all`. */
+    ...listOperations(ctx, (p?: OrgParams & PageParams) => listPath(ctx, p), BatchExportSchema),
     /** GET `…/batch_exports/:id/`. @throws NotFoundError */
     retrieve: async (p: BatchExportParams) =>
       call(

@@ -280,3 +280,20 @@ export async function collectAll<T>(items: AsyncIterable<T>): Promise<T[]> {
   for await (const x of items) out.push(x);
   return out;
 }
+
+/**
+ * The three reads of a paginated list endpoint (GET `listPath(p)`, query `limit`/`offset`): `list` → one page
+ * `{count, next, previous, results}`; `iterate` → every item, following `next`; `all` → every item in one
+ * array. Items are parsed with `item`. @throws the errors of {@link call}.
+ */
+export function listOperations<P extends PageParams, S extends z.ZodType>(
+  ctx: ClientContext,
+  listPath: (p: P | undefined) => string,
+  item: S,
+) {
+  return {
+    list: (p?: P) => listPage(ctx, listPath(p), item, p),
+    iterate: (p?: P) => iteratePages(ctx, listPath(p), item, p),
+    all: (p?: P) => collectAll(iteratePages(ctx, listPath(p), item, p)),
+  };
+}

@@ -7,9 +7,7 @@ import { z } from "zod";
 import {
   type ClientContext,
   call,
-  collectAll,
-  iteratePages,
-  listPage,
+  listOperations,
   type PageParams,
   type ProjectParams,
   parseBody,
@@ -109,13 +107,8 @@ const itemPath = (ctx: ClientContext, p: DashboardIdParams) =>
 /** Operations on dashboards. */
 export function dashboards(ctx: ClientContext) {
   return {
-    /** GET `/api/projects/:project_id/dashboards/` (dashboard:read) → one page (list subset). */
-    list: async (p?: ProjectParams & PageParams) => listPage(ctx, listPath(ctx, p), DashboardSchema, p),
-    iterate: async function* (p?: ProjectParams & PageParams) {
-      yield* iteratePages(ctx, listPath(ctx, p), DashboardSchema, p);
-    },
-    all: async (p?: ProjectParams & PageParams) =>
-      collectAll(iteratePages(ctx, listPath(ctx, p), DashboardSchema, p)),
+    /** GET `/api/projects/:project_id/dashboards/` (dashboard:read): `list` (one page), `iterate`, `all` (list subset). */
+    ...listOperations(ctx, (p?: ProjectParams & PageParams) => listPath(ctx, p), DashboardSchema),
     /** POST `…/dashboards/` (dashboard:write) → 201 dashboard. */
     create: async (p: ProjectParams & { body: DashboardBody }) =>
       call(

@@ -6,9 +6,7 @@ import { z } from "zod";
 import {
   type ClientContext,
   call,
-  collectAll,
-  iteratePages,
-  listPage,
+  listOperations,
   type OrgParams,
   type PageParams,
   parseBody,
@@ -69,13 +67,8 @@ const itemPath = (ctx: ClientContext, p: DomainParams) =>
 /** Operations on domains. */
 export function domains(ctx: ClientContext) {
   return {
-    /** GET `/api/organizations/:organization_id/domains/` (organization:read) → one page. */
-    list: async (p?: OrgParams & PageParams) => listPage(ctx, listPath(ctx, p), DomainSchema, p),
-    iterate: async function* (p?: OrgParams & PageParams) {
-      yield* iteratePages(ctx, listPath(ctx, p), DomainSchema, p);
-    },
-    all: async (p?: OrgParams & PageParams) =>
-      collectAll(iteratePages(ctx, listPath(ctx, p), DomainSchema, p)),
+    /** GET `/api/organizations/:organization_id/domains/` (organization:read): `list` (one page), `iterate`, `all`. */
+    ...listOperations(ctx, (p?: OrgParams & PageParams) => listPath(ctx, p), DomainSchema),
     /**
      * POST `…/domains/` (organization:write) → 201 domain.
      * @throws InvalidInputError for a malformed body (before sending); ValidationError (e.g. `unique`).

@@ -6,9 +6,7 @@ import { z } from "zod";
 import {
   type ClientContext,
   call,
-  collectAll,
-  iteratePages,
-  listPage,
+  listOperations,
   type OrgParams,
   type PageParams,
   parseBody,
@@ -72,15 +70,10 @@ const listPath = (ctx: ClientContext, p: OrgParams | undefined) =>
 
 /** Operations on invites. */
 export function invites(ctx: ClientContext) {
-  const all = async (p?: OrgParams & PageParams) =>
-    collectAll(iteratePages(ctx, listPath(ctx, p), InviteSchema, p));
+  const reads = listOperations(ctx, (p?: OrgParams & PageParams) => listPath(ctx, p), InviteSchema);
   return {
-    /** GET `/api/organizations/:organization_id/invites/` (organization_member:read) → one page. */
-    list: async (p?: OrgParams & PageParams) => listPage(ctx, listPath(ctx, p), InviteSchema, p),
-    iterate: async function* (p?: OrgParams & PageParams) {
-      yield* iteratePages(ctx, listPath(ctx, p), InviteSchema, p);
-    },
-    all,
+    /** GET `/api/organizations/:organization_id/invites/` (organization_member:read): `list` (one page), `iterate`, `all`. */
+    ...reads,
     /**
      * POST `…/invites/` (organization_member:write) → 201 invite. Replaces earlier invites for the same e-mail.
      * @throws InvalidInputError (before sending), ValidationError (e.g. already a member), ForbiddenError
@@ -124,7 +117,7 @@ export function invites(ctx: ClientContext) {
       if (p.id === undefined && typeof p.email !== "string") {
         throw new InvalidInputError("id", "Invalid find parameters: expected id or email");
       }
-      const items = await ctx.sharedList(listPath(ctx, p), () => all({ organizationId: ctx.org(p) }));
+      const items = await ctx.sharedList(listPath(ctx, p), () => reads.all({ organizationId: ctx.org(p) }));
       if (p.id !== undefined) return items.find((i) => i.id === p.id);
       const email = p.email.toLowerCase();
       return items.find((i) => i.target_email.toLowerCase() === email);

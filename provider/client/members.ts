@@ -6,9 +6,7 @@ import { z } from "zod";
 import {
   type ClientContext,
   call,
-  collectAll,
-  iteratePages,
-  listPage,
+  listOperations,
   type OrgParams,
   type PageParams,
   parseBody,
@@ -51,15 +49,10 @@ const itemPath = (ctx: ClientContext, p: MemberParams) =>
 
 /** Operations on members. */
 export function members(ctx: ClientContext) {
-  const all = async (p?: OrgParams & PageParams) =>
-    collectAll(iteratePages(ctx, listPath(ctx, p), MemberSchema, p));
+  const reads = listOperations(ctx, (p?: OrgParams & PageParams) => listPath(ctx, p), MemberSchema);
   return {
-    /** GET `/api/organizations/:organization_id/members/` (organization_member:read) → one page. */
-    list: async (p?: OrgParams & PageParams) => listPage(ctx, listPath(ctx, p), MemberSchema, p),
-    iterate: async function* (p?: OrgParams & PageParams) {
-      yield* iteratePages(ctx, listPath(ctx, p), MemberSchema, p);
-    },
-    all,
+    /** GET `/api/organizations/:organization_id/members/` (organization_member:read): `list` (one page), `iterate`, `all`. */
+    ...reads,
     /**
      * PATCH `…/members/:user__uuid/` (organization_member:write) with `{level}` → member.
      * @throws InvalidInputError (level not 1/8/15), ForbiddenError (level rules), NotFoundError
@@ -87,7 +80,7 @@ export function members(ctx: ClientContext) {
       if (p.userUuid === undefined && typeof p.email !== "string") {
         throw new InvalidInputError("userUuid", "Invalid find parameters: expected userUuid or email");
       }
-      const items = await ctx.sharedList(listPath(ctx, p), () => all({ organizationId: ctx.org(p) }));
+      const items = await ctx.sharedList(listPath(ctx, p), () => reads.all({ organizationId: ctx.org(p) }));
       if (p.userUuid !== undefined) return items.find((m) => m.user.uuid === p.userUuid);
       const email = p.email.toLowerCase();
       return items.find((m) => m.user.email.toLowerCase() === email);

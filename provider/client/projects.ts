@@ -6,9 +6,7 @@ import { z } from "zod";
 import {
   type ClientContext,
   call,
-  collectAll,
-  iteratePages,
-  listPage,
+  listOperations,
   type OrgParams,
   type PageParams,
   parseBody,
@@ -96,13 +94,8 @@ const itemPath = (ctx: ClientContext, p: ProjectIdParams) =>
 /** Operations on projects. */
 export function projects(ctx: ClientContext) {
   return {
-    /** GET `/api/organizations/:organization_id/projects/` (project:read) → one page (list subset). */
-    list: async (p?: OrgParams & PageParams) => listPage(ctx, listPath(ctx, p), ProjectSchema, p),
-    iterate: async function* (p?: OrgParams & PageParams) {
-      yield* iteratePages(ctx, listPath(ctx, p), ProjectSchema, p);
-    },
-    all: async (p?: OrgParams & PageParams) =>
-      collectAll(iteratePages(ctx, listPath(ctx, p), ProjectSchema, p)),
+    /** GET `/api/organizations/:organization_id/projects/` (project:read): `list` (one page), `iterate`, `all` (list subset). */
+    ...listOperations(ctx, (p?: OrgParams & PageParams) => listPath(ctx, p), ProjectSchema),
     /** POST `…/projects/` (project:write) → 201 project. @throws ForbiddenError (plan limit, admin needed) */
     create: async (p: OrgParams & { body: ProjectCreateBody }) =>
       call(
