@@ -29,6 +29,9 @@ export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 /** The stack config handed to `configure()` (one stack per provider host process). */
 let stackConfig: ConfigGetter | undefined;
 
+/** The client of {@link operationClient}, kept while the settings' fingerprint stays the same. */
+let current: { fingerprint: string; client: PostHogClient } | undefined;
+
 /**
  * The client for a provider operation. Settings are resolved at call time: the stack config from `configure()`,
  * else the environment (`POSTHOG_API_KEY`, `POSTHOG_HOST`, `POSTHOG_ORGANIZATION_ID`, `POSTHOG_PROJECT_ID`).
@@ -46,8 +49,6 @@ export function operationClient(): PostHogClient {
   return current.client;
 }
 
-/** The client of {@link operationClient}, kept while the settings' fingerprint stays the same. */
-let current: { fingerprint: string; client: PostHogClient } | undefined;
 
 /**
  * The newest of `items` named `name` and created at or after `since` (epoch ms; one minute of clock skew

@@ -155,29 +155,32 @@ export function invalidInput(prefix: string, error: z.ZodError): InvalidInputErr
   return new InvalidInputError(property, `Invalid ${lines.join("; ")}`);
 }
 
-/** Every setting read from Pulumi config (`posthog:<name>`) or the environment (`POSTHOG_<NAME>`). */
-const SOURCED_SETTINGS = [
-  "apiKey",
-  "host",
-  "organizationId",
-  "projectId",
-  "retryBaseDelayMs",
-  "rateLimit",
-  "findCacheMs",
-].map((name) => ({
-  config: `posthog:${name}`,
-  env: `POSTHOG_${name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`,
-}));
+/** Every setting read from Pulumi config (`posthog:<name>`) or else the environment variable named here. */
+const SOURCED_SETTINGS = {
+  apiKey: "POSTHOG_API_KEY",
+  host: "POSTHOG_HOST",
+  organizationId: "POSTHOG_ORGANIZATION_ID",
+  projectId: "POSTHOG_PROJECT_ID",
+  retryBaseDelayMs: "POSTHOG_RETRY_BASE_DELAY_MS",
+  rateLimit: "POSTHOG_RATE_LIMIT",
+  findCacheMs: "POSTHOG_FIND_CACHE_MS",
+} as const;
+type SourcedSetting = keyof typeof SOURCED_SETTINGS;
+const SOURCED_NAMES = Object.keys(SOURCED_SETTINGS) as SourcedSetting[];
+
+/** The raw value of a setting: Pulumi config `posthog:<name>`, else its environment variable (empty = unset). */
+function sourced(name: SourcedSetting, config: ConfigGetter | undefined, env: NodeJS.ProcessEnv) {
+  return firstDefined(config?.get(`posthog:${name}`), env[SOURCED_SETTINGS[name]]);
+}
 
 /**
- * A fingerprint (sha256 hex) of every raw value {@link resolveSettings} would read from `config` and `env`,
- * so a caller can keep one client while none of them changes (the provider does, per operation). The
- * values themselves, the API key among them, are not kept.
+ * A fingerprint (sha256 hex) of every raw value {@link resolveSettings} reads from `config` and `env`, so a
+ * caller can keep one client while none of them changes (the provider does, per operation). The values
+ * themselves, the API key among them, are not kept.
  */
 export function settingsFingerprint(config?: ConfigGetter, env: NodeJS.ProcessEnv = process.env): string {
   let raw = "";
-  for (const s of SOURCED_SETTINGS)
-    raw += `${config?.get(s.config) ?? "\u0000"}\u0001${env[s.env] ?? "\u0000"}\u0002`;
+  for (const name of SOURCED_NAMES) raw += `${sourced(name, config, env) ?? "\u0000"}\u0001`;
   return hash("sha256", raw);
 }
 
@@ -197,13 +200,13 @@ export function resolveSettings(
   const parsed = ClientOptionsSchema.safeParse(explicit);
   if (!parsed.success) throw invalidInput("options", parsed.error);
   const o = parsed.data;
-  const fromConfig = (k: string) => config?.get(`posthog:${k}`);
+  const fromSources = (name: SourcedSetting) => sourced(name, config, env);
 
-  const rawKey = o.apiKey ?? firstDefined(fromConfig("apiKey"), env.POSTHOG_API_KEY);
+  const rawKey = o.apiKey ?? fromSources("apiKey");
   if (rawKey === undefined) throw new MissingApiKeyError();
   const apiKey = rawKey instanceof ApiKey ? rawKey : new ApiKey(rawKey);
 
-  const hostRaw = o.host ?? firstDefined(fromConfig("host"), env.POSTHOG_HOST) ?? DEFAULT_HOST;
+  const hostRaw = o.host ?? fromSources("host") ?? DEFAULT_HOST;
   let host: string;
   try {
     const url = new URL(hostRaw);
@@ -212,13 +215,12 @@ export function resolveSettings(
   } catch {
     throw new InvalidInputError("host", `Invalid host: expected an http(s) URL such as ${DEFAULT_HOST}`);
   }
-  const projectId = o.projectId ?? firstDefined(fromConfig("projectId"), env.POSTHOG_PROJECT_ID);
+  const projectId = o.projectId ?? fromSources("projectId");
   const settings: Settings = {
     kind: "posthog-settings",
     apiKey,
     host,
-    organizationId:
-      o.organizationId ?? firstDefined(fromConfig("organizationId"), env.POSTHOG_ORGANIZATION_ID),
+    organizationId: o.organizationId ?? fromSources("organizationId"),
     projectId: projectId === undefined ? undefined : String(projectId),
     timeouts: {
       connectMs: o.timeouts?.connectMs ?? 10_000,
@@ -229,23 +231,18 @@ export function resolveSettings(
       maxAttempts: o.retry?.maxAttempts ?? 8,
       maxTotalWaitMs: o.retry?.maxTotalWaitMs ?? 300_000,
       baseDelayMs:
-        o.retry?.baseDelayMs ??
-        millis(
-          "posthog:retryBaseDelayMs",
-          firstDefined(fromConfig("retryBaseDelayMs"), env.POSTHOG_RETRY_BASE_DELAY_MS),
-        ) ??
-        500,
+        o.retry?.baseDelayMs ?? millis("posthog:retryBaseDelayMs", fromSources("retryBaseDelayMs")) ?? 500,
       maxDelayMs: o.retry?.maxDelayMs ?? 30_000,
       onRetry: o.retry?.onRetry,
     },
     rateLimit: o.rateLimit ??
-      rateLimitOf(firstDefined(fromConfig("rateLimit"), env.POSTHOG_RATE_LIMIT)) ?? {
+      rateLimitOf(fromSources("rateLimit")) ?? {
         perMinute: 480,
         perHour: 4800,
       },
     findCacheMs:
       o.coalescing?.findCacheMs ??
-      millis("posthog:findCacheMs", firstDefined(fromConfig("findCacheMs"), env.POSTHOG_FIND_CACHE_MS)) ??
+      millis("posthog:findCacheMs", fromSources("findCacheMs")) ??
       DEFAULT_FIND_CACHE_MS,
     pageSize: o.pageSize ?? 100,
   };
