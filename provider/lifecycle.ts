@@ -49,7 +49,6 @@ export function operationClient(): PostHogClient {
   return current.client;
 }
 
-
 /**
  * The newest of `items` named `name` and created at or after `since` (epoch ms; one minute of clock skew
  * allowed): the object made by a create whose answer was lost. Undefined when the create did not apply.
