@@ -140,8 +140,8 @@ export interface ConfigGetter {
   get(key: string): string | undefined;
 }
 
-function firstDefined(...values: (string | undefined)[]): string | undefined {
-  return values.find((v) => v !== undefined && v !== "");
+function firstDefined(a: string | undefined, b: string | undefined): string | undefined {
+  return a !== undefined && a !== "" ? a : b !== undefined && b !== "" ? b : undefined;
 }
 
 /** Turns a zod error into an {@link InvalidInputError} naming the property (never its value). */
@@ -174,14 +174,23 @@ function sourced(name: SourcedSetting, config: ConfigGetter | undefined, env: No
 }
 
 /**
- * A fingerprint (sha256 hex) of every raw value {@link resolveSettings} reads from `config` and `env`, so a
- * caller can keep one client while none of them changes (the provider does, per operation). The values
- * themselves, the API key among them, are not kept.
+ * Every raw value {@link resolveSettings} reads from `config` and `env`, joined in one string, so a caller can
+ * keep one client while none of them changes by comparing two strings (the provider does, per operation:
+ * hashing it cost more than the comparison saves). It holds the API key in clear text: compare it, never log,
+ * persist or return it; {@link settingsFingerprint} is the form that may be shown.
  */
-export function settingsFingerprint(config?: ConfigGetter, env: NodeJS.ProcessEnv = process.env): string {
+export function settingsSources(config?: ConfigGetter, env: NodeJS.ProcessEnv = process.env): string {
   let raw = "";
   for (const name of SOURCED_NAMES) raw += `${sourced(name, config, env) ?? "\u0000"}\u0001`;
-  return hash("sha256", raw);
+  return raw;
+}
+
+/**
+ * A fingerprint (sha256 hex) of {@link settingsSources}: it changes when any setting's raw value does, and
+ * reveals none of them (the API key among them).
+ */
+export function settingsFingerprint(config?: ConfigGetter, env: NodeJS.ProcessEnv = process.env): string {
+  return hash("sha256", settingsSources(config, env));
 }
 
 /**

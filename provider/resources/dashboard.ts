@@ -111,9 +111,7 @@ export interface DashboardOutputs extends Record<string, unknown> {
 const CREATE_ONLY = ["useTemplate", "useDashboard", "templateJson", "dashboardId"] as const;
 
 function toOutputs(d: Dashboard, projectId: string, want: In | DashboardOutputs): DashboardOutputs {
-  const kept = Object.fromEntries(CREATE_ONLY.map((k) => [k, want[k]]));
-  return {
-    ...kept,
+  const outs: DashboardOutputs = {
     name: d.name ?? "",
     description: d.description ?? "",
     pinned: d.pinned ?? false,
@@ -127,6 +125,8 @@ function toOutputs(d: Dashboard, projectId: string, want: In | DashboardOutputs)
     isShared: d.is_shared ?? false,
     createdAt: d.created_at ?? null,
   };
+  for (const k of CREATE_ONLY) if (want[k] !== undefined) outs[k] = want[k];
+  return outs;
 }
 
 /** Whether two tag lists hold the same tags, in any order. */
