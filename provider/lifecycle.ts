@@ -3,20 +3,20 @@
  * definition (inputs schema, create/read/update/delete over the client) into a Pulumi dynamic
  * `ResourceProvider`. What it owns, for all resources alike:
  *
- * - `configure`: keeps the stack config (`posthog:apiKey`, `posthog:host`, …) in memory for later calls.
+ * - `configure`: keeps the stack config (`posthog:apiKey`, `posthog:host`, …) in memory; the next operation
+ *   builds its client from it (else from the environment), and later ones reuse that client.
  * - `check`: zod validation of the inputs, failures naming the property and the accepted values, defaults
  *   applied. No HTTP request.
  * - `diff`: compares the old OUTPUTS with the new inputs (an input left unset is not compared, so server
  *   defaults never show as changes); `replaces` and `deleteBeforeReplace`. No HTTP request.
- * - `create`/`read`/`update`/`delete` with a client whose settings are resolved at call time (explicit →
- *   stack config → environment): nothing secret is captured in the serialized provider.
+ * - `create`/`read`/`update`/`delete` with a client whose settings are resolved in the host at run time (stack
+ *   config → environment): nothing secret is captured in the serialized provider.
  * - `read` returns the live outputs AND the inputs derived from them, so refresh shows drift; `{id: ""}`
  *   when the object is gone. `delete` treats 404 as done.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { type ConfigGetter, createClient, NotFoundError, type PostHogClient } from "./client";
-import { settingsSources } from "./client/settings";
 
 /** Pulumi's marker for a value not known during preview (an output of a resource not yet created). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -24,25 +24,25 @@ export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 /** The stack config handed to `configure()` (one stack per provider host process). */
 let stackConfig: ConfigGetter | undefined;
 
-/** The client of {@link operationClient}, kept while the raw settings it was built from stay the same. */
-let current: { sources: string; client: PostHogClient } | undefined;
+/** The client of {@link operationClient}: built on first use after each `configure()`. */
+let current: PostHogClient | undefined;
 
 /**
- * The client for a provider operation. Settings are resolved at call time: the stack config from `configure()`,
- * else the environment (`POSTHOG_API_KEY`, `POSTHOG_HOST`, `POSTHOG_ORGANIZATION_ID`, `POSTHOG_PROJECT_ID`).
+ * The client for a provider operation. Its settings are resolved once per `configure()` (the host calls it
+ * when it loads a provider), on the first operation after it: the stack config, else the environment
+ * (`POSTHOG_API_KEY`, `POSTHOG_HOST`, `POSTHOG_ORGANIZATION_ID`, `POSTHOG_PROJECT_ID`, …), as a native
+ * provider reads its environment at Configure. Without `configure()` (in-process use), the environment is read
+ * on the first operation. Nothing is captured in the serialized provider.
  * `find()` list reads are shared only while in flight (`findCacheMs: 0`): the concurrent reads of a refresh
  * still cost one list request, but no operation sees a list read before a change made outside Pulumi.
  * Connection pools and the rate limiter are shared process-wide by the client module.
- * @throws MissingApiKeyError when neither source has a key.
+ * @throws MissingApiKeyError when neither source has a key (nothing is kept: the next operation tries again).
  */
 export function operationClient(): PostHogClient {
-  // One client while no setting changes: building one per operation cost ~45 µs (bench/run.ts, section a),
-  // and hashing the settings to detect a change ~8 µs, so the raw values are compared (kept in this module only).
-  const sources = settingsSources(stackConfig);
-  if (current?.sources !== sources) {
-    current = { sources, client: createClient({ coalescing: { findCacheMs: 0 } }, stackConfig) };
-  }
-  return current.client;
+  // One client per configure(): building one costs ~45 µs, and re-reading the seven settings from config and
+  // environment before every operation ~6 µs more (bench/run.ts, section a).
+  current ??= createClient({ coalescing: { findCacheMs: 0 } }, stackConfig);
+  return current;
 }
 
 /**
@@ -227,6 +227,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
   return {
     async configure(req) {
       stackConfig = req.config;
+      current = undefined;
     },
 
     async check(_olds, news) {

@@ -59,7 +59,6 @@ export {
   type RetryInfo,
   resolveSettings,
   type Settings,
-  settingsFingerprint,
 } from "./settings";
 export * from "./sharing";
 export {

@@ -8,7 +8,6 @@
  * The API key is held in an {@link ApiKey} wrapper whose string, JSON and `util.inspect` forms are
  * `[secret]`; only the transport unwraps it, for the `Authorization` header.
  */
-import { hash } from "node:crypto";
 import { inspect } from "node:util";
 import { z } from "zod";
 import { InvalidInputError, MissingApiKeyError } from "./errors";
@@ -166,31 +165,10 @@ const SOURCED_SETTINGS = {
   findCacheMs: "POSTHOG_FIND_CACHE_MS",
 } as const;
 type SourcedSetting = keyof typeof SOURCED_SETTINGS;
-const SOURCED_NAMES = Object.keys(SOURCED_SETTINGS) as SourcedSetting[];
 
 /** The raw value of a setting: Pulumi config `posthog:<name>`, else its environment variable (empty = unset). */
 function sourced(name: SourcedSetting, config: ConfigGetter | undefined, env: NodeJS.ProcessEnv) {
   return firstDefined(config?.get(`posthog:${name}`), env[SOURCED_SETTINGS[name]]);
-}
-
-/**
- * Every raw value {@link resolveSettings} reads from `config` and `env`, joined in one string, so a caller can
- * keep one client while none of them changes by comparing two strings (the provider does, per operation:
- * hashing it cost more than the comparison saves). It holds the API key in clear text: compare it, never log,
- * persist or return it; {@link settingsFingerprint} is the form that may be shown.
- */
-export function settingsSources(config?: ConfigGetter, env: NodeJS.ProcessEnv = process.env): string {
-  let raw = "";
-  for (const name of SOURCED_NAMES) raw += `${sourced(name, config, env) ?? "\u0000"}\u0001`;
-  return raw;
-}
-
-/**
- * A fingerprint (sha256 hex) of {@link settingsSources}: it changes when any setting's raw value does, and
- * reveals none of them (the API key among them).
- */
-export function settingsFingerprint(config?: ConfigGetter, env: NodeJS.ProcessEnv = process.env): string {
-  return hash("sha256", settingsSources(config, env));
 }
 
 /**

@@ -8,7 +8,6 @@ import {
   InvalidInputError,
   MissingApiKeyError,
   resolveSettings,
-  settingsFingerprint,
 } from "../../provider/client";
 
 const KEY = "phx_settingsTestSecretKey0123456789";
@@ -114,32 +113,5 @@ describe("resolveSettings", () => {
     ];
     for (const v of views) expect(v).not.toContain(KEY);
     expect(inspect(client)).toContain(settings.host);
-  });
-});
-
-describe("settingsFingerprint", () => {
-  const base = { POSTHOG_API_KEY: "phx_fingerprint_key_1", POSTHOG_HOST: "http://127.0.0.1:1" };
-
-  it("stays the same while no source changes, and changes when any config or env setting does", () => {
-    const a = settingsFingerprint(config({ "posthog:projectId": "1" }), base);
-    expect(settingsFingerprint(config({ "posthog:projectId": "1" }), { ...base })).toBe(a);
-    const variants = [
-      settingsFingerprint(config({ "posthog:projectId": "2" }), base),
-      settingsFingerprint(config({ "posthog:projectId": "1" }), { ...base, POSTHOG_API_KEY: "phx_other" }),
-      settingsFingerprint(config({ "posthog:projectId": "1", "posthog:rateLimit": "off" }), base),
-      settingsFingerprint(config({ "posthog:projectId": "1" }), { ...base, POSTHOG_FIND_CACHE_MS: "0" }),
-      settingsFingerprint(config({ "posthog:projectId": "1" }), {
-        ...base,
-        POSTHOG_RETRY_BASE_DELAY_MS: "5",
-      }),
-    ];
-    for (const v of variants) expect(v).not.toBe(a);
-    expect(new Set(variants).size).toBe(variants.length);
-  });
-
-  it("does not contain the key", () => {
-    const f = settingsFingerprint(undefined, base);
-    expect(f).toMatch(/^[0-9a-f]{64}$/);
-    expect(f).not.toContain("phx_fingerprint_key_1");
   });
 });
