@@ -144,6 +144,11 @@ function buildUrl(p: string, query: HttpRequest["query"]): string {
   return qs ? `${p}${p.includes("?") ? "&" : "?"}${qs}` : p;
 }
 
+/** A response with a deep copy of its body (JSON values only, as parsed from the wire). */
+function copyOf(res: HttpResponse): HttpResponse {
+  return { status: res.status, body: res.body === undefined ? undefined : structuredClone(res.body) };
+}
+
 /** True when a write to `write` may change what a GET of `read` answers (same object, or its list). */
 function pathsOverlap(write: string, read: string): boolean {
   return write.startsWith(read) || read.startsWith(write);
@@ -301,7 +306,8 @@ export function createTransport(settings: Settings): Transport {
       if (req.signal) return withRetries(req);
       const id = buildUrl(req.path, req.query);
       const pending = inflight.get(id);
-      if (pending) return pending.promise;
+      // A joiner gets its own copy of the body: callers may be handed the parsed body itself (parseResponse).
+      if (pending) return pending.promise.then(copyOf);
       const entry = { path: req.path, promise: withRetries(req) };
       entry.promise
         .finally(() => {

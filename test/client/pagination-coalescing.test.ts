@@ -54,7 +54,11 @@ describe("coalescing", () => {
       Array.from({ length: 10 }, () => client.dashboards.retrieve({ id: d.id })),
     );
     expect(results.every((r) => r.id === d.id)).toBe(true);
-    expect(results[0]).not.toBe(results[1]); // each caller gets its own parsed object
+    // each caller gets its own object, nested ones included: changing one result changes no other
+    expect(results[0]).not.toBe(results[1]);
+    expect(results[0]?.created_by).not.toBe(results[1]?.created_by);
+    (results[0] as { name: string }).name = "changed by one caller";
+    expect(results[1]?.name).toBe("shared read");
     expect((await requestLog(emu)).filter((r) => r.method === "GET")).toHaveLength(1);
   });
 
