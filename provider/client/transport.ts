@@ -171,6 +171,7 @@ export function createTransport(settings: Settings): Transport {
     "user-agent": userAgent,
     accept: "application/json",
   };
+  const jsonHeaders = { ...baseHeaders, "content-type": "application/json" };
   const inflight = sharedInflight(scope);
   let attempts = 0;
 
@@ -181,6 +182,7 @@ export function createTransport(settings: Settings): Transport {
   async function once(
     req: HttpRequest,
     url: string,
+    payload: string | null,
     budgetMs: number,
     waited: { ms: number },
   ): Promise<HttpResponse> {
@@ -207,15 +209,14 @@ export function createTransport(settings: Settings): Transport {
       waited.ms += Date.now() - now;
     }
     attempts++;
-    const hasBody = req.body !== undefined;
     let res: Awaited<ReturnType<Pool["request"]>>;
     let text: string;
     try {
       res = await pool.request({
         method: req.method,
         path: url,
-        headers: hasBody ? { ...baseHeaders, "content-type": "application/json" } : baseHeaders,
-        body: hasBody ? JSON.stringify(req.body) : null,
+        headers: payload === null ? baseHeaders : jsonHeaders,
+        body: payload,
         signal: req.signal ?? null,
       });
       text = await res.body.text();
@@ -244,13 +245,15 @@ export function createTransport(settings: Settings): Transport {
 
   async function withRetries(req: HttpRequest): Promise<HttpResponse> {
     const url = buildUrl(req.path, req.query);
+    // Serialized once: every attempt sends the same bytes, whatever the caller does with its object meanwhile.
+    const payload = req.body === undefined ? null : JSON.stringify(req.body);
     const { maxAttempts, maxTotalWaitMs, baseDelayMs, maxDelayMs, onRetry } = settings.retry;
     const limiterWait = { ms: 0 };
     let slept = 0;
     for (let attempt = 1; ; attempt++) {
       let error: PostHogError;
       try {
-        return await once(req, url, maxTotalWaitMs - slept - limiterWait.ms, limiterWait);
+        return await once(req, url, payload, maxTotalWaitMs - slept - limiterWait.ms, limiterWait);
       } catch (err) {
         if (!(err instanceof PostHogError)) throw err; // aborted, or a programming error
         if (err instanceof RateLimitedError && err.clientSide) throw err;

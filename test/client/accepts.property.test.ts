@@ -1,8 +1,9 @@
 /**
- * `acceptsUnchanged`, the predicate that lets `parseResponse` return a response body without running zod:
- * for every response schema of the client (and its page wrapper), on generated bodies that are mostly
- * well-formed with random defects at any depth, it says yes only when zod accepts the body and gives it back
- * unchanged, and says no to a body zod accepts only when zod changes it (drops a `__proto__` key). Bodies go through a JSON round trip first, as responses do.
+ * `acceptsUnchanged`, the predicate that lets `parseResponse` and `parseBody` return a body without running
+ * zod: for every response and request-body schema of the client (and its page wrapper), on generated bodies
+ * that are mostly well-formed with random defects at any depth, it says yes only when zod accepts the body
+ * and gives it back unchanged, and says no to a body zod accepts only when zod changes it (drops a
+ * `__proto__` key). Bodies go through a JSON round trip first, as responses do.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -99,10 +100,10 @@ function hasProtoKey(v: unknown): boolean {
   return Object.values(v).some(hasProtoKey);
 }
 
-/** Every zod schema the client exports for responses (bodies are validated by zod alone). */
+/** Every zod schema the client exports for responses and request bodies. */
 const responseSchemas: [string, z.ZodType][] = [];
 for (const [name, value] of Object.entries(client) as [string, unknown][]) {
-  if (value instanceof z.ZodType && !/Body|Options/.test(name)) responseSchemas.push([name, value]);
+  if (value instanceof z.ZodType && !/Options/.test(name)) responseSchemas.push([name, value]);
 }
 
 describe("acceptsUnchanged", () => {
@@ -120,6 +121,20 @@ describe("acceptsUnchanged", () => {
       expect(acceptsUnchanged(pageSchema(s))).toBeTypeOf("function");
     }
     expect(acceptsUnchanged(client.SharingResponseSchema)).toBeNull(); // a transform: only zod can judge
+  });
+
+  it("runs refinements and leaves objects that are not plain to zod", () => {
+    const body = acceptsUnchanged(client.DashboardBodySchema);
+    expect(body?.({ name: "x", use_template: "DEFAULT_APP" })).toBe(true);
+    // the refinement: use_template and use_dashboard cannot be combined (zod says so too)
+    expect(body?.({ name: "x", use_template: "DEFAULT_APP", use_dashboard: 3 })).toBe(false);
+    expect(client.DashboardBodySchema.safeParse({ use_template: "A", use_dashboard: 3 }).success).toBe(false);
+    // zod would turn a Date into {} for a loose object: not "unchanged"
+    expect(acceptsUnchanged(client.UserSchema)?.(new Date())).toBe(false);
+    const holed: string[] = [];
+    holed[1] = "a"; // index 0 is a hole: undefined for zod, which z.string() refuses
+    expect(body?.({ name: "x", tags: holed })).toBe(false);
+    expect(client.DashboardBodySchema.safeParse({ name: "x", tags: holed }).success).toBe(false);
   });
 
   for (const [name, schema] of responseSchemas) {
