@@ -3,7 +3,7 @@
  *
  *   npm run bench                      # table on stdout, writes bench/results.json
  *   npm run --silent bench -- --json   # prints the JSON instead of the table (also written)
- *   options: --samples 300 (per side, overhead) --fleet 1000 --fleet-rate 600 --only a,b,c,sub,d (sections)
+ *   options: --samples 1000 (per side, overhead) --fleet 1000 --fleet-rate 600 --only a,b,c,sub,d (sections)
  *
  * (a) Overhead: create / read / update of a Dashboard through OUR provider object (compiled dist, in process)
  *     against a bare `undici.request` doing the same HTTP call on the same emulator (child process), ABBA
@@ -569,7 +569,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       json: { type: "boolean", default: false },
-      samples: { type: "string", default: "300" },
+      samples: { type: "string", default: "1000" },
       fleet: { type: "string", default: "1000" },
       "fleet-rate": { type: "string", default: "600" },
       only: { type: "string", default: "a,b,c,sub,d" },
