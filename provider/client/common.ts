@@ -1,7 +1,8 @@
 /**
- * Shared pieces of the resource modules: the embedded user schema, the page wrapper, body parsing,
- * response parsing (a compiled predicate first, zod when it cannot vouch for a body), pagination (iterate / all), the short-lived shared list reads behind `find()`, and the
- * per-client context every resource module receives.
+ * Shared pieces of the resource modules: the embedded user schema, the page wrapper, body and response
+ * parsing (a predicate compiled from the schema first, zod when it cannot vouch for a body), pagination
+ * (iterate / all), the short-lived shared list reads behind `find()`, and the per-client context every
+ * resource module receives.
  */
 import { z } from "zod";
 import { UnexpectedResponseError } from "./errors";
@@ -154,8 +155,8 @@ type Accepts = (v: unknown) => boolean;
 
 const acceptors = new WeakMap<z.ZodType, Accepts | null>();
 
-/** The zod definition fields {@link acceptsUnchanged} reads (zod 4's `_zod.def`). */
-interface Def {
+/** The fields of a zod 4 schema definition (`_zod.def`) that {@link acceptsUnchanged} reads. */
+export interface ZodDef {
   type: string;
   checks?: { _zod: { def: Record<string, unknown> } }[];
   innerType?: z.ZodType;
@@ -168,6 +169,18 @@ interface Def {
   values?: unknown[];
   entries?: Record<string, unknown>;
   format?: string;
+  /** The input side of a pipe (a transform). */
+  in?: z.ZodType;
+}
+
+/** The internals of a zod 4 schema: its definition, and `optin` ("optional" when a key may be missing). */
+function internalsOf(schema: z.ZodType): { def: ZodDef; optin?: string } {
+  return (schema as unknown as { _zod: { def: ZodDef; optin?: string } })._zod;
+}
+
+/** The definition of a zod 4 schema (`_zod.def`). */
+export function zodDef(schema: z.ZodType): ZodDef {
+  return internalsOf(schema).def;
 }
 
 /**
@@ -215,7 +228,7 @@ function refineCheck(c: Record<string, unknown>): ((v: unknown) => boolean) | nu
  * (a length, the number); null when one of them is of a kind neither knows.
  */
 function allChecks<T>(
-  def: Def,
+  def: ZodDef,
   make: (c: Record<string, unknown>) => ((x: T) => boolean) | null,
 ): { on: (x: T) => boolean; refine: (v: unknown) => boolean } | null {
   const on: ((x: T) => boolean)[] = [];
@@ -236,7 +249,7 @@ function allChecks<T>(
 const noCheck = () => null;
 
 function build(schema: z.ZodType): Accepts | null {
-  const def = (schema as unknown as { _zod: { def: Def } })._zod.def;
+  const def = zodDef(schema);
   switch (def.type) {
     case "unknown":
     case "any":
@@ -281,7 +294,7 @@ function build(schema: z.ZodType): Accepts | null {
       };
     }
     case "record": {
-      const key = (def.keyType as unknown as { _zod: { def: Def } })._zod.def;
+      const key = zodDef(def.keyType as z.ZodType);
       const value = acceptsUnchanged(def.valueType as z.ZodType);
       if (key.type !== "string" || key.format !== undefined || key.checks?.length || !value) return null;
       if (def.checks?.length) return null;
@@ -293,15 +306,14 @@ function build(schema: z.ZodType): Accepts | null {
     }
     case "object": {
       // Only loose objects keep every key, so only they give back the value unchanged.
-      const catchall = def.catchall as unknown as { _zod: { def: Def } } | undefined;
       const checks = allChecks<never>(def, noCheck);
-      if (catchall?._zod.def.type !== "unknown" || !checks) return null;
+      if (!def.catchall || zodDef(def.catchall).type !== "unknown" || !checks) return null;
       const props: [string, Accepts, boolean][] = [];
       for (const [k, prop] of Object.entries(def.shape ?? {})) {
         const accepts = acceptsUnchanged(prop);
         if (!accepts) return null;
         // zod lets a key be missing only when its schema is optional (not merely accepting undefined)
-        props.push([k, accepts, (prop as unknown as { _zod: { optin?: string } })._zod.optin === "optional"]);
+        props.push([k, accepts, internalsOf(prop).optin === "optional"]);
       }
       return (v) => {
         if (!isRecord(v)) return false;

@@ -139,8 +139,8 @@ export interface ConfigGetter {
   get(key: string): string | undefined;
 }
 
-function firstDefined(a: string | undefined, b: string | undefined): string | undefined {
-  return a !== undefined && a !== "" ? a : b !== undefined && b !== "" ? b : undefined;
+function firstDefined(...values: (string | undefined)[]): string | undefined {
+  return values.find((v) => v !== undefined && v !== "");
 }
 
 /** Turns a zod error into an {@link InvalidInputError} naming the property (never its value). */

@@ -9,20 +9,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import * as client from "../../provider/client";
-import { acceptsUnchanged, pageSchema } from "../../provider/client/common";
-
-interface Def {
-  type: string;
-  innerType?: z.ZodType;
-  element?: z.ZodType;
-  shape?: Record<string, z.ZodType>;
-  valueType?: z.ZodType;
-  options?: z.ZodType[];
-  values?: unknown[];
-  entries?: Record<string, unknown>;
-  in?: z.ZodType;
-}
-const defOf = (s: z.ZodType) => (s as unknown as { _zod: { def: Def } })._zod.def;
+import { acceptsUnchanged, pageSchema, zodDef } from "../../provider/client/common";
 
 /** Values that trip validators: unsafe integers, -0, empty and long strings, a `__proto__` key. */
 const oddValue = fc.constantFrom<unknown>(2 ** 60, -0, 1.5, -1, 0, "", "x".repeat(500), [], {}, null, true);
@@ -31,7 +18,7 @@ const defect = fc.oneof(fc.jsonValue({ maxDepth: 2 }), oddValue, double);
 
 /** Bodies shaped by `schema`, with a defect (a random JSON value) in place of a node now and then. */
 function bodyOf(schema: z.ZodType): fc.Arbitrary<unknown> {
-  const def = defOf(schema);
+  const def = zodDef(schema);
   let shaped: fc.Arbitrary<unknown>;
   switch (def.type) {
     case "string":
