@@ -22,7 +22,10 @@ export interface ProviderHostOptions {
   project?: string;
   /** Extra environment for the host process (merged over `process.env`). */
   env?: NodeJS.ProcessEnv;
-  /** Deadline of every gRPC call in milliseconds (default 60 000). */
+  /**
+   * Deadline of every gRPC call in milliseconds. Default: none, as the engine sets none unless the resource
+   * option `customTimeouts` asks (pkg/resource/deploy/step.go passes the custom timeout to the provider call).
+   */
   deadlineMs?: number;
   /** Called with every chunk the host writes to stdout/stderr after the port line (provider logs). */
   onOutput?: (text: string) => void;
@@ -50,19 +53,30 @@ export interface ProviderHost {
     olds: object,
     news: object,
   ): Promise<{ changes: boolean | undefined; replaces: string[]; deleteBeforeReplace: boolean }>;
-  /** `Create`: the new id and the outputs (with `__provider`). */
-  create(urn: string, props: object): Promise<{ id: string; outs: Record<string, unknown> }>;
+  /** `Create`: the new id and the outputs (with `__provider`). `timeoutMs`: this call's deadline (customTimeouts). */
+  create(
+    urn: string,
+    props: object,
+    timeoutMs?: number,
+  ): Promise<{ id: string; outs: Record<string, unknown> }>;
   /** `Read` (refresh): `id` is "" when the object is gone; `inputs` only when the provider returned them. */
   read(
     id: string,
     urn: string,
     props: object,
     inputs?: object,
+    timeoutMs?: number,
   ): Promise<{ id: string; props: Record<string, unknown>; inputs?: Record<string, unknown> }>;
   /** `Update`: the new outputs (with `__provider`). */
-  update(id: string, urn: string, olds: object, news: object): Promise<{ outs: Record<string, unknown> }>;
+  update(
+    id: string,
+    urn: string,
+    olds: object,
+    news: object,
+    timeoutMs?: number,
+  ): Promise<{ outs: Record<string, unknown> }>;
   /** `Delete`. */
-  delete(id: string, urn: string, props: object): Promise<void>;
+  delete(id: string, urn: string, props: object, timeoutMs?: number): Promise<void>;
   /** Closes the client and stops the host process. */
   close(): Promise<void>;
 }
@@ -85,6 +99,14 @@ function nodeBinary(): string {
       throw new Error(`Node >= 22 is required to run the provider host; found ${process.version}`);
   }
 }
+
+/**
+ * Preloaded (`--import`) into every child this module or the stand-in engine starts: the child exits when its
+ * stdin (a pipe from the parent) closes, so no child outlives its parent, even one killed with SIGKILL.
+ * `unref` keeps the watch from holding a child that has finished its work.
+ */
+export const PARENT_WATCH =
+  'data:text/javascript,process.stdin.on("end",()=>process.exit(129));process.stdin.on("error",()=>process.exit(129));process.stdin.resume();process.stdin.unref();';
 
 /** A Struct from a plain object: JSON round trip first (drops `undefined`, which Struct rejects). */
 function toStruct(value: object): Struct {
@@ -125,17 +147,18 @@ function readPort(child: ChildProcess): Promise<number> {
 /**
  * Starts the real dynamic-provider host (`node <@pulumi/pulumi>/cmd/dynamic-provider/index.js <engine>`) in
  * `opts.cwd` with `PULUMI_NODEJS_PROJECT` set, reads its port from stdout and connects a gRPC client.
- * Startup takes about 1.3 s. Every call has a deadline (`deadlineMs`); errors reject with the gRPC
- * `ServiceError`, whose `details` carries the provider's message.
+ * Startup takes about 1.3 s. Calls have no deadline unless `deadlineMs` or the call's `timeoutMs` sets one;
+ * errors reject with the gRPC `ServiceError`, whose `details` carries the provider's message. The host exits
+ * when this process does (even on SIGKILL: see {@link PARENT_WATCH}).
  * @throws Error when the host exits before printing its port.
  */
 export async function startProviderHost(opts: ProviderHostOptions): Promise<ProviderHost> {
   const hostJs = require.resolve("@pulumi/pulumi/cmd/dynamic-provider/index.js");
   // argv[2] (the engine address) must be present but is never dialled by the Node.js host.
-  const child = spawn(nodeBinary(), [hostJs, "127.0.0.1:1"], {
+  const child = spawn(nodeBinary(), ["--import", PARENT_WATCH, hostJs, "127.0.0.1:1"], {
     cwd: opts.cwd,
     env: { ...process.env, ...opts.env, PULUMI_NODEJS_PROJECT: opts.project ?? "posthog-test" },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe"],
   });
   const port = await readPort(child);
   const forward = (chunk: Buffer) => opts.onOutput?.(chunk.toString());
@@ -143,7 +166,6 @@ export async function startProviderHost(opts: ProviderHostOptions): Promise<Prov
   child.stderr?.on("data", forward);
 
   const client = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-  const deadlineMs = opts.deadlineMs ?? 60_000;
 
   type Unary<Req, Res> = (
     req: Req,
@@ -151,9 +173,11 @@ export async function startProviderHost(opts: ProviderHostOptions): Promise<Prov
     options: Partial<grpc.CallOptions>,
     cb: (err: grpc.ServiceError | null, res: Res) => void,
   ) => grpc.ClientUnaryCall;
-  const call = <Req, Res>(method: Unary<Req, Res>, req: Req): Promise<Res> =>
+  const call = <Req, Res>(method: Unary<Req, Res>, req: Req, timeoutMs?: number): Promise<Res> =>
     new Promise((resolve, reject) => {
-      method.call(client, req, new grpc.Metadata(), { deadline: Date.now() + deadlineMs }, (err, res) =>
+      const ms = timeoutMs ?? opts.deadlineMs;
+      const options = ms === undefined ? {} : { deadline: Date.now() + ms };
+      method.call(client, req, new grpc.Metadata(), options, (err, res) =>
         err ? reject(err) : resolve(res),
       );
     });
@@ -197,20 +221,20 @@ export async function startProviderHost(opts: ProviderHostOptions): Promise<Prov
         deleteBeforeReplace: res.getDeletebeforereplace(),
       };
     },
-    async create(urn, props) {
+    async create(urn, props, timeoutMs) {
       const req = new provproto.CreateRequest();
       req.setUrn(urn);
       req.setProperties(toStruct(props));
-      const res = await call(client.create, req);
+      const res = await call(client.create, req, timeoutMs);
       return { id: res.getId(), outs: fromStruct(res.getProperties()) };
     },
-    async read(id, urn, props, inputs) {
+    async read(id, urn, props, inputs, timeoutMs) {
       const req = new provproto.ReadRequest();
       req.setId(id);
       req.setUrn(urn);
       req.setProperties(toStruct(props));
       if (inputs) req.setInputs(toStruct(inputs));
-      const res = await call(client.read, req);
+      const res = await call(client.read, req, timeoutMs);
       const returnedInputs = res.getInputs();
       return {
         id: res.getId(),
@@ -218,21 +242,21 @@ export async function startProviderHost(opts: ProviderHostOptions): Promise<Prov
         ...(returnedInputs ? { inputs: fromStruct(returnedInputs) } : {}),
       };
     },
-    async update(id, urn, olds, news) {
+    async update(id, urn, olds, news, timeoutMs) {
       const req = new provproto.UpdateRequest();
       req.setId(id);
       req.setUrn(urn);
       req.setOlds(toStruct(olds));
       req.setNews(toStruct(news));
-      const res = await call(client.update, req);
+      const res = await call(client.update, req, timeoutMs);
       return { outs: fromStruct(res.getProperties()) };
     },
-    async delete(id, urn, props) {
+    async delete(id, urn, props, timeoutMs) {
       const req = new provproto.DeleteRequest();
       req.setId(id);
       req.setUrn(urn);
       req.setProperties(toStruct(props));
-      await call(client.delete, req);
+      await call(client.delete, req, timeoutMs);
     },
     async close() {
       client.close();

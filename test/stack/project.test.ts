@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadCheckpoint, saveCheckpoint } from "../../tools/stack/checkpoint";
 import { envNameFor, readProject, readStackConfig, stackFilePath } from "../../tools/stack/project";
-import { SECRET_SIG, SIG_KEY } from "../../tools/stack/values";
+import { type Json, SECRET_SIG, SIG_KEY } from "../../tools/stack/values";
 
 const dir = mkdtempSync(join(tmpdir(), "stack-project-"));
 const root = join(__dirname, "..", "..");
@@ -73,17 +73,44 @@ describe("checkpoint", () => {
   it("stores secret values encrypted (random key file) and reads them back", () => {
     delete process.env.PULUMI_CONFIG_PASSPHRASE;
     const path = join(dir, "a.json");
-    saveCheckpoint(path, { version: 1, project: "p", stack: "dev", resources: [resource] });
+    const token = resource.outputs.token as Json;
+    saveCheckpoint(path, {
+      version: 1,
+      project: "p",
+      stack: "dev",
+      resources: [resource],
+      // The stored provider configuration and a pending operation's inputs are encrypted too.
+      providerConfig: { "posthog:apiKey": token, "posthog:host": "http://h" },
+      pendingOperations: [
+        {
+          urn: resource.urn,
+          type: resource.type,
+          name: resource.name,
+          operation: "creating",
+          inputs: { token },
+          startedAt: new Date(0).toISOString(),
+        },
+      ],
+    });
     const text = readFileSync(path, "utf8");
     expect(text).not.toContain("s3cr3t-value");
     expect(text).toContain('"ciphertext": "v1:');
-    expect(loadCheckpoint(path, "p", "dev").resources[0]?.outputs.token).toEqual(resource.outputs.token);
+    const back = loadCheckpoint(path, "p", "dev");
+    expect(back.resources[0]?.outputs.token).toEqual(token);
+    expect(back.providerConfig?.["posthog:apiKey"]).toEqual(token);
+    expect(back.pendingOperations[0]?.inputs.token).toEqual(token);
   });
 
   it("derives the key from PULUMI_CONFIG_PASSPHRASE and fails with a wrong one", () => {
     process.env.PULUMI_CONFIG_PASSPHRASE = "right";
     const path = join(dir, "b.json");
-    saveCheckpoint(path, { version: 1, project: "p", stack: "dev", resources: [resource] });
+    saveCheckpoint(path, {
+      version: 1,
+      project: "p",
+      stack: "dev",
+      resources: [resource],
+      pendingOperations: [],
+    });
     expect(readFileSync(path, "utf8")).not.toContain("s3cr3t-value");
     expect(loadCheckpoint(path, "p", "dev").resources[0]?.outputs.token).toEqual(resource.outputs.token);
     process.env.PULUMI_CONFIG_PASSPHRASE = "wrong";

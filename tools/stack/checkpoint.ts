@@ -31,8 +31,39 @@ export const ResourceStateSchema = z.object({
   protect: z.boolean().optional(),
   /** Resource option `retainOnDelete`: deleting it only drops it from the checkpoint. */
   retainOnDelete: z.boolean().optional(),
+  /** Resource option `deletedWith`: its Delete is skipped when this URN is deleted in the same run. */
+  deletedWith: z.string().optional(),
+  /** Resource option `customTimeouts` (Go durations such as "5m"); none means no deadline. */
+  customTimeouts: z
+    .object({ create: z.string(), update: z.string(), delete: z.string(), read: z.string() })
+    .partial()
+    .optional(),
+  /**
+   * The old half of a create-before-delete replacement, still to be deleted (the engine's `Delete: true`):
+   * the next run deletes it.
+   */
+  delete: z.boolean().optional(),
 });
 export type ResourceState = z.output<typeof ResourceStateSchema>;
+
+/**
+ * A provider operation that had started and not finished when the checkpoint was written (the engine's
+ * `resource.Operation`, pkg/resource/deploy/snapshot.go): a run that was killed or stopped during it leaves it
+ * here, so the next run can say what may have happened.
+ */
+export const PendingOperationSchema = z.object({
+  urn: z.string(),
+  type: z.string(),
+  name: z.string(),
+  operation: z.enum(["creating", "updating", "deleting"]),
+  /** The id, for updating/deleting. */
+  id: z.string().optional(),
+  /** The inputs being applied (secrets in wire form, encrypted on disk). */
+  inputs: PropsSchema.default({}),
+  /** When the operation started (ISO 8601). */
+  startedAt: z.string(),
+});
+export type PendingOperation = z.output<typeof PendingOperationSchema>;
 
 export const CheckpointSchema = z.object({
   version: z.literal(1),
@@ -40,16 +71,33 @@ export const CheckpointSchema = z.object({
   stack: z.string(),
   /** scrypt salt (base64) when the key comes from PULUMI_CONFIG_PASSPHRASE. */
   salt: z.string().optional(),
-  /** Resources in registration order: every resource comes after those it depends on. */
+  /** Resources in dependency order: every resource comes after those it depends on and its parent. */
   resources: z.array(ResourceStateSchema),
+  /**
+   * The configuration the dynamic-provider host was configured with at the last preview-free run that ran the
+   * program (the engine stores it as the default provider's inputs): standalone refresh and destroy use it.
+   * Namespaced keys; secret values in wire form (encrypted on disk).
+   */
+  providerConfig: PropsSchema.optional(),
+  /** Provider operations under way when the checkpoint was written (see {@link PendingOperationSchema}). */
+  pendingOperations: z.array(PendingOperationSchema).default([]),
 });
 export type Checkpoint = z.output<typeof CheckpointSchema>;
+
+/** Keys derived from a passphrase, by `salt:passphrase` (scrypt costs ~50 ms; the checkpoint is saved per step). */
+const derived = new Map<string, Buffer>();
 
 function keyFor(statePath: string, salt: string | undefined): { key: Buffer; salt?: string } {
   const passphrase = process.env.PULUMI_CONFIG_PASSPHRASE;
   if (passphrase !== undefined && passphrase !== "") {
     const s = salt ?? randomBytes(16).toString("base64");
-    return { key: scryptSync(passphrase, Buffer.from(s, "base64"), 32), salt: s };
+    const id = `${s}:${passphrase}`;
+    let key = derived.get(id);
+    if (!key) {
+      key = scryptSync(passphrase, Buffer.from(s, "base64"), 32);
+      derived.set(id, key);
+    }
+    return { key, salt: s };
   }
   const keyFile = `${statePath}.key`;
   if (!existsSync(keyFile)) {
@@ -74,7 +122,17 @@ function mapProps(p: Props, f: (secretObject: Record<string, Json>) => Json): Pr
 
 /** An empty checkpoint for a stack. */
 export function emptyCheckpoint(project: string, stack: string): Checkpoint {
-  return { version: 1, project, stack, resources: [] };
+  return { version: 1, project, stack, resources: [], pendingOperations: [] };
+}
+
+/** Applies `f` to every property bag of a checkpoint that may hold secrets. */
+function mapCheckpoint(cp: Checkpoint, f: (p: Props) => Props): Checkpoint {
+  return {
+    ...cp,
+    resources: cp.resources.map((r) => ({ ...r, inputs: f(r.inputs), outputs: f(r.outputs) })),
+    pendingOperations: cp.pendingOperations.map((o) => ({ ...o, inputs: f(o.inputs) })),
+    ...(cp.providerConfig ? { providerConfig: f(cp.providerConfig) } : {}),
+  };
 }
 
 /**
@@ -84,7 +142,7 @@ export function emptyCheckpoint(project: string, stack: string): Checkpoint {
 export function loadCheckpoint(path: string, project: string, stack: string): Checkpoint {
   if (!existsSync(path)) return emptyCheckpoint(project, stack);
   const cp = CheckpointSchema.parse(JSON.parse(readFileSync(path, "utf8")));
-  if (!cp.resources.some((r) => JSON.stringify(r).includes('"ciphertext"'))) return cp;
+  if (!JSON.stringify(cp).includes('"ciphertext"')) return cp;
   const { key } = keyFor(path, cp.salt);
   const decrypt = (o: Record<string, Json>): Json => {
     const [, iv, tag, data] = String(o.ciphertext).split(":");
@@ -93,19 +151,12 @@ export function loadCheckpoint(path: string, project: string, stack: string): Ch
     const text = Buffer.concat([d.update(Buffer.from(data ?? "", "base64")), d.final()]).toString("utf8");
     return { [SIG_KEY]: SECRET_SIG, value: JSON.parse(text) as Json };
   };
-  return {
-    ...cp,
-    resources: cp.resources.map((r) => ({
-      ...r,
-      inputs: mapProps(r.inputs, decrypt),
-      outputs: mapProps(r.outputs, decrypt),
-    })),
-  };
+  return mapCheckpoint(cp, (p) => mapProps(p, decrypt));
 }
 
 /** Writes the checkpoint atomically (temp file + rename), encrypting every secret value. */
 export function saveCheckpoint(path: string, cp: Checkpoint): void {
-  const hasSecrets = cp.resources.some((r) => JSON.stringify(r).includes(SECRET_SIG));
+  const hasSecrets = JSON.stringify(cp).includes(SECRET_SIG);
   let out: Checkpoint = cp;
   if (hasSecrets) {
     const { key, salt } = keyFor(path, cp.salt);
@@ -119,15 +170,7 @@ export function saveCheckpoint(path: string, cp: Checkpoint): void {
       );
       return { [SIG_KEY]: SECRET_SIG, ciphertext: ct.join(":") };
     };
-    out = {
-      ...cp,
-      ...(salt === undefined ? {} : { salt }),
-      resources: cp.resources.map((r) => ({
-        ...r,
-        inputs: mapProps(r.inputs, encrypt),
-        outputs: mapProps(r.outputs, encrypt),
-      })),
-    };
+    out = { ...mapCheckpoint(cp, (p) => mapProps(p, encrypt)), ...(salt === undefined ? {} : { salt }) };
   }
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.tmp-${process.pid}`;

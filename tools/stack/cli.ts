@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npm run stack -- <preview|up|refresh|destroy> [--stack dev] [--state FILE] [--config-file FILE] [--refresh]
- *   [--expect-no-changes] [--json] [--cwd DIR]`
+ *   [--run-program] [--expect-no-changes] [--json] [--cwd DIR]`
  *
  * The stand-in engine's command line (tools/stack/engine.ts; for machines without the Pulumi CLI). Reads
  * Pulumi.yaml and Pulumi.<stack>.yaml in --cwd (default: the current directory), connection settings from
@@ -9,6 +9,11 @@
  * --state (default .stack-state/<stack>.json). Exit status 0 when every operation succeeded, 1 when any
  * failed or, with --expect-no-changes, when anything would change (the CI drift gate
  * `preview --refresh --expect-no-changes`), 2 on bad usage.
+ *
+ * `refresh` and `destroy` use the provider settings stored at the last `up`, as the engine does without
+ * `--run-program`; with `--run-program` they use the current ones. SIGINT/SIGTERM cancel as the CLI's first
+ * Ctrl-C does (no new operation starts, those under way finish and are recorded; exit 1); a second signal
+ * exits at once (255). The program and the provider host never outlive this process.
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -16,7 +21,7 @@ import { OperationSchema, runStack } from "./engine";
 import { formatSummary, heading, jsonLine, printer } from "./report";
 
 const USAGE =
-  "usage: npm run stack -- <preview|up|refresh|destroy> [--stack dev] [--state FILE] [--config-file FILE] [--refresh] [--expect-no-changes] [--json] [--cwd DIR]";
+  "usage: npm run stack -- <preview|up|refresh|destroy> [--stack dev] [--state FILE] [--config-file FILE] [--refresh] [--run-program] [--expect-no-changes] [--json] [--cwd DIR]";
 
 async function main(): Promise<number> {
   let parsed: ReturnType<typeof parse>;
@@ -29,6 +34,7 @@ async function main(): Promise<number> {
         "config-file": { type: "string" },
         json: { type: "boolean", default: false },
         refresh: { type: "boolean", default: false },
+        "run-program": { type: "boolean", default: false },
         "expect-no-changes": { type: "boolean", default: false },
         cwd: { type: "string", default: "." },
         help: { type: "boolean", short: "h", default: false },
@@ -53,6 +59,19 @@ async function main(): Promise<number> {
     return 2;
   }
   const write = (line: string) => process.stdout.write(`${line}\n`);
+  const cancel = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (cancel.signal.aborted) {
+      process.stderr.write(`${signal} again: exiting now\n`);
+      process.exit(255);
+    }
+    process.stderr.write(
+      `${signal}: cancelling; the operations under way finish (send it again to exit now)\n`,
+    );
+    cancel.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   if (!values.json) write(`${heading(op.data, values.stack)}\n`);
   const result = await runStack({
     operation: op.data,
@@ -61,6 +80,8 @@ async function main(): Promise<number> {
     ...(values.state ? { statePath: resolve(values.state) } : {}),
     ...(values["config-file"] ? { configFile: resolve(values["config-file"]) } : {}),
     ...(values.refresh ? { refresh: true } : {}),
+    ...(values["run-program"] ? { runProgram: true } : {}),
+    signal: cancel.signal,
     ...(values.json ? {} : { onEvent: printer(op.data, write) }),
   });
   const changes = result.counts.create + result.counts.update + result.counts.replace + result.counts.delete;

@@ -15,7 +15,9 @@
  * stack references, policy packs, parallel limits, targets.
  */
 import { spawn } from "node:child_process";
-import { join, resolve } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { basename, dirname, join, resolve } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import * as engrpc from "@pulumi/pulumi/proto/engine_grpc_pb";
 import * as engproto from "@pulumi/pulumi/proto/engine_pb";
@@ -24,13 +26,20 @@ import * as resproto from "@pulumi/pulumi/proto/resource_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { z } from "zod";
-import { type ProviderHost, startProviderHost } from "../provider-host";
-import { type Checkpoint, loadCheckpoint, type ResourceState, saveCheckpoint } from "./checkpoint";
+import { PARENT_WATCH, type ProviderHost, startProviderHost } from "../provider-host";
+import {
+  type Checkpoint,
+  loadCheckpoint,
+  type PendingOperation,
+  type ResourceState,
+  saveCheckpoint,
+} from "./checkpoint";
 import { readProject, readStackConfig, type StackConfig, stackFilePath } from "./project";
 import {
+  applyIgnoreChanges,
   changedKeys,
-  containsUnknowns,
   deepEqual,
+  durationMs,
   type Json,
   type Props,
   toJson,
@@ -82,6 +91,13 @@ export interface RunOptions {
    * made against the live objects. The refresh's own steps are not reported; its drift shows in the plan.
    */
   refresh?: boolean;
+  /**
+   * refresh/destroy only: configure the provider with the CURRENT stack settings, as `--run-program` does,
+   * instead of those stored at the last `up` (the program itself is not run by this stand-in).
+   */
+  runProgram?: boolean;
+  /** Cancels the run as the CLI's first Ctrl-C does: no new operation starts, those under way finish. */
+  signal?: AbortSignal;
   /** Called for every step as it completes and every diagnostic (program logs, provider output). */
   onEvent?: (event: EngineEvent) => void;
 }
@@ -139,24 +155,6 @@ function secretKeysOf(p: Props): string[] {
   return unwrapSecrets(p).secretKeys;
 }
 
-/**
- * Deletes a resource through the provider, as the engine does: refuses a protected one (resource option
- * `protect`), and only forgets one with `retainOnDelete`.
- * @throws Error for a protected resource; the provider's gRPC error when its delete fails.
- */
-async function deleteResource(host: ProviderHost, r: ResourceState): Promise<void> {
-  if (r.protect) {
-    throw new Error(`${r.name} is protected: set protect: false and run up before deleting it`);
-  }
-  if (r.retainOnDelete) return;
-  await host.delete(r.id ?? "", r.urn, unwrapSecrets(r.outputs).plain);
-}
-
-/** The resources that are children of, or depend on, `urn`. */
-function dependents(all: ResourceState[], urn: string): ResourceState[] {
-  return all.filter((r) => r.parent === urn || r.dependencies.includes(urn));
-}
-
 /** Masks secret values for display. */
 function masked(p: Props): Record<string, Json> {
   const { plain, secretKeys } = unwrapSecrets(p);
@@ -190,13 +188,275 @@ function unary<Req, Res>(f: (req: Req) => Promise<Res>) {
   };
 }
 
+/** How many provider operations a refresh, destroy or the deletes of an up run at once: the engine's default
+ * `--parallel` is 4 × the number of CPUs (pkg/cmd/pulumi/up.go, `defaultParallel`). */
+const PARALLEL = 4 * availableParallelism();
+
 /**
- * Runs one operation on a stack and writes the checkpoint (not for preview).
- * - preview: runs the program with `--dry-run`; Check and Diff only.
+ * Stops a run the way the engine's step executor does: once a step fails (or the run is cancelled), no new
+ * step starts; steps already running finish and are recorded (pkg/resource/deploy/step_executor.go).
+ */
+interface Gate {
+  readonly stopped: boolean;
+  stop(): void;
+  onStop(f: () => void): void;
+}
+
+function makeGate(signal?: AbortSignal): Gate {
+  let stopped = false;
+  const listeners: (() => void)[] = [];
+  const gate: Gate = {
+    get stopped() {
+      return stopped;
+    },
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      for (const f of listeners.splice(0)) f();
+    },
+    onStop(f) {
+      if (stopped) f();
+      else listeners.push(f);
+    },
+  };
+  if (signal?.aborted) gate.stop();
+  signal?.addEventListener("abort", () => gate.stop(), { once: true });
+  return gate;
+}
+
+/** True when `r` must be deleted after `other`'s deletion (other is its child or depends on it). */
+function dependsOn(other: ResourceState, r: ResourceState): boolean {
+  return (
+    other !== r &&
+    (other.parent === r.urn || other.dependencies.includes(r.urn) || other.deletedWith === r.urn)
+  );
+}
+
+/** Resources ordered so that each comes after its parent and its dependencies (stable otherwise). */
+function dependencyOrder(resources: ResourceState[]): ResourceState[] {
+  const byUrn = new Map<string, ResourceState[]>();
+  for (const r of resources) byUrn.set(r.urn, [...(byUrn.get(r.urn) ?? []), r]);
+  const out: ResourceState[] = [];
+  const seen = new Set<ResourceState>();
+  const visit = (r: ResourceState, path: Set<ResourceState>) => {
+    if (seen.has(r) || path.has(r)) return;
+    path.add(r);
+    for (const u of [...(r.parent ? [r.parent] : []), ...r.dependencies]) {
+      for (const d of byUrn.get(u) ?? []) if (d !== r) visit(d, path);
+    }
+    seen.add(r);
+    out.push(r);
+  };
+  for (const r of resources) visit(r, new Set());
+  return out;
+}
+
+/**
+ * The checkpoint as a run changes it, saved after every step and around every provider operation that
+ * changes something, as the engine's snapshot manager does (pkg/backend/snapshot.go): a run that is killed
+ * leaves what it made in the checkpoint and what it was doing in `pendingOperations`. A preview never saves.
+ */
+interface Journal {
+  current(): Checkpoint;
+  /** Records an operation about to start; the returned function forgets it (saved with the next change). */
+  begin(op: Omit<PendingOperation, "startedAt">): () => void;
+  /** Records `r`, in place of `replacing` when given. */
+  put(r: ResourceState, replacing?: ResourceState): void;
+  remove(r: ResourceState): void;
+  /** Marks the old half of a create-before-delete replacement for deletion; returns the marked entry. */
+  condemn(r: ResourceState): ResourceState;
+  setProviderConfig(config: Props): void;
+  save(): void;
+}
+
+function makeJournal(base: Checkpoint, statePath: string | undefined): Journal {
+  let resources = [...base.resources];
+  let pending: PendingOperation[] = [];
+  let providerConfig = base.providerConfig;
+  const current = (): Checkpoint => ({
+    ...base,
+    resources: dependencyOrder(resources),
+    pendingOperations: pending,
+    ...(providerConfig ? { providerConfig } : {}),
+  });
+  const save = () => {
+    if (statePath) saveCheckpoint(statePath, current());
+  };
+  return {
+    current,
+    save,
+    begin(op) {
+      const entry: PendingOperation = { ...op, startedAt: new Date().toISOString() };
+      pending = [...pending, entry];
+      save();
+      return () => {
+        pending = pending.filter((p) => p !== entry);
+      };
+    },
+    put(r, replacing) {
+      resources = [...resources.filter((x) => x !== replacing), r];
+      save();
+    },
+    remove(r) {
+      resources = resources.filter((x) => x !== r);
+      save();
+    },
+    condemn(r) {
+      const marked = { ...r, delete: true };
+      resources = resources.map((x) => (x === r ? marked : x));
+      save();
+      return marked;
+    },
+    setProviderConfig(config) {
+      providerConfig = config;
+      save();
+    },
+  };
+}
+
+/**
+ * Runs `work` on every item, at most `limit` at a time, starting an item only when `blocked(item, pending)`
+ * is false (`pending`: items not finished). Stops starting items once the gate is stopped (a failure stops it);
+ * resolves when nothing runs any more.
+ */
+function runAll<T>(
+  items: T[],
+  blocked: (item: T, pending: Set<T>) => boolean,
+  work: (item: T) => Promise<void>,
+  gate: Gate,
+  limit = PARALLEL,
+): Promise<void> {
+  const pending = new Set(items);
+  const running = new Set<T>();
+  return new Promise((resolve) => {
+    const pump = () => {
+      if (!gate.stopped) {
+        for (const item of pending) {
+          if (running.size >= limit) break;
+          if (running.has(item) || blocked(item, pending)) continue;
+          running.add(item);
+          work(item)
+            .catch(() => gate.stop())
+            .finally(() => {
+              running.delete(item);
+              pending.delete(item);
+              pump();
+            });
+        }
+      }
+      if (running.size === 0) resolve();
+    };
+    pump();
+  });
+}
+
+/** Milliseconds of one of a resource's `customTimeouts`, else undefined (no deadline, as the engine). */
+function timeoutOf(
+  r: { customTimeouts?: ResourceState["customTimeouts"] },
+  op: "create" | "update" | "delete" | "read",
+) {
+  return durationMs(r.customTimeouts?.[op] ?? "");
+}
+
+/** The engine's refusal to delete a protected resource (pkg/resource/deploy/step_generator.go). */
+function protectedDeleteError(r: ResourceState): Error {
+  return new Error(
+    `unable to delete resource "${r.urn}"\nas it is currently marked for protection. To unprotect the resource, remove the \`protect\` flag from the resource in your Pulumi program and run \`pulumi up\``,
+  );
+}
+
+/** The engine's refusal to replace a protected resource (pkg/resource/deploy/step_generator.go). */
+function protectedReplaceError(urn: string): Error {
+  return new Error(
+    `unable to replace resource "${urn}"\nas it is currently marked for protection. To unprotect the resource, remove the \`protect\` flag from the resource in your Pulumi program and run \`pulumi up\``,
+  );
+}
+
+/**
+ * Deletes a resource through the provider as the engine does: refuses a protected one; only forgets one with
+ * `retainOnDelete`, or one whose `deletedWith` resource is deleted in the same run (`deleting`).
+ * Records the pending operation while the provider works, and removes the resource from the journal after.
+ * @throws Error for a protected resource; the provider's gRPC error when its delete fails.
+ */
+async function deleteOne(
+  host: () => Promise<ProviderHost>,
+  journal: Journal,
+  r: ResourceState,
+  deleting: Set<string>,
+): Promise<void> {
+  if (r.protect) throw protectedDeleteError(r);
+  const skip = !r.custom || r.retainOnDelete || (r.deletedWith !== undefined && deleting.has(r.deletedWith));
+  if (!skip) {
+    const h = await host();
+    const end = journal.begin({
+      urn: r.urn,
+      type: r.type,
+      name: r.name,
+      operation: "deleting",
+      ...(r.id ? { id: r.id } : {}),
+      inputs: r.inputs,
+    });
+    try {
+      await h.delete(r.id ?? "", r.urn, unwrapSecrets(r.outputs).plain, timeoutOf(r, "delete"));
+    } finally {
+      end();
+    }
+  }
+  journal.remove(r);
+}
+
+/**
+ * Deletes `targets` in parallel, each only after every other target that depends on it (dependents first), as
+ * the engine's delete steps run. The first failure stops new deletes; running ones finish.
+ */
+async function deleteAll(
+  targets: ResourceState[],
+  host: () => Promise<ProviderHost>,
+  journal: Journal,
+  gate: Gate,
+  report: (r: ResourceState, error?: string) => void,
+): Promise<boolean> {
+  let ok = true;
+  const deleting = new Set(targets.map((r) => r.urn));
+  await runAll(
+    targets,
+    (r, pending) => [...pending].some((o) => dependsOn(o, r)),
+    async (r) => {
+      try {
+        await deleteOne(host, journal, r, deleting);
+        report(r);
+      } catch (e) {
+        ok = false;
+        report(r, messageOf(e));
+        throw e;
+      }
+    },
+    gate,
+  );
+  return ok;
+}
+
+/** The warning the engine prints for pending operations left by an interrupted run (pkg/engine/deployment.go). */
+function pendingWarning(pending: PendingOperation[]): string {
+  return [
+    `Attempting to deploy or update resources with ${pending.length} pending operations from previous deployment.`,
+    ...pending.map((p) => `  * ${p.urn}, interrupted while ${p.operation}`),
+    "These resources are in an unknown state because the Pulumi CLI was interrupted while waiting for changes to these resources to complete. You should confirm whether or not the operations listed completed successfully by checking the state of the appropriate provider.",
+    "Once you have confirmed the status of the interrupted operations, you can repair your stack using `pulumi refresh` which will refresh the state from the provider you are using and clear the pending operations if there are any.",
+  ].join("\n");
+}
+
+/**
+ * Runs one operation on a stack, as the engine does (each behaviour's pulumi/pulumi source is named where it
+ * is implemented, and in README "The stand-in engine"), saving the checkpoint after every step (not for
+ * preview).
+ * - preview: runs the program with `--dry-run`; Check and Diff only (with unknowns, as the engine calls them).
  * - up: runs the program; creates, updates, replaces; then deletes what the program no longer declares.
- * - refresh: Reads every resource in the checkpoint; reports drift (Diff of live outputs against the inputs)
- *   and removes resources that are gone.
- * - destroy: deletes every resource, dependents first.
+ * - refresh: Reads every resource in the checkpoint, in parallel; reports drift and removes resources that
+ *   are gone.
+ * - destroy: deletes every resource, in parallel, dependents first.
+ * Standalone refresh and destroy configure the provider with the configuration stored at the last `up` (the
+ * engine's providers come from the snapshot), unless `runProgram` is set.
  * Never throws for a failed operation: `ok` is false and the step carries the error. Throws only when the
  * project or stack settings cannot be read.
  */
@@ -204,13 +464,14 @@ export async function runStack(opts: RunOptions): Promise<RunResult> {
   const projectDir = resolve(opts.projectDir);
   const project = readProject(projectDir);
   const env = { ...process.env, ...opts.env };
-  const config = readStackConfig(
-    opts.configFile ?? stackFilePath(projectDir, project, opts.stack),
-    project.name,
-    env,
-  );
   const statePath = resolve(opts.statePath ?? join(projectDir, ".stack-state", `${opts.stack}.json`));
   const checkpoint = loadCheckpoint(statePath, project.name, opts.stack);
+  const standalone = (opts.operation === "refresh" || opts.operation === "destroy") && !opts.runProgram;
+  const stored = checkpoint.providerConfig ? unwrapSecrets(checkpoint.providerConfig) : undefined;
+  const config: StackConfig =
+    standalone && stored
+      ? { values: stored.plain as Record<string, string>, secretKeys: stored.secretKeys }
+      : readStackConfig(opts.configFile ?? stackFilePath(projectDir, project, opts.stack), project.name, env);
   const steps: Step[] = [];
   const diagnostics: Diagnostic[] = [];
   const emit = (event: EngineEvent) => {
@@ -220,6 +481,20 @@ export async function runStack(opts: RunOptions): Promise<RunResult> {
   };
   const diag = (severity: Diagnostic["severity"], message: string, urn?: string) =>
     emit({ kind: "diagnostic", diagnostic: { severity, message, ...(urn ? { urn } : {}) } });
+  const gate = makeGate(opts.signal);
+  gate.onStop(() => {
+    if (opts.signal?.aborted) diag("warning", "cancelling: waiting for the operations under way to finish");
+  });
+
+  // Pending operations of an interrupted run: the engine warns and drops them (a pending create's object is
+  // not in the state; an update's or delete's resource keeps its last recorded state).
+  if (checkpoint.pendingOperations.length > 0 && opts.operation !== "preview") {
+    diag("warning", pendingWarning(checkpoint.pendingOperations));
+  }
+  const journal = makeJournal(
+    { ...checkpoint, pendingOperations: [] },
+    opts.operation === "preview" ? undefined : statePath,
+  );
 
   let host: ProviderHost | undefined;
   let hostStarting: Promise<ProviderHost> | undefined;
@@ -242,32 +517,40 @@ export async function runStack(opts: RunOptions): Promise<RunResult> {
 
   let ok = true;
   let outputs: Props = {};
-  let next: Checkpoint = checkpoint;
   // Start the provider host while the program boots (each takes about a second); errors surface on first use.
   getHost().catch(() => undefined);
   try {
     if (opts.operation === "refresh") {
-      ({ ok, next } = await refresh(checkpoint, getHost, emit));
+      ok = await refresh(journal, getHost, emit, gate);
     } else if (opts.operation === "destroy") {
-      ({ ok, next } = await destroy(checkpoint, getHost, emit));
+      ok = await destroy(journal, getHost, emit, gate);
     } else {
-      let base = checkpoint;
       if (opts.refresh) {
         // Only failures of the refresh are reported (as diagnostics); its drift shows up in the plan.
-        const refreshed = await refresh(checkpoint, getHost, (e) => {
-          if (e.kind === "diagnostic") emit(e);
-          else if (e.step.error) diag("error", `refresh of ${e.step.name}: ${e.step.error}`, e.step.urn);
-        });
-        if (!refreshed.ok) throw new Error("the refresh before the deployment failed");
-        base = refreshed.next;
+        const refreshed = await refresh(
+          journal,
+          getHost,
+          (e) => {
+            if (e.kind === "diagnostic") emit(e);
+            else if (e.step.error) diag("error", `refresh of ${e.step.name}: ${e.step.error}`, e.step.urn);
+          },
+          gate,
+        );
+        if (!refreshed) throw new Error("the refresh before the deployment failed");
       }
+      // The engine stores the provider's configuration with the deployment (the default provider's inputs).
+      if (opts.operation === "up") journal.setProviderConfig(wrapSecrets(config.values, config.secretKeys));
       const r = await deploy({
-        checkpoint: base,
+        journal,
         project: project.name,
         projectDir,
         main: project.main ?? ".",
         typescript:
           typeof project.runtime === "object" ? project.runtime.options?.typescript !== false : true,
+        tsconfig:
+          typeof project.runtime === "object" && typeof project.runtime.options?.tsconfig === "string"
+            ? project.runtime.options.tsconfig
+            : undefined,
         stack: opts.stack,
         config,
         dryRun: opts.operation === "preview",
@@ -275,8 +558,9 @@ export async function runStack(opts: RunOptions): Promise<RunResult> {
         getHost,
         emit,
         diag,
+        gate,
       });
-      ({ ok, next, outputs } = r);
+      ({ ok, outputs } = r);
     }
   } catch (e) {
     ok = false;
@@ -285,7 +569,11 @@ export async function runStack(opts: RunOptions): Promise<RunResult> {
     if (hostStarting) await hostStarting.catch(() => undefined);
     await host?.close();
   }
-  if (opts.operation !== "preview") saveCheckpoint(statePath, next);
+  if (opts.operation !== "preview") journal.save();
+  if (opts.signal?.aborted) {
+    ok = false;
+    diag("error", "the run was cancelled; the checkpoint records what was done");
+  }
   const counts: Counts = { create: 0, update: 0, replace: 0, delete: 0, same: 0 };
   for (const s of steps) if (!s.error) counts[s.op] += 1;
   if (steps.some((s) => s.error)) ok = false;
@@ -301,11 +589,12 @@ export async function runStack(opts: RunOptions): Promise<RunResult> {
 }
 
 interface DeployArgs {
-  checkpoint: Checkpoint;
+  journal: Journal;
   project: string;
   projectDir: string;
   main: string;
   typescript: boolean;
+  tsconfig: string | undefined;
   stack: string;
   config: StackConfig;
   dryRun: boolean;
@@ -313,26 +602,31 @@ interface DeployArgs {
   getHost: () => Promise<ProviderHost>;
   emit: (e: EngineEvent) => void;
   diag: (severity: Diagnostic["severity"], message: string, urn?: string) => void;
+  gate: Gate;
 }
 
-async function deploy(a: DeployArgs): Promise<{ ok: boolean; next: Checkpoint; outputs: Props }> {
-  const olds = new Map(a.checkpoint.resources.map((r) => [r.urn, r]));
-  const registered = new Map<string, ResourceState>();
+async function deploy(a: DeployArgs): Promise<{ ok: boolean; outputs: Props }> {
+  const base = a.journal.current();
+  /** The live (not condemned) old state of each URN. */
+  const olds = new Map(base.resources.filter((r) => !r.delete).map((r) => [r.urn, r]));
+  /** Old halves of replacements left by an earlier run: deleted after a successful program run. */
+  const condemnedBefore = base.resources.filter((r) => r.delete);
   /** Every URN the program declared (in a preview, also those whose new state is not recorded). */
   const declared = new Set<string>();
-  const order: string[] = [];
-  /** Old resources replaced create-before-delete: deleted after the program finished. */
-  const pendingDeletes: ResourceState[] = [];
+  /** Old halves of create-before-delete replacements of this run: deleted after the program finished. */
+  const condemned: ResourceState[] = [];
+  /** New state of components (outputs arrive with registerResourceOutputs). */
+  const components = new Map<string, ResourceState>();
+  const inflight = new Set<Promise<unknown>>();
   let rootUrn = "";
   let stackOutputs: Props = {};
   let failed = false;
-  /** Like the engine, stop the program once an operation failed (pending registrations would wait forever). */
   let stopProgram: (() => void) | undefined;
-  let stopRequested = false;
-  const record = (r: ResourceState) => {
-    if (!registered.has(r.urn)) order.push(r.urn);
-    registered.set(r.urn, r);
+  /** Like the engine, end the program once nothing runs after a failure (its next registrations would wait). */
+  const stopWhenIdle = () => {
+    if (a.gate.stopped && inflight.size === 0) stopProgram?.();
   };
+  a.gate.onStop(stopWhenIdle);
   const step = (s: Step) => a.emit({ kind: "step", step: s });
 
   async function registerCustom(
@@ -347,7 +641,14 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; next: Checkpoint; o
     const props = toJson(req.getObject()?.toJavaScript() ?? {});
     const { plain, secretKeys } = unwrapSecrets(props);
     const aso = req.getAdditionalsecretoutputsList();
-    const base = {
+    const ct = req.getCustomtimeouts();
+    const customTimeouts = {
+      ...(ct?.getCreate() ? { create: ct.getCreate() } : {}),
+      ...(ct?.getUpdate() ? { update: ct.getUpdate() } : {}),
+      ...(ct?.getDelete() ? { delete: ct.getDelete() } : {}),
+      ...(ct?.getRead() ? { read: ct.getRead() } : {}),
+    };
+    const base: Omit<ResourceState, "inputs" | "outputs"> = {
       urn,
       type,
       name,
@@ -358,21 +659,18 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; next: Checkpoint; o
       ...(req.getDeletebeforereplacedefined() ? { deleteBeforeReplace: req.getDeletebeforereplace() } : {}),
       ...(req.getProtect() ? { protect: true } : {}),
       ...(req.getRetainondelete() ? { retainOnDelete: true } : {}),
+      ...(req.getDeletedwith() ? { deletedWith: req.getDeletedwith() } : {}),
+      ...(Object.keys(customTimeouts).length > 0 ? { customTimeouts } : {}),
     };
     const oldInputs = old ? unwrapSecrets(old.inputs).plain : {};
     const oldOutputs = old ? unwrapSecrets(old.outputs).plain : {};
     const oldSecretOutputs = old ? secretKeysOf(old.outputs) : [];
-    let news = plain;
-    for (const k of req.getIgnorechangesList()) {
-      if (old && k in oldInputs) news = { ...news, [k]: oldInputs[k] as Json };
-    }
+    // ignoreChanges: property paths; the old value is kept, a path absent from the old inputs is removed
+    // (processIgnoreChanges, step_generator.go; PropertyPath.Reset, properties_path.go). Only for updates.
+    const news = old ? applyIgnoreChanges(oldInputs, plain, req.getIgnorechangesList()) : plain;
 
-    // Preview with inputs that depend on not-yet-created resources: Check would see sentinels, so skip it.
-    if (a.dryRun && containsUnknowns(news)) {
-      const op: StepOp = old ? "update" : "create";
-      step({ op, urn, type, name, diffs: changedKeys(withoutProvider(oldInputs), withoutProvider(news)) });
-      return { id: old?.id ?? "", outs: props };
-    }
+    // Check always runs, unknowns included (step_generator.go: the engine calls Check in preview with
+    // unknowns allowed; the dynamic host passes the unknown sentinel through to the provider).
     const host = await a.getHost();
     const checked = await host.check(urn, oldInputs, news);
     if (checked.failures.length > 0) {
@@ -383,110 +681,158 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; next: Checkpoint; o
     const storedInputs = wrapSecrets(inputs, secretKeys);
     const secretOut = [...new Set([...secretKeys, ...aso])];
     const diffs = changedKeys(withoutProvider(oldInputs), withoutProvider(inputs));
+    /** A provider call that changes something: recorded as pending while it runs. */
+    const pendingOp = async <T>(
+      operation: PendingOperation["operation"],
+      f: () => Promise<T>,
+    ): Promise<T> => {
+      const end = a.journal.begin({
+        urn,
+        type,
+        name,
+        operation,
+        ...(old?.id && operation !== "creating" ? { id: old.id } : {}),
+        inputs: storedInputs,
+      });
+      try {
+        return await f();
+      } finally {
+        end();
+      }
+    };
 
     if (!old?.id) {
+      // Preview of a create: the outputs are the inputs; every other output is unknown to the program
+      // (the dynamic host does not preview: provider_plugin.go, Create with preview; rpc.js resolveProperties).
       if (a.dryRun) {
         step({ op: "create", urn, type, name, diffs });
         return { id: "", outs: wrapSecrets(inputs, secretOut) };
       }
-      const created = await host.create(urn, inputs);
+      const created = await pendingOp("creating", () => host.create(urn, inputs, timeoutOf(base, "create")));
       const outs = wrapSecrets(toJson(created.outs), secretOut);
-      record({ ...base, id: created.id, inputs: storedInputs, outputs: outs });
+      a.journal.put({ ...base, id: created.id, inputs: storedInputs, outputs: outs });
       step({ op: "create", urn, type, name, diffs });
       return { id: created.id, outs };
     }
 
+    // Diff always runs, unknowns included (diffResource, step_generator.go); olds are the old outputs.
     const d = await host.diff(old.id, urn, oldOutputs, inputs);
     const changes = d.changes ?? !deepEqual(withoutProvider(oldInputs), withoutProvider(inputs));
     if (!changes) {
       const outs = wrapSecrets(oldOutputs, [...secretOut, ...oldSecretOutputs]);
-      record({ ...base, id: old.id, inputs: storedInputs, outputs: outs });
+      if (!a.dryRun) a.journal.put({ ...base, id: old.id, inputs: storedInputs, outputs: outs }, old);
       step({ op: "same", urn, type, name, diffs: [] });
       return { id: old.id, outs };
     }
     if (d.replaces.length > 0) {
       const replaces = [...d.replaces].sort();
+      // A protected resource cannot be replaced, in preview too, unless this run lifts the protection
+      // (`new.Protect && old.Protect`, step_generator.go).
+      if (old.protect && req.getProtect()) throw protectedReplaceError(urn);
       if (a.dryRun) {
         step({ op: "replace", urn, type, name, diffs, replaces });
         return { id: "", outs: wrapSecrets(inputs, secretOut) };
       }
-      if (old.protect)
-        throw new Error(`${name} is protected and cannot be replaced (${replaces.join(", ")} changed)`);
-      const deleteFirst = d.deleteBeforeReplace || req.getDeletebeforereplace();
-      if (deleteFirst) await deleteResource(host, old);
-      else pendingDeletes.push(old);
-      const created = await host.create(urn, inputs);
+      // The resource option overrides the provider's answer both ways (step_generator.go).
+      const deleteFirst = req.getDeletebeforereplacedefined()
+        ? req.getDeletebeforereplace()
+        : d.deleteBeforeReplace;
+      if (deleteFirst) {
+        await pendingOp("deleting", () =>
+          host.delete(old.id ?? "", urn, oldOutputs, timeoutOf(old, "delete")),
+        );
+        a.journal.remove(old);
+      } else {
+        condemned.push(a.journal.condemn(old));
+      }
+      const created = await pendingOp("creating", () => host.create(urn, inputs, timeoutOf(base, "create")));
       const outs = wrapSecrets(toJson(created.outs), secretOut);
-      record({ ...base, id: created.id, inputs: storedInputs, outputs: outs });
+      a.journal.put({ ...base, id: created.id, inputs: storedInputs, outputs: outs });
       step({ op: "replace", urn, type, name, diffs, replaces });
       return { id: created.id, outs };
     }
+    // Preview of an update: the outputs are the NEW INPUTS, not the old outputs merged (provider_plugin.go,
+    // Update with preview): an output that is not an input is unknown to the program's dependents.
     if (a.dryRun) {
       step({ op: "update", urn, type, name, diffs });
-      return { id: old.id, outs: wrapSecrets({ ...oldOutputs, ...inputs }, secretOut) };
+      return { id: old.id, outs: wrapSecrets(inputs, secretOut) };
     }
-    const updated = await host.update(old.id, urn, oldOutputs, inputs);
+    const updated = await pendingOp("updating", () =>
+      host.update(old.id ?? "", urn, oldOutputs, inputs, timeoutOf(base, "update")),
+    );
     const outs = wrapSecrets(toJson(updated.outs), secretOut);
-    record({ ...base, id: old.id, inputs: storedInputs, outputs: outs });
+    a.journal.put({ ...base, id: old.id, inputs: storedInputs, outputs: outs }, old);
     step({ op: "update", urn, type, name, diffs });
     return { id: old.id, outs };
   }
 
+  /** Tracks a registration while it runs, so a stopping run waits for it. */
+  function track<T>(p: Promise<T>): Promise<T> {
+    inflight.add(p);
+    const done = () => {
+      inflight.delete(p);
+      stopWhenIdle();
+    };
+    p.then(done, done);
+    return p;
+  }
+
   const monitor: grpc.UntypedServiceImplementation = {
     supportsFeature: unary(async (req: resproto.SupportsFeatureRequest) =>
-      new resproto.SupportsFeatureResponse().setHassupport(req.getId() === "secrets"),
+      new resproto.SupportsFeatureResponse().setHassupport(["secrets", "deletedWith"].includes(req.getId())),
     ),
-    registerResource: unary(async (req: resproto.RegisterResourceRequest) => {
-      const type = req.getType();
-      const name = req.getName();
-      const parent = req.getParent() || undefined;
-      const urn = makeUrn(a.stack, a.project, type, name, parent);
-      const res = new resproto.RegisterResourceResponse().setUrn(urn);
-      declared.add(urn);
-      if (!req.getCustom()) {
-        if (type === ROOT_TYPE) rootUrn = urn;
-        const old = olds.get(urn);
-        record({
-          urn,
-          type,
-          name,
-          custom: false,
-          ...(parent ? { parent } : {}),
-          dependencies: req.getDependenciesList(),
-          inputs: {},
-          outputs: old?.outputs ?? {},
-          additionalSecretOutputs: [],
-        });
-        if (type !== ROOT_TYPE && !old)
-          a.emit({ kind: "step", step: { op: "create", urn, type, name, diffs: [] } });
-        else if (type !== ROOT_TYPE)
-          a.emit({ kind: "step", step: { op: "same", urn, type, name, diffs: [] } });
-        return res.setObject(Struct.fromJavaScript({}));
-      }
-      try {
-        const { id, outs } = await registerCustom(req, urn);
-        return res.setId(id).setObject(Struct.fromJavaScript(outs as Record<string, never>));
-      } catch (e) {
-        failed = true;
-        const error = messageOf(e);
-        a.emit({
-          kind: "step",
-          step: { op: olds.has(urn) ? "update" : "create", urn, type, name, diffs: [], error },
-        });
-        // Keep the old state of a resource whose update failed.
-        const old = olds.get(urn);
-        if (old) record(old);
-        if (!stopRequested) {
-          stopRequested = true;
-          setTimeout(() => stopProgram?.(), 1_000).unref();
-        }
-        throw new Error(error);
-      }
-    }),
+    registerResource: unary((req: resproto.RegisterResourceRequest) =>
+      track(
+        (async () => {
+          const type = req.getType();
+          const name = req.getName();
+          const parent = req.getParent() || undefined;
+          const urn = makeUrn(a.stack, a.project, type, name, parent);
+          const res = new resproto.RegisterResourceResponse().setUrn(urn);
+          declared.add(urn);
+          if (!req.getCustom()) {
+            if (type === ROOT_TYPE) rootUrn = urn;
+            const old = olds.get(urn);
+            const state: ResourceState = {
+              urn,
+              type,
+              name,
+              custom: false,
+              ...(parent ? { parent } : {}),
+              dependencies: req.getDependenciesList(),
+              inputs: {},
+              outputs: old?.outputs ?? {},
+              additionalSecretOutputs: [],
+              ...(req.getProtect() ? { protect: true } : {}),
+            };
+            components.set(urn, state);
+            if (!a.dryRun) a.journal.put(state, old);
+            if (type !== ROOT_TYPE) step({ op: old ? "same" : "create", urn, type, name, diffs: [] });
+            return res.setObject(Struct.fromJavaScript({}));
+          }
+          // After a failure (or a cancel) the engine starts no new step.
+          if (a.gate.stopped) throw new Error(`${name}: not started, the deployment is stopping`);
+          try {
+            const { id, outs } = await registerCustom(req, urn);
+            return res.setId(id).setObject(Struct.fromJavaScript(outs as Record<string, never>));
+          } catch (e) {
+            failed = true;
+            const error = messageOf(e);
+            step({ op: olds.has(urn) ? "update" : "create", urn, type, name, diffs: [], error });
+            a.gate.stop();
+            throw new Error(error);
+          }
+        })(),
+      ),
+    ),
     registerResourceOutputs: unary(async (req: resproto.RegisterResourceOutputsRequest) => {
       const outs = toJson(req.getOutputs()?.toJavaScript() ?? {});
-      const r = registered.get(req.getUrn());
-      if (r) record({ ...r, outputs: outs });
+      const r = components.get(req.getUrn());
+      if (r) {
+        const next = { ...r, outputs: outs };
+        components.set(r.urn, next);
+        if (!a.dryRun) a.journal.put(next, r);
+      }
       if (req.getUrn() === rootUrn) stackOutputs = outs;
       return new Empty();
     }),
@@ -527,67 +873,84 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; next: Checkpoint; o
   try {
     exitCode = await runProgram(a, address, (stop) => {
       stopProgram = stop;
+      stopWhenIdle();
     });
+    // Registrations still running when the program ended are finished and recorded before anything else.
+    while (inflight.size > 0) await Promise.allSettled([...inflight]);
   } finally {
     server.forceShutdown();
   }
+  if (a.gate.stopped) failed = true;
   if (exitCode !== 0) {
     failed = true;
     a.diag(
       "error",
-      stopRequested
-        ? "the program was stopped after a failed operation"
+      a.gate.stopped
+        ? "the program was stopped after a failed or cancelled operation"
         : `the program exited with code ${exitCode}`,
     );
   }
+  if (failed) return { ok: false, outputs: stackOutputs };
 
-  // Deletes: what the program no longer declares (only after a successful program run, as the engine does),
-  // and the old halves of create-before-delete replacements. Dependents first: reverse checkpoint order.
-  const undeclared = a.checkpoint.resources.filter((r) => !declared.has(r.urn));
-  const kept: ResourceState[] = [];
-  if (!failed) {
-    const toDelete = [...pendingDeletes, ...undeclared.slice().reverse()];
-    for (const r of toDelete) {
-      const isPending = pendingDeletes.includes(r);
-      if (!r.custom) {
-        if (!isPending && r.type !== ROOT_TYPE) {
-          a.emit({ kind: "step", step: { op: "delete", urn: r.urn, type: r.type, name: r.name, diffs: [] } });
-        }
-        continue;
-      }
-      if (a.dryRun) {
-        if (!isPending)
-          a.emit({ kind: "step", step: { op: "delete", urn: r.urn, type: r.type, name: r.name, diffs: [] } });
-        continue;
-      }
-      try {
-        await deleteResource(await a.getHost(), r);
-        if (!isPending)
-          a.emit({ kind: "step", step: { op: "delete", urn: r.urn, type: r.type, name: r.name, diffs: [] } });
-      } catch (e) {
-        failed = true;
-        kept.push(r);
-        a.emit({
-          kind: "step",
-          step: { op: "delete", urn: r.urn, type: r.type, name: r.name, diffs: [], error: messageOf(e) },
-        });
-      }
+  // Deletes, only after a successful program run (as the engine does): what the program no longer declares,
+  // and the old halves of create-before-delete replacements; dependents first, in parallel.
+  const undeclared = base.resources.filter((r) => !r.delete && !declared.has(r.urn));
+  const report = (r: ResourceState, error?: string) => {
+    if (r.delete || r.type === ROOT_TYPE) {
+      if (error) step({ op: "delete", urn: r.urn, type: r.type, name: r.name, diffs: [], error });
+      return;
     }
-  } else {
-    kept.push(...undeclared);
+    step({ op: "delete", urn: r.urn, type: r.type, name: r.name, diffs: [], ...(error ? { error } : {}) });
+  };
+  if (a.dryRun) {
+    let ok = true;
+    for (const r of [...undeclared].reverse()) {
+      if (r.type === ROOT_TYPE) continue;
+      // A protected resource cannot be deleted: already an error in preview (step_generator.go).
+      if (r.protect) {
+        ok = false;
+        report(r, protectedDeleteError(r).message);
+      } else report(r);
+    }
+    return { ok, outputs: stackOutputs };
   }
-  const resources = [...order.map((u) => registered.get(u)).filter((r) => r !== undefined), ...kept];
-  return { ok: !failed, next: { ...a.checkpoint, resources }, outputs: stackOutputs };
+  const deleteGate = makeGate();
+  const ok = await deleteAll(
+    [...condemnedBefore, ...condemned, ...undeclared],
+    a.getHost,
+    a.journal,
+    deleteGate,
+    report,
+  );
+  return { ok, outputs: stackOutputs };
 }
 
-/** Spawns `@pulumi/pulumi/cmd/run` (what the CLI's nodejs language host runs) against our monitor. */
+/**
+ * The program's working directory and entry point, as the engine and the nodejs language host derive them
+ * from `main` (pkg/engine/project.go `ProgramInfo`; sdk/nodejs/cmd/pulumi-language-nodejs/main.go): a file's
+ * directory and its name, or a directory and ".".
+ */
+export function programLocation(projectDir: string, main: string): { pwd: string; entry: string } {
+  const target = resolve(projectDir, main);
+  if (existsSync(target) && statSync(target).isDirectory()) return { pwd: target, entry: "." };
+  return { pwd: dirname(target), entry: basename(target) };
+}
+
+/**
+ * Spawns `@pulumi/pulumi/cmd/run` (what the CLI's nodejs language host runs) against our monitor, from the
+ * program's directory with its entry point, with the language host's TypeScript settings
+ * (`PULUMI_NODEJS_TYPESCRIPT`, `PULUMI_NODEJS_TSCONFIG_PATH` from `runtime.options.tsconfig`).
+ */
 function runProgram(
   a: DeployArgs,
   address: string,
   onStart: (stop: () => void) => void,
 ): Promise<number | null> {
   const runJs = require.resolve("@pulumi/pulumi/cmd/run/index.js");
+  const { pwd, entry } = programLocation(a.projectDir, a.main);
   const args = [
+    "--import",
+    PARENT_WATCH,
     runJs,
     `--monitor=${address}`,
     `--engine=${address}`,
@@ -595,22 +958,23 @@ function runProgram(
     `--stack=${a.stack}`,
     `--organization=organization`,
     `--root-directory=${a.projectDir}`,
-    `--pwd=${a.projectDir}`,
+    `--pwd=${pwd}`,
     ...(a.dryRun ? ["--dry-run"] : []),
-    a.main,
+    entry,
   ];
   const child = spawn(process.execPath, args, {
-    cwd: a.projectDir,
+    cwd: pwd,
     env: {
       ...a.env,
       PULUMI_CONFIG: JSON.stringify(a.config.values),
       PULUMI_CONFIG_SECRET_KEYS: JSON.stringify(a.config.secretKeys),
       PULUMI_NODEJS_TYPESCRIPT: String(a.typescript),
+      ...(a.tsconfig ? { PULUMI_NODEJS_TSCONFIG_PATH: a.tsconfig } : {}),
       PULUMI_NODEJS_PROJECT: a.project,
       PULUMI_NODEJS_STACK: a.stack,
       PULUMI_NODEJS_ORGANIZATION: "organization",
     },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe"],
   });
   onStart(() => child.kill("SIGTERM"));
   // Never leave the program running after this process: a runtime whose monitor is gone does not exit.
@@ -630,87 +994,69 @@ function runProgram(
   });
 }
 
-/** Reads every custom resource; drift = Diff(live outputs → recorded inputs) reports changes. */
+/**
+ * Reads every custom resource, all in parallel (the engine's refresh steps have no ordering); drift =
+ * Diff(live outputs → recorded inputs). A resource whose Read answers id "" is removed (step.go, RefreshStep).
+ */
 async function refresh(
-  checkpoint: Checkpoint,
+  journal: Journal,
   getHost: () => Promise<ProviderHost>,
   emit: (e: EngineEvent) => void,
-): Promise<{ ok: boolean; next: Checkpoint }> {
+  gate: Gate,
+): Promise<boolean> {
   let ok = true;
-  const resources: ResourceState[] = [];
-  for (const r of checkpoint.resources) {
-    const step = (op: StepOp, diffs: string[], error?: string) =>
-      emit({
-        kind: "step",
-        step: { op, urn: r.urn, type: r.type, name: r.name, diffs, ...(error ? { error } : {}) },
-      });
-    if (!r.custom) {
-      resources.push(r);
-      continue;
-    }
-    const inputs = unwrapSecrets(r.inputs);
-    const outputs = unwrapSecrets(r.outputs);
-    try {
-      const host = await getHost();
-      const read = await host.read(r.id ?? "", r.urn, outputs.plain, inputs.plain);
-      if (!read.id) {
-        step("delete", []);
-        continue;
+  const all = journal.current().resources;
+  await runAll(
+    all.filter((r) => r.custom),
+    () => false,
+    async (r) => {
+      const step = (op: StepOp, diffs: string[], error?: string) =>
+        emit({
+          kind: "step",
+          step: { op, urn: r.urn, type: r.type, name: r.name, diffs, ...(error ? { error } : {}) },
+        });
+      const inputs = unwrapSecrets(r.inputs);
+      const outputs = unwrapSecrets(r.outputs);
+      try {
+        const host = await getHost();
+        const read = await host.read(r.id ?? "", r.urn, outputs.plain, inputs.plain, timeoutOf(r, "read"));
+        if (!read.id) {
+          journal.remove(r);
+          step("delete", []);
+          return;
+        }
+        const props = toJson(read.props);
+        const secretOut = [...new Set([...outputs.secretKeys, ...r.additionalSecretOutputs])];
+        const newInputs = read.inputs ? wrapSecrets(toJson(read.inputs), inputs.secretKeys) : r.inputs;
+        journal.put({ ...r, id: read.id, inputs: newInputs, outputs: wrapSecrets(props, secretOut) }, r);
+        const d = await host.diff(read.id, r.urn, props, inputs.plain);
+        const drifted = d.changes ?? !deepEqual(withoutProvider(outputs.plain), withoutProvider(props));
+        const diffs = changedKeys(withoutProvider(outputs.plain), withoutProvider(props));
+        step(drifted ? "update" : "same", drifted ? diffs : []);
+      } catch (e) {
+        ok = false;
+        step("same", [], messageOf(e));
+        throw e;
       }
-      const props = toJson(read.props);
-      const secretOut = [...new Set([...outputs.secretKeys, ...r.additionalSecretOutputs])];
-      const newInputs = read.inputs ? wrapSecrets(toJson(read.inputs), inputs.secretKeys) : r.inputs;
-      resources.push({ ...r, id: read.id, inputs: newInputs, outputs: wrapSecrets(props, secretOut) });
-      const d = await host.diff(read.id, r.urn, props, inputs.plain);
-      const drifted = d.changes ?? !deepEqual(withoutProvider(outputs.plain), withoutProvider(props));
-      const diffs = changedKeys(withoutProvider(outputs.plain), withoutProvider(props));
-      step(drifted ? "update" : "same", drifted ? diffs : []);
-    } catch (e) {
-      ok = false;
-      resources.push(r);
-      step("same", [], messageOf(e));
-    }
-  }
-  return { ok, next: { ...checkpoint, resources } };
+    },
+    gate,
+  );
+  return ok && !gate.stopped;
 }
 
-/** Deletes every resource, dependents before what they depend on. */
+/** Deletes every resource, in parallel, each after its dependents and children (the engine's destroy). */
 async function destroy(
-  checkpoint: Checkpoint,
+  journal: Journal,
   getHost: () => Promise<ProviderHost>,
   emit: (e: EngineEvent) => void,
-): Promise<{ ok: boolean; next: Checkpoint }> {
-  let ok = true;
-  const remaining = [...checkpoint.resources];
-  const failedUrns = new Set<string>();
-  for (const r of checkpoint.resources.slice().reverse()) {
-    const blocked = dependents(remaining, r.urn).some((d) => failedUrns.has(d.urn));
-    const step = (error?: string) =>
-      emit({
-        kind: "step",
-        step: {
-          op: "delete",
-          urn: r.urn,
-          type: r.type,
-          name: r.name,
-          diffs: [],
-          ...(error ? { error } : {}),
-        },
-      });
-    if (blocked) {
-      failedUrns.add(r.urn);
-      step("not deleted: a resource depending on it could not be deleted");
-      continue;
-    }
-    try {
-      if (r.custom) await deleteResource(await getHost(), r);
-      remaining.splice(remaining.indexOf(r), 1);
-      if (r.type !== ROOT_TYPE) step();
-    } catch (e) {
-      ok = false;
-      failedUrns.add(r.urn);
-      step(messageOf(e));
-    }
-  }
-  return { ok, next: { ...checkpoint, resources: remaining } };
+  gate: Gate,
+): Promise<boolean> {
+  const ok = await deleteAll(journal.current().resources, getHost, journal, gate, (r, error) => {
+    if (r.type === ROOT_TYPE && !error) return;
+    emit({
+      kind: "step",
+      step: { op: "delete", urn: r.urn, type: r.type, name: r.name, diffs: [], ...(error ? { error } : {}) },
+    });
+  });
+  return ok && !gate.stopped;
 }

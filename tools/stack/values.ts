@@ -101,3 +101,107 @@ export function changedKeys(olds: Props, news: Props): string[] {
 export function toJson(v: unknown): Props {
   return JSON.parse(JSON.stringify(v ?? {})) as Props;
 }
+
+/**
+ * Parses a Pulumi property path (`a`, `a.b`, `a[0]`, `a["b.c"]`) into its keys and indices, as
+ * `resource.ParsePropertyPath` (sdk/go/common/resource/properties_path.go) does. The wildcard `*` is not
+ * supported by this stand-in.
+ * @throws Error naming the path when it is malformed.
+ */
+export function parsePropertyPath(path: string): (string | number)[] {
+  const out: (string | number)[] = [];
+  let i = 0;
+  const bad = () => new Error(`ignoreChanges: malformed property path ${JSON.stringify(path)}`);
+  while (i < path.length) {
+    if (path[i] === "[") {
+      const close = path.indexOf("]", i);
+      if (close < 0) throw bad();
+      const inner = path.slice(i + 1, close);
+      if (/^\d+$/.test(inner)) out.push(Number(inner));
+      else if (/^"(?:[^"\\]|\\.)*"$/.test(inner)) out.push(JSON.parse(inner) as string);
+      else throw bad();
+      i = close + 1;
+      if (path[i] === ".") i += 1;
+      continue;
+    }
+    let j = i;
+    while (j < path.length && path[j] !== "." && path[j] !== "[") j += 1;
+    const key = path.slice(i, j);
+    if (key === "" || key === "*") throw bad();
+    out.push(key);
+    i = path[j] === "." ? j + 1 : j;
+  }
+  if (out.length === 0) throw bad();
+  return out;
+}
+
+function getPath(v: Json | undefined, path: (string | number)[]): { found: boolean; value?: Json } {
+  let cur: Json | undefined = v;
+  for (const k of path) {
+    if (typeof k === "number") {
+      if (!Array.isArray(cur) || k >= cur.length) return { found: false };
+      cur = cur[k];
+    } else {
+      if (!isRecord(cur) || !Object.hasOwn(cur, k)) return { found: false };
+      cur = (cur as Record<string, Json>)[k];
+    }
+  }
+  return { found: true, ...(cur === undefined ? {} : { value: cur }) };
+}
+
+/** A copy of `v` with the value at `path` set (`value` given) or removed (`value` undefined). */
+function setPath(v: Json | undefined, path: (string | number)[], value: Json | undefined): Json | undefined {
+  const [k, ...rest] = path;
+  if (k === undefined) return value;
+  if (typeof k === "number") {
+    if (!Array.isArray(v) || k > v.length) return v;
+    const copy = [...v];
+    const inner = setPath(copy[k], rest, value);
+    if (inner === undefined && rest.length === 0) copy.splice(k, 1);
+    else if (inner !== undefined) copy[k] = inner;
+    return copy;
+  }
+  if (!isRecord(v)) return rest.length === 0 && value !== undefined ? { [k]: value } : v;
+  const copy = { ...(v as Record<string, Json>) };
+  const inner = setPath(copy[k], rest, value);
+  if (inner === undefined) delete copy[k];
+  else copy[k] = inner;
+  return copy;
+}
+
+/**
+ * Applies the `ignoreChanges` resource option as the engine does (`processIgnoreChanges`,
+ * pkg/resource/deploy/step_generator.go, and `PropertyPath.Reset`, sdk/go/common/resource/properties_path.go):
+ * for each path, the new inputs take the old inputs' value there, and a path absent from the old inputs is
+ * removed from the new ones.
+ * @throws Error for a malformed path.
+ */
+export function applyIgnoreChanges(oldInputs: Props, news: Props, paths: readonly string[]): Props {
+  let out: Json | undefined = news;
+  for (const p of paths) {
+    const path = parsePropertyPath(p);
+    const old = getPath(oldInputs, path);
+    out = setPath(out, path, old.found ? old.value : undefined);
+  }
+  return (out ?? {}) as Props;
+}
+
+/**
+ * Milliseconds of a Go duration string as `customTimeouts` takes it (`"90s"`, `"5m"`, `"1h30m"`, `"1.5h"`);
+ * undefined for "" (no timeout).
+ * @throws Error naming the value when it is not a duration.
+ */
+export function durationMs(text: string): number | undefined {
+  if (text === "") return undefined;
+  const units: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1e3, m: 6e4, h: 3.6e6 };
+  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/gy;
+  let total = 0;
+  let end = 0;
+  for (const m of text.matchAll(re)) {
+    total += Number(m[1]) * (units[m[2] ?? ""] ?? 0);
+    end = (m.index ?? 0) + m[0].length;
+  }
+  if (end !== text.length || end === 0)
+    throw new Error(`customTimeouts: ${JSON.stringify(text)} is not a duration such as "90s" or "5m"`);
+  return total;
+}
