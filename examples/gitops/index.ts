@@ -68,16 +68,19 @@ const project = new posthog.Project("web", {
   anonymizeIps: true,
 });
 
+// Dependents take `project.id` (the project id) and `member.id` (the user's UUID), not the output-only
+// `projectId` / `userUuid`: in a preview, an updated resource's outputs are its new inputs, so an output that is
+// not an input is unknown and would show every dependent as a replacement; ids stay known.
 const tags = ["gitops", stack];
 const teamDashboard = new posthog.Dashboard("team-overview", {
-  projectId: project.projectId,
+  projectId: project.id,
   name: "Team overview",
   description: config.get("teamDashboardDescription") ?? "",
   pinned: true,
   tags,
 });
 const kpis = new posthog.Dashboard("web-kpis", {
-  projectId: project.projectId,
+  projectId: project.id,
   name: "Web KPIs",
   templateJson: readFileSync(join(__dirname, "dashboards", "web-kpis.json"), "utf8"),
   restrictionLevel: 37, // only collaborators edit it
@@ -87,13 +90,13 @@ for (const email of config.requireObject<string[]>("kpiEditors")) {
   const member = members[email];
   if (!member) throw new Error(`kpiEditors: ${email} is not listed under "members" in Pulumi.${stack}.yaml`);
   new posthog.DashboardCollaborator(`kpi-editor-${email}`, {
-    projectId: project.projectId,
+    projectId: project.id,
     dashboardId: kpis.id.apply(Number),
-    userUuid: member.userUuid,
+    userUuid: member.id,
   });
 }
 const sharing = new posthog.DashboardSharing("web-kpis", {
-  projectId: project.projectId,
+  projectId: project.id,
   dashboardId: kpis.id.apply(Number),
   enabled: config.getBoolean("publicKpis") ?? false,
 });
