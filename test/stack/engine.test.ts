@@ -135,7 +135,7 @@ describe("stand-in engine on a tiny dynamic-provider program", () => {
     const refused = await own("destroy");
     expect(refused.ok).toBe(false);
     expect(refused.steps.find((s) => s.name === "item-0")?.error).toMatch(
-      /unable to delete resource ".*::item-0"\nas it is currently marked for protection/,
+      /resource ".*::item-0" cannot be deleted\nbecause it is protected/,
     );
     expect(items().some((f) => f.startsWith("prot-"))).toBe(true);
     settings(["  tiny:labels: [prot]", "  tiny:protect: false"]);

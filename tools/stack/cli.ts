@@ -60,13 +60,20 @@ async function main(): Promise<number> {
   }
   const write = (line: string) => process.stdout.write(`${line}\n`);
   const cancel = new AbortController();
+  // The CLI's cancellation scope (pkg/backend/cancellation_scope.go): the first signal cancels (operations under
+  // way finish and are recorded), a second one terminates at once.
   const onSignal = (signal: NodeJS.Signals) => {
+    const name = signal === "SIGINT" ? "^C" : signal;
     if (cancel.signal.aborted) {
-      process.stderr.write(`${signal} again: exiting now\n`);
+      process.stderr.write(`${name} received; terminating\n`);
       process.exit(255);
     }
+    const again = signal === "SIGINT" ? "press ^C again" : `send ${signal} again`;
     process.stderr.write(
-      `${signal}: cancelling; the operations under way finish (send it again to exit now)\n`,
+      `${name} received; cancelling. If you would like to terminate immediately, ${again}.\n` +
+        (op.data === "preview"
+          ? ""
+          : "Note that terminating immediately may lead to orphaned resources and other inconsistencies.\n"),
     );
     cancel.abort();
   };

@@ -273,10 +273,13 @@ function makeJournal(base: Checkpoint, statePath: string | undefined): Journal {
   let resources = [...base.resources];
   let pending: PendingOperation[] = [];
   let providerConfig = base.providerConfig;
+  // The engine keeps an earlier run's pending CREATES (their objects are in no state: only the user can say what
+  // became of them) and drops its pending updates and deletes at the first write (pkg/backend/snapshot.go Snap).
+  const carried = base.pendingOperations.filter((p) => p.operation === "creating");
   const current = (): Checkpoint => ({
     ...base,
     resources: dependencyOrder(resources),
-    pendingOperations: pending,
+    pendingOperations: [...carried, ...pending],
     ...(providerConfig ? { providerConfig } : {}),
   });
   const save = () => {
@@ -358,14 +361,14 @@ function timeoutOf(
   return durationMs(r.customTimeouts?.[op] ?? "");
 }
 
-/** The engine's refusal to delete a protected resource (pkg/resource/deploy/step_generator.go). */
+/** The engine's refusal to delete a protected resource (`DeleteStep.Apply`, pkg/resource/deploy/step.go). */
 function protectedDeleteError(r: ResourceState): Error {
   return new Error(
-    `unable to delete resource "${r.urn}"\nas it is currently marked for protection. To unprotect the resource, remove the \`protect\` flag from the resource in your Pulumi program and run \`pulumi up\``,
+    `resource "${r.urn}" cannot be deleted\nbecause it is protected. To unprotect the resource, either remove the \`protect\` flag from the resource in your Pulumi program and run \`pulumi up\`, or use the command:\n\`pulumi state unprotect ${r.urn}\``,
   );
 }
 
-/** The engine's refusal to replace a protected resource (pkg/resource/deploy/step_generator.go). */
+/** The engine's refusal to replace a protected resource (pkg/resource/deploy/step_generator.go ~1957). */
 function protectedReplaceError(urn: string): Error {
   return new Error(
     `unable to replace resource "${urn}"\nas it is currently marked for protection. To unprotect the resource, remove the \`protect\` flag from the resource in your Pulumi program and run \`pulumi up\``,
@@ -384,7 +387,8 @@ async function deleteOne(
   r: ResourceState,
   deleting: Set<string>,
 ): Promise<void> {
-  if (r.protect) throw protectedDeleteError(r);
+  // The old half of a replacement is deleted even when protected (`!s.replacing && s.old.Protect`, step.go).
+  if (r.protect && !r.delete) throw protectedDeleteError(r);
   const skip = !r.custom || r.retainOnDelete || (r.deletedWith !== undefined && deleting.has(r.deletedWith));
   if (!skip) {
     const h = await host();
@@ -418,9 +422,11 @@ async function deleteAll(
 ): Promise<boolean> {
   let ok = true;
   const deleting = new Set(targets.map((r) => r.urn));
+  /** Resources that stay (refused): what they depend on is not deleted either. */
+  const failedHere = new Set<ResourceState>();
   await runAll(
     targets,
-    (r, pending) => [...pending].some((o) => dependsOn(o, r)),
+    (r, pending) => [...pending, ...failedHere].some((o) => dependsOn(o, r)),
     async (r) => {
       try {
         await deleteOne(host, journal, r, deleting);
@@ -428,7 +434,10 @@ async function deleteAll(
       } catch (e) {
         ok = false;
         report(r, messageOf(e));
-        throw e;
+        // A protected resource's refusal does not stop the other deletes (step_executor.go ~447); its
+        // dependencies stay, since it does.
+        if (!r.protect) throw e;
+        failedHere.add(r);
       }
     },
     gate,
@@ -436,13 +445,14 @@ async function deleteAll(
   return ok;
 }
 
-/** The warning the engine prints for pending operations left by an interrupted run (pkg/engine/deployment.go). */
+/** The warning the engine prints for pending operations left by an interrupted run (deployment_executor.go). */
 function pendingWarning(pending: PendingOperation[]): string {
   return [
     `Attempting to deploy or update resources with ${pending.length} pending operations from previous deployment.`,
     ...pending.map((p) => `  * ${p.urn}, interrupted while ${p.operation}`),
     "These resources are in an unknown state because the Pulumi CLI was interrupted while waiting for changes to these resources to complete. You should confirm whether or not the operations listed completed successfully by checking the state of the appropriate provider.",
     "Once you have confirmed the status of the interrupted operations, you can repair your stack using `pulumi refresh` which will refresh the state from the provider you are using and clear the pending operations if there are any.",
+    "Note that `pulumi refresh` will need to be run interactively to clear pending CREATE operations.",
   ].join("\n");
 }
 
@@ -486,22 +496,24 @@ export async function runStack(opts: RunOptions): Promise<RunResult> {
     if (opts.signal?.aborted) diag("warning", "cancelling: waiting for the operations under way to finish");
   });
 
-  // Pending operations of an interrupted run: the engine warns and drops them (a pending create's object is
-  // not in the state; an update's or delete's resource keeps its last recorded state).
-  if (checkpoint.pendingOperations.length > 0 && opts.operation !== "preview") {
+  // Pending operations of an interrupted run: `up` (without --refresh) and `destroy` warn
+  // (printPendingOperationsWarning, pkg/resource/deploy/deployment_executor.go); a pending create's object is
+  // in no state, so `up` creates it anew; an update's or delete's resource keeps its last recorded state.
+  const warnPending = opts.operation === "destroy" || (opts.operation === "up" && !opts.refresh);
+  if (checkpoint.pendingOperations.length > 0 && warnPending) {
     diag("warning", pendingWarning(checkpoint.pendingOperations));
   }
-  const journal = makeJournal(
-    { ...checkpoint, pendingOperations: [] },
-    opts.operation === "preview" ? undefined : statePath,
-  );
+  const journal = makeJournal(checkpoint, opts.operation === "preview" ? undefined : statePath);
+  const { pwd: programDir } = programLocation(projectDir, project.main ?? ".");
 
   let host: ProviderHost | undefined;
   let hostStarting: Promise<ProviderHost> | undefined;
   const getHost = (): Promise<ProviderHost> => {
     hostStarting ??= (async () => {
+      // The engine starts provider plugins in the program's directory (ExecPlugin sets cmd.Dir = ctx.Pwd,
+      // pkg/resource/plugin/plugin.go; Pwd from getPwdMain, pkg/engine/project.go).
       const h = await startProviderHost({
-        cwd: projectDir,
+        cwd: programDir,
         project: project.name,
         env,
         onOutput: (text) => {
@@ -1034,9 +1046,10 @@ async function refresh(
         const diffs = changedKeys(withoutProvider(outputs.plain), withoutProvider(props));
         step(drifted ? "update" : "same", drifted ? diffs : []);
       } catch (e) {
+        // A failed read does not stop the others (the refresh executor ignores errors,
+        // deployment_executor.go ~832).
         ok = false;
         step("same", [], messageOf(e));
-        throw e;
       }
     },
     gate,
