@@ -14,7 +14,8 @@ const provider = providerShim("DashboardCollaborator");
  * collaborator is adopted; every change replaces.
  *
  * ```ts
- * new posthog.DashboardCollaborator("jane-kpis", { dashboardId: kpis.id.apply(Number), userUuid: jane.userUuid });
+ * // jane: a Member; its id is the user UUID, and ids stay known in a preview (output-only userUuid does not)
+ * new posthog.DashboardCollaborator("jane-kpis", { dashboardId: kpis.id.apply(Number), userUuid: jane.id });
  * ```
  */
 export class DashboardCollaborator extends pulumi.dynamic.Resource {

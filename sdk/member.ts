@@ -18,7 +18,10 @@ const provider = providerShim("Member");
  * ```
  */
 export class Member extends pulumi.dynamic.Resource {
-  /** The user's UUID (also the resource id). */
+  /**
+   * The user's UUID (also the resource id). Unknown in a preview where this member is updated (unless it was
+   * declared as an input): give dependents `member.id`, which stays known.
+   */
   declare readonly userUuid: pulumi.Output<string>;
   /** The user's e-mail address. */
   declare readonly email: pulumi.Output<string>;

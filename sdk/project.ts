@@ -21,7 +21,10 @@ const provider = providerShim("Project");
 export class Project extends pulumi.dynamic.Resource {
   /** Project name. */
   declare readonly name: pulumi.Output<string>;
-  /** The project id (also the resource id). */
+  /**
+   * The project id (also the resource id). Output-only unless adopting, so unknown in a preview where this
+   * project is updated: give dependents `project.id`, which stays known.
+   */
   declare readonly projectId: pulumi.Output<string>;
   /** Product description. */
   declare readonly productDescription: pulumi.Output<string | undefined>;
