@@ -3,6 +3,7 @@
  * token `pulumi-nodejs:dynamic/posthog:<Name>`). The SDK's serialized `__provider` shims `require` this
  * module and call `[Name].check/diff/create/read/update/delete`.
  */
+import "./node-version"; // first: fails early, in one line, on a Node.js too old for undici
 import { batchExportPauseProvider } from "./resources/batch-export-pause";
 import { dashboardProvider } from "./resources/dashboard";
 import { dashboardCollaboratorProvider } from "./resources/dashboard-collaborator";
