@@ -13,6 +13,7 @@ import * as grpc from "@grpc/grpc-js";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { isSupportedNodeVersion, minimumNodeVersion } from "../provider/node-version";
 
 /** Options of {@link startProviderHost}. */
 export interface ProviderHostOptions {
@@ -86,17 +87,18 @@ const secretSig = "4dabf18193072939515e22adb298388d";
 const secretValue = "1b47061264138c4ac30d75fd1eb44270";
 
 /**
- * The Node binary to run the host with: this process's own when it is Node ≥ 22 (the version @pulumi/pulumi
- * requires), else the npm-installed `node` package of this checkout (`node_modules/node/bin/node`).
+ * The Node binary to run the host with: this process's own when it is at least the package's floor
+ * (provider/node-version.ts), else the npm-installed `node` package of this checkout (`node_modules/node/bin/node`).
  */
 function nodeBinary(): string {
-  const major = Number(process.versions.node.split(".")[0]);
-  if (major >= 22) return process.execPath;
+  if (isSupportedNodeVersion(process.versions.node)) return process.execPath;
   for (let dir = __dirname; ; dir = dirname(dir)) {
     const candidate = join(dir, "node_modules", "node", "bin", "node");
     if (existsSync(candidate)) return candidate;
     if (dirname(dir) === dir)
-      throw new Error(`Node >= 22 is required to run the provider host; found ${process.version}`);
+      throw new Error(
+        `Node >= ${minimumNodeVersion} is required to run the provider host; found ${process.version}`,
+      );
   }
 }
 
