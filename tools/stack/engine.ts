@@ -926,12 +926,12 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; outputs: Props }> {
     }
     return { ok, outputs: stackOutputs };
   }
-  const deleteGate = makeGate();
+  // The deletes run under the same gate: a failed delete or a cancel stops new ones.
   const ok = await deleteAll(
     [...condemnedBefore, ...condemned, ...undeclared],
     a.getHost,
     a.journal,
-    deleteGate,
+    a.gate,
     report,
   );
   return { ok, outputs: stackOutputs };
