@@ -215,7 +215,9 @@ export function buildEmulatorApp(emu: Emulator): FastifyInstance {
     const apiError = toApiError(error);
     return reply.code(apiError.status).headers(apiError.headers).send(apiError.body());
   });
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send(notFound().body()));
+  // PostHog answers an unknown /api route with NotFound("Endpoint not found.") (posthog/api/__init__.py,
+  // api_not_found): distinct from "Not found." for a missing object.
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send(notFound("Endpoint not found.").body()));
 
   registerOperations(app, emu, operations);
   registerControlPlane(app, emu);

@@ -23,7 +23,7 @@ describe("routing and error shapes", () => {
     const e = emu();
     const unknown = await e.call("GET", "/api/nothing/here/");
     expect(unknown.status).toBe(404);
-    expect(unknown.body).toEqual(shape("invalid_request", "not_found", "Not found."));
+    expect(unknown.body).toEqual(shape("invalid_request", "not_found", "Endpoint not found."));
     const wrong = await e.call("PUT", `${e.org}/members/`);
     expect(wrong.status).toBe(405);
     expect(wrong.body).toEqual(shape("invalid_request", "method_not_allowed", 'Method "PUT" not allowed.'));
