@@ -1,7 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, invalid, notFound } from "./errors";
-import { type Emulator, parseBody, registerRoutes } from "./runtime";
+import {
+  type Emulator,
+  parseBody,
+  type Result,
+  registerRoutes,
+  render,
+  sendRendered,
+  transact,
+} from "./runtime";
 import {
   ControlApiKeySchema,
   ControlClockSchema,
@@ -12,7 +20,8 @@ import {
 } from "./schemas";
 import { hashKey, isInviteExpired, memberJson, newApiKey, nowIso, type UserRecord, userJson } from "./world";
 
-type Handler = (request: FastifyRequest, reply: FastifyReply) => unknown;
+/** A control-plane handler: the status and JSON body to answer (`undefined` body: empty). */
+type Handler = (request: FastifyRequest) => Result;
 
 const authorize = (emu: Emulator, request: FastifyRequest): void => {
   const match = /^Bearer\s+(\S.+)$/.exec(request.headers.authorization ?? "");
@@ -60,14 +69,15 @@ function addUser(
  * clock, users, invite acceptance, fault injection, the request log and rate limits.
  */
 export function registerControlPlane(app: FastifyInstance, emu: Emulator): void {
-  const route = (method: "GET" | "POST" | "DELETE", url: string, handler: Handler) => ({
+  // `changesWorld`: the handler may change the world (then it runs through `transact` and is saved).
+  const route = (method: "GET" | "POST" | "DELETE", url: string, handler: Handler, changesWorld = true) => ({
     method,
     url: `/_emulator${url}`,
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       authorize(emu, request);
-      const result = handler(request, reply);
-      if (method !== "GET") emu.persist();
-      return result;
+      // Writes to the world are all-or-nothing, as the API's (see `transact`).
+      const rendered = changesWorld ? transact(emu, () => handler(request)) : render(handler(request));
+      return sendRendered(reply, rendered);
     },
   });
   const world = () => emu.world;
@@ -75,7 +85,7 @@ export function registerControlPlane(app: FastifyInstance, emu: Emulator): void 
   registerRoutes(
     app,
     [
-      route("POST", "/api-keys", (request, reply) => {
+      route("POST", "/api-keys", (request) => {
         const body = parseBody(ControlApiKeySchema, request.body);
         const email = body.userEmail?.toLowerCase();
         const user = email ? world().users.find((u) => u.email.toLowerCase() === email) : world().users[0];
@@ -88,28 +98,28 @@ export function registerControlPlane(app: FastifyInstance, emu: Emulator): void 
           organizations: body.organizations ?? null,
           projects: body.projects ?? null,
         });
-        return reply.code(201).send({ key });
+        return { status: 201, body: { key } };
       }),
-      route("POST", "/dns", (request, reply) => {
+      route("POST", "/dns", (request) => {
         const body = parseBody(ControlDnsSchema, request.body);
         if (body.txt === null) delete world().dns[body.name];
         else world().dns[body.name] = body.txt;
-        return reply.code(204).send();
+        return { status: 204 };
       }),
-      route("POST", "/clock", (request, reply) => {
+      route("POST", "/clock", (request) => {
         const body = parseBody(ControlClockSchema, request.body);
         world().clockOffsetMs += body.advanceSeconds * 1000;
-        return reply.code(200).send({ now: nowIso(world()) });
+        return { status: 200, body: { now: nowIso(world()) } };
       }),
-      route("POST", "/users", (request, reply) => {
+      route("POST", "/users", (request) => {
         const body = parseBody(ControlUserSchema, request.body);
         if (world().users.some((u) => u.email.toLowerCase() === body.email.toLowerCase())) {
           throw invalid("A user with this email already exists.", "email", "unique");
         }
         const user = addUser(emu, body, body.level);
-        return reply.code(201).send({ user: userJson(user) });
+        return { status: 201, body: { user: userJson(user) } };
       }),
-      route("POST", "/invites/:id/accept", (request, reply) => {
+      route("POST", "/invites/:id/accept", (request) => {
         const { id } = request.params as { id: string };
         const invite = world().invites.find((i) => i.id === id);
         if (!invite) throw notFound();
@@ -140,35 +150,60 @@ export function registerControlPlane(app: FastifyInstance, emu: Emulator): void 
         }
         world().invites = world().invites.filter((i) => i !== invite);
         const membership = world().memberships.find((m) => m.user_id === user.id);
-        return reply.code(201).send({ member: membership ? memberJson(world(), membership) : null });
+        return { status: 201, body: { member: membership ? memberJson(world(), membership) : null } };
       }),
-      route("POST", "/faults", (request, reply) => {
-        const body = parseBody(ControlFaultSchema, request.body);
-        const id = randomUUID();
-        emu.faults.push({ ...body, id, pattern: new RegExp(body.path), hits: 0 });
-        return reply.code(201).send({ id });
-      }),
-      route("DELETE", "/faults", (_request, reply) => {
-        emu.faults = [];
-        return reply.code(204).send();
-      }),
-      route("DELETE", "/faults/:id", (request, reply) => {
-        const { id } = request.params as { id: string };
-        if (!emu.faults.some((f) => f.id === id)) throw notFound();
-        emu.faults = emu.faults.filter((f) => f.id !== id);
-        return reply.code(204).send();
-      }),
-      route("GET", "/requests", (_request, reply) => reply.code(200).send(emu.requestLog)),
-      route("DELETE", "/requests", (_request, reply) => {
-        emu.requestLog = [];
-        return reply.code(204).send();
-      }),
-      route("POST", "/rate-limit", (request, reply) => {
-        const body = parseBody(ControlRateLimitSchema, request.body);
-        emu.rateLimit = "enabled" in body ? false : { perMinute: body.perMinute, perHour: body.perHour };
-        emu.throttles.clear();
-        return reply.code(200).send({ rateLimit: emu.rateLimit });
-      }),
+      route(
+        "POST",
+        "/faults",
+        (request) => {
+          const body = parseBody(ControlFaultSchema, request.body);
+          const id = randomUUID();
+          emu.faults.push({ ...body, id, pattern: new RegExp(body.path), hits: 0 });
+          return { status: 201, body: { id } };
+        },
+        false,
+      ),
+      route(
+        "DELETE",
+        "/faults",
+        () => {
+          emu.faults = [];
+          return { status: 204 };
+        },
+        false,
+      ),
+      route(
+        "DELETE",
+        "/faults/:id",
+        (request) => {
+          const { id } = request.params as { id: string };
+          if (!emu.faults.some((f) => f.id === id)) throw notFound();
+          emu.faults = emu.faults.filter((f) => f.id !== id);
+          return { status: 204 };
+        },
+        false,
+      ),
+      route("GET", "/requests", () => ({ status: 200, body: emu.requestLog }), false),
+      route(
+        "DELETE",
+        "/requests",
+        () => {
+          emu.requestLog = [];
+          return { status: 204 };
+        },
+        false,
+      ),
+      route(
+        "POST",
+        "/rate-limit",
+        (request) => {
+          const body = parseBody(ControlRateLimitSchema, request.body);
+          emu.rateLimit = "enabled" in body ? false : { perMinute: body.perMinute, perHour: body.perHour };
+          emu.throttles.clear();
+          return { status: 200, body: { rateLimit: emu.rateLimit } };
+        },
+        false,
+      ),
     ],
     (request) => authorize(emu, request),
   );

@@ -1,6 +1,11 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from "fastify";
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from "fastify";
 import { z } from "zod";
 import { operations } from "./api/index";
 import { registerControlPlane } from "./control";
@@ -20,6 +25,57 @@ import {
 
 /** Largest accepted request body (1 MiB); larger bodies get 413 with the error shape. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * Deepest accepted nesting of objects and arrays in a JSON body (the top-level value is level 1);
+ * deeper bodies get 400 `parse_error` and change nothing. api-behaviour.md names no limit; the real
+ * service parses with Python's `json` (DRF's JSONParser), which stops at Python's recursion limit
+ * (1,000 frames, the request's own included) with a RecursionError that DRF does not turn into a
+ * 400. 512 stays below that, and far below the depth at which serializing or cloning the world
+ * overflows the stack here (about 1,600 levels for structuredClone, 4,400 for JSON.stringify).
+ */
+export const MAX_JSON_DEPTH = 512;
+
+/** Whether a parsed JSON value nests objects/arrays deeper than `max` levels (iterative: any depth). */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const [current, depth] = item;
+    if (typeof current !== "object" || current === null) continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(current) ? current : Object.values(current)) {
+      if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}
+
+const parseError = (message: string): ApiError =>
+  new ApiError(400, "invalid_request", "parse_error", `JSON parse error - ${message}`);
+
+/** 400 for a URL (path or query) with malformed percent-encoding or percent-encoded invalid UTF-8. */
+const badUrl = (): ApiError =>
+  new ApiError(
+    400,
+    "invalid_request",
+    "bad_request",
+    "Malformed percent-encoding or invalid UTF-8 in the URL.",
+  );
+
+/** Whether the query string of `url` decodes (percent-encoding well formed, UTF-8 valid). */
+const queryDecodes = (url: string): boolean => {
+  const start = url.indexOf("?");
+  if (start === -1) return true;
+  try {
+    decodeURIComponent(url.slice(start + 1));
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Strict UTF-8 (invalid bytes throw); a byte order mark is kept, so JSON.parse refuses it as Python does. */
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Options of `startEmulator` (validated; defaults as documented per field). */
 export const EmulatorOptionsSchema = z.object({
@@ -91,6 +147,7 @@ const toApiError = (error: FastifyError | Error): ApiError => {
       `Request body exceeds the limit of ${BODY_LIMIT_BYTES} bytes.`,
     );
   }
+  if (code === "FST_ERR_BAD_URL") return badUrl();
   if (code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
     return new ApiError(
       415,
@@ -110,6 +167,12 @@ const toApiError = (error: FastifyError | Error): ApiError => {
   }
   return serverError();
 };
+
+/** Fastify's `frameworkErrors` handler: the router's own errors answered with the error shape. */
+function sendFrameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const apiError = toApiError(error);
+  reply.code(apiError.status).headers(apiError.headers).send(apiError.body());
+}
 
 const pathname = (request: FastifyRequest): string => request.url.split("?")[0] ?? request.url;
 const isControl = (request: FastifyRequest): boolean => pathname(request).startsWith("/_emulator");
@@ -135,25 +198,40 @@ export function buildEmulatorApp(emu: Emulator): FastifyInstance {
   const app = Fastify({
     logger: false,
     bodyLimit: BODY_LIMIT_BYTES,
-    routerOptions: { ignoreTrailingSlash: true },
+    // No parameter length limit of the router's own (the URL is bounded by Node's header limit):
+    // an over-long id reaches its handler and gets the real 404.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 64 * 1024 },
     forceCloseConnections: true,
+    // Errors the router raises before routing (a malformed path) get the error shape too.
+    frameworkErrors: sendFrameworkError,
   });
 
-  // JSON only (others get 415); an empty body is "no data", as in the real service. `__proto__` and
+  // JSON only (others get 415); an empty body is "no data", as in the real service. Invalid UTF-8,
+  // malformed JSON and nesting deeper than MAX_JSON_DEPTH are 400 `parse_error`. `__proto__` and
   // `constructor.prototype` keys are removed (Fastify's secure parser) instead of reaching handlers.
   const secureJson = app.getDefaultJsonParser("remove", "remove");
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
-    if (typeof body !== "string" || body.trim() === "") {
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, raw, done) => {
+    let body: string;
+    try {
+      body = utf8.decode(raw as Buffer);
+    } catch {
+      done(parseError("Request body is not valid UTF-8."));
+      return;
+    }
+    if (body.trim() === "") {
       done(null, undefined);
       return;
     }
+    let parsed: unknown;
     try {
-      JSON.parse(body);
+      parsed = JSON.parse(body);
     } catch (error) {
-      done(
-        new ApiError(400, "invalid_request", "parse_error", `JSON parse error - ${(error as Error).message}`),
-      );
+      done(parseError((error as Error).message));
+      return;
+    }
+    if (nestedDeeperThan(parsed, MAX_JSON_DEPTH)) {
+      done(parseError(`Nesting deeper than ${MAX_JSON_DEPTH} levels.`));
       return;
     }
     secureJson(request, body, done);
@@ -176,6 +254,7 @@ export function buildEmulatorApp(emu: Emulator): FastifyInstance {
   };
 
   app.addHook("onRequest", async (request, reply) => {
+    if (!queryDecodes(request.url)) throw badUrl();
     if (isControl(request)) return;
     if (emu.latencyMs > 0) await sleep(emu.latencyMs);
     const fault = pickFault(emu, request);

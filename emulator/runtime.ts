@@ -42,7 +42,7 @@ export type Emulator = {
   requestLog: RequestLogEntry[];
   /** sha256 of the printed seed key, which authorizes the control plane. */
   controlKeyHash: string;
-  /** Writes the world to the state file, if one is configured. */
+  /** Writes the world to the state file, if one is configured; throws if that fails. */
   persist(): void;
 };
 
@@ -95,42 +95,87 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown, attrPre
   }
   const result = schema.safeParse(data, { error: drfMessage, reportInput: true });
   if (!result.success) throw fromZodError(result.error, attrPrefix);
+  checkText(result.data, attrPrefix);
   return result.data;
+}
+
+/**
+ * Refuses text the real service cannot store, in every accepted field (keys of JSON fields included):
+ * NUL characters (Django's ProhibitNullCharactersValidator on every CharField; PostgreSQL refuses
+ * `\u0000` in text and jsonb) and lone UTF-16 surrogates (DRF's ProhibitSurrogateCharactersValidator;
+ * not encodable as UTF-8). Throws a 400 `validation_error` whose `attr` is the path joined with `__`.
+ */
+export function checkText(value: unknown, attrPrefix = ""): void {
+  const stack: [unknown, string[]][] = [[value, attrPrefix === "" ? [] : [attrPrefix]]];
+  const check = (text: string, path: string[]): void => {
+    const attr = path.length === 0 ? null : path.join("__");
+    if (text.includes("\u0000"))
+      throw invalid("Null characters are not allowed.", attr, "null_characters_not_allowed");
+    // With the `u` flag a surrogate pair is one code point; only lone surrogates are category Cs.
+    const surrogate = /\p{Cs}/u.exec(text);
+    if (surrogate) {
+      const codePoint = (surrogate[0].codePointAt(0) ?? 0).toString(16).toUpperCase();
+      throw invalid(
+        `Surrogate characters are not allowed: U+${codePoint}.`,
+        attr,
+        "surrogate_characters_not_allowed",
+      );
+    }
+  };
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const [current, path] = item;
+    if (typeof current === "string") check(current, path);
+    else if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) stack.push([current[i], [...path, String(i)]]);
+    } else if (typeof current === "object" && current !== null) {
+      const entries = Object.entries(current);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, child] = entries[i] as [string, unknown];
+        check(key, [...path, key]);
+        stack.push([child, [...path, key]]);
+      }
+    }
+  }
 }
 
 /** Whether `body` is a JSON object carrying `key`. */
 export const hasKey = (body: unknown, key: string): boolean =>
   typeof body === "object" && body !== null && !Array.isArray(body) && key in body;
 
-const positiveInt = (raw: unknown, strict: boolean): number | undefined => {
+/** A non-negative decimal integer query value, exactly (any size), or undefined; `strict` refuses 0. */
+const positiveInt = (raw: unknown, strict: boolean): bigint | undefined => {
   if (typeof raw !== "string" || !/^\d+$/.test(raw.trim())) return undefined;
-  const n = Number.parseInt(raw, 10);
-  return strict && n === 0 ? undefined : n;
+  const n = BigInt(raw.trim());
+  return strict && n === 0n ? undefined : n;
 };
 
 /**
  * LimitOffsetPagination as the real service has it: default limit 100, no maximum, invalid values
  * fall back; `next`/`previous` are absolute URLs of the request with `limit`/`offset` replaced.
+ * Limit and offset are exact integers of any size (Python's int), so the links of a huge or
+ * past-the-end offset carry exactly `offset ± limit` in plain decimal.
  */
 export function paginate<T>(request: FastifyRequest, items: T[]) {
   const query = request.query as Record<string, unknown>;
-  const limit = positiveInt(query.limit, true) ?? 100;
-  const offset = positiveInt(query.offset, false) ?? 0;
+  const limit = positiveInt(query.limit, true) ?? 100n;
+  const offset = positiveInt(query.offset, false) ?? 0n;
   const base = new URL(request.url, `${request.protocol}://${request.host}`);
-  const link = (params: Record<string, number | undefined>): string => {
+  const link = (params: Record<string, bigint | undefined>): string => {
     const url = new URL(base);
     for (const [k, v] of Object.entries(params)) {
       if (v === undefined) url.searchParams.delete(k);
-      else url.searchParams.set(k, String(v));
+      else url.searchParams.set(k, v.toString());
     }
     url.searchParams.sort();
     return url.toString();
   };
-  const count = items.length;
+  const count = BigInt(items.length);
   const next = offset + limit < count ? link({ limit, offset: offset + limit }) : null;
   let previous: string | null = null;
-  if (offset > 0) previous = link({ limit, offset: offset - limit <= 0 ? undefined : offset - limit });
-  return { count, next, previous, results: items.slice(offset, offset + limit) };
+  if (offset > 0n) previous = link({ limit, offset: offset - limit <= 0n ? undefined : offset - limit });
+  const start = offset < count ? Number(offset) : items.length;
+  const end = offset + limit < count ? Number(offset + limit) : items.length;
+  return { count: items.length, next, previous, results: items.slice(start, end) };
 }
 
 const unauthenticated = (request: FastifyRequest, code: string, detail: string): ApiError =>
@@ -267,10 +312,40 @@ export function runOperation(emu: Emulator, op: Operation, request: FastifyReque
   });
 }
 
-const send = (reply: FastifyReply, result: Result): FastifyReply => {
-  reply.code(result.status);
-  return result.body === undefined ? reply.send() : reply.send(result.body);
+/** A result with its body already serialized (`undefined`: an empty body). */
+export type Rendered = { status: number; payload: string | undefined };
+
+/** Serializes a result's body (throws if it cannot be serialized). */
+export const render = (result: Result): Rendered => ({
+  status: result.status,
+  payload: result.body === undefined ? undefined : JSON.stringify(result.body),
+});
+
+/** Sends a result rendered by `render` (JSON, as Fastify would serialize it). */
+export const sendRendered = (reply: FastifyReply, rendered: Rendered): FastifyReply => {
+  reply.code(rendered.status);
+  if (rendered.payload === undefined) return reply.send();
+  return reply.type("application/json; charset=utf-8").send(rendered.payload);
 };
+
+/**
+ * Runs one write all-or-nothing: `write` changes the world and returns its result, which is
+ * serialized; then the world is persisted. If any step throws (the handler, serializing the answer,
+ * writing the state file), the world is put back as it was before, so the write is applied in
+ * memory and in the state file, or in neither, and the next write starts from a world that was
+ * saved. Returns the rendered result; the caller sends it after the commit.
+ */
+export function transact(emu: Emulator, write: () => Result): Rendered {
+  const before = structuredClone(emu.world);
+  try {
+    const rendered = render(write());
+    emu.persist();
+    return rendered;
+  } catch (error) {
+    emu.world = before;
+    throw error;
+  }
+}
 
 /** A plain Fastify route definition (method, URL, handler). */
 export type RouteDef = {
@@ -308,7 +383,7 @@ export function registerRoutes(
   }
 }
 
-/** Registers the API operations (see `runOperation`); writes persist the world afterwards. */
+/** Registers the API operations (see `runOperation`); writes run through `transact`. */
 export function registerOperations(app: FastifyInstance, emu: Emulator, operations: Operation[]): void {
   registerRoutes(
     app,
@@ -316,9 +391,11 @@ export function registerOperations(app: FastifyInstance, emu: Emulator, operatio
       method: op.method,
       url: op.url,
       handler: async (request, reply) => {
-        const result = runOperation(emu, op, request);
-        if (op.method !== "GET") emu.persist();
-        return send(reply, result);
+        const rendered =
+          op.method === "GET"
+            ? render(runOperation(emu, op, request))
+            : transact(emu, () => runOperation(emu, op, request));
+        return sendRendered(reply, rendered);
       },
     })),
     (request) => authenticate(emu.world, request),
