@@ -5,7 +5,12 @@
  * Messages name the method, path, status, code, detail and attr of the failure, e.g.
  * `POST /api/organizations/@current/domains/ → 400 invalid_input: Please enter a valid domain (attr: domain)`.
  * They never contain the API key: the key only travels in the `Authorization` header, which no error
- * records, and any text the server echoes back is scrubbed of it.
+ * records, and any text the server echoes back goes through {@link redactSecrets} (the configured key, anything
+ * shaped like a personal API key, `Bearer` credentials) BEFORE it is cut to length, so no part of a key survives.
+ *
+ * When the failure points at a setting (an unknown key, organization or project, a host that is not PostHog's
+ * API, a closed port, TLS spoken to a plain-HTTP server…), the message ends with a hint naming the setting,
+ * where its value came from (stack config or environment variable) and the host: see `diagnosis.ts`.
  */
 
 /** The fields of PostHog's error body (`{"type","code","detail","attr"}`, drf-exceptions-hog). */
@@ -24,6 +29,11 @@ export interface ErrorDetails {
   detail?: string | undefined;
   /** The failing field for validation errors (nested fields joined with `__`), else `undefined`. */
   attr?: string | undefined;
+  /**
+   * What to check or fix, when the failure points at a setting: e.g. "check the organization id, set by the
+   * environment variable POSTHOG_ORGANIZATION_ID". Appended to the message after " — ".
+   */
+  hint?: string | undefined;
 }
 
 function describe(d: ErrorDetails): string {
@@ -32,7 +42,8 @@ function describe(d: ErrorDetails): string {
   const code = d.code ? ` ${d.code}` : "";
   const detail = d.detail ? `: ${d.detail}` : "";
   const attr = d.attr ? ` (attr: ${d.attr})` : "";
-  return `${head} → ${status}${code}${detail}${attr}`;
+  const hint = d.hint ? ` — ${d.hint}` : "";
+  return `${head} → ${status}${code}${detail}${attr}${hint}`;
 }
 
 /** Base class of every error the client throws. Carries the request and the server's error fields. */
@@ -44,6 +55,8 @@ export class PostHogError extends Error {
   readonly code: string | undefined;
   readonly detail: string | undefined;
   readonly attr: string | undefined;
+  /** What to check or fix (a setting, its source, the host), when the failure points at one; else undefined. */
+  readonly hint: string | undefined;
 
   constructor(details: ErrorDetails, message?: string, options?: { cause?: unknown }) {
     super(message ?? describe(details), options);
@@ -55,6 +68,7 @@ export class PostHogError extends Error {
     this.code = details.code;
     this.detail = details.detail;
     this.attr = details.attr;
+    this.hint = details.hint;
   }
 }
 
@@ -76,8 +90,34 @@ export class ForbiddenError extends PostHogError {
   }
 }
 
-/** 404: the resource (or its organization/project) does not exist or is not visible to the key. */
-export class NotFoundError extends PostHogError {}
+/**
+ * What a 404 says is missing, from PostHog's answer:
+ * - `object`: the addressed object (PostHog's error body, e.g. "Not found.", "Dashboard not found.");
+ * - `organization` / `project`: the organization or project of the path ("Organization not found.",
+ *   "Project not found."), i.e. a wrong `organizationId`/`projectId` or one the key cannot reach;
+ * - `endpoint`: no such API route ("Endpoint not found."), e.g. a wrong path prefix in the host;
+ * - `unrecognized`: a 404 without PostHog's error body (`{"type","code","detail","attr"}`): the host is
+ *   probably not PostHog's API (a proxy, another server).
+ * Only `object` means the object is gone; the others are configuration errors.
+ */
+export type NotFoundTarget = "object" | "organization" | "project" | "endpoint" | "unrecognized";
+
+/**
+ * 404. `missing` says what is missing (see {@link NotFoundTarget}): only `"object"` means the addressed object
+ * does not exist (or no longer does) in an organization and project the key reaches.
+ */
+export class NotFoundError extends PostHogError {
+  readonly missing: NotFoundTarget;
+  constructor(details: ErrorDetails, missing: NotFoundTarget = "object") {
+    super(details);
+    this.missing = missing;
+  }
+}
+
+/** True for a 404 in which PostHog says that the addressed object itself does not exist (see {@link NotFoundTarget}). */
+export function isObjectGone(e: unknown): e is NotFoundError {
+  return e instanceof NotFoundError && e.missing === "object";
+}
 
 /** 405: the method is refused, e.g. DELETE of a dashboard (soft delete with PATCH `deleted: true`). */
 export class MethodNotAllowedError extends PostHogError {}
@@ -110,20 +150,69 @@ export class ServerError extends PostHogError {
 }
 
 /**
- * No usable response: connection refused/reset, DNS failure, or a connect/headers/body timeout
- * (`timeout` is true then). `errorCode` is the Node/undici code, e.g. `ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`.
+ * What kind of connection failure a {@link ConnectionError} is:
+ * - `refused`, `dns`, `unreachable`, `connect-timeout`: the connection was never made (nothing was sent). Retried
+ *   only while the time spent since the first attempt stays within `timeouts.connectMs`.
+ * - `not-tls`: `https://` spoken to a server that does not speak TLS (e.g. `ERR_SSL_PACKET_LENGTH_TOO_LONG`).
+ * - `certificate`: the server's TLS certificate is not trusted (self-signed, expired, wrong name…).
+ * - `not-http`: the server answered bytes that are not HTTP (another protocol on that port).
+ * - `other`: anything else (reset, closed connection, headers/body timeout): may be transient.
+ * `not-tls`, `certificate` and `not-http` come from the settings, not from chance: never retried.
+ */
+export type ConnectionFailure =
+  | "refused"
+  | "dns"
+  | "unreachable"
+  | "connect-timeout"
+  | "not-tls"
+  | "certificate"
+  | "not-http"
+  | "other";
+
+/**
+ * No usable response: connection refused/reset, DNS failure, a connect/headers/body timeout (`timeout` is true
+ * then), TLS or HTTP not spoken by the server. `errorCode` is the Node/undici code, e.g. `ECONNREFUSED`,
+ * `UND_ERR_HEADERS_TIMEOUT`, `ERR_SSL_PACKET_LENGTH_TOO_LONG` (`HTTP_PARSER_ERROR` for a non-HTTP answer).
  */
 export class ConnectionError extends PostHogError {
   readonly errorCode: string | undefined;
   readonly timeout: boolean;
-  /** True when the request provably never reached the server (connect phase failed). */
+  /** True when the request provably never reached the server (connect phase or TLS handshake failed). */
   readonly notSent: boolean;
-  constructor(details: ErrorDetails, errorCode: string | undefined, notSent: boolean, cause: unknown) {
+  /** The kind of failure (see {@link ConnectionFailure}). */
+  readonly failure: ConnectionFailure;
+  constructor(
+    details: ErrorDetails,
+    errorCode: string | undefined,
+    notSent: boolean,
+    cause: unknown,
+    failure: ConnectionFailure = "other",
+  ) {
     super(details, undefined, { cause });
     this.errorCode = errorCode;
     this.timeout = TIMEOUT_CODES.has(errorCode ?? "");
     this.notSent = notSent;
+    this.failure = failure;
   }
+}
+
+/** Failures that come from the settings (scheme, port, certificate): retrying cannot help. */
+export function isMisconfiguredConnection(e: unknown): e is ConnectionError {
+  return (
+    e instanceof ConnectionError &&
+    (e.failure === "not-tls" || e.failure === "certificate" || e.failure === "not-http")
+  );
+}
+
+/** Failures of the connect phase (refused, DNS, unreachable, connect timeout): nothing was sent. */
+export function isConnectFailure(e: unknown): e is ConnectionError {
+  return (
+    e instanceof ConnectionError &&
+    (e.failure === "refused" ||
+      e.failure === "dns" ||
+      e.failure === "unreachable" ||
+      e.failure === "connect-timeout")
+  );
 }
 
 /**
@@ -175,19 +264,72 @@ export class InvalidInputError extends Error {
 export class UnexpectedResponseError extends PostHogError {}
 
 const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
-/** Codes of failures in the connect phase: the request bytes were never written. */
-const NOT_SENT_CODES = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "UND_ERR_CONNECT_TIMEOUT",
+/** Connect-phase failures by code: the request bytes were never written. */
+const CONNECT_FAILURES: Record<string, ConnectionFailure> = {
+  ECONNREFUSED: "refused",
+  ENOTFOUND: "dns",
+  EAI_AGAIN: "dns",
+  EHOSTUNREACH: "unreachable",
+  ENETUNREACH: "unreachable",
+  UND_ERR_CONNECT_TIMEOUT: "connect-timeout",
+};
+/** OpenSSL's answers when what came back to a TLS ClientHello is not TLS (e.g. a plain-HTTP response). */
+const NOT_TLS_CODES = new Set([
+  "ERR_SSL_PACKET_LENGTH_TOO_LONG",
+  "ERR_SSL_WRONG_VERSION_NUMBER",
+  "ERR_SSL_RECORD_LAYER_FAILURE",
+  "ERR_SSL_UNEXPECTED_EOF_WHILE_READING",
+  "ERR_SSL_HTTP_REQUEST",
+]);
+/** Node's codes for a certificate it does not trust. */
+const CERTIFICATE_CODES = new Set([
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
 ]);
 
-function scrub(text: string | undefined, secret: string | undefined): string | undefined {
-  if (text === undefined || !secret) return text;
-  return text.split(secret).join("[redacted]");
+/** The kind of a connection failure, from the error undici/Node gave (see {@link ConnectionFailure}). */
+function connectionFailureOf(err: unknown, errorCode: string | undefined): ConnectionFailure {
+  if (errorCode !== undefined) {
+    const connect = CONNECT_FAILURES[errorCode];
+    if (connect) return connect;
+    if (NOT_TLS_CODES.has(errorCode)) return "not-tls";
+    if (CERTIFICATE_CODES.has(errorCode)) return "certificate";
+  }
+  if ((err as { name?: unknown } | undefined)?.name === "HTTPParserError") return "not-http";
+  return "other";
+}
+
+/** Anything shaped like a PostHog personal API key (`phx_` and URL-safe characters). */
+const PERSONAL_API_KEY = /phx_[A-Za-z0-9_-]+/g;
+/** The credentials of an `Authorization: Bearer …` header echoed back (up to a quote, comma, space…). */
+const BEARER_CREDENTIALS = /(Bearer\s+)[^\s"'`,;\\]+/gi;
+/** The mark left where a secret was. */
+export const REDACTED = "[redacted]";
+
+/**
+ * `text` with every secret replaced by `[redacted]`: the configured key's value wherever it appears, anything
+ * shaped like a personal API key (`phx_…`), and the credentials of an echoed `Bearer` header. Run it on the
+ * WHOLE text before cutting it to length: a cut made first can split a key so that no pattern finds it.
+ */
+export function redactSecrets(text: string, secret?: string): string {
+  let out = secret ? text.split(secret).join(REDACTED) : text;
+  out = out.replace(PERSONAL_API_KEY, REDACTED);
+  return out.replace(BEARER_CREDENTIALS, (_m, bearer: string) => `${bearer}${REDACTED}`);
+}
+
+/** At most `max` characters of `text` (an ellipsis marks a cut). Only for text already redacted. */
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/** Server text for a message: redacted first, then cut to `max` characters. */
+function serverText(text: string | undefined, secret: string | undefined, max: number): string | undefined {
+  return text === undefined ? undefined : clip(redactSecrets(text, secret), max);
 }
 
 function str(v: unknown): string | undefined {
@@ -220,8 +362,34 @@ export interface FailedResponse {
   headers: Record<string, string | string[] | undefined>;
   /** Parsed JSON body, raw text if not JSON, or undefined when empty. */
   body: unknown;
-  /** Scrubbed from every text taken from the body. */
+  /** Redacted (with anything else shaped like a key) from every text taken from the body. */
   secret?: string | undefined;
+  /** Returns the hint for this failure (see {@link ErrorDetails.hint}), given its fields. */
+  diagnose?: ((d: ErrorDetails & { missing?: NotFoundTarget }) => string | undefined) | undefined;
+}
+
+/** PostHog's error body (drf-exceptions-hog): `{"type", "code", "detail", "attr"}`, all strings but `attr`. */
+function isPostHogErrorBody(body: unknown): boolean {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return false;
+  const b = body as Record<string, unknown>;
+  return (
+    typeof b.type === "string" && typeof b.code === "string" && typeof b.detail === "string" && "attr" in b
+  );
+}
+
+/** What a 404 answer says is missing (see {@link NotFoundTarget}). */
+function notFoundTarget(body: unknown): NotFoundTarget {
+  if (!isPostHogErrorBody(body)) return "unrecognized";
+  switch ((body as { detail: string }).detail) {
+    case "Organization not found.":
+      return "organization";
+    case "Project not found.":
+      return "project";
+    case "Endpoint not found.":
+      return "endpoint";
+    default:
+      return "object";
+  }
 }
 
 /**
@@ -235,25 +403,25 @@ export function fromResponse(r: FailedResponse): PostHogError {
   let code: string | undefined;
   let detail: string | undefined;
   let attr: string | undefined;
+  const secret = r.secret;
+  // Every text taken from the body is redacted whole, then cut (never the other way round).
   if (body !== null && typeof body === "object" && !Array.isArray(body)) {
     const b = body as Record<string, unknown>;
-    type = str(b.type);
-    code = str(b.code);
-    detail = str(b.detail) ?? str(b.error) ?? (str(b.message) || undefined);
-    attr = str(b.attr);
-    if (detail === undefined && Object.keys(b).length > 0) detail = JSON.stringify(b).slice(0, 500);
+    type = serverText(str(b.type), secret, 100);
+    code = serverText(str(b.code), secret, 100);
+    detail = serverText(str(b.detail) ?? str(b.error) ?? (str(b.message) || undefined), secret, 1000);
+    attr = serverText(str(b.attr), secret, 200);
+    if (detail === undefined && Object.keys(b).length > 0)
+      detail = serverText(JSON.stringify(b), secret, 500);
   } else if (typeof body === "string" && body.length > 0) {
-    detail = body.slice(0, 500);
+    detail = serverText(body, secret, 500);
+  } else if (Array.isArray(body)) {
+    detail = serverText(JSON.stringify(body), secret, 500);
   }
-  const details: ErrorDetails = {
-    method: r.method,
-    path: r.path,
-    status: r.status,
-    type,
-    code,
-    detail: scrub(detail, r.secret),
-    attr,
-  };
+  const missing = r.status === 404 ? notFoundTarget(body) : undefined;
+  const fields: ErrorDetails = { method: r.method, path: r.path, status: r.status, type, code, detail, attr };
+  const hint = r.diagnose?.({ ...fields, ...(missing ? { missing } : {}) });
+  const details: ErrorDetails = hint ? { ...fields, hint: redactSecrets(hint, secret) } : fields;
   switch (r.status) {
     case 400:
       return new ValidationError(details);
@@ -262,7 +430,7 @@ export function fromResponse(r: FailedResponse): PostHogError {
     case 403:
       return new ForbiddenError(details);
     case 404:
-      return new NotFoundError(details);
+      return new NotFoundError(details, missing);
     case 405:
       return new MethodNotAllowedError(details);
     case 429:
@@ -277,16 +445,41 @@ export function fromResponse(r: FailedResponse): PostHogError {
   }
 }
 
-/** Builds the {@link ConnectionError} for a failure without a usable response (`err` from undici/Node). */
+/**
+ * Builds the {@link ConnectionError} for a failure without a usable response (`err` from undici/Node). The
+ * detail is the error's code and message, redacted; `diagnose` may add the hint (the setting to check).
+ */
 export function fromConnectionFailure(
   method: string,
   path: string,
   err: unknown,
   secret?: string,
+  diagnose?: (d: ErrorDetails & { failure: ConnectionFailure }) => string | undefined,
 ): ConnectionError {
-  const e = err as { code?: unknown; message?: unknown } | undefined;
-  const errorCode = typeof e?.code === "string" ? e.code : undefined;
+  const e = err as { code?: unknown; message?: unknown; name?: unknown } | undefined;
+  const parserError = e?.name === "HTTPParserError";
+  const errorCode = typeof e?.code === "string" ? e.code : parserError ? "HTTP_PARSER_ERROR" : undefined;
   const text = typeof e?.message === "string" ? e.message : String(err);
-  const detail = scrub(`${errorCode ? `${errorCode} ` : ""}${text}`, secret);
-  return new ConnectionError({ method, path, detail }, errorCode, NOT_SENT_CODES.has(errorCode ?? ""), err);
+  const failure = connectionFailureOf(err, errorCode);
+  const detail = serverText(`${errorCode ? `${errorCode} ` : ""}${text}`, secret, 500);
+  const fields: ErrorDetails = { method, path, detail };
+  const hint = diagnose?.({ ...fields, failure });
+  const notSent = failure in NOT_SENT_FAILURES;
+  return new ConnectionError(
+    hint ? { ...fields, hint: redactSecrets(hint, secret) } : fields,
+    errorCode,
+    notSent,
+    err,
+    failure,
+  );
 }
+
+/** Failures in which the request was provably never sent (the connection or its TLS handshake failed). */
+const NOT_SENT_FAILURES: Partial<Record<ConnectionFailure, true>> = {
+  refused: true,
+  dns: true,
+  unreachable: true,
+  "connect-timeout": true,
+  "not-tls": true,
+  certificate: true,
+};

@@ -12,6 +12,7 @@
  */
 import "../node-version"; // first: fails early, in one line, on a Node.js too old for undici
 import { inspect } from "node:util";
+import { type AccessProof, type CheckAccessParams, checkAccess } from "./access";
 import { batchExports } from "./batch-exports";
 import { collaborators } from "./collaborators";
 import { createContext } from "./common";
@@ -30,6 +31,7 @@ import {
 import { sharing } from "./sharing";
 import { createTransport } from "./transport";
 
+export type { AccessProof, CheckAccessParams } from "./access";
 export * from "./batch-exports";
 export * from "./collaborators";
 export {
@@ -59,7 +61,10 @@ export {
   isSettings,
   type RetryInfo,
   resolveSettings,
+  type SettingSource,
   type Settings,
+  type SourcedName,
+  settingOrigin,
 } from "./settings";
 export * from "./sharing";
 export {
@@ -81,6 +86,12 @@ export interface PostHogClient {
   readonly dashboards: ReturnType<typeof dashboards>;
   readonly collaborators: ReturnType<typeof collaborators>;
   readonly sharing: ReturnType<typeof sharing>;
+  /**
+   * Proves the settings reach PostHog (host, key, organization, and the project when one is set) with one GET
+   * (`project:read`); `once: true` reuses this process's earlier outcome for the same settings. See `access.ts`.
+   * @throws the client's errors, each naming the setting to check and where it came from
+   */
+  checkAccess(params?: CheckAccessParams): Promise<AccessProof>;
   /** Counters: HTTP attempts made (retries included) and requests waiting for the client-side rate limit. */
   stats(): { attempts: number; queued: number };
 }
@@ -109,6 +120,7 @@ export function createClient(
     dashboards: dashboards(ctx),
     collaborators: collaborators(ctx),
     sharing: sharing(ctx),
+    checkAccess: (params) => checkAccess(ctx, params),
     stats: () => ({ attempts: transport.attempts, queued: transport.queued }),
   };
   const summary = `PostHogClient { host: ${settings.host}, organizationId: ${settings.organizationId ?? "@current"}, projectId: ${settings.projectId ?? "@current"}, apiKey: [secret] }`;

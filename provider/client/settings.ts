@@ -49,7 +49,10 @@ const positiveInt = z.number().int().positive();
 export const ClientOptionsSchema = z.strictObject({
   /** Personal API key (`phx_…`). */
   apiKey: z.union([z.string().min(1), z.instanceof(ApiKey)]).optional(),
-  /** API origin, default `https://us.posthog.com`. A trailing slash is ignored. */
+  /**
+   * API base URL, default `https://us.posthog.com`: an origin, optionally with the path prefix a self-hosted
+   * PostHog is served under (`https://tools.example.com/posthog`). A trailing slash is ignored.
+   */
   host: z.url({ protocol: /^https?$/ }).optional(),
   /** Default organization id (UUID) for organization-scoped operations; else `@current`. */
   organizationId: z.string().min(1).optional(),
@@ -113,12 +116,26 @@ export interface RetryInfo {
   serverAdvised: boolean;
 }
 
+/**
+ * Where a setting's value came from: the explicit client option, the Pulumi stack config
+ * (`posthog:<name>`), the environment variable, or the default (none of them set).
+ */
+export type SettingSource = "option" | "config" | "env" | "default";
+
+/** The settings whose source is recorded (for messages that name the setting to fix). */
+export type SourcedName = "apiKey" | "host" | "organizationId" | "projectId";
+
 /** Fully resolved client settings. Safe to log: the key is an {@link ApiKey}. */
 export interface Settings {
   readonly kind: "posthog-settings";
   readonly apiKey: ApiKey;
-  /** Origin without trailing slash, e.g. `https://us.posthog.com`. */
+  /**
+   * Base URL without trailing slash: the origin, plus the path prefix when the API is served under one, e.g.
+   * `https://us.posthog.com` or `https://tools.example.com/posthog`. Requests go to `<host>/api/…`.
+   */
   readonly host: string;
+  /** Where apiKey, host, organizationId and projectId came from (named in errors that point at them). */
+  readonly sources: Readonly<Record<SourcedName, SettingSource>>;
   readonly organizationId: string | undefined;
   readonly projectId: string | undefined;
   readonly timeouts: { connectMs: number; headersMs: number; bodyMs: number };
@@ -171,6 +188,75 @@ function sourced(name: SourcedSetting, config: ConfigGetter | undefined, env: No
   return firstDefined(config?.get(`posthog:${name}`), env[SOURCED_SETTINGS[name]]);
 }
 
+/** Where the value {@link sourced} returns for `name` comes from, given the explicit option. */
+function sourceOf(
+  name: SourcedSetting,
+  explicit: unknown,
+  config: ConfigGetter | undefined,
+  env: NodeJS.ProcessEnv,
+): SettingSource {
+  if (explicit !== undefined) return "option";
+  if (firstDefined(config?.get(`posthog:${name}`)) !== undefined) return "config";
+  if (firstDefined(env[SOURCED_SETTINGS[name]]) !== undefined) return "env";
+  return "default";
+}
+
+/**
+ * How a setting is named in messages, with where its value came from: e.g. "the environment variable
+ * POSTHOG_ORGANIZATION_ID", "the stack config posthog:apiKey", "the client option `host`"; for a default,
+ * both names (neither is set).
+ */
+export function settingOrigin(settings: Pick<Settings, "sources">, name: SourcedName): string {
+  const source = settings.sources?.[name] ?? "default";
+  switch (source) {
+    case "option":
+      return `the client option \`${name}\``;
+    case "config":
+      return `the stack config posthog:${name}`;
+    case "env":
+      return `the environment variable ${SOURCED_SETTINGS[name]}`;
+    default:
+      return `the default (neither the stack config posthog:${name} nor the environment variable ${SOURCED_SETTINGS[name]} is set)`;
+  }
+}
+
+/**
+ * Parses the host setting into the base URL (origin plus path prefix, no trailing slash).
+ * @throws InvalidInputError naming `name`: not an http(s) URL, or with credentials, a query or a fragment.
+ */
+function baseUrlOf(raw: string, name: string): string {
+  const expected = `expected an http(s) URL such as ${DEFAULT_HOST}, or with the path prefix of a self-hosted PostHog such as https://tools.example.com/posthog`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new InvalidInputError(name, `Invalid ${name}: ${expected}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new InvalidInputError(name, `Invalid ${name}: the scheme must be http or https; ${expected}`);
+  }
+  if (url.username !== "" || url.password !== "") {
+    throw new InvalidInputError(
+      name,
+      `Invalid ${name}: it must not carry credentials (user:password@); the API key goes in posthog:apiKey / POSTHOG_API_KEY`,
+    );
+  }
+  if (url.search !== "" || url.hash !== "" || raw.includes("?") || raw.includes("#")) {
+    throw new InvalidInputError(
+      name,
+      `Invalid ${name}: it must not carry a query (?…) or a fragment (#…); ${expected}`,
+    );
+  }
+  const prefix = url.pathname.replace(/\/+$/, "");
+  if (/\/api$/.test(prefix)) {
+    throw new InvalidInputError(
+      name,
+      `Invalid ${name}: give the address PostHog is served at, without /api (the client adds /api/…): e.g. ${url.origin}${prefix.replace(/\/api$/, "")}`,
+    );
+  }
+  return `${url.origin}${prefix}`;
+}
+
 /**
  * Resolves settings: each of apiKey/host/organizationId/projectId comes from `explicit`, else
  * `config.get("posthog:<name>")`, else the environment (`POSTHOG_API_KEY`, `POSTHOG_HOST`,
@@ -193,20 +279,20 @@ export function resolveSettings(
   if (rawKey === undefined) throw new MissingApiKeyError();
   const apiKey = rawKey instanceof ApiKey ? rawKey : new ApiKey(rawKey);
 
+  const sources: Record<SourcedName, SettingSource> = {
+    apiKey: sourceOf("apiKey", o.apiKey, config, env),
+    host: sourceOf("host", o.host, config, env),
+    organizationId: sourceOf("organizationId", o.organizationId, config, env),
+    projectId: sourceOf("projectId", o.projectId, config, env),
+  };
   const hostRaw = o.host ?? fromSources("host") ?? DEFAULT_HOST;
-  let host: string;
-  try {
-    const url = new URL(hostRaw);
-    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("protocol");
-    host = url.origin;
-  } catch {
-    throw new InvalidInputError("host", `Invalid host: expected an http(s) URL such as ${DEFAULT_HOST}`);
-  }
+  const host = baseUrlOf(hostRaw, hostSettingName(sources.host));
   const projectId = o.projectId ?? fromSources("projectId");
   const settings: Settings = {
     kind: "posthog-settings",
     apiKey,
     host,
+    sources: Object.freeze(sources),
     organizationId: o.organizationId ?? fromSources("organizationId"),
     projectId: projectId === undefined ? undefined : String(projectId),
     timeouts: {
@@ -234,6 +320,13 @@ export function resolveSettings(
     pageSize: o.pageSize ?? 100,
   };
   return Object.freeze(settings);
+}
+
+/** The name of the host setting as its source spells it (for {@link InvalidInputError}s). */
+function hostSettingName(source: SettingSource): string {
+  if (source === "config") return "posthog:host";
+  if (source === "env") return "POSTHOG_HOST";
+  return "host";
 }
 
 /** Default reuse window of `find()` list reads, in milliseconds. */

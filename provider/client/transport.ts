@@ -8,19 +8,31 @@
  * - POST: retried only when provably not processed: a 429, or a connection failure before sending
  *   (ECONNREFUSED, DNS, connect timeout). A POST that fails in any other way without a definite 4xx
  *   answer (5xx, reset, dropped response, headers/body timeout) throws {@link AmbiguousWriteError}.
+ * - Connect-phase failures (refused, DNS, unreachable, connect timeout) are retried only while the time since
+ *   the first attempt, plus the next wait, stays within `timeouts.connectMs`: a closed port fails within the
+ *   connect timeout, a server restarting meanwhile is still reached.
+ * - Never retried (they come from the settings): TLS spoken to a plain-HTTP server, an untrusted certificate,
+ *   a server that does not answer HTTP. A POST failing so is not ambiguous (nothing PostHog could apply).
  * - The wait is the server's (`Retry-After`, else "Expected available in N seconds" of a 429 body), else
  *   `random(0, min(maxDelayMs, baseDelayMs·2^(attempt-1)))`. Retries stop after `maxAttempts` tries or
  *   when the next wait would take the total beyond `maxTotalWaitMs`; the last error is thrown.
+ *
+ * The host may carry a path prefix (`https://tools.example.com/posthog`): requests go to the prefix plus the
+ * API path, on one pool per origin. Errors name the API path (without the prefix) and, when the failure points
+ * at a setting, end with a hint naming it (see `diagnosis.ts`).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { Pool } from "undici";
 import { userAgent } from "../version";
+import { diagnoseConnection, diagnoseResponse } from "./diagnosis";
 import {
   AmbiguousWriteError,
   ConnectionError,
   fromConnectionFailure,
   fromResponse,
   InvalidInputError,
+  isConnectFailure,
+  isMisconfiguredConnection,
   PostHogError,
   RateLimitedError,
   ServerError,
@@ -162,8 +174,13 @@ function isIdempotent(req: HttpRequest): boolean {
 export function createTransport(settings: Settings): Transport {
   const key = revealApiKey(settings.apiKey);
   const scope = scopeOf(key, settings.host);
-  const origin = settings.host;
+  const base = new URL(settings.host);
+  const origin = base.origin;
+  /** The path prefix of a self-hosted PostHog served under one (e.g. `/posthog`), else "". */
+  const prefix = base.pathname.replace(/\/+$/, "");
   const pool = poolFor(origin, settings.timeouts);
+  const onResponse = (f: Parameters<typeof diagnoseResponse>[1]) => diagnoseResponse(settings, f);
+  const onConnection = (f: Parameters<typeof diagnoseConnection>[1]) => diagnoseConnection(settings, f);
   const limiter: RateLimiter | undefined =
     settings.rateLimit === false ? undefined : sharedRateLimiter(scope, settings.rateLimit);
   const baseHeaders = {
@@ -214,7 +231,7 @@ export function createTransport(settings: Settings): Transport {
     try {
       res = await pool.request({
         method: req.method,
-        path: url,
+        path: prefix + url,
         headers: payload === null ? baseHeaders : jsonHeaders,
         body: payload,
         signal: req.signal ?? null,
@@ -222,7 +239,7 @@ export function createTransport(settings: Settings): Transport {
       text = await res.body.text();
     } catch (err) {
       if (req.signal?.aborted) throw err;
-      throw fromConnectionFailure(req.method, req.path, err, key);
+      throw fromConnectionFailure(req.method, req.path, err, key, onConnection);
     }
     let body: unknown;
     if (text.length > 0) {
@@ -240,6 +257,10 @@ export function createTransport(settings: Settings): Transport {
       headers: res.headers,
       body,
       secret: key,
+      diagnose: (f) => {
+        const location = res.headers.location;
+        return onResponse({ ...f, location: Array.isArray(location) ? location[0] : location });
+      },
     });
   }
 
@@ -250,6 +271,7 @@ export function createTransport(settings: Settings): Transport {
     const { maxAttempts, maxTotalWaitMs, baseDelayMs, maxDelayMs, onRetry } = settings.retry;
     const limiterWait = { ms: 0 };
     let slept = 0;
+    const started = Date.now();
     for (let attempt = 1; ; attempt++) {
       let error: PostHogError;
       try {
@@ -260,6 +282,7 @@ export function createTransport(settings: Settings): Transport {
         error = err;
       }
       const waited = slept + limiterWait.ms;
+      if (isMisconfiguredConnection(error)) throw error; // from the settings: neither retried nor ambiguous
       const retryable =
         error instanceof RateLimitedError ||
         (error instanceof ConnectionError && (isIdempotent(req) || error.notSent)) ||
@@ -279,6 +302,9 @@ export function createTransport(settings: Settings): Transport {
           ? Math.ceil(advisedSeconds * 1000)
           : Math.floor(Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1)));
       if (attempt >= maxAttempts || waited + delayMs > maxTotalWaitMs) throw error;
+      // No connection at all: keep trying only within the connect timeout (a closed port fails within it).
+      if (isConnectFailure(error) && Date.now() - started + delayMs > settings.timeouts.connectMs)
+        throw error;
       if (limiter && error instanceof RateLimitedError) limiter.blockUntil(Date.now() + delayMs);
       onRetry?.({
         method: req.method,
