@@ -322,13 +322,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     faults: opts.faults.map((f, i) => ({ ...f, id: `startup-${i}`, pattern: new RegExp(f.path), hits: 0 })),
     requestLog: [],
     controlKeyHash: hashKey(apiKey),
-    persist: () => {
+    committed: JSON.stringify(world),
+    persist: (text) => {
       if (!stateFile) return;
-      writeFileSync(`${stateFile}.tmp`, JSON.stringify(emu.world));
+      writeFileSync(`${stateFile}.tmp`, text);
       renameSync(`${stateFile}.tmp`, stateFile);
     },
   };
-  emu.persist();
+  emu.persist(emu.committed);
   const app = buildEmulatorApp(emu);
   await app.listen({ port: opts.port, host: opts.host });
   const address = app.server.address();

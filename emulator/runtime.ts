@@ -42,8 +42,10 @@ export type Emulator = {
   requestLog: RequestLogEntry[];
   /** sha256 of the printed seed key, which authorizes the control plane. */
   controlKeyHash: string;
-  /** Writes the world to the state file, if one is configured; throws if that fails. */
-  persist(): void;
+  /** The world as JSON text as of the last committed write (what the state file holds, if any). */
+  committed: string;
+  /** Writes `text` (the world as JSON) to the state file, if one is configured; throws if that fails. */
+  persist(text: string): void;
 };
 
 /** The acting request's context, after authentication, scope and parent checks. */
@@ -329,20 +331,22 @@ export const sendRendered = (reply: FastifyReply, rendered: Rendered): FastifyRe
 };
 
 /**
- * Runs one write all-or-nothing: `write` changes the world and returns its result, which is
- * serialized; then the world is persisted. If any step throws (the handler, serializing the answer,
- * writing the state file), the world is put back as it was before, so the write is applied in
- * memory and in the state file, or in neither, and the next write starts from a world that was
- * saved. Returns the rendered result; the caller sends it after the commit.
+ * Runs one write all-or-nothing: `write` changes the world and returns its result; the answer and
+ * the world are serialized, the world is persisted and becomes `emu.committed`. If any step throws
+ * (the handler, serializing, writing the state file), the world is rebuilt from `emu.committed`, the
+ * world as it was before, so the write is applied in memory and in the state file, or in neither,
+ * and the next write starts from the saved world. Returns the rendered result; the caller sends it
+ * after the commit. (One JSON.stringify of the world per write, which the state file needs anyway.)
  */
 export function transact(emu: Emulator, write: () => Result): Rendered {
-  const before = structuredClone(emu.world);
   try {
     const rendered = render(write());
-    emu.persist();
+    const text = JSON.stringify(emu.world);
+    emu.persist(text);
+    emu.committed = text;
     return rendered;
   } catch (error) {
-    emu.world = before;
+    emu.world = JSON.parse(emu.committed) as World;
     throw error;
   }
 }
