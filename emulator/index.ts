@@ -31,8 +31,8 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
  * deeper bodies get 400 `parse_error` and change nothing. api-behaviour.md names no limit; the real
  * service parses with Python's `json` (DRF's JSONParser), which stops at Python's recursion limit
  * (1,000 frames, the request's own included) with a RecursionError that DRF does not turn into a
- * 400. 512 stays below that, and far below the depth at which serializing or cloning the world
- * overflows the stack here (about 1,600 levels for structuredClone, 4,400 for JSON.stringify).
+ * 400. 512 stays below that, and far below the depth at which serializing the world for an answer
+ * or the state file overflows the stack here (JSON.stringify: about 4,400 levels).
  */
 export const MAX_JSON_DEPTH = 512;
 
