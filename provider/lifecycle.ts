@@ -11,12 +11,16 @@
  *   defaults never show as changes); `replaces` and `deleteBeforeReplace`. No HTTP request.
  * - `create`/`read`/`update`/`delete` with a client whose settings are resolved in the host at run time (stack
  *   config → environment): nothing secret is captured in the serialized provider.
+ * - the first create/read/update/delete of the process proves the settings reach PostHog (host, key,
+ *   organization, and the project when one is set) with one request, so a wrong id fails before any write.
  * - `read` returns the live outputs AND the inputs derived from them, so refresh shows drift; `{id: ""}`
- *   when the object is gone. `delete` treats 404 as done.
+ *   only when PostHog says that the object itself is gone (a 404 naming no missing organization, project or
+ *   endpoint, in PostHog's error body). `delete` treats the same 404 as done. Any other 404, a 401 or a 403 is
+ *   an error naming the setting to check: nothing leaves the state.
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { type ConfigGetter, createClient, NotFoundError, type PostHogClient } from "./client";
+import { type ConfigGetter, createClient, isObjectGone, type PostHogClient } from "./client";
 
 /** Pulumi's marker for a value not known during preview (an output of a resource not yet created). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -36,13 +40,23 @@ let current: PostHogClient | undefined;
  * `find()` list reads are shared only while in flight (`findCacheMs: 0`): the concurrent reads of a refresh
  * still cost one list request, but no operation sees a list read before a change made outside Pulumi.
  * Connection pools and the rate limiter are shared process-wide by the client module.
+ *
+ * Before handing the client out, it proves the settings reach PostHog: `checkAccess({once: true})`, one GET of
+ * the organization's projects (or of the configured project) the first time in this process for these
+ * settings, none later (the host is one process per run, and `configure()` runs once per serialized provider:
+ * the outcome is shared by key, host, organization and project). A wrong key, host, organization or project
+ * therefore fails the run's first operation, before any write, and every later one with the same error.
  * @throws MissingApiKeyError when neither source has a key (nothing is kept: the next operation tries again).
+ * @throws the access check's errors (UnauthenticatedError, NotFoundError, ForbiddenError, ConnectionError…),
+ *   naming the setting to check and where it came from.
  */
-export function operationClient(): PostHogClient {
+export async function operationClient(): Promise<PostHogClient> {
   // One client per configure(): building one costs ~45 µs, and re-reading the seven settings from config and
   // environment before every operation ~6 µs more (bench/run.ts, section a).
   current ??= createClient({ coalescing: { findCacheMs: 0 } }, stackConfig);
-  return current;
+  const client = current;
+  await client.checkAccess({ once: true });
+  return client;
 }
 
 /**
@@ -82,11 +96,14 @@ export interface ResourceDefinition<S extends z.ZodType<Record<string, unknown>>
   liveInputs?: (outs: O) => Record<string, unknown>;
   /** Creates (or adopts) the object. One request where the API allows it. */
   create(api: PostHogClient, inputs: z.output<S>): Promise<{ id: string; outs: O }>;
-  /** Reads the live object; `undefined` when it is gone (a NotFoundError counts as gone too). */
+  /**
+   * Reads the live object; `undefined` when it is gone. A NotFoundError counts as gone only when PostHog says
+   * the object itself is missing (`isObjectGone`); any other error is thrown and the state is kept.
+   */
   read(api: PostHogClient, id: string, props: O): Promise<O | undefined>;
   /** Updates in place; absent means every change replaces. */
   update?(api: PostHogClient, id: string, olds: O, news: z.output<S>): Promise<O>;
-  /** Deletes the object; a NotFoundError counts as done. */
+  /** Deletes the object; a 404 saying the object itself is missing (`isObjectGone`) counts as done. */
   delete(api: PostHogClient, id: string, props: O): Promise<void>;
 }
 
@@ -205,8 +222,12 @@ function withoutProvider(v: unknown): Record<string, unknown> {
   return out;
 }
 
+/**
+ * True only when PostHog said the addressed object is missing: not for "Organization not found.", "Project not
+ * found.", "Endpoint not found." or a 404 without PostHog's error body (a wrong id or host: an error to show).
+ */
 function isNotFound(e: unknown): boolean {
-  return e instanceof NotFoundError;
+  return isObjectGone(e);
 }
 
 /**
@@ -271,15 +292,16 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
 
     async create(news) {
       const inputs = checkedInputs<S>(news);
-      const { id, outs } = await def.create(operationClient(), inputs);
+      const { id, outs } = await def.create(await operationClient(), inputs);
       return { id, outs: plain(outs) };
     },
 
     async read(id, props) {
       const old = withoutProvider(props) as O;
       let live: O | undefined;
+      const api = await operationClient(); // outside the try: its errors are never "gone"
       try {
-        live = await def.read(operationClient(), id, old);
+        live = await def.read(api, id, old);
       } catch (e) {
         if (!isNotFound(e)) throw e;
         live = undefined;
@@ -293,13 +315,14 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
     async update(id, olds, news) {
       if (!def.update) throw new Error(`${def.name} cannot be updated in place (every change replaces it)`);
       const inputs = checkedInputs<S>(news);
-      const outs = await def.update(operationClient(), id, withoutProvider(olds) as O, inputs);
+      const outs = await def.update(await operationClient(), id, withoutProvider(olds) as O, inputs);
       return { outs: plain(outs) };
     },
 
     async delete(id, props) {
+      const api = await operationClient(); // outside the try: its errors are never "done"
       try {
-        await def.delete(operationClient(), id, withoutProvider(props) as O);
+        await def.delete(api, id, withoutProvider(props) as O);
       } catch (e) {
         if (!isNotFound(e)) throw e;
       }

@@ -16,7 +16,7 @@ import {
   AmbiguousWriteError,
   type Dashboard,
   type DashboardBody,
-  NotFoundError,
+  isObjectGone,
   type PostHogClient,
 } from "../client";
 import { createdSince, defineResource, ProjectIdInput, resolveProjectId } from "../lifecycle";
@@ -218,8 +218,9 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
     try {
       return toOutputs(await api.dashboards.retrieve({ projectId, id: Number(id) }), projectId, old);
     } catch (e) {
-      // Dashboards cannot be hard-deleted, so a 404 means soft-deleted: keep the id, show the drift.
-      if ((e as { status?: number }).status === 404) return { ...old, deleted: true };
+      // Dashboards cannot be hard-deleted, so PostHog's 404 for the dashboard means soft-deleted: keep the id,
+      // show the drift. A 404 for the project, the endpoint or from another server is an error (isObjectGone).
+      if (isObjectGone(e)) return { ...old, deleted: true };
       throw e;
     }
   },
@@ -233,7 +234,7 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
           : await api.dashboards.retrieve({ projectId, id: Number(id) });
       return toOutputs(d, projectId, want);
     } catch (e) {
-      if (e instanceof NotFoundError && olds.deleted === true) {
+      if (isObjectGone(e) && olds.deleted === true) {
         throw new Error(
           `Dashboard ${id} cannot be restored: project ${projectId} has no such dashboard, even soft-deleted ` +
             "(was the project deleted?). Remove the resource from the program, or from the state with `pulumi state delete`",

@@ -109,17 +109,21 @@ describe("Dashboard provider (real host over gRPC)", () => {
     await destroy(host, restored);
   });
 
-  it("explains when a dashboard cannot be restored because its project is gone", async () => {
+  it("a dashboard whose project is gone: refresh and update fail naming the project; nothing leaves the state", async () => {
+    // Issue 12, point 1: only PostHog saying the dashboard itself is missing counts as gone (soft-deleted);
+    // "Project not found." is an error naming the project, whatever became of the dashboard.
     const org = `/api/organizations/${emu.organizationId}`;
     const project = (await emu.api("POST", `${org}/projects/`, { name: "Doomed" })).body as { id: number };
     const d = await create(host, "Dashboard", "doomed", { name: "Doomed board", projectId: project.id });
     expect(d.outs.projectId).toBe(String(project.id));
     expect((await emu.api("DELETE", `${org}/projects/${project.id}/`)).status).toBe(204);
-    const read = await refresh(host, d);
-    expect(read.outs.deleted).toBe(true);
-    const { checked } = await plan(host, read, { name: "Doomed board", projectId: project.id });
-    const msg = await failure(host.update(read.id, read.urn, read.outs, checked.inputs));
-    expect(msg).toContain(`Dashboard ${d.id} cannot be restored: project ${project.id}`);
+    const read = await failure(host.read(d.id, d.urn, d.outs, d.inputs));
+    expect(read).toContain("Project not found.");
+    expect(read).toContain(`project ${project.id} (the projectId given to this operation`);
+    expect(read).toContain("pulumi state delete");
+    const { checked } = await plan(host, d, { name: "Doomed board", projectId: project.id, pinned: true });
+    const msg = await failure(host.update(d.id, d.urn, d.outs, checked.inputs));
+    expect(msg).toContain(`project ${project.id} (the projectId given to this operation`);
   });
 
   it("creates from a template key, as a duplicate, and from template JSON; these replace when changed", async () => {
