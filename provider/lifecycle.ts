@@ -5,8 +5,10 @@
  *
  * - `configure`: keeps the stack config (`posthog:apiKey`, `posthog:host`, …) in memory; the next operation
  *   builds its client from it (else from the environment), and later ones reuse that client.
- * - `check`: zod validation of the inputs, failures naming the property and the accepted values, defaults
- *   applied. No HTTP request.
+ * - `check`: zod validation of the inputs, failures naming the property and the accepted values (lengths, time
+ *   zones, template shape, request body size: whatever the API would refuse for its form), defaults applied;
+ *   and one object, one resource (provider/claims.ts): a second resource of the program managing the same
+ *   object fails, naming both. No HTTP request.
  * - `diff`: compares the old OUTPUTS with the new inputs (an input left unset is not compared, so server
  *   defaults never show as changes); `replaces` and `deleteBeforeReplace`. No HTTP request.
  * - `create`/`read`/`update`/`delete` with a client whose settings are resolved in the host at run time (stack
@@ -20,7 +22,9 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { type Claimant, claim, conflictMessage, type Identity, nameOf, rememberName } from "./claims";
 import { type ConfigGetter, createClient, isObjectGone, type PostHogClient } from "./client";
+import { oversizedBodies } from "./limits";
 
 /** Pulumi's marker for a value not known during preview (an output of a resource not yet created). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -94,8 +98,27 @@ export interface ResourceDefinition<S extends z.ZodType<Record<string, unknown>>
    * must pass `check` again, e.g. exactly one of two identifying inputs).
    */
   liveInputs?: (outs: O) => Record<string, unknown>;
-  /** Creates (or adopts) the object. One request where the API allows it. */
-  create(api: PostHogClient, inputs: z.output<S>): Promise<{ id: string; outs: O }>;
+  /**
+   * The objects a resource manages, from its checked inputs (in `check`) or its outputs (in `diff`): two
+   * resources of one program may not manage the same one (provider/claims.ts). Identities whose key holds a
+   * value unknown during preview are skipped.
+   */
+  identity?: (values: Record<string, unknown>) => Identity[];
+  /**
+   * The input properties of each request body the resource sends, for the body size limit (default: all of
+   * them in one body).
+   */
+  requestBodies?: (inputs: z.output<S>) => readonly (readonly string[])[];
+  /**
+   * Creates (or adopts) the object. One request where the API allows it. `claim` claims objects found on the
+   * way (e.g. the person a Member names by e-mail, by user UUID) before anything is changed: it throws, naming
+   * both resources, when another resource of the program manages one of them.
+   */
+  create(
+    api: PostHogClient,
+    inputs: z.output<S>,
+    claim: (identities: Identity[]) => void,
+  ): Promise<{ id: string; outs: O }>;
   /**
    * Reads the live object; `undefined` when it is gone. A NotFoundError counts as gone only when PostHog says
    * the object itself is missing (`isObjectGone`); any other error is thrown and the state is kept.
@@ -245,6 +268,30 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
     for (const k of keys) if (outs[k] !== undefined && outs[k] !== null) inputs[k] = outs[k];
     return inputs;
   };
+  /** The known identities of some inputs or outputs (none without `def.identity`). */
+  const identities = (values: Record<string, unknown>): Identity[] =>
+    (def.identity?.(values) ?? []).filter((i) => !i.key.includes(UNKNOWN));
+  /** Claims for the resource `name` (the SDK's `__resourceName`); check failures naming both resources on conflict. */
+  const claimFailures = (name: string | undefined, inputs: Record<string, unknown>) => {
+    if (name === undefined) return [];
+    const claimant: Claimant = { type: def.name, name };
+    rememberName(def.name, inputs, name);
+    return claim(claimant, identities(inputs)).map((c) => ({
+      property: c.identity.property,
+      reason: conflictMessage(claimant, c),
+    }));
+  };
+  /** Claims made after check (diff, create), for the resource whose check returned `inputs`: throws on conflict. */
+  const claimOrThrow = (inputs: Record<string, unknown>, found: Identity[]) => {
+    const name = nameOf(def.name, inputs);
+    if (name === undefined) return;
+    const claimant: Claimant = { type: def.name, name };
+    const conflict = claim(
+      claimant,
+      found.filter((i) => !i.key.includes(UNKNOWN)),
+    )[0];
+    if (conflict) throw new Error(conflictMessage(claimant, conflict));
+  };
 
   return {
     async configure(req) {
@@ -254,13 +301,20 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
 
     async check(_olds, news) {
       const raw = withoutProvider(news);
+      // The resource's Pulumi name, passed by the SDK classes: used for claims, never part of the inputs.
+      const name = typeof raw.__resourceName === "string" ? raw.__resourceName : undefined;
+      delete raw.__resourceName;
       // Values unknown during preview cannot be validated: validate the rest, keep the unknowns as they are.
       const unknownKeys = Object.keys(raw).filter((k) => containsUnknown(raw[k]));
       const known = Object.fromEntries(Object.entries(raw).filter(([k]) => !unknownKeys.includes(k)));
       const r = def.inputs.safeParse(known);
       if (r.success) {
-        const inputs = { ...r.data, ...Object.fromEntries(unknownKeys.map((k) => [k, raw[k]])) };
-        return { inputs: plain(inputs) };
+        const inputs = plain({ ...r.data, ...Object.fromEntries(unknownKeys.map((k) => [k, raw[k]])) });
+        const failures = [
+          ...oversizedBodies(inputs, def.requestBodies?.(r.data) ?? [keys]),
+          ...claimFailures(name, inputs),
+        ];
+        return failures.length > 0 ? { inputs, failures } : { inputs };
       }
       const failures = failuresOf(r.error, keys).filter(
         (f) => !unknownKeys.includes(f.property.split(".")[0] ?? ""),
@@ -268,13 +322,15 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       if (failures.length > 0) return { inputs: raw, failures };
       // Only the unknown values stand in the way: apply each known property's defaults and transforms.
       const shape = shapeOf(def.inputs);
-      const inputs: Record<string, unknown> = { ...raw };
+      const partial: Record<string, unknown> = { ...raw };
       for (const [k, prop] of Object.entries(shape)) {
         if (unknownKeys.includes(k)) continue;
         const one = prop.safeParse(raw[k]);
-        if (one.success && one.data !== undefined) inputs[k] = one.data;
+        if (one.success && one.data !== undefined) partial[k] = one.data;
       }
-      return { inputs: plain(inputs) };
+      const inputs = plain(partial);
+      const more = [...oversizedBodies(inputs, [keys]), ...claimFailures(name, inputs)];
+      return more.length > 0 ? { inputs, failures: more } : { inputs };
     },
 
     async diff(_id, olds, news) {
@@ -283,6 +339,9 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       let changed = keys.filter((k) => n[k] !== undefined && !sameValue(o[k], n[k]));
       if (def.changes) changed = def.changes(o, n as z.output<S>, changed);
       const replaces = def.update ? changed.filter((k) => replaceOn.has(k)) : changed;
+      // An existing resource that keeps its object claims it (from the outputs, which may name it more fully
+      // than the inputs: a Member declared by e-mail holds the person's user UUID too).
+      if (replaces.length === 0) claimOrThrow(n, identities(o));
       return {
         changes: changed.length > 0,
         replaces,
@@ -292,7 +351,9 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
 
     async create(news) {
       const inputs = checkedInputs<S>(news);
-      const { id, outs } = await def.create(await operationClient(), inputs);
+      const { id, outs } = await def.create(await operationClient(), inputs, (found) =>
+        claimOrThrow(inputs, found),
+      );
       return { id, outs: plain(outs) };
     },
 
@@ -339,9 +400,10 @@ export const OrganizationLevelInput = z
     typeof v === "number" ? v : ({ member: 1, admin: 8, owner: 15 } as const)[v],
   );
 
-/** An e-mail address; the domain part is lowercased as the server does. */
+/** An e-mail address (at most 254 characters); the domain part is lowercased as the server does. */
 export const EmailInput = z
   .email({ error: "expected an e-mail address such as jane@example.com" })
+  .max(254, { error: "expected an e-mail address of at most 254 characters" })
   .transform((v) => {
     const at = v.lastIndexOf("@");
     return `${v.slice(0, at)}@${v.slice(at + 1).toLowerCase()}`;

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { BatchExportPauseInputs } from "../provider/resources/batch-export-pause";
-import { type Args, MODULE, outputKeys } from "./common";
+import { type Args, MODULE, named, outputKeys } from "./common";
 import { providerShim } from "./provider-shim";
 
 /** Arguments of a {@link BatchExportPause}. */
@@ -35,6 +35,6 @@ export class BatchExportPause extends pulumi.dynamic.Resource {
    */
   constructor(name: string, args: BatchExportPauseArgs, opts?: pulumi.CustomResourceOptions) {
     const outs = outputKeys(["pausedBefore", "name", "lastPausedAt"]);
-    super(provider, name, { ...outs, ...args }, opts, MODULE, "BatchExportPause");
+    super(provider, name, { ...outs, ...args, ...named(name) }, opts, MODULE, "BatchExportPause");
   }
 }

@@ -19,3 +19,12 @@ export function withSecretOutputs(
 export function outputKeys(keys: readonly string[]): Record<string, undefined> {
   return Object.fromEntries(keys.map((k) => [k, undefined]));
 }
+
+/**
+ * `{__resourceName: name}`: the resource's Pulumi name, for the provider's `check`, which takes it out of the
+ * inputs it returns (it never reaches the state). The dynamic-provider interface passes no URN, and the name
+ * lets two resources of one program that manage the same object fail naming both (provider/claims.ts).
+ */
+export function named(name: string): { __resourceName: string } {
+  return { __resourceName: name };
+}

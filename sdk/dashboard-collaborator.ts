@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { DashboardCollaboratorInputs } from "../provider/resources/dashboard-collaborator";
-import { type Args, MODULE, outputKeys } from "./common";
+import { type Args, MODULE, named, outputKeys } from "./common";
 import { providerShim } from "./provider-shim";
 
 /** Arguments of a {@link DashboardCollaborator}. */
@@ -39,6 +39,6 @@ export class DashboardCollaborator extends pulumi.dynamic.Resource {
    */
   constructor(name: string, args: DashboardCollaboratorArgs, opts?: pulumi.CustomResourceOptions) {
     const outs = outputKeys(["projectId", "email", "addedAt"]);
-    super(provider, name, { ...outs, ...args }, opts, MODULE, "DashboardCollaborator");
+    super(provider, name, { ...outs, ...args, ...named(name) }, opts, MODULE, "DashboardCollaborator");
   }
 }

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { DashboardSharingInputs } from "../provider/resources/dashboard-sharing";
-import { type Args, MODULE, outputKeys, withSecretOutputs } from "./common";
+import { type Args, MODULE, named, outputKeys, withSecretOutputs } from "./common";
 import { providerShim } from "./provider-shim";
 
 /** Arguments of a {@link DashboardSharing}. */
@@ -38,7 +38,7 @@ export class DashboardSharing extends pulumi.dynamic.Resource {
     super(
       provider,
       name,
-      { ...outs, ...args },
+      { ...outs, ...args, ...named(name) },
       withSecretOutputs(opts, ["accessToken"]),
       MODULE,
       "DashboardSharing",

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { DashboardInputs } from "../provider/resources/dashboard";
-import { type Args, MODULE, outputKeys } from "./common";
+import { type Args, MODULE, named, outputKeys } from "./common";
 import { providerShim } from "./provider-shim";
 
 /** Arguments of a {@link Dashboard}. */
@@ -57,6 +57,6 @@ export class Dashboard extends pulumi.dynamic.Resource {
       "isShared",
       "createdAt",
     ]);
-    super(provider, name, { ...outs, ...args }, opts, MODULE, "Dashboard");
+    super(provider, name, { ...outs, ...args, ...named(name) }, opts, MODULE, "Dashboard");
   }
 }

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { DomainVerificationInputs } from "../provider/resources/domain-verification";
-import { type Args, MODULE, outputKeys } from "./common";
+import { type Args, MODULE, named, outputKeys } from "./common";
 import { providerShim } from "./provider-shim";
 
 /** Arguments of a {@link DomainVerification}. */
@@ -36,6 +36,6 @@ export class DomainVerification extends pulumi.dynamic.Resource {
    */
   constructor(name: string, args: DomainVerificationArgs, opts?: pulumi.CustomResourceOptions) {
     const outs = outputKeys(["domain", "isVerified", "verifiedAt"]);
-    super(provider, name, { ...outs, ...args }, opts, MODULE, "DomainVerification");
+    super(provider, name, { ...outs, ...args, ...named(name) }, opts, MODULE, "DomainVerification");
   }
 }

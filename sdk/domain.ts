@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { DomainInputs } from "../provider/resources/domain";
-import { type Args, MODULE, outputKeys } from "./common";
+import { type Args, MODULE, named, outputKeys } from "./common";
 import { providerShim } from "./provider-shim";
 
 /** Arguments of a {@link Domain}. */
@@ -60,6 +60,6 @@ export class Domain extends pulumi.dynamic.Resource {
       "hasSaml",
       "pendingSettings",
     ]);
-    super(provider, name, { ...outs, ...args }, opts, MODULE, "Domain");
+    super(provider, name, { ...outs, ...args, ...named(name) }, opts, MODULE, "Domain");
   }
 }

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { InviteInputs } from "../provider/resources/invite";
-import { type Args, MODULE, outputKeys } from "./common";
+import { type Args, MODULE, named, outputKeys } from "./common";
 import { providerShim } from "./provider-shim";
 
 /** Arguments of an {@link Invite}. */
@@ -50,6 +50,6 @@ export class Invite extends pulumi.dynamic.Resource {
    */
   constructor(name: string, args: InviteArgs, opts?: pulumi.CustomResourceOptions) {
     const outs = outputKeys(["isExpired", "accepted", "emailingAttemptMade", "createdAt"]);
-    super(provider, name, { ...outs, ...args }, opts, MODULE, "Invite");
+    super(provider, name, { ...outs, ...args, ...named(name) }, opts, MODULE, "Invite");
   }
 }

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { MemberInputs } from "../provider/resources/member";
-import { type Args, MODULE, outputKeys } from "./common";
+import { type Args, MODULE, named, outputKeys } from "./common";
 import { providerShim } from "./provider-shim";
 
 /** Arguments of a {@link Member}: exactly one of `userUuid` and `email`, plus `level`. */
@@ -55,6 +55,6 @@ export class Member extends pulumi.dynamic.Resource {
       "joinedAt",
       "is2faEnabled",
     ]);
-    super(provider, name, { ...outs, ...args }, opts, MODULE, "Member");
+    super(provider, name, { ...outs, ...args, ...named(name) }, opts, MODULE, "Member");
   }
 }

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ProjectInputs } from "../provider/resources/project";
-import { type Args, MODULE, outputKeys, withSecretOutputs } from "./common";
+import { type Args, MODULE, named, outputKeys, withSecretOutputs } from "./common";
 import { providerShim } from "./provider-shim";
 
 /** Arguments of a {@link Project}. */
@@ -79,7 +79,7 @@ export class Project extends pulumi.dynamic.Resource {
     super(
       provider,
       name,
-      { ...outs, ...args },
+      { ...outs, ...args, ...named(name) },
       withSecretOutputs(opts, ["apiToken", "liveEventsToken"]),
       MODULE,
       "Project",

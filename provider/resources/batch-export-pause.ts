@@ -63,6 +63,16 @@ export const batchExportPauseProvider = defineResource<
 >({
   name: "BatchExportPause",
   inputs: BatchExportPauseInputsSchema,
+  identity: (v) =>
+    typeof v.batchExportId === "string"
+      ? [
+          {
+            key: `batch-export:${v.batchExportId.toLowerCase()}`,
+            property: "batchExportId",
+            object: `the batch export ${v.batchExportId}`,
+          },
+        ]
+      : [],
   replaceOnChanges: ["batchExportId"],
   async create(api, want) {
     const live = await api.batchExports.retrieve({ id: want.batchExportId });

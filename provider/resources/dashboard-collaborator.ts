@@ -70,6 +70,17 @@ export const dashboardCollaboratorProvider = defineResource<
 >({
   name: "DashboardCollaborator",
   inputs: DashboardCollaboratorInputsSchema,
+  // Dashboard ids are unique across projects: the dashboard and the user name the collaborator.
+  identity: (v) =>
+    v.dashboardId !== undefined && typeof v.userUuid === "string"
+      ? [
+          {
+            key: `collaborator:${String(v.dashboardId)}/${v.userUuid.toLowerCase()}`,
+            property: "userUuid",
+            object: `the collaborator ${v.userUuid} of dashboard ${String(v.dashboardId)}`,
+          },
+        ]
+      : [],
   async create(api, want) {
     const projectId = await resolveProjectId(api, want.projectId);
     const where = { projectId, dashboardId: want.dashboardId, userUuid: want.userUuid };

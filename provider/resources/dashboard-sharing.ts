@@ -53,6 +53,16 @@ export const dashboardSharingProvider = defineResource<
 >({
   name: "DashboardSharing",
   inputs: DashboardSharingInputsSchema,
+  identity: (v) =>
+    v.dashboardId !== undefined
+      ? [
+          {
+            key: `sharing:${String(v.dashboardId)}`,
+            property: "dashboardId",
+            object: `the sharing of dashboard ${String(v.dashboardId)}`,
+          },
+        ]
+      : [],
   replaceOnChanges: ["dashboardId", "projectId"],
   async create(api, want) {
     const projectId = await resolveProjectId(api, want.projectId);

@@ -21,6 +21,65 @@ import {
 } from "../client";
 import { createdSince, defineResource, ProjectIdInput, resolveProjectId } from "../lifecycle";
 
+/** A tile of template JSON: `{type: "INSIGHT", name, description, query, layouts, color}` or `{type: "TEXT", body, …}`. */
+const TemplateTileSchema = z
+  .looseObject({
+    /** "INSIGHT" or "TEXT" (older templates: lowercase); PostHog skips tiles of other types. */
+    type: z.string({ error: 'expected a tile type such as "INSIGHT" or "TEXT"' }),
+    name: z.string({ error: "expected a string" }).optional(),
+    description: z.string({ error: "expected a string" }).optional(),
+    /** The text of a TEXT tile (at most 4,000 characters). */
+    body: z.string({ error: "expected a string" }).optional(),
+    query: z.unknown().optional(),
+    layouts: z.record(z.string(), z.unknown(), { error: "expected an object of layouts" }).optional(),
+    color: z.string({ error: "expected a string or null" }).nullable().optional(),
+  })
+  .superRefine((tile, ctx) => {
+    if (tile.type.toUpperCase() === "TEXT" && tile.body !== undefined && tile.body.length > 4000) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["body"],
+        message: "expected a text tile body of at most 4,000 characters",
+      });
+    }
+  });
+
+/**
+ * What `create_from_template_json` requires of a template (PostHog's `dashboard_template_schema.json`):
+ * `template_name`, `dashboard_description`, `dashboard_filters` and at least one tile; optional `variables`,
+ * `tags`, `image_url`, `id`, `team_id`, `created_at`, `is_featured`. Other keys pass as they are.
+ */
+export const DashboardTemplateJsonSchema = z.looseObject({
+  template_name: z.string({ error: "required: the template's name (a string)" }),
+  dashboard_description: z.string({ error: 'required: a string (it may be "")' }),
+  dashboard_filters: z.record(z.string(), z.unknown(), {
+    error: "required: an object of dashboard filters (it may be {})",
+  }),
+  tiles: z
+    .array(TemplateTileSchema, { error: "required: a list of at least one tile" })
+    .min(1, { error: "required: a list of at least one tile" }),
+  variables: z
+    .array(
+      z.looseObject({
+        id: z.string({ error: "expected a string" }),
+        name: z.string({ error: "expected a string" }),
+        type: z.enum(["event", "element"], { error: 'expected "event" or "element"' }),
+        default: z.record(z.string(), z.unknown(), { error: "expected an object" }),
+        description: z.string({ error: "expected a string" }),
+        required: z.boolean({ error: "expected true or false" }),
+      }),
+      { error: "expected a list of variables or null" },
+    )
+    .nullable()
+    .optional(),
+  tags: z.array(z.string({ error: "expected a string" }), { error: "expected a list of strings" }).optional(),
+  image_url: z.string({ error: "expected a string or null" }).nullable().optional(),
+  id: z.string({ error: "expected a string" }).optional(),
+  team_id: z.number({ error: "expected an integer or null" }).int().nullable().optional(),
+  created_at: z.string({ error: "expected a string or null" }).nullable().optional(),
+  is_featured: z.boolean({ error: "expected true or false" }).optional(),
+});
+
 /** Inputs of a Dashboard. */
 export const DashboardInputsSchema = z
   .strictObject({
@@ -29,12 +88,19 @@ export const DashboardInputsSchema = z
       .string({ error: "expected a dashboard name (1..400 characters)" })
       .min(1, { error: "expected a dashboard name (1..400 characters)" })
       .max(400, { error: "expected a dashboard name (1..400 characters)" }),
-    /** Description. Default "". */
+    /** Description (no length limit beyond the API's 1 MiB request body). Default "". */
     description: z.string({ error: "expected a string" }).default(""),
     /** Pin the dashboard in the sidebar. Default false. */
     pinned: z.boolean({ error: "expected true or false" }).default(false),
-    /** Tags. Default []. */
-    tags: z.array(z.string(), { error: "expected a list of strings" }).default([]),
+    /** Tags, each at most 255 characters. Default []. */
+    tags: z
+      .array(
+        z
+          .string({ error: "expected a tag (a string)" })
+          .max(255, { error: "expected a tag of at most 255 characters" }),
+        { error: "expected a list of strings" },
+      )
+      .default([]),
     /** 21 = everyone in the project can edit (default), 37 = only collaborators can edit. */
     restrictionLevel: z
       .literal([21, 37], { error: "expected 21 (everyone can edit) or 37 (only collaborators)" })
@@ -46,8 +112,9 @@ export const DashboardInputsSchema = z
     /** Create as a duplicate of this dashboard id (same project). Create-only: changing it replaces. */
     useDashboard: z.number({ error: "expected a dashboard id" }).int().positive().optional(),
     /**
-     * Create from template JSON (`{template_name, dashboard_description, dashboard_filters, tiles: [...]}`), as
-     * an object or a JSON string (e.g. `fs.readFileSync("dashboards/kpis.json", "utf8")`). Create-only.
+     * Create from template JSON, as an object or a JSON string (e.g. `fs.readFileSync("dashboards/kpis.json",
+     * "utf8")`): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT",
+     * …}, …]}`, the four required, at least one tile (see {@link DashboardTemplateJsonSchema}). Create-only.
      */
     templateJson: z
       .union([z.string(), z.record(z.string(), z.unknown())], {
@@ -65,6 +132,7 @@ export const DashboardInputsSchema = z
         ctx.addIssue({ code: "custom", message: "expected template JSON: a JSON object" });
         return z.NEVER;
       })
+      .pipe(DashboardTemplateJsonSchema)
       .optional(),
     /** Adopt this existing dashboard (its id) instead of creating one. Changing it replaces. */
     dashboardId: z.number({ error: "expected a dashboard id" }).int().positive().optional(),
@@ -167,6 +235,11 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
   name: "Dashboard",
   inputs: DashboardInputsSchema,
   replaceOnChanges: ["projectId", ...CREATE_ONLY],
+  // From template JSON the template is posted alone, then the other settings are PATCHed.
+  requestBodies: (d) =>
+    d.templateJson !== undefined
+      ? [["templateJson"], ["name", "description", "pinned", "tags", "restrictionLevel"]]
+      : [["name", "description", "pinned", "tags", "restrictionLevel", "useTemplate", "useDashboard"]],
   // A soft-deleted dashboard must be restored: that is a change even when every input matches.
   changes(olds, news, changed) {
     // Tags are a set: the server may answer them in another order.

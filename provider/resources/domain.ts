@@ -26,10 +26,17 @@ export const SSO_PROVIDERS = ["", "google-oauth2", "github", "gitlab", "saml"] a
 
 /** Inputs of a Domain. */
 export const DomainInputsSchema = z.strictObject({
-  /** The domain name, lowercase, e.g. `example.com`. Changing it replaces the domain (delete first). */
-  domain: z.string().regex(DOMAIN_PATTERN, {
-    error: "expected a lowercase domain or subdomain name such as example.com (no scheme, no e-mail address)",
-  }),
+  /**
+   * The domain name, lowercase, at most 128 characters, e.g. `example.com`. Changing it replaces the domain
+   * (delete first). One Domain per name in a program.
+   */
+  domain: z
+    .string({ error: "expected a lowercase domain or subdomain name such as example.com" })
+    .max(128, { error: "expected a domain name of at most 128 characters" })
+    .regex(DOMAIN_PATTERN, {
+      error:
+        "expected a lowercase domain or subdomain name such as example.com (no scheme, no e-mail address)",
+    }),
   /** Let users with an e-mail on this domain join automatically (applied once verified). Default false. */
   jitProvisioningEnabled: z.boolean({ error: "expected true or false" }).default(false),
   /**
@@ -39,10 +46,16 @@ export const DomainInputsSchema = z.strictObject({
   ssoEnforcement: z
     .enum(SSO_PROVIDERS, { error: 'expected one of "", "google-oauth2", "github", "gitlab", "saml"' })
     .default(""),
-  /** SAML IdP entity id. Unset = not managed. */
-  samlEntityId: z.string().optional(),
-  /** SAML assertion consumer service URL of the IdP. Unset = not managed. */
-  samlAcsUrl: z.string().optional(),
+  /** SAML IdP entity id, at most 512 characters. Unset = not managed. */
+  samlEntityId: z
+    .string({ error: "expected a string" })
+    .max(512, { error: "expected at most 512 characters" })
+    .optional(),
+  /** SAML assertion consumer service URL of the IdP, at most 512 characters. Unset = not managed. */
+  samlAcsUrl: z
+    .string({ error: "expected a string" })
+    .max(512, { error: "expected at most 512 characters" })
+    .optional(),
   /** SAML X.509 certificate of the IdP (PEM). Unset = not managed. */
   samlX509Cert: z.string().optional(),
   /** Take over a domain of this name that already exists in the organization instead of failing. Default false. */
@@ -170,6 +183,10 @@ function announce(outs: DomainOutputs): DomainOutputs {
 export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOutputs>({
   name: "Domain",
   inputs: DomainInputsSchema,
+  identity: (v) =>
+    typeof v.domain === "string"
+      ? [{ key: `domain:${v.domain}`, property: "domain", object: `the domain ${v.domain}` }]
+      : [],
   replaceOnChanges: ["domain"],
   deleteBeforeReplace: true,
   async create(api, want) {

@@ -16,13 +16,13 @@ import { defineResource, EmailInput, OrganizationLevelInput } from "../lifecycle
 
 /** Inputs of an Invite. */
 export const InviteInputsSchema = z.strictObject({
-  /** The e-mail address to invite. */
+  /** The e-mail address to invite (at most 254 characters). One Invite per address in a program. */
   targetEmail: EmailInput,
   /** First name shown in the invitation (at most 30 characters). Default "". */
   firstName: z.string().max(30, { error: "expected at most 30 characters" }).default(""),
   /** Organization level on joining: 1/8/15 or "member"/"admin"/"owner". Default 1 (member). */
   level: OrganizationLevelInput.default(1),
-  /** A personal message in the invitation e-mail. */
+  /** A personal message in the invitation e-mail (no length limit beyond the 1 MiB request body). */
   message: z.string().optional(),
   /** Access to private projects: `[{id: <project id>, level: "member" | "admin"}]`. Default []. */
   privateProjectAccess: z
@@ -123,6 +123,17 @@ async function send(api: PostHogClient, want: In): Promise<Invite> {
 export const inviteProvider = defineResource<typeof InviteInputsSchema, InviteOutputs>({
   name: "Invite",
   inputs: InviteInputsSchema,
+  // PostHog keeps one invite per address (case-insensitively): two Invites of one address replace each other.
+  identity: (v) =>
+    typeof v.targetEmail === "string"
+      ? [
+          {
+            key: `invite:${v.targetEmail.toLowerCase()}`,
+            property: "targetEmail",
+            object: `the invite for ${v.targetEmail} (e-mail addresses compare case-insensitively)`,
+          },
+        ]
+      : [],
   changes(olds, news, changed) {
     // Accepted: satisfied; only a different person means a new invite.
     if (olds.accepted === true) return changed.filter((k) => k === "targetEmail");

@@ -7,6 +7,7 @@
  * `retainOnDelete` is true; PostHog refuses to remove an owner, which gives a clear error.
  */
 import { z } from "zod";
+import type { Identity } from "../claims";
 import { type Member, type PostHogClient, PostHogError } from "../client";
 import { defineResource, EmailInput, OrganizationLevelInput } from "../lifecycle";
 
@@ -42,9 +43,42 @@ export interface MemberOutputs extends Record<string, unknown> {
   /** When the person joined (ISO 8601). */
   joinedAt: string | null;
   is2faEnabled: boolean;
+  /**
+   * The input that identifies the member in the program, `email` or `userUuid`: refresh reports the inputs in
+   * that form, so a later change shows only what changed. Absent in state written before it existed (refresh
+   * then reports `email`) until the next create or update.
+   */
+  identifiedBy?: "email" | "userUuid";
 }
 
-function toOutputs(m: Member, want: Pick<In, "retainOnDelete">): MemberOutputs {
+/** The input that identifies the member in these checked inputs. */
+const declaredBy = (want: In): "email" | "userUuid" => (want.userUuid !== undefined ? "userUuid" : "email");
+
+/** The objects a Member manages: the person, by user UUID and by e-mail (compared case-insensitively). */
+function memberIdentity(v: Record<string, unknown>): Identity[] {
+  const out: Identity[] = [];
+  if (typeof v.userUuid === "string") {
+    out.push({
+      key: `member:user:${v.userUuid.toLowerCase()}`,
+      property: "userUuid",
+      object: `the member with user UUID ${v.userUuid}`,
+    });
+  }
+  if (typeof v.email === "string") {
+    out.push({
+      key: `member:email:${v.email.toLowerCase()}`,
+      property: "email",
+      object: `the member ${v.email} (e-mail addresses compare case-insensitively)`,
+    });
+  }
+  return out;
+}
+
+function toOutputs(
+  m: Member,
+  want: Pick<In, "retainOnDelete">,
+  by: "email" | "userUuid" | undefined,
+): MemberOutputs {
   return {
     userUuid: m.user.uuid,
     email: m.user.email,
@@ -55,6 +89,7 @@ function toOutputs(m: Member, want: Pick<In, "retainOnDelete">): MemberOutputs {
     lastName: m.user.last_name ?? "",
     joinedAt: m.joined_at ?? null,
     is2faEnabled: m.is_2fa_enabled ?? false,
+    ...(by ? { identifiedBy: by } : {}),
   };
 }
 
@@ -87,14 +122,20 @@ export const memberProvider = defineResource<typeof MemberInputsSchema, MemberOu
   name: "Member",
   inputs: MemberInputsSchema,
   replaceOnChanges: ["userUuid", "email"],
-  // Refreshed inputs identify the member by user UUID only (exactly one identifier passes check).
-  liveInputs: (o) => ({ userUuid: o.userUuid, level: o.level, retainOnDelete: o.retainOnDelete }),
+  // Refreshed inputs identify the member as the program does (exactly one identifier passes check), so a
+  // refresh followed by a level change shows only ~level.
+  liveInputs: (o) => ({
+    ...(o.identifiedBy === "userUuid" ? { userUuid: o.userUuid } : { email: o.email }),
+    level: o.level,
+    retainOnDelete: o.retainOnDelete,
+  }),
+  identity: memberIdentity,
   changes: (olds, news, changed) =>
     // The e-mail is a lookup key: a case-only difference is the same person.
     changed.filter(
       (k) => !(k === "email" && String(olds.email).toLowerCase() === String(news.email).toLowerCase()),
     ),
-  async create(api, want) {
+  async create(api, want, claim) {
     const m = want.userUuid
       ? await api.members.find({ userUuid: want.userUuid })
       : await api.members.find({ email: want.email ?? "" });
@@ -104,20 +145,24 @@ export const memberProvider = defineResource<typeof MemberInputsSchema, MemberOu
         `No member with ${who} in the organization: members cannot be created, invite them with an Invite first`,
       );
     }
+    // The person, by both identifiers, before the level is touched: another Member of the program may name
+    // them the other way.
+    claim(memberIdentity({ userUuid: m.user.uuid, email: m.user.email }));
     const changed = await setLevel(
       api,
       { level: m.level, email: m.user.email, userUuid: m.user.uuid },
       want.level,
     );
-    return { id: m.user.uuid, outs: toOutputs(changed ?? m, want) };
+    return { id: m.user.uuid, outs: toOutputs(changed ?? m, want, declaredBy(want)) };
   },
   async read(api, id, props) {
     const m = await api.members.find({ userUuid: id });
-    return m ? toOutputs(m, props) : undefined;
+    return m ? toOutputs(m, props, props.identifiedBy) : undefined;
   },
   async update(api, id, olds, want) {
     const m = await setLevel(api, { level: olds.level, email: olds.email, userUuid: id }, want.level);
-    return m ? toOutputs(m, want) : { ...olds, retainOnDelete: want.retainOnDelete };
+    const by = declaredBy(want);
+    return m ? toOutputs(m, want, by) : { ...olds, retainOnDelete: want.retainOnDelete, identifiedBy: by };
   },
   async delete(api, id, props) {
     const old = props;

@@ -9,9 +9,16 @@
 import { z } from "zod";
 import { AmbiguousWriteError, type PostHogClient, type Project, ValidationError } from "../client";
 import { createdSince, defineResource, ProjectIdInput } from "../lifecycle";
+import { TimeZoneInput } from "../limits";
 
 const bool = () => z.boolean({ error: "expected true or false" }).optional();
-const strings = () => z.array(z.string(), { error: "expected a list of strings" }).optional();
+/** A list of strings of at most 200 characters each (PostHog stores them as `varchar(200)`). */
+const strings200 = () =>
+  z
+    .array(z.string({ error: "expected a string" }).max(200, { error: "expected at most 200 characters" }), {
+      error: "expected a list of strings",
+    })
+    .optional();
 
 /** Inputs of a Project. */
 export const ProjectInputsSchema = z.strictObject({
@@ -23,12 +30,18 @@ export const ProjectInputsSchema = z.strictObject({
     .max(200, { error: "expected a project name (1..200 characters)" }),
   /** Adopt this existing project (its id) instead of creating one. Changing it replaces the resource. */
   projectId: ProjectIdInput.optional(),
-  /** What the product is, for PostHog's AI features. */
-  productDescription: z.string().optional(),
-  /** IANA time zone of the project, e.g. "Europe/Berlin". */
-  timezone: z.string().min(1, { error: "expected an IANA time zone such as Europe/Berlin" }).optional(),
-  /** URLs of the app (toolbar, heatmaps). */
-  appUrls: strings(),
+  /** What the product is, for PostHog's AI features (at most 1,000 characters). */
+  productDescription: z
+    .string({ error: "expected a string" })
+    .max(1000, { error: "expected at most 1,000 characters" })
+    .optional(),
+  /**
+   * IANA time zone name of the project, case-sensitive, e.g. "Europe/Berlin", "Asia/Kolkata", "UTC" (canonical
+   * names and their aliases, as PostHog accepts them).
+   */
+  timezone: TimeZoneInput.optional(),
+  /** URLs of the app (toolbar, heatmaps), each at most 200 characters. */
+  appUrls: strings200(),
   /** Discard client IP addresses. */
   anonymizeIps: bool(),
   /** Turn autocapture off. */
@@ -41,8 +54,8 @@ export const ProjectInputsSchema = z.strictObject({
   surveysOptIn: bool(),
   /** First day of the week: 0 (Sunday) or 1 (Monday). */
   weekStartDay: z.literal([0, 1], { error: "expected 0 (Sunday) or 1 (Monday)" }).optional(),
-  /** Domains allowed to record sessions. */
-  recordingDomains: strings(),
+  /** Domains allowed to record sessions, each at most 200 characters. */
+  recordingDomains: strings200(),
   /** A demo project filled with sample data; only settable at creation (changing it replaces). */
   isDemo: bool(),
 });

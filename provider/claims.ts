@@ -1,0 +1,99 @@
+/**
+ * One object, one resource. Two resources of one program that manage the same PostHog object (two Invites for
+ * one e-mail address, two Members for one person, …) would undo each other on every `up`: each run re-sends
+ * an invite or flips a level back, and `up` still exits 0. This registry makes the second of them fail, naming
+ * both, instead.
+ *
+ * - **Who is who.** Pulumi's dynamic-provider interface gives `check`, `diff` and `create` no URN, so the SDK
+ *   classes pass the resource's Pulumi name in the input `__resourceName`. `check` takes it out of the inputs it returns,
+ *   so the name never reaches the state: no diff, no `~__resourceName`, nothing new for existing stacks. Later operations
+ *   of the same resource find the name again from their inputs (what `check` returned), see {@link nameOf}.
+ * - **Where.** The engine starts one dynamic-provider host process per deployment (a preview, an update), and
+ *   every dynamic resource of the program goes through it; this module is loaded once in that process, so its
+ *   claims cover exactly one run. A name claiming again what it already holds is no conflict (the same resource
+ *   checked in a preview and then in an update of the same process).
+ * - **When.** `check` claims the object the declared inputs name (before any request, so a preview shows the
+ *   conflict); `diff` claims the object an existing resource manages (from its outputs, e.g. a Member declared by
+ *   e-mail also holds the person's user UUID); `create` claims what it resolved before it changes anything (a
+ *   Member declared by `userUuid` also holds the person's e-mail). Values unknown during a preview are not
+ *   claimed; they are known when the same resource is checked during `up`.
+ *
+ * Resources declared without the SDK classes (no `__resourceName`) claim nothing.
+ */
+
+/** A resource of the program: its type (e.g. "Invite") and its Pulumi name. */
+export interface Claimant {
+  type: string;
+  name: string;
+}
+
+/** One object a resource manages: the key it is claimed by, the input property naming it, and how to say it. */
+export interface Identity {
+  /** Unique across types, e.g. `invite:dup@example.com`. */
+  key: string;
+  /** The input property that names the object (where a check failure points). */
+  property: string;
+  /** The object in words, e.g. `the invite for dup@example.com (e-mail addresses compare case-insensitively)`. */
+  object: string;
+}
+
+/** A claim another resource already holds. */
+export interface Conflict {
+  identity: Identity;
+  holder: Claimant;
+}
+
+const holders = new Map<string, Claimant>();
+/** Checked inputs (stable JSON, per type) → the name of the resource they belong to; null when two names share them. */
+const names = new Map<string, string | null>();
+
+/**
+ * Claims every identity for `claimant`. Returns the ones another resource holds (and claims the free ones).
+ */
+export function claim(claimant: Claimant, identities: readonly Identity[]): Conflict[] {
+  const conflicts: Conflict[] = [];
+  for (const identity of identities) {
+    const holder = holders.get(identity.key);
+    if (!holder) holders.set(identity.key, claimant);
+    else if (holder.type !== claimant.type || holder.name !== claimant.name)
+      conflicts.push({ identity, holder });
+  }
+  return conflicts;
+}
+
+/** The message of a conflict: both resources by name, the object, and what to do. */
+export function conflictMessage(claimant: Claimant, c: Conflict): string {
+  return (
+    `${claimant.type} "${claimant.name}" and ${c.holder.type} "${c.holder.name}" both manage ${c.identity.object}. ` +
+    "Two resources of one program that manage one object undo each other on every up: keep one of them and " +
+    "remove the other from the program"
+  );
+}
+
+/** Records that these checked inputs (without `__provider`) belong to resource `name` of `type`. */
+export function rememberName(type: string, inputs: Record<string, unknown>, name: string): void {
+  const key = `${type}\n${stableJson(inputs)}`;
+  const known = names.get(key);
+  names.set(key, known === undefined || known === name ? name : null);
+}
+
+/**
+ * The name of the resource whose `check` returned these inputs in this process, or undefined (no `__resourceName`, or
+ * two resources with the very same inputs, whose claims then conflict already).
+ */
+export function nameOf(type: string, inputs: Record<string, unknown>): string | undefined {
+  return names.get(`${type}\n${stableJson(inputs)}`) ?? undefined;
+}
+
+/** JSON with object keys sorted, so the same inputs give the same text after a protobuf Struct round trip. */
+function stableJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stableJson).join(",")}]`;
+  if (v && typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    const keys = Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${stableJson(o[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(v) ?? "null";
+}
