@@ -26,7 +26,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { Agent, request } from "undici";
-import { closeAllConnections } from "../provider/client";
+import { closeAllConnections, createClient } from "../provider/client";
 import * as ours from "../provider/index";
 import { startProviderHost } from "../tools/provider-host";
 import { type NaiveConfig, naiveProviders } from "./naive-provider";
@@ -251,6 +251,25 @@ async function requestCounts(emu: Emu, sizes: { members: number; invites: number
   const naive = naiveProviders(naiveConfig(emu));
   const perOp: Record<string, Record<string, { ours: number; naive?: number }>> = {};
   const count = (fn: () => Promise<unknown>) => requestsOf(emu, fn);
+
+  // The access check (issue 12, point 7): the first create/read/update/delete of a provider process proves the
+  // organization and project with one GET, none after. Counted on a client of its own (this process may have
+  // made it already); then made here, uncounted, so the per-operation rows below show the operations alone.
+  perOp["once per run"] = {
+    accessCheck: {
+      ours: await count(() =>
+        createClient({
+          apiKey: emu.apiKey,
+          host: emu.url,
+          organizationId: emu.organizationId,
+          projectId: emu.projectId,
+          rateLimit: false,
+        }).checkAccess(),
+      ),
+      naive: 0,
+    },
+  };
+  await ours.Project.read(String(emu.projectId), {});
 
   // Dashboard: every operation
   {
