@@ -469,9 +469,27 @@ export function fromConnectionFailure(
     hint ? { ...fields, hint: redactSecrets(hint, secret) } : fields,
     errorCode,
     notSent,
-    err,
+    redactedCause(err, text, errorCode, secret),
     failure,
   );
+}
+
+/**
+ * The cause kept on a ConnectionError: the original error when it carries nothing but its message, else a copy
+ * with its name, code and redacted message only. undici's HTTPParserError keeps the raw bytes the server sent in
+ * `data` (a server echoing the request would hand back the Authorization header), which `util.inspect` prints.
+ */
+function redactedCause(err: unknown, text: string, errorCode: string | undefined, secret?: string): unknown {
+  if (!(err instanceof Error)) return err;
+  const extra = Object.keys(err).filter(
+    (k) => k !== "code" && k !== "name" && k !== "errno" && k !== "syscall",
+  );
+  const message = redactSecrets(text, secret);
+  if (extra.length === 0 && message === text) return err;
+  const copy = new Error(message);
+  copy.name = err.name;
+  if (errorCode !== undefined) Object.assign(copy, { code: errorCode });
+  return copy;
 }
 
 /** Failures in which the request was provably never sent (the connection or its TLS handshake failed). */

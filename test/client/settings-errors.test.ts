@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer as createHttpServer, request as httpRequest, type IncomingMessage } from "node:http";
 import { createServer, type Server } from "node:net";
+import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AmbiguousWriteError,
@@ -334,6 +335,30 @@ describe("a host with a path prefix (self-hosted PostHog behind a reverse proxy)
 });
 
 describe("the API key never leaks through an error (redacted before anything is cut)", () => {
+  it("a non-HTTP service echoing the request back: nothing of the key in the error, its cause included", async () => {
+    const key = `phx_${randomUUID().replaceAll("-", "")}EchoedBackX`;
+    const echo = createServer((socket) =>
+      socket.on("data", (chunk) => socket.end(chunk, () => socket.destroy())),
+    );
+    const port = await listen(echo);
+    try {
+      const client = createClient({
+        apiKey: key,
+        host: `http://127.0.0.1:${port}`,
+        rateLimit: false,
+        retry: fast,
+      });
+      const e = await failureOf(client.members.list());
+      const everything = `${inspect(e, { depth: 20 })}\n${e.stack}`;
+      expect(everything).toContain("HTTPParserError");
+      expect(everything).not.toContain("Bearer");
+      for (let i = 0; i + 8 <= key.length; i++) expect(everything).not.toContain(key.slice(i, i + 8));
+      expect((e as ConnectionError).failure).toBe("not-http");
+    } finally {
+      await close(echo);
+    }
+  });
+
   it("a long 400 echoing the request headers: no part of the key, nor of any phx_ key, in the message", async () => {
     const key = `phx_${randomUUID().replaceAll("-", "")}AbCdEfGhIjK`; // 47 characters, as PostHog's
     expect(key.length).toBe(47);
