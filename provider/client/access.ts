@@ -4,7 +4,16 @@
  */
 import { z } from "zod";
 import { type ClientContext, call } from "./common";
-import { ForbiddenError, NotFoundError, type PostHogError, UnexpectedResponseError } from "./errors";
+import {
+  ConnectionError,
+  ForbiddenError,
+  isMisconfiguredConnection,
+  NotFoundError,
+  type PostHogError,
+  RateLimitedError,
+  ServerError,
+  UnexpectedResponseError,
+} from "./errors";
 import { settingOrigin } from "./settings";
 import { path } from "./transport";
 
@@ -12,7 +21,8 @@ import { path } from "./transport";
 export interface CheckAccessParams {
   /**
    * When true, a check made earlier in this process for the same key, host, organization and project is not
-   * repeated: its outcome (success, or the error it threw) is returned again. Default false.
+   * repeated: its outcome (success, or the definite error it threw) is returned again; a failure that may pass
+   * (5xx, 429, no connection) is checked again by the next call. Default false.
    */
   once?: boolean | undefined;
 }
@@ -57,9 +67,15 @@ export function checkAccess(ctx: ClientContext, p: CheckAccessParams = {}): Prom
   const id = JSON.stringify([ctx.transport.scope, organizationId, projectId ?? null]);
   let outcome = outcomes.get(id);
   if (!outcome) {
-    outcome = probe(ctx, organizationId, projectId);
-    outcome.catch(() => {}); // kept for the next callers; each of them handles it
-    outcomes.set(id, outcome);
+    const made = probe(ctx, organizationId, projectId);
+    outcome = made;
+    outcomes.set(id, made);
+    // A definite answer (4xx, TLS/HTTP not spoken, not PostHog's API) is kept for the next callers; a failure
+    // that may pass (5xx, 429, no connection, after the client's retries) is forgotten once every caller then
+    // waiting has it, so a later operation checks again.
+    made.catch((e: unknown) => {
+      if (mayPass(e) && outcomes.get(id) === made) outcomes.delete(id);
+    });
   }
   return outcome;
 }
@@ -87,6 +103,15 @@ async function probe(
     await get(path`/api/projects/${projectId ?? s.projectId ?? "@current"}/dashboards/`, { limit: 1 });
     return { organizationId, projectId, requests: 2 };
   }
+}
+
+/** A failure that a later attempt may not meet: a server error, throttling, no connection at all. */
+function mayPass(e: unknown): boolean {
+  return (
+    e instanceof ServerError ||
+    e instanceof RateLimitedError ||
+    (e instanceof ConnectionError && !isMisconfiguredConnection(e))
+  );
 }
 
 /** The check's own reading of a failure: a project missing from the organization is a setting to fix. */
