@@ -103,6 +103,8 @@ export interface KillRecord {
   childrenAtKill: number;
   /** ms until none was left (undefined when one outlived the wait). */
   childrenGoneMs?: number;
+  /** How long each of them outlived the kill (ms, within 10 ms), by role: `program`, `host` (dynamic-provider host), `engine`. */
+  outlivedMs: Record<string, number>;
   /** Processes of the killed run still alive 10 s after the kill (command lines). */
   leaked: string[];
   /** Un-killed runs until one exited 0 and the following preview showed no changes. */
@@ -163,6 +165,8 @@ export interface EngineKillReport {
     leakedProcesses: number;
     /** The longest a process of a killed run (program, provider host) outlived it, in ms. */
     longestOutlivedMs: number;
+    /** The same by role (`program`, `host`). */
+    longestOutlivedMsByRole: Record<string, number>;
     notSeededAfterDestroy: number;
     cleanedUp: number;
     /** Kills after which the re-runs only converged once the operator removed orphans. */
@@ -241,8 +245,13 @@ export function processesWithMarker(marker: string): { pid: number; cmd: string 
       const stat = readFileSync(`/proc/${p}/stat`, "utf8");
       if (/^\d+ \(.*\) Z/s.test(stat)) continue; // a zombie runs nothing
       if (!readFileSync(`/proc/${p}/environ`).includes(marker)) continue;
-      const cmd = readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0").join(" ").trim();
-      out.push({ pid, cmd: cmd.length > 160 ? `${cmd.slice(0, 160)}…` : cmd });
+      // the command line without the inline `--import data:…` module (long), cut for the report
+      const cmd = readFileSync(`/proc/${p}/cmdline`, "utf8")
+        .split("\0")
+        .filter((a) => !a.startsWith("data:"))
+        .join(" ")
+        .trim();
+      out.push({ pid, cmd: cmd.length > 200 ? `${cmd.slice(0, 200)}…` : cmd });
     } catch {
       // gone meanwhile, or not ours to read
     }
@@ -795,6 +804,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
         carried: carriedBefore,
         stateResources: 0,
         childrenAtKill: 0,
+        outlivedMs: {},
         leaked: [],
         recoveryRuns: 0,
         neededOperator: false,
@@ -813,14 +823,29 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
         rec.killedAtMs = killed.killedAtMs;
         // what outlived the engine (the program, the provider host), and for how long
         const t = performance.now();
-        rec.childrenAtKill = processesWithMarker(marker).length;
-        let left = rec.childrenAtKill;
-        while (left > 0 && performance.now() - t < 10_000) {
-          await sleep(25);
-          left = processesWithMarker(marker).length;
+        const atKill = processesWithMarker(marker);
+        rec.childrenAtKill = atKill.length;
+        const role = (cmd: string) =>
+          cmd.includes("dynamic-provider")
+            ? "host"
+            : cmd.includes("cmd/run")
+              ? "program"
+              : cmd.includes("tools/stack/cli.js")
+                ? "engine"
+                : "other";
+        let left = atKill;
+        while (left.length > 0 && performance.now() - t < 10_000) {
+          await sleep(10);
+          const now = processesWithMarker(marker);
+          for (const p of left)
+            if (!now.some((q) => q.pid === p.pid)) {
+              const r = role(p.cmd);
+              rec.outlivedMs[r] = Math.max(rec.outlivedMs[r] ?? 0, Math.round(performance.now() - t));
+            }
+          left = now;
         }
-        if (left === 0) rec.childrenGoneMs = Math.round(performance.now() - t);
-        else rec.leaked = processesWithMarker(marker).map((p) => `${p.pid} ${p.cmd}`);
+        if (left.length === 0) rec.childrenGoneMs = Math.round(performance.now() - t);
+        else rec.leaked = left.map((p) => `${p.pid} ${p.cmd}`);
       }
       if (rec.killedAtMs !== undefined) {
         // what the server applied that the checkpoint does not hold (writes still on the wire finish first)
@@ -919,6 +944,10 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
         differences: sum((r) => r.differences.length),
         leakedProcesses: sum((r) => r.leaked.length),
         longestOutlivedMs: Math.max(0, ...records.map((r) => r.childrenGoneMs ?? 0)),
+        longestOutlivedMsByRole: records.reduce<Record<string, number>>((acc, r) => {
+          for (const [k, v] of Object.entries(r.outlivedMs)) acc[k] = Math.max(acc[k] ?? 0, v);
+          return acc;
+        }, {}),
         notSeededAfterDestroy: sum((r) => r.notSeeded.length),
         cleanedUp: sum((r) => r.cleanedUp.length),
         neededOperator: records.filter((r) => r.neededOperator).length,
