@@ -119,6 +119,9 @@ export function diagnoseResponse(settings: Settings, f: ResponseFailure): string
         return undefined;
     }
   }
+  if (/plain HTTP request was sent to HTTPS port/i.test(detail)) {
+    return `the server expects HTTPS: check the scheme of the host ${settings.host}, set by ${settingOrigin(settings, "host")}: use https://`;
+  }
   if (status >= 300 && status < 400) {
     return `the server redirected the request${f.location ? ` to ${f.location}` : ""}: ${checkHost(settings)} (scheme, domain and path prefix as PostHog is served)`;
   }
@@ -142,6 +145,8 @@ export function diagnoseConnection(
       return `${url.hostname} cannot be reached from this machine (${window}): check ${host} and the network`;
     case "connect-timeout":
       return `no connection to ${url.host} within timeouts.connectMs = ${settings.timeouts.connectMs} ms (a firewall dropping packets, a wrong port?): check ${host} and the network`;
+    case "no-answer":
+      return `the server at ${url.host} closed the connection without answering (${window})${url.protocol === "http:" ? ": if it serves HTTPS, use https://" : ""}; check ${host}`;
     case "not-tls":
       return `the server at ${url.host} does not speak TLS, so https:// cannot work: check the scheme of ${host}: use http:// for a plain-HTTP server`;
     case "certificate":

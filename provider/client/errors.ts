@@ -153,6 +153,9 @@ export class ServerError extends PostHogError {
  * What kind of connection failure a {@link ConnectionError} is:
  * - `refused`, `dns`, `unreachable`, `connect-timeout`: the connection was never made (nothing was sent). Retried
  *   only while the time spent since the first attempt stays within `timeouts.connectMs`.
+ * - `no-answer`: the server closed a new connection without sending a single byte (e.g. `http://` spoken to a TLS
+ *   port, or a service that drops what it does not understand). Retried like the connect failures, within
+ *   `timeouts.connectMs`; a POST stays ambiguous (its bytes were sent).
  * - `not-tls`: `https://` spoken to a server that does not speak TLS (e.g. `ERR_SSL_PACKET_LENGTH_TOO_LONG`).
  * - `certificate`: the server's TLS certificate is not trusted (self-signed, expired, wrong name…).
  * - `not-http`: the server answered bytes that are not HTTP (another protocol on that port).
@@ -164,6 +167,7 @@ export type ConnectionFailure =
   | "dns"
   | "unreachable"
   | "connect-timeout"
+  | "no-answer"
   | "not-tls"
   | "certificate"
   | "not-http"
@@ -204,14 +208,19 @@ export function isMisconfiguredConnection(e: unknown): e is ConnectionError {
   );
 }
 
-/** Failures of the connect phase (refused, DNS, unreachable, connect timeout): nothing was sent. */
+/**
+ * Failures where no connection ever answered: the connect phase failed (refused, DNS, unreachable, connect
+ * timeout; nothing was sent) or the server closed a new connection without a byte (`no-answer`). Retried only
+ * within `timeouts.connectMs`.
+ */
 export function isConnectFailure(e: unknown): e is ConnectionError {
   return (
     e instanceof ConnectionError &&
     (e.failure === "refused" ||
       e.failure === "dns" ||
       e.failure === "unreachable" ||
-      e.failure === "connect-timeout")
+      e.failure === "connect-timeout" ||
+      e.failure === "no-answer")
   );
 }
 
@@ -301,6 +310,9 @@ function connectionFailureOf(err: unknown, errorCode: string | undefined): Conne
     if (CERTIFICATE_CODES.has(errorCode)) return "certificate";
   }
   if ((err as { name?: unknown } | undefined)?.name === "HTTPParserError") return "not-http";
+  // undici's SocketError tells what the socket carried: a connection closed before its first byte never answered.
+  const socket = (err as { socket?: { bytesRead?: unknown } } | undefined)?.socket;
+  if (errorCode === "UND_ERR_SOCKET" && socket?.bytesRead === 0) return "no-answer";
   return "other";
 }
 

@@ -8,9 +8,10 @@
  * - POST: retried only when provably not processed: a 429, or a connection failure before sending
  *   (ECONNREFUSED, DNS, connect timeout). A POST that fails in any other way without a definite 4xx
  *   answer (5xx, reset, dropped response, headers/body timeout) throws {@link AmbiguousWriteError}.
- * - Connect-phase failures (refused, DNS, unreachable, connect timeout) are retried only while the time since
- *   the first attempt, plus the next wait, stays within `timeouts.connectMs`: a closed port fails within the
- *   connect timeout, a server restarting meanwhile is still reached.
+ * - Connect-phase failures (refused, DNS, unreachable, connect timeout) and a new connection closed without a
+ *   byte of answer are retried only while the time since the first attempt, plus the next wait, stays within
+ *   `timeouts.connectMs`: a closed port fails within the connect timeout, a server restarting meanwhile is still
+ *   reached.
  * - Never retried (they come from the settings): TLS spoken to a plain-HTTP server, an untrusted certificate,
  *   a server that does not answer HTTP. A POST failing so is not ambiguous (nothing PostHog could apply).
  * - The wait is the server's (`Retry-After`, else "Expected available in N seconds" of a 429 body), else

@@ -246,6 +246,49 @@ describe("connections: closed port, TLS or HTTP not spoken", () => {
     }
   });
 
+  it("a server closing every connection unanswered (http:// to a TLS port): retried within the connect timeout, says so", async () => {
+    // What a TLS server does with plain HTTP: reads the bytes, closes without a byte of answer.
+    const tls = createServer((socket) => socket.once("data", () => socket.destroy()));
+    const port = await listen(tls);
+    try {
+      const client = createClient({
+        apiKey: "phx_tlsPortKey",
+        host: `http://127.0.0.1:${port}`,
+        rateLimit: false,
+        timeouts: { connectMs: 300 },
+        retry: { maxAttempts: 200, maxTotalWaitMs: 600_000, baseDelayMs: 20, maxDelayMs: 40 },
+      });
+      const e = await failureOf(client.members.list());
+      expect((e as ConnectionError).failure).toBe("no-answer");
+      expect(e.message).toContain(`the server at 127.0.0.1:${port} closed the connection without answering`);
+      expect(e.message).toContain("if it serves HTTPS, use https://");
+      expect(client.stats().attempts).toBeGreaterThan(1);
+      expect(client.stats().attempts).toBeLessThan(200); // the connect timeout ended it
+      // nginx answers plain HTTP on its TLS port with a 400 page: said too.
+      const nginx = createHttpServer((_req, res) => {
+        res.writeHead(400, { "content-type": "text/html" });
+        res.end(
+          "<html><center><h1>400 Bad Request</h1></center><center>The plain HTTP request was sent to HTTPS port</center></html>",
+        );
+      });
+      const nginxPort = await listen(nginx);
+      try {
+        const plain = createClient({
+          apiKey: "phx_nginxKey",
+          host: `http://127.0.0.1:${nginxPort}`,
+          rateLimit: false,
+        });
+        const bad = await failureOf(plain.members.list());
+        expect(bad.message).toContain("the server expects HTTPS");
+        expect(bad.message).toContain("use https://");
+      } finally {
+        await close(nginx);
+      }
+    } finally {
+      await close(tls);
+    }
+  });
+
   it("a server answering 404 to everything (not PostHog's error body) is named as such", async () => {
     const nginx = createHttpServer((_req, res) => {
       res.writeHead(404, { "content-type": "text/html" });
