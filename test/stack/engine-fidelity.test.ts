@@ -24,9 +24,7 @@ const root = join(__dirname, "..", "..");
 const cli = join(root, "dist", "tools", "stack", "cli.js");
 const work = mkdtempSync(join(tmpdir(), "stack-fidelity-"));
 const env = { TINY_TOKEN: "fidelity-token" };
-const stackFiles: string[] = [];
 afterAll(() => {
-  for (const f of stackFiles) rmSync(f, { force: true });
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -50,8 +48,8 @@ function newCase(): Case {
   const dir = join(work, stack);
   const db = join(dir, "db");
   mkdirSync(db, { recursive: true });
-  const stackFile = join(projectDir, `Pulumi.${stack}.yaml`);
-  stackFiles.push(stackFile);
+  // The stack's settings live in the test's own directory (`--config-file`), never beside the fixture.
+  const stackFile = join(dir, "stack.yaml");
   const statePath = join(dir, "state.json");
   return {
     stack,
@@ -64,7 +62,8 @@ function newCase(): Case {
       lines.push(`  tiny:items: ${JSON.stringify(items)}`);
       writeFileSync(stackFile, lines.join("\n"));
     },
-    run: (operation, more = {}) => runStack({ operation, projectDir, stack, statePath, env, ...more }),
+    run: (operation, more = {}) =>
+      runStack({ operation, projectDir, stack, statePath, configFile: stackFile, env, ...more }),
     log: () => {
       const f = join(dir, "ops.log");
       return existsSync(f) ? readFileSync(f, "utf8").trim().split("\n") : [];
@@ -98,7 +97,12 @@ const alive = (pid: number) => {
 function spawnCli(c: Case, operation: string): { child: ChildProcess; done: Promise<number | null> } {
   const child = spawn(
     process.execPath,
-    [cli, operation, "--cwd", projectDir, "--stack", c.stack, "--state", c.statePath, "--json"],
+    [
+      cli,
+      operation,
+      ...["--cwd", projectDir, "--stack", c.stack, "--state", c.statePath],
+      ...["--config-file", join(c.dir, "stack.yaml"), "--json"],
+    ],
     { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] },
   );
   child.stdout?.resume();
@@ -114,14 +118,14 @@ describe("the stand-in engine behaves as the engine does", () => {
   it("runs the program from the directory of `main`, with runtime.options.tsconfig passed as the language host does", async () => {
     const c = newCase();
     const proj = join(__dirname, "fixtures", "nested");
-    const stackFile = join(proj, `Pulumi.${c.stack}.yaml`);
-    stackFiles.push(stackFile);
+    const stackFile = join(c.dir, "nested.yaml");
     writeFileSync(stackFile, `config:\n  tiny:dir: ${c.db}\n  tiny:token: plain\n  tiny:items: {}\n`);
     const r = await runStack({
       operation: "up",
       projectDir: proj,
       stack: c.stack,
       statePath: c.statePath,
+      configFile: stackFile,
       env,
     });
     expect(r.ok, JSON.stringify(r.diagnostics)).toBe(true);
@@ -175,14 +179,7 @@ describe("the stand-in engine behaves as the engine does", () => {
     // With --run-program the current setting is used: the item is not found there.
     cpSync(c.statePath, join(c.dir, "copy.json"));
     cpSync(`${c.statePath}.key`, join(c.dir, "copy.json.key"));
-    const current = await runStack({
-      operation: "refresh",
-      runProgram: true,
-      projectDir,
-      stack: c.stack,
-      statePath: join(c.dir, "copy.json"),
-      env,
-    });
+    const current = await c.run("refresh", { runProgram: true, statePath: join(c.dir, "copy.json") });
     expect(ops(current)).toEqual({ a: "delete" });
     const destroy = await c.run("destroy");
     expect(destroy.ok).toBe(true);
