@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator } from "../../emulator";
 import { type RunOptions, type RunResult, runStack } from "../../tools/stack/engine";
+import { dnsAutomation, seedApi } from "../../tools/stack/seed-api";
 
 // The example (examples/gitops, dev stack) through the stand-in engine, which previews as the engine does: an
 // updated resource's preview outputs are its new inputs, so dependents wired to output-only properties would
@@ -14,7 +15,7 @@ const statePath = join(work, "state.json");
 const stackFile = readFileSync(join(root, "examples", "gitops", "Pulumi.dev.yaml"), "utf8");
 let emulator: Awaited<ReturnType<typeof startEmulator>>;
 let env: Record<string, string>;
-let publisher: NodeJS.Timeout | undefined;
+let dns: ReturnType<typeof dnsAutomation> | undefined;
 
 /** The dev stack's settings with `edit` applied, written to a file of its own (like `--config-file`). */
 function settings(name: string, edit: (text: string) => string): string {
@@ -35,29 +36,14 @@ beforeAll(async () => {
     POSTHOG_API_KEY: emulator.apiKey,
     POSTHOG_ORGANIZATION_ID: emulator.organizationId,
   };
-  const call = (method: string, path: string, body?: unknown) =>
-    fetch(`${emulator.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${emulator.apiKey}`, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
   // DomainVerification waits for the TXT record: publish it as a DNS automation would.
-  publisher = setInterval(async () => {
-    const page = (await (await call("GET", "/api/organizations/@current/domains/")).json()) as {
-      results: { domain: string; verification_challenge: string }[];
-    };
-    for (const d of page.results)
-      await call("POST", "/_emulator/dns", {
-        name: `_posthog-challenge.${d.domain}`,
-        txt: d.verification_challenge,
-      });
-  }, 200);
+  dns = dnsAutomation(seedApi(emulator.url, emulator.apiKey), 200);
   const up = await run("up");
   expect(up.ok, JSON.stringify(up.diagnostics.filter((d) => d.severity === "error"))).toBe(true);
 }, 120_000);
 
 afterAll(async () => {
-  clearInterval(publisher);
+  await dns?.stop();
   await run("destroy");
   await emulator.close();
   rmSync(work, { recursive: true, force: true });

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator } from "../../emulator";
 import { type RunOptions, runStack } from "../../tools/stack/engine";
+import { dnsAutomation, seedApi } from "../../tools/stack/seed-api";
 
 // Issue 12, points 1 and 7, as a user meets them: examples/gitops (dev stack) through the stand-in engine against
 // the emulator. A refresh with a wrong organization id, or a host answering 404 to everything, used to exit 0 and
@@ -17,7 +18,7 @@ const work = mkdtempSync(join(tmpdir(), "wrong-settings-"));
 const statePath = join(work, "state.json");
 let emulator: Awaited<ReturnType<typeof startEmulator>>;
 let env: Record<string, string>;
-let publisher: NodeJS.Timeout | undefined;
+let dns: ReturnType<typeof dnsAutomation> | undefined;
 let notPostHog: ReturnType<typeof createServer>;
 let notPostHogUrl: string;
 
@@ -55,23 +56,8 @@ beforeAll(async () => {
     POSTHOG_API_KEY: emulator.apiKey,
     POSTHOG_ORGANIZATION_ID: emulator.organizationId,
   };
-  const call = (method: string, path: string, body?: unknown) =>
-    fetch(`${emulator.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${emulator.apiKey}`, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
   // DomainVerification waits for the TXT record: publish it as a DNS automation would.
-  publisher = setInterval(async () => {
-    const page = (await (await call("GET", "/api/organizations/@current/domains/")).json()) as {
-      results: { domain: string; verification_challenge: string }[];
-    };
-    for (const d of page.results)
-      await call("POST", "/_emulator/dns", {
-        name: `_posthog-challenge.${d.domain}`,
-        txt: d.verification_challenge,
-      });
-  }, 200);
+  dns = dnsAutomation(seedApi(emulator.url, emulator.apiKey), 200);
   notPostHog = createServer((_req, res) => {
     res.writeHead(404, { "content-type": "text/html" });
     res.end("<html><body><h1>404 Not Found</h1></body></html>");
@@ -83,7 +69,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  clearInterval(publisher);
+  await dns?.stop();
   await run("destroy");
   await emulator.close();
   await new Promise<void>((resolve) => notPostHog.close(() => resolve()));

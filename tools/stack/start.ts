@@ -22,6 +22,7 @@ import { startEmulator } from "../../emulator";
 import { type Operation, type RunResult, runStack, type Step } from "./engine";
 import { readProject, stackFilePath } from "./project";
 import { formatSummary, heading, jsonLine, printer } from "./report";
+import { dnsAutomation, type SeedApi, seedApi } from "./seed-api";
 
 /** One step of the demo and whether it did what it should. */
 export interface DemoStep {
@@ -60,29 +61,7 @@ interface Snapshot {
   batchExports: Record<string, boolean>;
 }
 
-/** A tiny API helper for the demo's own checks and its outside change (plain fetch; the seed key). */
-function api(url: string, key: string) {
-  const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
-    const res = await fetch(`${url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${text}`);
-    return text === "" ? undefined : (JSON.parse(text) as unknown);
-  };
-  const list = async <T>(path: string): Promise<T[]> => {
-    const page = (await call("GET", path)) as { results?: T[] } | T[];
-    return Array.isArray(page) ? page : (page.results ?? []);
-  };
-  return { call, list };
-}
-
-async function snapshot(a: ReturnType<typeof api>): Promise<Snapshot> {
+async function snapshot(a: SeedApi): Promise<Snapshot> {
   const org = "/api/organizations/@current";
   const [members, invites, domains, projects, exports] = await Promise.all([
     a.list<{ user: { email: string }; level: number }>(`${org}/members/?limit=500`),
@@ -97,39 +76,6 @@ async function snapshot(a: ReturnType<typeof api>): Promise<Snapshot> {
     domains: domains.map((d) => d.domain).sort(),
     projects: projects.map((p) => p.id).sort((x, y) => x - y),
     batchExports: Object.fromEntries(exports.map((b) => [b.id, b.paused])),
-  };
-}
-
-/**
- * The DNS automation of the demo: until stopped, publishes the TXT record `_posthog-challenge.<domain>` of
- * every unverified domain of the organization through the emulator's control plane (`POST /_emulator/dns`),
- * as a DNS provider resource or a zone-file pipeline would in real life.
- */
-function dnsAutomation(a: ReturnType<typeof api>): { stop(): Promise<string[]> } {
-  const published = new Set<string>();
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const domains = await a
-        .list<{ domain: string; is_verified?: boolean; verification_challenge?: string }>(
-          "/api/organizations/@current/domains/",
-        )
-        .catch(() => []);
-      for (const d of domains) {
-        const name = `_posthog-challenge.${d.domain}`;
-        if (d.is_verified || !d.verification_challenge || published.has(name)) continue;
-        await a.call("POST", "/_emulator/dns", { name, txt: d.verification_challenge });
-        published.add(name);
-      }
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      return [...published];
-    },
   };
 }
 
@@ -149,7 +95,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
   const configFile = join(work, "Pulumi.dev.yaml");
   copyFileSync(stackFilePath(projectDir, project, "dev"), configFile);
   const emulator = await startEmulator({ rateLimit: false });
-  const a = api(emulator.url, emulator.apiKey);
+  const a = seedApi(emulator.url, emulator.apiKey);
   const env = {
     POSTHOG_HOST: emulator.url,
     POSTHOG_API_KEY: emulator.apiKey,
