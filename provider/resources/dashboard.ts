@@ -19,7 +19,8 @@ import {
   isObjectGone,
   type PostHogClient,
 } from "../client";
-import { createdSince, defineResource, ProjectIdInput, resolveProjectId } from "../lifecycle";
+import { defineResource, ProjectIdInput, resolveProjectId } from "../lifecycle";
+import { beginCreate, type CreateOperation } from "../lost-create";
 
 /** A tile of template JSON: `{type: "INSIGHT", name, description, query, layouts, color}` or `{type: "TEXT", body, …}`. */
 const TemplateTileSchema = z
@@ -253,15 +254,33 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
       // Adopt: PATCH with deleted:false also restores a soft-deleted dashboard (GET would answer 404).
       d = await patch(api, projectId, want.dashboardId, { ...convergeBody(want, undefined, true) });
     } else if (want.templateJson !== undefined) {
-      const made = await api.dashboards.createFromTemplateJson({
+      // PostHog names the new dashboard after the template; the PATCH below gives it the declared settings.
+      const templateName = want.templateJson.template_name;
+      const op = beginCreate(
+        "Dashboard",
         projectId,
-        body: { template: want.templateJson },
-      });
-      const created = made ?? (await newestByName(api, projectId, want));
+        typeof templateName === "string" ? templateName : want.name,
+      );
+      let created: Dashboard;
+      try {
+        const made = await api.dashboards.createFromTemplateJson({
+          projectId,
+          body: { template: want.templateJson },
+        });
+        // Answered without a body (the seed's "response not shown"): find the one this create made.
+        created = made ?? (await adoptLost(api, projectId, op, undefined));
+        if (made) op.made(String(made.id));
+      } catch (e) {
+        if (!(e instanceof AmbiguousWriteError)) {
+          op.failed();
+          throw e;
+        }
+        created = await adoptLost(api, projectId, op, e);
+      }
       const body = convergeBody(want, toOutputs(created, projectId, want), false);
       d = Object.keys(body).length > 0 ? await patch(api, projectId, created.id, body) : created;
     } else {
-      const started = Date.now();
+      const op = beginCreate("Dashboard", projectId, want.name);
       try {
         d = await api.dashboards.create({
           projectId,
@@ -275,12 +294,15 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
             ...(want.useDashboard !== undefined ? { use_dashboard: want.useDashboard } : {}),
           },
         });
+        op.made(String(d.id));
       } catch (e) {
-        // A create whose answer was lost (applied or not): adopt what it made, never create a duplicate.
-        if (!(e instanceof AmbiguousWriteError)) throw e;
-        const made = createdSince(await api.dashboards.all({ projectId }), want.name, started);
-        if (!made) throw e;
-        d = await api.dashboards.retrieve({ projectId, id: made.id });
+        // A create whose answer was lost (applied or not): adopt only the dashboard this create provably made
+        // (provider/lost-create.ts), never a duplicate, never another resource's dashboard.
+        if (!(e instanceof AmbiguousWriteError)) {
+          op.failed();
+          throw e;
+        }
+        d = await adoptLost(api, projectId, op, e);
       }
     }
     return { id: String(d.id), outs: toOutputs(d, projectId, want) };
@@ -326,13 +348,19 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
   },
 });
 
-/** When create-from-template-JSON answers without a body (the seed's "response not shown"), find the new dashboard. */
-async function newestByName(api: PostHogClient, projectId: string, want: In): Promise<Dashboard> {
-  const templateName = want.templateJson?.template_name;
-  const name = typeof templateName === "string" ? templateName : want.name;
-  const matches = (await api.dashboards.all({ projectId })).filter((d) => d.name === name);
-  const newest = matches.sort((a, b) => b.id - a.id)[0];
-  if (!newest)
-    throw new Error(`create_from_template_json answered without a dashboard and none named "${name}" exists`);
-  return newest;
+/**
+ * The dashboard a create whose answer was lost (or came without a body) provably made: one GET of the project's
+ * dashboard list (it carries `created_at`), then one GET of the dashboard. `lost` is the create's error, or
+ * undefined when it answered 2xx without a body (then it did apply).
+ * @throws when no dashboard or more than one could be it (provider/lost-create.ts), naming `dashboardId`.
+ */
+async function adoptLost(
+  api: PostHogClient,
+  projectId: string,
+  op: CreateOperation,
+  lost: AmbiguousWriteError | undefined,
+): Promise<Dashboard> {
+  const cause = lost ?? new Error("create_from_template_json answered 2xx without a dashboard");
+  const made = op.adopt(await api.dashboards.all({ projectId }), cause, "the input dashboardId");
+  return api.dashboards.retrieve({ projectId, id: made.id });
 }

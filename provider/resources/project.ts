@@ -8,8 +8,9 @@
  */
 import { z } from "zod";
 import { AmbiguousWriteError, type PostHogClient, type Project, ValidationError } from "../client";
-import { createdSince, defineResource, ProjectIdInput } from "../lifecycle";
+import { defineResource, ProjectIdInput } from "../lifecycle";
 import { TimeZoneInput } from "../limits";
+import { beginCreate } from "../lost-create";
 
 const bool = () => z.boolean({ error: "expected true or false" }).optional();
 /** A list of strings of at most 200 characters each (PostHog stores them as `varchar(200)`). */
@@ -158,23 +159,25 @@ export const projectProvider = defineResource<typeof ProjectInputsSchema, Projec
       const p = await converge(api, live, want);
       return { id: String(p.id), outs: toOutputs(p) };
     }
-    const started = Date.now();
+    const op = beginCreate("Project", api.settings.organizationId ?? "", want.name);
     try {
       const p = await api.projects.create({
         body: { ...body(want), ...(want.isDemo !== undefined ? { is_demo: want.isDemo } : {}) },
       });
+      op.made(String(p.id));
       return { id: String(p.id), outs: toOutputs(p) };
     } catch (e) {
-      // A create whose answer was lost (applied or not): adopt what it made, never create a duplicate.
+      // A create whose answer was lost (applied or not): adopt only the project this create provably made
+      // (provider/lost-create.ts), never a duplicate, never another resource's project.
       if (e instanceof AmbiguousWriteError) {
-        // the list has no created_at: check the newest project of that name in full
-        const newest = (await api.projects.all())
-          .filter((p) => p.name === want.name)
-          .sort((a, b) => b.id - a.id)[0];
-        const full = newest && (await api.projects.retrieve({ id: newest.id }));
-        if (full && createdSince([full], want.name, started))
-          return { id: String(full.id), outs: toOutputs(full) };
+        // the list has no created_at: read each project of that name no resource of the run holds in full
+        const full = await Promise.all(
+          op.untaken(await api.projects.all()).map((p) => api.projects.retrieve({ id: p.id })),
+        );
+        const made = op.adopt(full, e, "the input projectId");
+        return { id: String(made.id), outs: toOutputs(made) };
       }
+      op.failed();
       if (e instanceof ValidationError) throw new Error(`Project ${want.name}: ${e.message}`, { cause: e });
       throw e;
     }

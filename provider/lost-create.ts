@@ -1,0 +1,136 @@
+/**
+ * Lost creates: what a create may adopt when its answer was lost (issue 12, points 2 and 3).
+ *
+ * A create whose POST got no usable answer (AmbiguousWriteError: 5xx, reset, dropped response) may or may not
+ * have made its object. The rule: it adopts only an object that THIS operation provably made; never one another
+ * resource of the run made or manages, never one that existed before the operation. When it cannot prove it,
+ * it fails and names the candidates and the input that adopts explicitly.
+ *
+ * What "provably" means here, per provider host process (one per Pulumi run, see provider/claims.ts):
+ * - every create of the process is registered with its type, scope (organization or project) and object name,
+ *   and the time it started and ended ({@link beginCreate});
+ * - every id a resource of the run holds is taken: the ids creates of this process returned (made or adopted),
+ *   and the ids existing resources hold (seen by `diff`, `read`, `update`, `delete`: {@link markManaged});
+ * - a candidate is an object of that name, not taken, created (server `created_at`) within this operation's
+ *   window: from its start to now, with {@link CLOCK_SKEW_MS} of clock difference between this host and
+ *   PostHog allowed on each side;
+ * - it is adopted only when exactly one candidate remains AND no other create of the same type, scope and name
+ *   in this process could have made it (one that started before this one ended and has not resolved to an id).
+ *
+ * Limits (README, "Lost creates"): objects made by someone else (another run, a person in the UI) with the same
+ * name within the clock-skew allowance are indistinguishable from this create's object: then there are two
+ * candidates and the create fails, or, if this create did not apply, one, which it would adopt. Across processes
+ * (an engine killed mid-create) nothing is known: the next run creates again.
+ */
+
+/** Clock difference allowed between this host and PostHog's `created_at`, in ms, on each side of the window. */
+export const CLOCK_SKEW_MS = 60_000;
+
+interface CreateRecord {
+  key: string;
+  started: number;
+  ended: number | undefined;
+  /** The id this create resolved to (made or adopted); undefined while in flight or when it stayed unknown. */
+  id: string | undefined;
+  /** True when it ended with a definite answer that made nothing (e.g. 400). */
+  madeNothing: boolean;
+}
+
+const records: CreateRecord[] = [];
+/** `type\nid` of every object a resource of this run holds. */
+const taken = new Set<string>();
+
+/** Records that a resource of this run holds object `id` of `type` (e.g. "Project", "1001"). */
+export function markManaged(type: string, id: string): void {
+  if (id) taken.add(`${type}\n${id}`);
+}
+
+/** An object seen in a list after a lost create: its id, name and server creation time (ISO 8601). */
+export interface Candidate {
+  id: number | string;
+  name?: string | null | undefined;
+  created_at?: string | null | undefined;
+}
+
+/** One create of this process; see {@link beginCreate}. */
+export interface CreateOperation {
+  /** The create answered with object `id`: it is taken from now on. */
+  made(id: string): void;
+  /** The create failed with a definite answer (nothing made). */
+  failed(): void;
+  /**
+   * After an AmbiguousWriteError: the one object among `items` this create provably made, or throws.
+   * `items` are the objects of the scope (e.g. the list of the project's dashboards); each needs `created_at`.
+   * @throws Error naming the candidates and `adoptHint` when more than one object (or a concurrent create of
+   *   the same name) could be it; `lost` itself, annotated, when none could be (the create did not apply).
+   */
+  adopt<T extends Candidate>(items: readonly T[], lost: Error, adoptHint: string): T;
+  /** Candidates by name that are not taken, before their `created_at` is known (to fetch them one by one). */
+  untaken<T extends Candidate>(items: readonly T[]): T[];
+}
+
+/**
+ * Registers a create of object `name` of `type` in `scope` (an organization or project id), started now.
+ * Call before the POST; call `made`/`failed`/`adopt` on its outcome.
+ */
+export function beginCreate(type: string, scope: string, name: string): CreateOperation {
+  const key = `${type}\n${scope}\n${name}`;
+  const rec: CreateRecord = { key, started: Date.now(), ended: undefined, id: undefined, madeNothing: false };
+  records.push(rec);
+  const isTaken = (id: number | string) => taken.has(`${type}\n${String(id)}`);
+  const op: CreateOperation = {
+    made(id) {
+      rec.id = id;
+      rec.ended = Date.now();
+      markManaged(type, id);
+    },
+    failed() {
+      rec.madeNothing = true;
+      rec.ended = Date.now();
+    },
+    untaken(items) {
+      return items.filter((x) => x.name === name && !isTaken(x.id));
+    },
+    adopt(items, lost, adoptHint) {
+      const now = Date.now();
+      const candidates = op.untaken(items).filter((x) => {
+        const at = x.created_at ? Date.parse(x.created_at) : Number.NaN;
+        return at >= rec.started - CLOCK_SKEW_MS && at <= now + CLOCK_SKEW_MS;
+      });
+      // Other creates of the same object name that may have made one of the candidates: not resolved to an id,
+      // not failed definitely, and running at some point of this create's window.
+      const rivals = records.filter(
+        (r) =>
+          r !== rec &&
+          r.key === key &&
+          r.id === undefined &&
+          !r.madeNothing &&
+          r.started <= now + CLOCK_SKEW_MS &&
+          (r.ended ?? now) >= rec.started - CLOCK_SKEW_MS,
+      );
+      const [only] = candidates;
+      if (candidates.length === 1 && only && rivals.length === 0) {
+        op.made(String(only.id));
+        return only;
+      }
+      rec.ended = now;
+      if (candidates.length === 0) {
+        throw new Error(
+          `${lost.message}. No ${type} named "${name}" that no other resource holds was created since this create started: it did not apply, and nothing was adopted; run up again`,
+          { cause: lost },
+        );
+      }
+      const ids = candidates.map((c) => `${c.id} (created ${c.created_at})`).join(", ");
+      const why =
+        candidates.length > 1
+          ? `${candidates.length} ${type}s named "${name}" were created since it started: ${ids}`
+          : `${type} ${ids} named "${name}" was created since it started, but ${rivals.length} other create(s) of a ${type} named "${name}" ran at the same time in this run and may have made it`;
+      throw new Error(
+        `${type} "${name}": the answer to its create was lost (${lost.message}), and which object it made cannot be proved: ${why}. ` +
+          `Nothing was adopted. Check them in PostHog, then adopt the right one explicitly with ${adoptHint} (and delete the others), or delete them all and run up again`,
+        { cause: lost },
+      );
+    },
+  };
+  return op;
+}

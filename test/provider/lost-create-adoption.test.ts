@@ -1,0 +1,118 @@
+/**
+ * A create whose answer was lost adopts only an object that this operation provably made (issue 12, points 2
+ * and 3): never the object of another resource of the run, and a lost `create_from_template_json` adopts its
+ * dashboard instead of leaving it to be made again. Real HTTP: the emulator answers one POST 502 without
+ * applying it, or drops the answer of one it applied; the real provider host.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ProviderHost } from "../../tools/provider-host";
+import {
+  create,
+  failure,
+  serializeProvider,
+  startConfiguredHost,
+  startTestEmulator,
+  type TestEmulator,
+  urnOf,
+} from "./harness";
+
+let emu: TestEmulator;
+let host: ProviderHost;
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  host = await startConfiguredHost(emu);
+});
+afterAll(async () => {
+  await host?.close();
+  await emu?.close();
+});
+
+const named = async (path: string, name: string) =>
+  ((await emu.api("GET", `${path}?limit=200`)).body as { results: { id: number; name: string }[] }).results
+    .filter((x) => x.name === name)
+    .map((x) => x.id);
+
+/** Check then Create of a new resource, expected to fail: the failure's message. */
+async function createFails(type: string, name: string, inputs: Record<string, unknown>): Promise<string> {
+  const urn = urnOf(type, name);
+  const provider = await serializeProvider(type);
+  const checked = await host.check(urn, {}, { ...inputs, __provider: provider, __resourceName: name });
+  expect(checked.failures).toEqual([]);
+  return failure(host.create(urn, checked.inputs));
+}
+
+describe("a lost create never adopts another resource's object", () => {
+  it("Project: the second of two Projects named Twin, answered 502 without applying, fails and adopts nothing", async () => {
+    const projects = `/api/organizations/${emu.organizationId}/projects/`;
+    const first = await create(host, "Project", "twinA", { name: "Twin", __resourceName: "twinA" });
+    await emu.control("POST", "/faults", { method: "POST", path: "/projects/$", status: 502, times: 1 });
+    const message = await createFails("Project", "twinB", { name: "Twin" });
+    expect(message).toMatch(/502/);
+    expect(message).toMatch(/nothing was adopted/);
+    expect(message).not.toContain(`${first.id}`);
+    expect(await named(projects, "Twin")).toEqual([Number(first.id)]);
+  });
+
+  it("Dashboard: the same for two Dashboards of one name", async () => {
+    const dashboards = `/api/projects/${emu.projectId}/dashboards/`;
+    const first = await create(host, "Dashboard", "twinA", { name: "Twin board", __resourceName: "twinA" });
+    await emu.control("POST", "/faults", { method: "POST", path: "/dashboards/$", status: 502, times: 1 });
+    const message = await createFails("Dashboard", "twinB", { name: "Twin board" });
+    expect(message).toMatch(/nothing was adopted/);
+    expect(await named(dashboards, "Twin board")).toEqual([Number(first.id)]);
+  });
+
+  it("an existing resource's object (seen by diff) is never adopted either", async () => {
+    const dashboards = `/api/projects/${emu.projectId}/dashboards/`;
+    const made = await emu.api("POST", dashboards, { name: "Held board" });
+    const id = String((made.body as { id: number }).id);
+    // the engine diffs the resource that holds it before creating the new one
+    const provider = await serializeProvider("Dashboard");
+    const held = { name: "Held board", description: "", pinned: false, tags: [], restrictionLevel: 21 };
+    await host.diff(
+      id,
+      urnOf("Dashboard", "held"),
+      { ...held, projectId: String(emu.projectId), deleteInsights: false, __provider: provider },
+      { ...held, deleteInsights: false, __provider: provider },
+    );
+    await emu.control("POST", "/faults", { method: "POST", path: "/dashboards/$", status: 502, times: 1 });
+    expect(await createFails("Dashboard", "second", { name: "Held board" })).toMatch(/nothing was adopted/);
+    expect(await named(dashboards, "Held board")).toEqual([Number(id)]);
+  });
+});
+
+describe("a lost create from templateJson", () => {
+  const template = {
+    template_name: "Web KPIs",
+    dashboard_description: "",
+    dashboard_filters: {},
+    tiles: [{ type: "TEXT", body: "KPIs" }],
+  };
+
+  it("adopts the dashboard it made (dropped answer): one Web KPIs, the state holds its id", async () => {
+    const dashboards = `/api/projects/${emu.projectId}/dashboards/`;
+    await emu.control("POST", "/faults", {
+      method: "POST",
+      path: "/create_from_template_json/$",
+      dropResponse: true,
+      times: 1,
+    });
+    const d = await create(host, "Dashboard", "kpis", { name: "Web KPIs", templateJson: template });
+    expect(await named(dashboards, "Web KPIs")).toEqual([Number(d.id)]);
+    expect(d.outs).toMatchObject({ name: "Web KPIs", templateJson: template });
+  });
+
+  it("answered 502 without applying: fails, makes nothing and does not take another resource's Web KPIs", async () => {
+    const dashboards = `/api/projects/${emu.projectId}/dashboards/`;
+    const before = await named(dashboards, "Web KPIs");
+    await emu.control("POST", "/faults", {
+      method: "POST",
+      path: "/create_from_template_json/$",
+      status: 502,
+      times: 1,
+    });
+    const message = await createFails("Dashboard", "kpis2", { name: "Web KPIs", templateJson: template });
+    expect(message).toMatch(/nothing was adopted/);
+    expect(await named(dashboards, "Web KPIs")).toEqual(before);
+  });
+});
