@@ -115,8 +115,14 @@ export function beginCreate(type: string, scope: string, name: string): CreateOp
       }
       rec.ended = now;
       if (candidates.length === 0) {
+        const outside = op.untaken(items);
         throw new Error(
-          `${lost.message}. No ${type} named "${name}" that no other resource holds was created since this create started: it did not apply, and nothing was adopted; run up again`,
+          outside.length === 0
+            ? `${lost.message}. No ${type} named "${name}" exists that no other resource holds: the create did not apply, and nothing was adopted; run up again`
+            : `${lost.message}. No ${type} named "${name}" that no other resource holds was created within this create's window ` +
+                `(this machine's clock, ±${CLOCK_SKEW_MS / 1000} s), so nothing was adopted; other ${type}s of that name: ` +
+                `${outside.map((c) => `${c.id} (created ${c.created_at ?? "at an unknown time"})`).join(", ")}. If PostHog's ` +
+                `clock is that far from this machine's, one of them may be the one this create made: adopt it explicitly with ${adoptHint}; otherwise run up again`,
           { cause: lost },
         );
       }

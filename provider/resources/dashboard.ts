@@ -12,6 +12,7 @@
  * - Adoption: `dashboardId` takes over an existing dashboard (restoring it if soft-deleted) and converges it.
  */
 import { z } from "zod";
+import { keptOnDestroy } from "../adopted";
 import {
   AmbiguousWriteError,
   type Dashboard,
@@ -135,8 +136,16 @@ export const DashboardInputsSchema = z
       })
       .pipe(DashboardTemplateJsonSchema)
       .optional(),
-    /** Adopt this existing dashboard (its id) instead of creating one. Changing it replaces. */
+    /**
+     * Adopt this existing dashboard (its id) instead of creating one. Changing it replaces. An adopted dashboard
+     * is kept on destroy unless `deleteAdoptedOnDestroy` is true.
+     */
     dashboardId: z.number({ error: "expected a dashboard id" }).int().positive().optional(),
+    /**
+     * Soft-delete the dashboard on destroy even though it was adopted (`dashboardId`). Default: an adopted
+     * dashboard is left as it was found (a dashboard this resource created is always soft-deleted on destroy).
+     */
+    deleteAdoptedOnDestroy: z.boolean({ error: "expected true or false" }).optional(),
     /** On delete, also soft-delete the insights that are only on this dashboard. Default false. */
     deleteInsights: z.boolean({ error: "expected true or false" }).default(false),
   })
@@ -175,11 +184,27 @@ export interface DashboardOutputs extends Record<string, unknown> {
   isShared: boolean;
   /** When the dashboard was created (ISO 8601). */
   createdAt: string | null;
+  /**
+   * True when this resource adopted the dashboard (`dashboardId`), false when it created it. Absent in state
+   * written before it existed: `dashboardId` in the outputs tells then.
+   */
+  adopted?: boolean;
+  /** As declared: soft-delete the adopted dashboard on destroy. */
+  deleteAdoptedOnDestroy?: boolean;
 }
 
 const CREATE_ONLY = ["useTemplate", "useDashboard", "templateJson", "dashboardId"] as const;
 
-function toOutputs(d: Dashboard, projectId: string, want: In | DashboardOutputs): DashboardOutputs {
+/**
+ * Outputs of live dashboard `d`; `want` gives the declared (or recorded) create-only inputs and
+ * `deleteAdoptedOnDestroy`, `adopted` whether this resource adopted it (undefined: unknown, old state).
+ */
+function toOutputs(
+  d: Dashboard,
+  projectId: string,
+  want: In | DashboardOutputs,
+  adopted: boolean | undefined,
+): DashboardOutputs {
   const outs: DashboardOutputs = {
     name: d.name ?? "",
     description: d.description ?? "",
@@ -195,6 +220,8 @@ function toOutputs(d: Dashboard, projectId: string, want: In | DashboardOutputs)
     createdAt: d.created_at ?? null,
   };
   for (const k of CREATE_ONLY) if (want[k] !== undefined) outs[k] = want[k];
+  if (adopted !== undefined) outs.adopted = adopted;
+  if (want.deleteAdoptedOnDestroy !== undefined) outs.deleteAdoptedOnDestroy = want.deleteAdoptedOnDestroy;
   return outs;
 }
 
@@ -277,7 +304,7 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
         }
         created = await adoptLost(api, projectId, op, e);
       }
-      const body = convergeBody(want, toOutputs(created, projectId, want), false);
+      const body = convergeBody(want, toOutputs(created, projectId, want, false), false);
       d = Object.keys(body).length > 0 ? await patch(api, projectId, created.id, body) : created;
     } else {
       const op = beginCreate("Dashboard", projectId, want.name);
@@ -305,13 +332,18 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
         d = await adoptLost(api, projectId, op, e);
       }
     }
-    return { id: String(d.id), outs: toOutputs(d, projectId, want) };
+    return { id: String(d.id), outs: toOutputs(d, projectId, want, want.dashboardId !== undefined) };
   },
   async read(api, id, props) {
     const old = props;
     const projectId = old.projectId ?? (await resolveProjectId(api));
     try {
-      return toOutputs(await api.dashboards.retrieve({ projectId, id: Number(id) }), projectId, old);
+      return toOutputs(
+        await api.dashboards.retrieve({ projectId, id: Number(id) }),
+        projectId,
+        old,
+        old.adopted,
+      );
     } catch (e) {
       // Dashboards cannot be hard-deleted, so PostHog's 404 for the dashboard means soft-deleted: keep the id,
       // show the drift. A 404 for the project, the endpoint or from another server is an error (isObjectGone).
@@ -327,7 +359,7 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
         Object.keys(body).length > 0
           ? await patch(api, projectId, Number(id), body)
           : await api.dashboards.retrieve({ projectId, id: Number(id) });
-      return toOutputs(d, projectId, want);
+      return toOutputs(d, projectId, want, olds.adopted);
     } catch (e) {
       if (isObjectGone(e) && olds.deleted === true) {
         throw new Error(
@@ -341,6 +373,13 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
   },
   async delete(api, id, props) {
     const old = props;
+    // Adopted objects are left as they were found (README, "What destroy does"). State written before the
+    // marker existed holds `dashboardId` exactly when the dashboard was adopted.
+    const adopted = old.adopted ?? old.dashboardId !== undefined;
+    if (adopted && old.deleteAdoptedOnDestroy !== true) {
+      keptOnDestroy(`Dashboard ${id} (${old.name})`, false, "deleteAdoptedOnDestroy");
+      return;
+    }
     await patch(api, old.projectId ?? (await resolveProjectId(api)), Number(id), {
       deleted: true,
       ...(old.deleteInsights ? { delete_insights: true } : {}),

@@ -12,6 +12,7 @@
  * - Adoption: `adopt: true` takes over a domain of that name already in the organization and converges it.
  */
 import { z } from "zod";
+import { keptOnDestroy } from "../adopted";
 import {
   AmbiguousWriteError,
   DOMAIN_PATTERN,
@@ -58,8 +59,16 @@ export const DomainInputsSchema = z.strictObject({
     .optional(),
   /** SAML X.509 certificate of the IdP (PEM). Unset = not managed. */
   samlX509Cert: z.string().optional(),
-  /** Take over a domain of this name that already exists in the organization instead of failing. Default false. */
+  /**
+   * Take over a domain of this name that already exists in the organization instead of failing. Default false.
+   * An adopted domain is kept on destroy unless `deleteAdoptedOnDestroy` is true.
+   */
   adopt: z.boolean({ error: "expected true or false" }).default(false),
+  /**
+   * Delete the domain on destroy even though it was adopted (`adopt: true` found it). Default: an adopted domain
+   * is left as it was found (a domain this resource created is always deleted on destroy).
+   */
+  deleteAdoptedOnDestroy: z.boolean({ error: "expected true or false" }).optional(),
 });
 export type DomainInputs = z.input<typeof DomainInputsSchema>;
 type In = z.output<typeof DomainInputsSchema>;
@@ -86,6 +95,13 @@ export interface DomainOutputs extends Record<string, unknown> {
   hasSaml: boolean;
   /** What is declared but waits for verification, or null. */
   pendingSettings: string | null;
+  /**
+   * True when this resource adopted the domain, false when it created it. Absent in state written before it
+   * existed: destroy then keeps a domain declared with `adopt: true` (it cannot tell) and deletes the others.
+   */
+  adopted?: boolean;
+  /** As declared: delete the adopted domain on destroy. */
+  deleteAdoptedOnDestroy?: boolean;
 }
 
 function pendingOf(
@@ -110,9 +126,13 @@ function pendingOf(
  * Maps the wire domain to outputs. While unverified, JIT/SSO outputs keep the declared values (`want`),
  * because the server cannot hold them yet; `pendingSettings` says so.
  */
-function toOutputs(d: Domain, want: In | DomainOutputs): DomainOutputs {
+function toOutputs(d: Domain, want: In | DomainOutputs, adopted?: boolean): DomainOutputs {
   const verified = d.is_verified === true;
   return {
+    ...(adopted !== undefined ? { adopted } : {}),
+    ...(want.deleteAdoptedOnDestroy !== undefined
+      ? { deleteAdoptedOnDestroy: want.deleteAdoptedOnDestroy }
+      : {}),
     domain: d.domain,
     jitProvisioningEnabled: verified ? (d.jit_provisioning_enabled ?? false) : want.jitProvisioningEnabled,
     ssoEnforcement: verified ? (d.sso_enforcement ?? "") : want.ssoEnforcement,
@@ -190,12 +210,17 @@ export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOu
   replaceOnChanges: ["domain"],
   deleteBeforeReplace: true,
   async create(api, want) {
-    if (want.adopt) {
-      const existing = await findByName(api, want.domain);
-      if (existing) {
-        const d = await converge(api, existing, want);
-        return { id: d.id, outs: toOutputs(d, want) };
+    // One GET first: a domain that exists before the create is adopted (adopt: true) or refused, so a create whose
+    // answer is lost can only have made the domain it finds afterwards.
+    const existing = await findByName(api, want.domain);
+    if (existing) {
+      if (!want.adopt) {
+        throw new Error(
+          `Domain ${want.domain} already exists in this organization (id ${existing.id}); set adopt: true to manage it`,
+        );
       }
+      const d = await converge(api, existing, want);
+      return { id: d.id, outs: toOutputs(d, want, true) };
     }
     let created: Domain;
     try {
@@ -211,7 +236,7 @@ export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOu
       // A create whose answer was lost: the domain is there if the write went through; adopt it, never duplicate.
       if (e instanceof AmbiguousWriteError) {
         const d = await findByName(api, want.domain);
-        if (d) return { id: d.id, outs: toOutputs(await converge(api, d, want), want) };
+        if (d) return { id: d.id, outs: toOutputs(await converge(api, d, want), want, false) };
       }
       if (e instanceof ValidationError && e.attr === "domain" && e.code === "unique") {
         const mine = await findByName(api, want.domain);
@@ -225,10 +250,10 @@ export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOu
       throw e;
     }
     // JIT/SSO cannot be set before verification; SAML fields were sent with the create.
-    return { id: created.id, outs: announce(toOutputs(created, want)) };
+    return { id: created.id, outs: announce(toOutputs(created, want, false)) };
   },
   async read(api, id, props) {
-    return toOutputs(await api.domains.retrieve({ id }), props);
+    return toOutputs(await api.domains.retrieve({ id }), props, props.adopted);
   },
   async update(api, id, olds, want) {
     // One PATCH against the state last read; a second only if the domain turned out verified meanwhile
@@ -238,9 +263,16 @@ export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOu
       Object.keys(body).length > 0
         ? await api.domains.update({ id, body })
         : await api.domains.retrieve({ id });
-    return announce(toOutputs(await converge(api, d, want), want));
+    return announce(toOutputs(await converge(api, d, want), want, olds.adopted));
   },
-  async delete(api, id) {
+  async delete(api, id, props) {
+    // Adopted objects are left as they were found (README, "What destroy does"). State written before the marker
+    // existed: a domain declared with adopt: true may have been adopted, so it is kept.
+    const adopted = props.adopted ?? props.adopt === true;
+    if (adopted && props.deleteAdoptedOnDestroy !== true) {
+      keptOnDestroy(`Domain ${props.domain} (${id})`, props.adopted === undefined, "deleteAdoptedOnDestroy");
+      return;
+    }
     await api.domains.delete({ id });
   },
 });

@@ -11,8 +11,10 @@
  *   sending a new one.
  */
 import { z } from "zod";
+import { keptOnDestroy } from "../adopted";
 import { AmbiguousWriteError, type Invite, type PostHogClient, ValidationError } from "../client";
 import { defineResource, EmailInput, OrganizationLevelInput } from "../lifecycle";
+import { beginCreate } from "../lost-create";
 
 /** Inputs of an Invite. */
 export const InviteInputsSchema = z.strictObject({
@@ -39,8 +41,17 @@ export const InviteInputsSchema = z.strictObject({
   sendEmail: z.boolean({ error: "expected true or false" }).default(true),
   /** Merge with other pending invites of this e-mail (highest level wins). Default false. */
   combinePendingInvites: z.boolean({ error: "expected true or false" }).default(false),
-  /** Take over a pending invite of this e-mail and level instead of sending a new one. Default false. */
+  /**
+   * Take over a pending invite of this e-mail and level instead of sending a new one. Default false. An adopted
+   * invite is kept on destroy unless `deleteAdoptedOnDestroy` is true.
+   */
   adopt: z.boolean({ error: "expected true or false" }).default(false),
+  /**
+   * Revoke the invite on destroy even though it was adopted (`adopt: true` found it). Default: an adopted invite
+   * is left as it was found (an invite this resource sent is always revoked on destroy). Changing it updates the
+   * state only (no new invite).
+   */
+  deleteAdoptedOnDestroy: z.boolean({ error: "expected true or false" }).optional(),
 });
 export type InviteInputs = z.input<typeof InviteInputsSchema>;
 type In = z.output<typeof InviteInputsSchema>;
@@ -64,10 +75,21 @@ export interface InviteOutputs extends Record<string, unknown> {
   emailingAttemptMade: boolean;
   /** When the invite was created (ISO 8601). */
   createdAt: string | null;
+  /**
+   * True when this resource adopted the invite, false when it sent it. Absent in state written before it
+   * existed: destroy then keeps an invite declared with `adopt: true` (it cannot tell) and revokes the others.
+   */
+  adopted?: boolean;
+  /** As declared: revoke the adopted invite on destroy. */
+  deleteAdoptedOnDestroy?: boolean;
 }
 
-function toOutputs(i: Invite, want: In | InviteOutputs): InviteOutputs {
+function toOutputs(i: Invite, want: In | InviteOutputs, adopted: boolean | undefined): InviteOutputs {
   return {
+    ...(adopted !== undefined ? { adopted } : {}),
+    ...(want.deleteAdoptedOnDestroy !== undefined
+      ? { deleteAdoptedOnDestroy: want.deleteAdoptedOnDestroy }
+      : {}),
     targetEmail: i.target_email,
     firstName: i.first_name ?? "",
     level: i.level,
@@ -90,8 +112,9 @@ function sameInvite(i: Invite, want: In): boolean {
 }
 
 async function send(api: PostHogClient, want: In): Promise<Invite> {
+  const op = beginCreate("Invite", api.settings.organizationId ?? "", want.targetEmail.toLowerCase());
   try {
-    return await api.invites.create({
+    const sent = await api.invites.create({
       body: {
         target_email: want.targetEmail,
         first_name: want.firstName,
@@ -102,12 +125,22 @@ async function send(api: PostHogClient, want: In): Promise<Invite> {
         combine_pending_invites: want.combinePendingInvites,
       },
     });
+    op.made(sent.id);
+    return sent;
   } catch (e) {
-    // The create may have gone through: look for it before anyone retries (no duplicate e-mails).
+    // The create may have gone through: look for it before anyone retries (no duplicate e-mails), and take it
+    // only when this create provably made it (created in its window: provider/lost-create.ts).
     if (e instanceof AmbiguousWriteError) {
       const found = await api.invites.find({ email: want.targetEmail });
-      if (found && sameInvite(found, want)) return found;
+      const mine = found && sameInvite(found, want) ? [found] : [];
+      const made = op.adopt(
+        mine.map((i) => ({ id: i.id, name: want.targetEmail.toLowerCase(), created_at: i.created_at })),
+        e,
+        "adopt: true",
+      );
+      return mine.find((i) => i.id === made.id) as Invite;
     }
+    op.failed();
     if (e instanceof ValidationError && /already belongs/i.test(e.detail ?? "")) {
       throw new Error(
         `${want.targetEmail} is already a member of the organization: manage their level with a Member ` +
@@ -145,23 +178,55 @@ export const inviteProvider = defineResource<typeof InviteInputsSchema, InviteOu
   async create(api, want) {
     if (want.adopt) {
       const found = await api.invites.find({ email: want.targetEmail });
-      if (found && sameInvite(found, want)) return { id: found.id, outs: toOutputs(found, want) };
+      if (found && sameInvite(found, want)) return { id: found.id, outs: toOutputs(found, want, true) };
     }
     const created = await send(api, want);
-    return { id: created.id, outs: toOutputs(created, want) };
+    return { id: created.id, outs: toOutputs(created, want, false) };
   },
   async read(api, id, props) {
     const old = props;
     const found = await api.invites.find({ id });
-    if (found) return toOutputs(found, old);
+    if (found) return toOutputs(found, old, old.adopted);
     // Gone from the list: accepted (now a member) stays satisfied; otherwise it was revoked.
     if (old.accepted === true || (old.targetEmail && (await api.members.find({ email: old.targetEmail })))) {
       return { ...old, accepted: true, isExpired: false };
     }
     return undefined;
   },
+  // Only deleteAdoptedOnDestroy changes in place (the state alone); every other change replaces.
+  replaceOnChanges: [
+    "targetEmail",
+    "firstName",
+    "level",
+    "message",
+    "privateProjectAccess",
+    "sendEmail",
+    "combinePendingInvites",
+    "adopt",
+    "isExpired",
+  ],
+  async update(_api, _id, olds, want) {
+    const { deleteAdoptedOnDestroy: _, ...kept } = olds;
+    return {
+      ...kept,
+      ...(want.deleteAdoptedOnDestroy !== undefined
+        ? { deleteAdoptedOnDestroy: want.deleteAdoptedOnDestroy }
+        : {}),
+    };
+  },
   async delete(api, id, props) {
     if (props.accepted === true) return;
+    // Adopted objects are left as they were found (README, "What destroy does"). State written before the marker
+    // existed: an invite declared with adopt: true may have been adopted, so it is kept.
+    const adopted = props.adopted ?? props.adopt === true;
+    if (adopted && props.deleteAdoptedOnDestroy !== true) {
+      keptOnDestroy(
+        `the invite ${id} for ${props.targetEmail}`,
+        props.adopted === undefined,
+        "deleteAdoptedOnDestroy",
+      );
+      return;
+    }
     await api.invites.delete({ id });
   },
 });

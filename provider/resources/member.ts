@@ -3,10 +3,13 @@
  * API: GET `/api/organizations/:organization_id/members/` (find), PATCH / DELETE `…/members/:user__uuid/`.
  *
  * Members cannot be created (invite them with Invite): create finds the member by `userUuid` or `email` and
- * sets the level. The id is the user's UUID. Delete removes the member from the organization unless
- * `retainOnDelete` is true; PostHog refuses to remove an owner, which gives a clear error.
+ * sets the level. The id is the user's UUID. Every Member adopts, so delete leaves the person as found: the level
+ * is set back to the one they had when this resource took them over (`levelBefore`), and they stay in the
+ * organization. `removeFromOrganizationOnDestroy: true` removes them instead (PostHog refuses to remove an owner,
+ * which gives a clear error).
  */
 import { z } from "zod";
+import { keptOnDestroy } from "../adopted";
 import type { Identity } from "../claims";
 import { type Member, type PostHogClient, PostHogError } from "../client";
 import { defineResource, EmailInput, OrganizationLevelInput } from "../lifecycle";
@@ -20,8 +23,16 @@ export const MemberInputsSchema = z
     email: EmailInput.optional(),
     /** Organization level: 1/8/15 or "member"/"admin"/"owner". */
     level: OrganizationLevelInput,
-    /** Keep the person in the organization when this resource is deleted. Default false. */
+    /**
+     * Keep the person AND their current level when this resource is deleted (the level is not restored). Default
+     * false: on delete the person stays and gets back the level they had when this resource took them over.
+     */
     retainOnDelete: z.boolean({ error: "expected true or false" }).default(false),
+    /**
+     * Remove the person from the organization when this resource is deleted. Default: they stay, with the level
+     * they had when this resource took them over. PostHog refuses to remove an owner.
+     */
+    removeFromOrganizationOnDestroy: z.boolean({ error: "expected true or false" }).optional(),
   })
   .refine((m) => (m.userUuid === undefined) !== (m.email === undefined), {
     error: "expected exactly one of userUuid and email",
@@ -36,6 +47,13 @@ export interface MemberOutputs extends Record<string, unknown> {
   email: string;
   level: number;
   retainOnDelete: boolean;
+  /**
+   * The level the person had when this resource took them over: restored on delete. Absent in state written
+   * before it existed: delete then leaves the level as it is.
+   */
+  levelBefore?: number;
+  /** As declared: remove the person from the organization on delete. */
+  removeFromOrganizationOnDestroy?: boolean;
   /** The membership's own id (UUID). */
   membershipId: string;
   firstName: string;
@@ -74,16 +92,22 @@ function memberIdentity(v: Record<string, unknown>): Identity[] {
   return out;
 }
 
+/** The outputs of live member `m`; `levelBefore` as recorded at create (undefined: unknown, old state). */
 function toOutputs(
   m: Member,
-  want: Pick<In, "retainOnDelete">,
+  want: Pick<In, "retainOnDelete" | "removeFromOrganizationOnDestroy">,
   by: "email" | "userUuid" | undefined,
+  levelBefore: number | undefined,
 ): MemberOutputs {
   return {
     userUuid: m.user.uuid,
     email: m.user.email,
     level: m.level,
     retainOnDelete: want.retainOnDelete,
+    ...(levelBefore !== undefined ? { levelBefore } : {}),
+    ...(want.removeFromOrganizationOnDestroy !== undefined
+      ? { removeFromOrganizationOnDestroy: want.removeFromOrganizationOnDestroy }
+      : {}),
     membershipId: m.id,
     firstName: m.user.first_name ?? "",
     lastName: m.user.last_name ?? "",
@@ -128,6 +152,9 @@ export const memberProvider = defineResource<typeof MemberInputsSchema, MemberOu
     ...(o.identifiedBy === "userUuid" ? { userUuid: o.userUuid } : { email: o.email }),
     level: o.level,
     retainOnDelete: o.retainOnDelete,
+    ...(o.removeFromOrganizationOnDestroy !== undefined
+      ? { removeFromOrganizationOnDestroy: o.removeFromOrganizationOnDestroy }
+      : {}),
   }),
   identity: memberIdentity,
   changes: (olds, news, changed) =>
@@ -153,27 +180,55 @@ export const memberProvider = defineResource<typeof MemberInputsSchema, MemberOu
       { level: m.level, email: m.user.email, userUuid: m.user.uuid },
       want.level,
     );
-    return { id: m.user.uuid, outs: toOutputs(changed ?? m, want, declaredBy(want)) };
+    return { id: m.user.uuid, outs: toOutputs(changed ?? m, want, declaredBy(want), m.level) };
   },
   async read(api, id, props) {
     const m = await api.members.find({ userUuid: id });
-    return m ? toOutputs(m, props, props.identifiedBy) : undefined;
+    return m ? toOutputs(m, props, props.identifiedBy, props.levelBefore) : undefined;
   },
   async update(api, id, olds, want) {
     const m = await setLevel(api, { level: olds.level, email: olds.email, userUuid: id }, want.level);
     const by = declaredBy(want);
-    return m ? toOutputs(m, want, by) : { ...olds, retainOnDelete: want.retainOnDelete, identifiedBy: by };
+    if (m) return toOutputs(m, want, by, olds.levelBefore);
+    const { removeFromOrganizationOnDestroy: _, ...kept } = olds;
+    return {
+      ...kept,
+      retainOnDelete: want.retainOnDelete,
+      identifiedBy: by,
+      ...(want.removeFromOrganizationOnDestroy !== undefined
+        ? { removeFromOrganizationOnDestroy: want.removeFromOrganizationOnDestroy }
+        : {}),
+    };
   },
   async delete(api, id, props) {
     const old = props;
-    if (old.retainOnDelete) return;
+    if (old.removeFromOrganizationOnDestroy !== true) {
+      // Every Member adopts: leave the person as found (README, "What destroy does").
+      if (old.retainOnDelete) return;
+      if (old.levelBefore === undefined) {
+        keptOnDestroy(
+          `the member ${old.email ?? id} at their current level (the level before Pulumi took them over is unknown)`,
+          true,
+          "removeFromOrganizationOnDestroy",
+        );
+        return;
+      }
+      const live = await api.members.find({ userUuid: id });
+      if (!live) return; // they left the organization meanwhile
+      await setLevel(
+        api,
+        { level: live.level, email: live.user.email, userUuid: id },
+        old.levelBefore as 1 | 8 | 15,
+      );
+      return;
+    }
     try {
       await api.members.delete({ userUuid: id });
     } catch (e) {
       if (e instanceof PostHogError && (e.status === 400 || e.status === 403)) {
         throw new Error(
           `PostHog refused to remove ${old.email ?? id} from the organization: ${e.detail ?? e.message}. ` +
-            "Owners cannot be removed: lower their level first (level: admin), or set retainOnDelete: true",
+            "Owners cannot be removed: lower their level first (level: admin), or set removeFromOrganizationOnDestroy: false",
           { cause: e },
         );
       }

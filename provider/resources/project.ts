@@ -7,6 +7,7 @@
  * secret outputs. Adoption: `projectId` takes over an existing project and converges its settings.
  */
 import { z } from "zod";
+import { keptOnDestroy } from "../adopted";
 import { AmbiguousWriteError, type PostHogClient, type Project, ValidationError } from "../client";
 import { defineResource, ProjectIdInput } from "../lifecycle";
 import { TimeZoneInput } from "../limits";
@@ -29,8 +30,17 @@ export const ProjectInputsSchema = z.strictObject({
     .trim()
     .min(1, { error: "expected a project name (1..200 characters)" })
     .max(200, { error: "expected a project name (1..200 characters)" }),
-  /** Adopt this existing project (its id) instead of creating one. Changing it replaces the resource. */
+  /**
+   * Adopt this existing project (its id) instead of creating one. Changing it replaces the resource. An adopted
+   * project is kept on destroy unless `deleteAdoptedOnDestroy` is true.
+   */
   projectId: ProjectIdInput.optional(),
+  /**
+   * Delete the project on destroy even though it was adopted (`projectId`), with its data, dashboards and batch
+   * exports. Default: an adopted project is left as it was found (a project this resource created is always
+   * deleted on destroy).
+   */
+  deleteAdoptedOnDestroy: z.boolean({ error: "expected true or false" }).optional(),
   /** What the product is, for PostHog's AI features (at most 1,000 characters). */
   productDescription: z
     .string({ error: "expected a string" })
@@ -95,9 +105,19 @@ export interface ProjectOutputs extends Record<string, unknown> {
   createdAt: string | null;
   /** Whether any event was received. */
   ingestedEvent: boolean;
+  /**
+   * True when this resource adopted the project (`projectId`), false when it created it. Absent in state written
+   * before it existed: destroy then keeps the project (it cannot tell), see the README's delete table.
+   */
+  adopted?: boolean;
+  /** As declared: delete the adopted project on destroy. */
+  deleteAdoptedOnDestroy?: boolean;
 }
 
-function toOutputs(p: Project): ProjectOutputs {
+/** What the project's outputs carry over from the state (or the create): how it was taken over, what destroy does. */
+type Marker = { adopted?: boolean | undefined; deleteAdoptedOnDestroy?: boolean | undefined };
+
+function toOutputs(p: Project, marker: Marker): ProjectOutputs {
   const wire = p as Record<string, unknown>;
   // null means "not set": read it as the empty value of its type, so a declared "" or [] shows no diff
   const empty: Record<string, unknown> = { productDescription: "", appUrls: [], recordingDomains: [] };
@@ -114,6 +134,10 @@ function toOutputs(p: Project): ProjectOutputs {
     liveEventsToken: typeof wire.live_events_token === "string" ? wire.live_events_token : null,
     createdAt: p.created_at ?? null,
     ingestedEvent: p.ingested_event ?? false,
+    ...(marker.adopted !== undefined ? { adopted: marker.adopted } : {}),
+    ...(marker.deleteAdoptedOnDestroy !== undefined
+      ? { deleteAdoptedOnDestroy: marker.deleteAdoptedOnDestroy }
+      : {}),
   };
 }
 
@@ -138,6 +162,12 @@ function body(want: In, seen?: Project | ProjectOutputs): Record<string, unknown
   return out;
 }
 
+function destroyMarker(want: In): Marker {
+  return want.deleteAdoptedOnDestroy !== undefined
+    ? { deleteAdoptedOnDestroy: want.deleteAdoptedOnDestroy }
+    : {};
+}
+
 async function converge(api: PostHogClient, live: Project, want: In): Promise<Project> {
   const b = body(want, live);
   return Object.keys(b).length === 0 ? live : api.projects.update({ id: live.id, body: b });
@@ -157,7 +187,7 @@ export const projectProvider = defineResource<typeof ProjectInputsSchema, Projec
         );
       }
       const p = await converge(api, live, want);
-      return { id: String(p.id), outs: toOutputs(p) };
+      return { id: String(p.id), outs: toOutputs(p, { ...destroyMarker(want), adopted: true }) };
     }
     const op = beginCreate("Project", api.settings.organizationId ?? "", want.name);
     try {
@@ -165,7 +195,7 @@ export const projectProvider = defineResource<typeof ProjectInputsSchema, Projec
         body: { ...body(want), ...(want.isDemo !== undefined ? { is_demo: want.isDemo } : {}) },
       });
       op.made(String(p.id));
-      return { id: String(p.id), outs: toOutputs(p) };
+      return { id: String(p.id), outs: toOutputs(p, { ...destroyMarker(want), adopted: false }) };
     } catch (e) {
       // A create whose answer was lost (applied or not): adopt only the project this create provably made
       // (provider/lost-create.ts), never a duplicate, never another resource's project.
@@ -175,15 +205,15 @@ export const projectProvider = defineResource<typeof ProjectInputsSchema, Projec
           op.untaken(await api.projects.all()).map((p) => api.projects.retrieve({ id: p.id })),
         );
         const made = op.adopt(full, e, "the input projectId");
-        return { id: String(made.id), outs: toOutputs(made) };
+        return { id: String(made.id), outs: toOutputs(made, { ...destroyMarker(want), adopted: false }) };
       }
       op.failed();
       if (e instanceof ValidationError) throw new Error(`Project ${want.name}: ${e.message}`, { cause: e });
       throw e;
     }
   },
-  async read(api, id) {
-    return toOutputs(await api.projects.retrieve({ id }));
+  async read(api, id, props) {
+    return toOutputs(await api.projects.retrieve({ id }), props);
   },
   async update(api, id, olds, want) {
     // One PATCH of what differs from the state last read (a GET only when nothing differs).
@@ -192,9 +222,15 @@ export const projectProvider = defineResource<typeof ProjectInputsSchema, Projec
       Object.keys(b).length > 0
         ? await api.projects.update({ id, body: b })
         : await api.projects.retrieve({ id }),
+      { adopted: olds.adopted, ...destroyMarker(want) },
     );
   },
-  async delete(api, id) {
+  async delete(api, id, props) {
+    // Adopted objects are left as they were found (README, "What destroy does"); unknown counts as adopted.
+    if (props.adopted !== false && props.deleteAdoptedOnDestroy !== true) {
+      keptOnDestroy(`Project ${id} (${props.name})`, props.adopted === undefined, "deleteAdoptedOnDestroy");
+      return;
+    }
     await api.projects.delete({ id });
   },
 });

@@ -167,7 +167,7 @@ describe("Dashboard provider (real host over gRPC)", () => {
     for (const r of [fromKey, dup, fromJson]) await destroy(host, r);
   });
 
-  it("adopts an existing dashboard by id (restoring it if soft-deleted), with deleteInsights on delete", async () => {
+  it("adopts an existing dashboard by id (restoring it if soft-deleted), with deleteInsights on a delete it is told to make", async () => {
     const pre = await emu.api("POST", `${dash()}/`, { name: "Legacy", use_template: "DEFAULT_APP" });
     const id = (pre.body as Dashboard).id;
     await emu.api("PATCH", `${dash()}/${id}/`, { deleted: true });
@@ -175,6 +175,7 @@ describe("Dashboard provider (real host over gRPC)", () => {
       name: "Legacy (managed)",
       dashboardId: id,
       deleteInsights: true,
+      deleteAdoptedOnDestroy: true,
     });
     expect(adopted.id).toBe(String(id));
     expect((await emu.api("GET", `${dash()}/${id}/`)).body).toMatchObject({

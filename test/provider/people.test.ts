@@ -95,6 +95,28 @@ describe("Invite provider (real host over gRPC)", () => {
     expect((await members()).some((m) => m.user.email === "joiner@example.com")).toBe(true);
   });
 
+  // before the test that moves the emulator's clock on: a lost create adopts only an invite created in its
+  // window of this machine's clock (provider/lost-create.ts)
+  it("reconciles a create whose answer was lost: one invite, adopted", async () => {
+    await emu.control("POST", "/faults", {
+      method: "POST",
+      path: "/invites/$",
+      dropResponse: true,
+      times: 1,
+    });
+    await emu.control("DELETE", "/requests");
+    const i = await create(host, "Invite", "lost", { targetEmail: "lost@example.com" });
+    const calls = (await emu.control("GET", "/requests")) as { method: string; path: string }[];
+    expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      `POST ${org()}/invites/`,
+      `GET ${org()}/invites/`,
+    ]);
+    expect((await invites()).filter((x) => x.target_email === "lost@example.com").map((x) => x.id)).toEqual([
+      i.id,
+    ]);
+    await destroy(host, i);
+  });
+
   it("shows an expired invite as drift; the next up re-invites (replace)", async () => {
     const want = { targetEmail: "slow@example.com" };
     const i = await create(host, "Invite", "slow", want);
@@ -123,26 +145,6 @@ describe("Invite provider (real host over gRPC)", () => {
     expect(adopted.id).toBe((pre.body as Invite).id);
     expect((await invites()).filter((x) => x.target_email === "pending@example.com")).toHaveLength(1);
     await destroy(host, adopted);
-  });
-
-  it("reconciles a create whose answer was lost: one invite, adopted", async () => {
-    await emu.control("POST", "/faults", {
-      method: "POST",
-      path: "/invites/$",
-      dropResponse: true,
-      times: 1,
-    });
-    await emu.control("DELETE", "/requests");
-    const i = await create(host, "Invite", "lost", { targetEmail: "lost@example.com" });
-    const calls = (await emu.control("GET", "/requests")) as { method: string; path: string }[];
-    expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([
-      `POST ${org()}/invites/`,
-      `GET ${org()}/invites/`,
-    ]);
-    expect((await invites()).filter((x) => x.target_email === "lost@example.com").map((x) => x.id)).toEqual([
-      i.id,
-    ]);
-    await destroy(host, i);
   });
 
   it("explains that an existing member is managed with Member, not invited", async () => {
@@ -181,8 +183,12 @@ describe("Invite provider (real host over gRPC)", () => {
 });
 
 describe("Member provider (real host over gRPC)", () => {
-  it("takes over a member by e-mail, manages the level, heals drift, removes on delete", async () => {
-    const m = await create(host, "Member", "mia", { email: MIA.email, level: "admin" });
+  it("takes over a member by e-mail, manages the level, heals drift, removes on delete when told to", async () => {
+    const m = await create(host, "Member", "mia", {
+      email: MIA.email,
+      level: "admin",
+      removeFromOrganizationOnDestroy: true,
+    });
     expect(m.id).toBe(MIA.uuid);
     expect(m.outs).toMatchObject({ userUuid: MIA.uuid, email: MIA.email, level: 8 });
     expect((await members()).find((x) => x.user.uuid === MIA.uuid)?.level).toBe(8);
@@ -194,7 +200,11 @@ describe("Member provider (real host over gRPC)", () => {
     expect(drifted.outs.level).toBe(1);
     expect(drifted.inputs.level).toBe(1);
     await emu.control("DELETE", "/requests");
-    const healed = await update(host, drifted, { email: MIA.email, level: "admin" });
+    const healed = await update(host, drifted, {
+      email: MIA.email,
+      level: "admin",
+      removeFromOrganizationOnDestroy: true,
+    });
     const calls = (await emu.control("GET", "/requests")) as { method: string; path: string }[];
     expect(calls.map((r) => `${r.method} ${r.path}`)).toEqual([`PATCH ${org()}/members/${MIA.uuid}/`]);
     expect(healed.outs.level).toBe(8);
@@ -254,10 +264,14 @@ describe("Member provider (real host over gRPC)", () => {
     const selfChecked = await host.check(self, {}, { email: OWNER, level: "admin", __provider: provider });
     expect(await failure(host.create(self, selfChecked.inputs))).toContain("Cannot change the level of");
 
-    const owner = await create(host, "Member", "owner", { email: OWNER, level: "owner" });
+    const owner = await create(host, "Member", "owner", {
+      email: OWNER,
+      level: "owner",
+      removeFromOrganizationOnDestroy: true,
+    });
     const msg = await failure(destroy(host, owner));
     expect(msg).toContain("Owners cannot be removed");
-    expect(msg).toContain("retainOnDelete");
+    expect(msg).toContain("removeFromOrganizationOnDestroy");
   });
 
   it("requires exactly one of userUuid and email, and a known level", async () => {
