@@ -113,12 +113,15 @@ export interface ResourceDefinition<S extends z.ZodType<Record<string, unknown>>
   /**
    * Creates (or adopts) the object. One request where the API allows it. `claim` claims objects found on the
    * way (e.g. the person a Member names by e-mail, by user UUID) before anything is changed: it throws, naming
-   * both resources, when another resource of the program manages one of them.
+   * both resources, when another resource of the program manages one of them. `resourceName` is the resource's
+   * Pulumi name when the SDK passed it (`__resourceName`), else undefined: it keys the create journal
+   * (provider/create-journal.ts).
    */
   create(
     api: PostHogClient,
     inputs: z.output<S>,
     claim: (identities: Identity[]) => void,
+    resourceName: string | undefined,
   ): Promise<{ id: string; outs: O }>;
   /**
    * Reads the live object; `undefined` when it is gone. A NotFoundError counts as gone only when PostHog says
@@ -354,8 +357,11 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
 
     async create(news) {
       const inputs = checkedInputs<S>(news);
-      const { id, outs } = await def.create(await operationClient(), inputs, (found) =>
-        claimOrThrow(inputs, found),
+      const { id, outs } = await def.create(
+        await operationClient(),
+        inputs,
+        (found) => claimOrThrow(inputs, found),
+        nameOf(def.name, inputs),
       );
       return { id, outs: plain(outs) };
     },

@@ -20,8 +20,16 @@
  * Limits (README, "Lost creates"): objects made by someone else (another run, a person in the UI) with the same
  * name within the clock-skew allowance are indistinguishable from this create's object: then there are two
  * candidates and the create fails, or, if this create did not apply, one, which it would adopt. Across processes
- * (an engine killed mid-create) nothing is known: the next run creates again.
+ * (an engine killed mid-create) the create journal (provider/create-journal.ts) tells the next run what the dead
+ * create was.
  */
+import {
+  forgetCreate,
+  type JournalEntry,
+  type JournalKey,
+  pendingCreate,
+  recordCreate,
+} from "./create-journal";
 
 /** Clock difference allowed between this host and PostHog's `created_at`, in ms, on each side of the window. */
 export const CLOCK_SKEW_MS = 60_000;
@@ -52,8 +60,31 @@ export interface Candidate {
   created_at?: string | null | undefined;
 }
 
+/** Where a create is journaled across processes: known only when the SDK passed the resource's name. */
+export interface JournalContext {
+  host: string;
+  organization: string;
+  /** The Pulumi resource name (`__resourceName`); without it nothing is journaled. */
+  resource: string | undefined;
+}
+
 /** One create of this process; see {@link beginCreate}. */
 export interface CreateOperation {
+  /** The journal entry a previous create of the same resource left when its process died, if any. */
+  readonly previous: JournalEntry | undefined;
+  /**
+   * With a {@link previous} entry: the one object among `items` (named as this create's object, or one of
+   * `alsoNamed`) not taken and created at or after the entry's start, which the dead create made; undefined when
+   * there is none (it did not apply). Marks it made.
+   * @throws Error naming the candidates and `adoptHint` when more than one could be it.
+   */
+  fromPrevious<T extends Candidate>(
+    items: readonly T[],
+    adoptHint: string,
+    alsoNamed?: readonly string[],
+  ): T | undefined;
+  /** Writes this create's journal entry (before its first write); `extra` e.g. `{pausedBefore}`. */
+  journal(extra?: Pick<JournalEntry, "pausedBefore">): void;
   /** The create answered with object `id`: it is taken from now on. */
   made(id: string): void;
   /** The create failed with a definite answer (nothing made). */
@@ -73,20 +104,64 @@ export interface CreateOperation {
  * Registers a create of object `name` of `type` in `scope` (an organization or project id), started now.
  * Call before the POST; call `made`/`failed`/`adopt` on its outcome.
  */
-export function beginCreate(type: string, scope: string, name: string): CreateOperation {
+export function beginCreate(
+  type: string,
+  scope: string,
+  name: string,
+  where?: JournalContext,
+): CreateOperation {
   const key = `${type}\n${scope}\n${name}`;
   const rec: CreateRecord = { key, started: Date.now(), ended: undefined, id: undefined, madeNothing: false };
   records.push(rec);
   const isTaken = (id: number | string) => taken.has(`${type}\n${String(id)}`);
+  const journalKey: JournalKey | undefined =
+    where?.resource !== undefined
+      ? { type, host: where.host, organization: where.organization, scope, resource: where.resource, name }
+      : undefined;
+  const forget = () => {
+    if (journalKey) forgetCreate(journalKey);
+  };
   const op: CreateOperation = {
+    previous: journalKey ? pendingCreate(journalKey) : undefined,
+    fromPrevious(items, adoptHint, alsoNamed = []) {
+      const since = op.previous?.startedAt;
+      if (since === undefined) return undefined;
+      const now = Date.now();
+      const candidates = items.filter((x) => {
+        const at = x.created_at ? Date.parse(x.created_at) : Number.NaN;
+        return (
+          (x.name === name || alsoNamed.includes(String(x.name))) &&
+          !isTaken(x.id) &&
+          at >= since - CLOCK_SKEW_MS &&
+          at <= now + CLOCK_SKEW_MS
+        );
+      });
+      const [only] = candidates;
+      if (candidates.length === 1 && only) {
+        op.made(String(only.id));
+        return only;
+      }
+      if (candidates.length === 0) return undefined;
+      throw new Error(
+        `${type} "${name}": a previous create of this resource (started ${new Date(since).toISOString()}) never returned ` +
+          `(its run was killed), and ${candidates.length} ${type}s of that name were created since: ` +
+          `${candidates.map((c) => `${c.id} (created ${c.created_at})`).join(", ")}. Which one it made cannot be proved; ` +
+          `nothing was adopted. Adopt the right one explicitly with ${adoptHint} (and delete the others), or delete them all and run up again`,
+      );
+    },
+    journal(extra) {
+      if (journalKey) recordCreate({ ...journalKey, startedAt: rec.started, ...extra });
+    },
     made(id) {
       rec.id = id;
       rec.ended = Date.now();
       markManaged(type, id);
+      forget();
     },
     failed() {
       rec.madeNothing = true;
       rec.ended = Date.now();
+      forget();
     },
     untaken(items) {
       return items.filter((x) => x.name === name && !isTaken(x.id));
@@ -115,6 +190,7 @@ export function beginCreate(type: string, scope: string, name: string): CreateOp
       }
       rec.ended = now;
       if (candidates.length === 0) {
+        forget(); // nothing of it was made in its window: the next create starts afresh
         const outside = op.untaken(items);
         throw new Error(
           outside.length === 0

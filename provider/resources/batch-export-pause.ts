@@ -3,12 +3,16 @@
  * API: GET `/api/organizations/:organization_id/batch_exports/:id/`, POST `…/:id/pause/` and `…/:id/unpause/`.
  *
  * The id is the batch export's id. Create records whether the export was paused (`pausedBefore`), then
- * pauses or unpauses it; update does the same; delete restores the state found before Pulumi took over.
+ * pauses or unpauses it; update does the same; delete restores the state found before Pulumi took over. A create
+ * whose run was killed leaves `pausedBefore` in the create journal (provider/create-journal.ts), so the next
+ * create records what was found before the first one, not its own pause. When `pausedBefore` is unknown (not in
+ * the state), delete leaves the export as it is and says so.
  * Refresh shows someone unpausing it as drift; the next `up` pauses it again.
  */
 import { z } from "zod";
-import type { BatchExport, PostHogClient } from "../client";
+import { AmbiguousWriteError, type BatchExport, type PostHogClient } from "../client";
 import { defineResource } from "../lifecycle";
+import { beginCreate } from "../lost-create";
 
 /** Inputs of a BatchExportPause. */
 export const BatchExportPauseInputsSchema = z.strictObject({
@@ -25,19 +29,22 @@ export type BatchExportPauseInputs = z.input<typeof BatchExportPauseInputsSchema
 export interface BatchExportPauseOutputs extends Record<string, unknown> {
   batchExportId: string;
   paused: boolean;
-  /** Whether the export was paused before Pulumi took over (restored on delete). */
-  pausedBefore: boolean;
+  /**
+   * Whether the export was paused before Pulumi took over (restored on delete). Absent when unknown: delete then
+   * leaves the export as it is.
+   */
+  pausedBefore?: boolean;
   /** The export's name. */
   name: string | null;
   /** When it was last paused (ISO 8601), else null. */
   lastPausedAt: string | null;
 }
 
-function toOutputs(b: BatchExport, pausedBefore: boolean): BatchExportPauseOutputs {
+function toOutputs(b: BatchExport, pausedBefore: boolean | undefined): BatchExportPauseOutputs {
   return {
     batchExportId: b.id,
     paused: b.paused,
-    pausedBefore,
+    ...(typeof pausedBefore === "boolean" ? { pausedBefore } : {}),
     name: b.name ?? null,
     lastPausedAt: b.last_paused_at ?? null,
   };
@@ -74,10 +81,28 @@ export const batchExportPauseProvider = defineResource<
         ]
       : [],
   replaceOnChanges: ["batchExportId"],
-  async create(api, want) {
+  async create(api, want, _claim, resourceName) {
+    const organization = api.settings.organizationId ?? "";
+    const op = beginCreate("BatchExportPause", organization, want.batchExportId, {
+      host: api.settings.host,
+      organization,
+      resource: resourceName,
+    });
     const live = await api.batchExports.retrieve({ id: want.batchExportId });
-    const b = await setPaused(api, want.batchExportId, want.paused, live);
-    return { id: b.id, outs: toOutputs(b, live.paused) };
+    // A create of this resource that never returned (its run was killed) may have paused it already: what it
+    // found before is what this resource found.
+    const pausedBefore = op.previous?.pausedBefore ?? live.paused;
+    op.journal({ pausedBefore });
+    let b: BatchExport;
+    try {
+      b = await setPaused(api, want.batchExportId, want.paused, live);
+    } catch (e) {
+      // A lost answer keeps the entry: the next create still knows what was found before.
+      if (!(e instanceof AmbiguousWriteError)) op.failed();
+      throw e;
+    }
+    op.made(b.id);
+    return { id: b.id, outs: toOutputs(b, pausedBefore) };
   },
   async read(api, id, props) {
     return toOutputs(await api.batchExports.retrieve({ id }), props.pausedBefore);
@@ -90,6 +115,13 @@ export const batchExportPauseProvider = defineResource<
     return { ...olds, paused };
   },
   async delete(api, id, props) {
+    if (typeof props.pausedBefore !== "boolean") {
+      console.log(
+        `warning: destroy left batch export ${id} ${props.paused ? "paused" : "running"} as it is: whether it was ` +
+          "paused before Pulumi took it over is unknown, so it is not guessed. Pause or unpause it in PostHog if needed.",
+      );
+      return;
+    }
     // Restore the state found before Pulumi took over (one idempotent request).
     if (props.pausedBefore === true) await api.batchExports.pause({ id });
     else await api.batchExports.unpause({ id });

@@ -274,8 +274,13 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
     const kept = changed.filter((k) => !(k === "tags" && sameTags(olds.tags, news.tags)));
     return olds.deleted === true ? [...kept, "deleted"] : kept;
   },
-  async create(api, want) {
+  async create(api, want, _claim, resourceName) {
     const projectId = await resolveProjectId(api, want.projectId);
+    const where = {
+      host: api.settings.host,
+      organization: api.settings.organizationId ?? "",
+      resource: resourceName,
+    };
     let d: Dashboard;
     if (want.dashboardId !== undefined) {
       // Adopt: PATCH with deleted:false also restores a soft-deleted dashboard (GET would answer 404).
@@ -287,49 +292,53 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
         "Dashboard",
         projectId,
         typeof templateName === "string" ? templateName : want.name,
+        where,
       );
-      let created: Dashboard;
-      try {
-        const made = await api.dashboards.createFromTemplateJson({
-          projectId,
-          body: { template: want.templateJson },
-        });
-        // Answered without a body (the seed's "response not shown"): find the one this create made.
-        created = made ?? (await adoptLost(api, projectId, op, undefined));
-        if (made) op.made(String(made.id));
-      } catch (e) {
-        if (!(e instanceof AmbiguousWriteError)) {
-          op.failed();
-          throw e;
-        }
-        created = await adoptLost(api, projectId, op, e);
-      }
+      // A create of this resource never returned (its run was killed): the dashboard it made, if any, carries the
+      // template's name, or the declared one when its PATCH went through too.
+      const prior = op.previous
+        ? op.fromPrevious(await api.dashboards.all({ projectId }), "the input dashboardId", [want.name])
+        : undefined;
+      const created = prior
+        ? await api.dashboards.retrieve({ projectId, id: Number(prior.id) })
+        : await fromTemplate(api, projectId, want, op);
       const body = convergeBody(want, toOutputs(created, projectId, want, false), false);
       d = Object.keys(body).length > 0 ? await patch(api, projectId, created.id, body) : created;
     } else {
-      const op = beginCreate("Dashboard", projectId, want.name);
-      try {
-        d = await api.dashboards.create({
-          projectId,
-          body: {
-            name: want.name,
-            description: want.description,
-            pinned: want.pinned,
-            tags: want.tags,
-            ...(want.restrictionLevel !== 21 ? { restriction_level: want.restrictionLevel } : {}),
-            ...(want.useTemplate !== undefined ? { use_template: want.useTemplate } : {}),
-            ...(want.useDashboard !== undefined ? { use_dashboard: want.useDashboard } : {}),
-          },
-        });
-        op.made(String(d.id));
-      } catch (e) {
-        // A create whose answer was lost (applied or not): adopt only the dashboard this create provably made
-        // (provider/lost-create.ts), never a duplicate, never another resource's dashboard.
-        if (!(e instanceof AmbiguousWriteError)) {
-          op.failed();
-          throw e;
+      const op = beginCreate("Dashboard", projectId, want.name, where);
+      const prior = op.previous
+        ? op.fromPrevious(await api.dashboards.all({ projectId }), "the input dashboardId")
+        : undefined;
+      if (prior) {
+        // A create of this resource never returned (its run was killed): this is the dashboard it made.
+        const found = await api.dashboards.retrieve({ projectId, id: Number(prior.id) });
+        const body = convergeBody(want, toOutputs(found, projectId, want, false), false);
+        d = Object.keys(body).length > 0 ? await patch(api, projectId, found.id, body) : found;
+      } else {
+        op.journal();
+        try {
+          d = await api.dashboards.create({
+            projectId,
+            body: {
+              name: want.name,
+              description: want.description,
+              pinned: want.pinned,
+              tags: want.tags,
+              ...(want.restrictionLevel !== 21 ? { restriction_level: want.restrictionLevel } : {}),
+              ...(want.useTemplate !== undefined ? { use_template: want.useTemplate } : {}),
+              ...(want.useDashboard !== undefined ? { use_dashboard: want.useDashboard } : {}),
+            },
+          });
+          op.made(String(d.id));
+        } catch (e) {
+          // A create whose answer was lost (applied or not): adopt only the dashboard this create provably made
+          // (provider/lost-create.ts), never a duplicate, never another resource's dashboard.
+          if (!(e instanceof AmbiguousWriteError)) {
+            op.failed();
+            throw e;
+          }
+          d = await adoptLost(api, projectId, op, e);
         }
-        d = await adoptLost(api, projectId, op, e);
       }
     }
     return { id: String(d.id), outs: toOutputs(d, projectId, want, want.dashboardId !== undefined) };
@@ -386,6 +395,34 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
     });
   },
 });
+
+/**
+ * POST `create_from_template_json/` (journaled first): the dashboard it made, as answered, or, when the answer
+ * was lost or came without a body, the one this create provably made ({@link adoptLost}).
+ */
+async function fromTemplate(
+  api: PostHogClient,
+  projectId: string,
+  want: In,
+  op: CreateOperation,
+): Promise<Dashboard> {
+  op.journal();
+  try {
+    const made = await api.dashboards.createFromTemplateJson({
+      projectId,
+      body: { template: want.templateJson ?? {} },
+    });
+    if (!made) return await adoptLost(api, projectId, op, undefined);
+    op.made(String(made.id));
+    return made;
+  } catch (e) {
+    if (!(e instanceof AmbiguousWriteError)) {
+      op.failed();
+      throw e;
+    }
+    return adoptLost(api, projectId, op, e);
+  }
+}
 
 /**
  * The dashboard a create whose answer was lost (or came without a body) provably made: one GET of the project's

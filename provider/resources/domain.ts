@@ -21,6 +21,7 @@ import {
   ValidationError,
 } from "../client";
 import { defineResource } from "../lifecycle";
+import { beginCreate } from "../lost-create";
 
 /** SSO providers PostHog can enforce ("" = none). */
 export const SSO_PROVIDERS = ["", "google-oauth2", "github", "gitlab", "saml"] as const;
@@ -209,10 +210,21 @@ export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOu
       : [],
   replaceOnChanges: ["domain"],
   deleteBeforeReplace: true,
-  async create(api, want) {
+  async create(api, want, _claim, resourceName) {
+    const organization = api.settings.organizationId ?? "";
+    const op = beginCreate("Domain", organization, want.domain, {
+      host: api.settings.host,
+      organization,
+      resource: resourceName,
+    });
     // One GET first: a domain that exists before the create is adopted (adopt: true) or refused, so a create whose
     // answer is lost can only have made the domain it finds afterwards.
     const existing = await findByName(api, want.domain);
+    if (existing && op.previous) {
+      // A create of this resource never returned (its run was killed) after finding no such domain: it made this one.
+      op.made(existing.id);
+      return { id: existing.id, outs: announce(toOutputs(await converge(api, existing, want), want, false)) };
+    }
     if (existing) {
       if (!want.adopt) {
         throw new Error(
@@ -223,6 +235,7 @@ export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOu
       return { id: d.id, outs: toOutputs(d, want, true) };
     }
     let created: Domain;
+    op.journal();
     try {
       created = await api.domains.create({
         body: {
@@ -236,8 +249,12 @@ export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOu
       // A create whose answer was lost: the domain is there if the write went through; adopt it, never duplicate.
       if (e instanceof AmbiguousWriteError) {
         const d = await findByName(api, want.domain);
-        if (d) return { id: d.id, outs: toOutputs(await converge(api, d, want), want, false) };
+        if (d) {
+          op.made(d.id);
+          return { id: d.id, outs: toOutputs(await converge(api, d, want), want, false) };
+        }
       }
+      op.failed();
       if (e instanceof ValidationError && e.attr === "domain" && e.code === "unique") {
         const mine = await findByName(api, want.domain);
         throw new Error(
@@ -249,6 +266,7 @@ export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOu
       }
       throw e;
     }
+    op.made(created.id);
     // JIT/SSO cannot be set before verification; SAML fields were sent with the create.
     return { id: created.id, outs: announce(toOutputs(created, want, false)) };
   },

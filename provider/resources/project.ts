@@ -178,7 +178,7 @@ export const projectProvider = defineResource<typeof ProjectInputsSchema, Projec
   name: "Project",
   inputs: ProjectInputsSchema,
   replaceOnChanges: ["isDemo", "projectId"],
-  async create(api, want) {
+  async create(api, want, _claim, resourceName) {
     if (want.projectId !== undefined) {
       const live = await api.projects.retrieve({ id: want.projectId });
       if (want.isDemo !== undefined && want.isDemo !== (live.is_demo ?? false)) {
@@ -189,7 +189,24 @@ export const projectProvider = defineResource<typeof ProjectInputsSchema, Projec
       const p = await converge(api, live, want);
       return { id: String(p.id), outs: toOutputs(p, { ...destroyMarker(want), adopted: true }) };
     }
-    const op = beginCreate("Project", api.settings.organizationId ?? "", want.name);
+    const organization = api.settings.organizationId ?? "";
+    const op = beginCreate("Project", organization, want.name, {
+      host: api.settings.host,
+      organization,
+      resource: resourceName,
+    });
+    if (op.previous) {
+      // A create of this resource never returned (its run was killed): adopt the project it made, if any.
+      const full = await Promise.all(
+        op.untaken(await api.projects.all()).map((p) => api.projects.retrieve({ id: p.id })),
+      );
+      const prior = op.fromPrevious(full, "the input projectId");
+      if (prior) {
+        const p = await converge(api, prior, want);
+        return { id: String(p.id), outs: toOutputs(p, { ...destroyMarker(want), adopted: false }) };
+      }
+    }
+    op.journal();
     try {
       const p = await api.projects.create({
         body: { ...body(want), ...(want.isDemo !== undefined ? { is_demo: want.isDemo } : {}) },

@@ -1,0 +1,156 @@
+/**
+ * The create journal: what a create whose process died (the engine killed mid-`up`, and the provider host with
+ * it) leaves for the next run, so that run adopts the object the dead create made instead of making a second
+ * one (README, "Lost creates").
+ *
+ * - **What.** One small JSON file per create in flight, written and fsync'd BEFORE the create's first write and
+ *   removed once the create has returned (made, adopted, or failed with a definite answer). It holds the
+ *   resource type, PostHog host (origin and path, never credentials), organization, scope (organization or
+ *   project id), the Pulumi resource name (`__resourceName`, passed by the SDK classes), the object's name,
+ *   `startedAt` (epoch ms of this machine's clock) and, for BatchExportPause, whether the export was paused
+ *   before. Nothing secret: no API key, no tokens, no outputs.
+ * - **Where.** `$POSTHOG_CREATE_JOURNAL_DIR`, else `$XDG_STATE_HOME/pulumi-posthog/creates`, else
+ *   `~/.local/state/pulumi-posthog/creates`: per user, outside the program's repository. `POSTHOG_CREATE_JOURNAL_DIR=off`
+ *   turns it off.
+ * - **How it is used.** A create that finds an entry of its own key (a previous create of the same resource that
+ *   never returned) looks for the object that create may have made: of that name, no other resource of this
+ *   run holds it, created at or after the entry's `startedAt` (minus the clock allowance). Exactly one: it is
+ *   adopted as made by Pulumi (no second POST). None: the dead create did not apply; the create goes on. More
+ *   than one: it fails naming them and the explicit adoption input. A Domain (unique by name) found with an
+ *   entry is the one the dead create made (the create lists the domains before it writes its entry). A
+ *   BatchExportPause takes `pausedBefore` from the entry.
+ * - **Limits.** Only where the same user's state directory is seen again: a fresh CI runner has no journal, and
+ *   then a create killed with its engine is made again on the next run (Pulumi's own way out:
+ *   `pulumi refresh --import-pending-creates`, or adopt with the resource's adoption input). Resources declared
+ *   without the SDK classes (no resource name) are not journaled. An object of the same name made by someone
+ *   else after the dead create started is indistinguishable from it (two candidates: the create fails).
+ */
+import { createHash } from "node:crypto";
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+/** What identifies one create across processes: same values, same journal entry. */
+export interface JournalKey {
+  type: string;
+  /** The PostHog host as configured (origin and path prefix); credentials in it are dropped. */
+  host: string;
+  organization: string;
+  /** Organization or project id the object lives in. */
+  scope: string;
+  /** The Pulumi resource name. */
+  resource: string;
+  /** The object's name (project or dashboard name, domain, batch export id). */
+  name: string;
+}
+
+/** A journal entry: the key, when the create started (epoch ms) and what it saw before writing. */
+export interface JournalEntry extends JournalKey {
+  startedAt: number;
+  /** BatchExportPause: whether the export was paused before this resource took it over. */
+  pausedBefore?: boolean;
+}
+
+/** The journal directory, or undefined when turned off. */
+export function journalDir(): string | undefined {
+  const set = process.env.POSTHOG_CREATE_JOURNAL_DIR;
+  if (set === "off") return undefined;
+  if (set) return set;
+  const state = process.env.XDG_STATE_HOME || join(homedir(), ".local", "state");
+  return join(state, "pulumi-posthog", "creates");
+}
+
+function withoutCredentials(host: string): string {
+  try {
+    const u = new URL(host);
+    u.username = "";
+    u.password = "";
+    u.search = "";
+    u.hash = "";
+    return u.toString().replace(/\/$/, "");
+  } catch {
+    return host.replace(/\/\/[^/@]*@/, "//");
+  }
+}
+
+function fileOf(dir: string, key: JournalKey): string {
+  const k = { ...key, host: withoutCredentials(key.host) };
+  const text = JSON.stringify([k.type, k.host, k.organization, k.scope, k.resource, k.name]);
+  return join(dir, `${createHash("sha256").update(text).digest("hex").slice(0, 32)}.json`);
+}
+
+/**
+ * The entry a previous create of this key left (its process died before the create returned), or undefined.
+ * An unreadable or foreign entry counts as none. Reads one small file; no HTTP request.
+ */
+export function pendingCreate(key: JournalKey): JournalEntry | undefined {
+  const dir = journalDir();
+  if (!dir) return undefined;
+  try {
+    const e = JSON.parse(readFileSync(fileOf(dir, key), "utf8")) as JournalEntry;
+    const same =
+      e.type === key.type &&
+      e.organization === key.organization &&
+      e.scope === key.scope &&
+      e.resource === key.resource &&
+      e.name === key.name &&
+      typeof e.startedAt === "number";
+    return same ? e : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Writes the entry of a create about to start (write to a temporary file, fsync, rename, fsync the directory),
+ * replacing an older one of the same key. Failing to write is not fatal (the create goes on unjournaled;
+ * a line on stdout says so).
+ */
+export function recordCreate(entry: JournalEntry): void {
+  const dir = journalDir();
+  if (!dir) return;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const file = fileOf(dir, entry);
+    const tmp = `${file}.${process.pid}.tmp`;
+    const fd = openSync(tmp, "w", 0o600);
+    try {
+      writeSync(fd, JSON.stringify({ ...entry, host: withoutCredentials(entry.host) }));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+    const d = openSync(dir, "r");
+    try {
+      fsyncSync(d);
+    } finally {
+      closeSync(d);
+    }
+  } catch (e) {
+    console.log(
+      `warning: could not write the create journal in ${dir} (${(e as Error).message}); ` +
+        "if this run is killed during this create, the next run cannot recognise what it made",
+    );
+  }
+}
+
+/** Removes the entry of a create that returned (made, adopted, or definitely failed). */
+export function forgetCreate(key: JournalKey): void {
+  const dir = journalDir();
+  if (!dir) return;
+  try {
+    unlinkSync(fileOf(dir, key));
+  } catch {
+    // none: nothing to forget
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * A create whose provider host dies with it (the engine killed mid-`up`) and the next run (issue 11's last
+ * target): the create journal lets the next create of the same resource adopt what the dead one made (Dashboard,
+ * Domain) and record what the dead one found (BatchExportPause `pausedBefore`), instead of a duplicate, a
+ * blocked re-run or a wrong `pausedBefore`. Real HTTP against the emulator: the first create's POST is applied
+ * and its answer dropped, and the reads it would recover with are slow, so its provider host is killed (as an
+ * engine kill takes it down) while the create is still in flight; a second host runs the create again.
+ */
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ProviderHost, startProviderHost } from "../../tools/provider-host";
+import { repoRoot, serializeProvider, startTestEmulator, type TestEmulator, urnOf } from "./harness";
+
+let emu: TestEmulator;
+let journal: string;
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  journal = mkdtempSync(join(tmpdir(), "posthog-journal-"));
+});
+afterAll(async () => {
+  await emu?.close();
+  rmSync(journal, { recursive: true, force: true });
+});
+
+/** A provider host configured for the emulator, journaling in this test's directory. */
+async function host(): Promise<ProviderHost> {
+  const h = await startProviderHost({
+    cwd: repoRoot,
+    project: "posthog-test",
+    deadlineMs: 30_000,
+    env: { POSTHOG_CREATE_JOURNAL_DIR: journal },
+  });
+  await h.configure(
+    {
+      "posthog:apiKey": emu.apiKey,
+      "posthog:host": emu.url,
+      "posthog:organizationId": emu.organizationId,
+      "posthog:projectId": String(emu.projectId),
+    },
+    ["posthog:apiKey"],
+  );
+  return h;
+}
+
+const until = async (what: string, done: () => Promise<boolean>) => {
+  for (let i = 0; i < 200; i++) {
+    if (await done()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+};
+
+/**
+ * Check then Create of resource `name` of `type` in a host that is killed once the emulator applied its POST to
+ * `post` (a path pattern; the answer is dropped, and GETs of `slow` take 3 s); then the same in a fresh host:
+ * that second create's outputs.
+ */
+async function killedThenAgain(
+  type: string,
+  name: string,
+  inputs: Record<string, unknown>,
+  post: string,
+  slow: string,
+): Promise<{ id: string; outs: Record<string, unknown> }> {
+  const provider = await serializeProvider(type);
+  const urn = urnOf(type, name);
+  await emu.control("DELETE", "/requests");
+  await emu.control("POST", "/faults", { method: "POST", path: post, dropResponse: true, times: 1 });
+  await emu.control("POST", "/faults", { method: "GET", path: slow, delayMs: 3000, times: 2 });
+  const first = await host();
+  const checked = await first.check(urn, {}, { ...inputs, __provider: provider, __resourceName: name });
+  expect(checked.failures).toEqual([]);
+  const lost = first.create(urn, checked.inputs).catch(() => undefined);
+  const pattern = new RegExp(post);
+  await until("the POST to apply", async () =>
+    ((await emu.control("GET", "/requests")) as { method: string; path: string }[]).some(
+      (r) => r.method === "POST" && pattern.test(r.path),
+    ),
+  );
+  await first.close(); // the host dies with its create in flight, as an engine kill takes it down
+  await lost;
+  await emu.control("DELETE", "/faults");
+
+  const second = await host();
+  try {
+    const again = await second.check(urn, {}, { ...inputs, __provider: provider, __resourceName: name });
+    expect(again.failures).toEqual([]);
+    const created = await second.create(urn, again.inputs);
+    expect(readdirSync(journal).filter((f) => f.endsWith(".json"))).toEqual([]);
+    return created;
+  } finally {
+    await second.close();
+  }
+}
+
+describe("a create killed with its provider host, then run again", () => {
+  it("Dashboard: the second create adopts the dashboard the dead one made (one dashboard)", async () => {
+    const list = `/api/projects/${emu.projectId}/dashboards/?limit=200`;
+    const d = await killedThenAgain(
+      "Dashboard",
+      "killed",
+      { name: "Killed board" },
+      "/dashboards/$",
+      "/dashboards/$",
+    );
+    const named = (
+      (await emu.api("GET", list)).body as { results: { id: number; name: string }[] }
+    ).results.filter((x) => x.name === "Killed board");
+    expect(named.map((x) => String(x.id))).toEqual([d.id]);
+    expect(d.outs.adopted).toBe(false);
+  });
+
+  it("Domain: the second create adopts the domain the dead one made instead of failing", async () => {
+    const d = await killedThenAgain(
+      "Domain",
+      "killed",
+      { domain: "killed.example.com" },
+      "/domains/$",
+      "/domains/$",
+    );
+    const all = (await emu.api("GET", `/api/organizations/${emu.organizationId}/domains/`)).body as {
+      results: { id: string; domain: string }[];
+    };
+    expect(all.results.filter((x) => x.domain === "killed.example.com").map((x) => x.id)).toEqual([d.id]);
+    expect(d.outs.adopted).toBe(false);
+  });
+
+  it("BatchExportPause: the second create records that the export was running before the dead one paused it", async () => {
+    const exports = `/api/organizations/${emu.organizationId}/batch_exports/`;
+    const all = (await emu.api("GET", exports)).body as { results: { id: string; paused: boolean }[] };
+    const target = all.results.find((b) => !b.paused);
+    if (!target) throw new Error("the seed has no running batch export");
+    const b = await killedThenAgain(
+      "BatchExportPause",
+      "killed",
+      { batchExportId: target.id, paused: true },
+      "/pause/$",
+      `/batch_exports/${target.id}/$`,
+    );
+    expect(b.outs).toMatchObject({ paused: true, pausedBefore: false });
+  });
+});
