@@ -21,8 +21,8 @@ export class BatchExportPause extends pulumi.dynamic.Resource {
   declare readonly batchExportId: pulumi.Output<string>;
   /** Whether the export is paused. */
   declare readonly paused: pulumi.Output<boolean>;
-  /** Whether it was paused before Pulumi took over (restored on delete). */
-  declare readonly pausedBefore: pulumi.Output<boolean>;
+  /** Whether it was paused before Pulumi took over (restored on delete; absent when unknown: delete leaves it). */
+  declare readonly pausedBefore: pulumi.Output<boolean | undefined>;
   /** The export's name. */
   declare readonly name: pulumi.Output<string | null>;
   /** When it was last paused (ISO 8601). */

@@ -10,8 +10,10 @@ const provider = providerShim("Member");
 
 /**
  * An existing organization member whose level is managed (type `pulumi-nodejs:dynamic/posthog:Member`).
- * Members cannot be created (use {@link Invite}); delete removes them from the organization unless
- * `retainOnDelete`. Owners cannot be removed (clear error).
+ * Members cannot be created (use {@link Invite}), so every Member adopts: delete leaves the person in the
+ * organization and sets their level back to the one they had when this resource took them over (`levelBefore`);
+ * `retainOnDelete: true` keeps the current level; `removeFromOrganizationOnDestroy: true` removes them (owners
+ * cannot be removed: clear error).
  *
  * ```ts
  * new posthog.Member("jane", { email: "jane@example.com", level: "admin", retainOnDelete: true });
@@ -27,8 +29,10 @@ export class Member extends pulumi.dynamic.Resource {
   declare readonly email: pulumi.Output<string>;
   /** Organization level: 1 member, 8 admin, 15 owner. */
   declare readonly level: pulumi.Output<number>;
-  /** Whether delete keeps the person in the organization. */
+  /** Whether delete keeps the person's current level (instead of setting `levelBefore` back). */
   declare readonly retainOnDelete: pulumi.Output<boolean>;
+  /** The level the person had when this resource took them over, set back on delete (absent in older state). */
+  declare readonly levelBefore: pulumi.Output<number | undefined>;
   /** The membership id (UUID). */
   declare readonly membershipId: pulumi.Output<string>;
   /** First name. */
@@ -42,7 +46,7 @@ export class Member extends pulumi.dynamic.Resource {
 
   /**
    * @param name the Pulumi resource name
-   * @param args `userUuid` or `email`, `level`, optional `retainOnDelete`
+   * @param args `userUuid` or `email`, `level`, optional `retainOnDelete`, `removeFromOrganizationOnDestroy`
    * @param opts resource options
    */
   constructor(name: string, args: MemberArgs, opts?: pulumi.CustomResourceOptions) {
@@ -54,6 +58,7 @@ export class Member extends pulumi.dynamic.Resource {
       "lastName",
       "joinedAt",
       "is2faEnabled",
+      "levelBefore",
     ]);
     super(provider, name, { ...outs, ...args, ...named(name) }, opts, MODULE, "Member");
   }
