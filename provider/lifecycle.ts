@@ -64,18 +64,6 @@ export async function operationClient(): Promise<PostHogClient> {
   return client;
 }
 
-/**
- * The newest of `items` named `name` and created at or after `since` (epoch ms; one minute of clock skew
- * allowed): the object made by a create whose answer was lost. Undefined when the create did not apply.
- */
-export function createdSince<
-  T extends { id: number; name?: string | null | undefined; created_at?: string | null | undefined },
->(items: T[], name: string, since: number): T | undefined {
-  return items
-    .filter((x) => x.name === name && x.created_at && Date.parse(x.created_at) >= since - 60_000)
-    .sort((a, b) => b.id - a.id)[0];
-}
-
 /** A record of outputs: input-shaped fields plus the server's fields, camelCase. */
 export type Outputs = Record<string, unknown>;
 
