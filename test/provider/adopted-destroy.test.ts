@@ -105,3 +105,20 @@ describe("Invite and Domain", () => {
     expect((await emu.api("GET", `${org()}/domains/${id}/`)).status).toBe(200);
   });
 });
+
+describe("BatchExportPause", () => {
+  it("with pausedBefore unknown (not in the state), destroy leaves the export as it is", async () => {
+    const exports = `${org()}/batch_exports/`;
+    const all = (await emu.api("GET", exports)).body as { results: { id: string; paused: boolean }[] };
+    const target = all.results.find((b) => !b.paused);
+    if (!target) throw new Error("the seed has no running batch export");
+    const b = await create(host, "BatchExportPause", "unknown", { batchExportId: target.id, paused: true });
+    expect(b.outs.pausedBefore).toBe(false);
+    const { pausedBefore: _, ...outs } = b.outs;
+    await emu.control("DELETE", "/requests");
+    await destroy(host, { ...b, outs });
+    const calls = (await emu.control("GET", "/requests")) as { method: string }[];
+    expect(calls.filter((c) => c.method !== "GET")).toEqual([]);
+    expect(((await emu.api("GET", `${exports}${target.id}/`)).body as { paused: boolean }).paused).toBe(true);
+  });
+});
