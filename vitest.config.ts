@@ -1,3 +1,5 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -8,5 +10,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     maxWorkers: 2,
+    // Provider hosts started by tests journal their creates here, never in the user's state directory: the
+    // emulator's ids repeat from run to run (provider/create-journal.ts).
+    env: { POSTHOG_CREATE_JOURNAL_DIR: join(tmpdir(), `posthog-test-journal-${process.pid}`) },
   },
 });

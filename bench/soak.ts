@@ -10,6 +10,9 @@
  * server and the state disagree (duplicates, orphans, missing, stale or refresh differences), a process of a
  * killed engine outlived it, a destroy did not leave the organization as seeded, or the API key leaked.
  */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { type EngineKillReport, runEngineKills } from "./engine-kills";
 import { runSoak, type SoakReport } from "./soak-core";
@@ -118,6 +121,9 @@ function printKills(report: EngineKillReport, ok: boolean): void {
 }
 
 async function main(): Promise<void> {
+  // The provider hosts of the runs (and their re-runs after a kill) share one create journal, this soak's own: the
+  // emulator's ids repeat from run to run, so entries of an earlier soak must never be seen.
+  process.env.POSTHOG_CREATE_JOURNAL_DIR ??= mkdtempSync(join(tmpdir(), "posthog-soak-journal-"));
   const { values } = parseArgs({
     options: {
       resources: { type: "string", default: "300" },

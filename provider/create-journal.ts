@@ -3,8 +3,11 @@
  * it) leaves for the next run, so that run adopts the object the dead create made instead of making a second
  * one (README, "Lost creates").
  *
- * - **What.** One small JSON file per create in flight, written and fsync'd BEFORE the create's first write and
- *   removed once the create has returned (made, adopted, or failed with a definite answer). It holds the
+ * - **What.** One small JSON file per create, written and fsync'd BEFORE the create's first write. When the create
+ *   returns with an object, the entry records its id (`madeId`) and stays until a later operation of the run after
+ *   it (diff, refresh, update, delete of that id) shows the engine recorded the object: an engine killed between
+ *   the create's answer and its checkpoint loses the id, and the next run adopts it from here. A create that
+ *   fails with a definite answer removes its entry. It holds the
  *   resource type, PostHog host (origin and path, never credentials), organization, scope (organization or
  *   project id), the Pulumi resource name (`__resourceName`, passed by the SDK classes), the object's name,
  *   `startedAt` (epoch ms of this machine's clock) and, for BatchExportPause, whether the export was paused
@@ -12,8 +15,9 @@
  * - **Where.** `$POSTHOG_CREATE_JOURNAL_DIR`, else `$XDG_STATE_HOME/pulumi-posthog/creates`, else
  *   `~/.local/state/pulumi-posthog/creates`: per user, outside the program's repository. `POSTHOG_CREATE_JOURNAL_DIR=off`
  *   turns it off.
- * - **How it is used.** A create that finds an entry of its own key (a previous create of the same resource that
- *   never returned) looks for the object that create may have made: of that name, no other resource of this
+ * - **How it is used.** A create that finds an entry of its own key (a previous create of the same resource whose
+ *   object no later run recorded) adopts the entry's `madeId` when that object still exists and no resource of this
+ *   run holds it. Without one, it looks for the object that create may have made: of that name, no other resource of this
  *   run holds it, created at or after the entry's `startedAt` (minus the clock allowance). Exactly one: it is
  *   adopted as made by Pulumi (no second POST). None: the dead create did not apply; the create goes on. More
  *   than one: it fails naming them and the explicit adoption input. A Domain (unique by name) found with an
@@ -34,6 +38,7 @@ import {
   readFileSync,
   renameSync,
   unlinkSync,
+  writeFileSync,
   writeSync,
 } from "node:fs";
 import { homedir } from "node:os";
@@ -58,6 +63,8 @@ export interface JournalEntry extends JournalKey {
   startedAt: number;
   /** BatchExportPause: whether the export was paused before this resource took it over. */
   pausedBefore?: boolean;
+  /** The id the create returned, once it returned (the engine may not have recorded it). */
+  madeId?: string;
 }
 
 /** The journal directory, or undefined when turned off. */
@@ -144,7 +151,7 @@ export function recordCreate(entry: JournalEntry): void {
   }
 }
 
-/** Removes the entry of a create that returned (made, adopted, or definitely failed). */
+/** Removes the entry of a create that failed with a definite answer (nothing made). */
 export function forgetCreate(key: JournalKey): void {
   const dir = journalDir();
   if (!dir) return;
@@ -152,5 +159,52 @@ export function forgetCreate(key: JournalKey): void {
     unlinkSync(fileOf(dir, key));
   } catch {
     // none: nothing to forget
+  }
+}
+
+/** The index file naming the entry of the create that made object `id` of `type`. */
+function madeFile(dir: string, type: string, id: string): string {
+  return join(
+    dir,
+    `made-${createHash("sha256")
+      .update(JSON.stringify([type, id]))
+      .digest("hex")
+      .slice(0, 32)}`,
+  );
+}
+
+/**
+ * Records that the create of `entry` returned object `id`: the entry keeps it (`madeId`) until {@link settled}
+ * sees that id in a later operation. Written like {@link recordCreate}.
+ */
+export function completeCreate(entry: JournalEntry, id: string): void {
+  const dir = journalDir();
+  if (!dir) return;
+  recordCreate({ ...entry, madeId: id });
+  try {
+    writeFileSync(madeFile(dir, entry.type, id), fileOf(dir, entry));
+  } catch {
+    // without the index the entry stays until the next create of the resource reads and replaces it
+  }
+}
+
+/**
+ * An operation after the create (diff, refresh, update, delete of object `id` of `type`) shows the engine
+ * recorded it: the create's entry is removed. One failed read when there is none (the usual case).
+ */
+export function settled(type: string, id: string): void {
+  const dir = journalDir();
+  if (!dir || !id) return;
+  const index = madeFile(dir, type, id);
+  try {
+    const entry = readFileSync(index, "utf8");
+    if (entry.startsWith(dir)) unlinkSync(entry);
+  } catch {
+    return; // no entry made this object (or it is gone already)
+  }
+  try {
+    unlinkSync(index);
+  } catch {
+    // gone meanwhile
   }
 }

@@ -25,7 +25,7 @@ import { z } from "zod";
 import { type Claimant, claim, conflictMessage, type Identity, nameOf, rememberName } from "./claims";
 import { type ConfigGetter, createClient, isObjectGone, type PostHogClient } from "./client";
 import { oversizedBodies } from "./limits";
-import { markManaged } from "./lost-create";
+import { managedByState } from "./lost-create";
 
 /** Pulumi's marker for a value not known during preview (an output of a resource not yet created). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -327,7 +327,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
 
     async diff(id, olds, news) {
       // An existing resource of the run holds its object: a lost create never adopts it (lost-create.ts).
-      markManaged(def.name, id);
+      managedByState(def.name, id);
       const n = withoutProvider(news);
       const o = (olds ?? {}) as O;
       let changed = keys.filter((k) => n[k] !== undefined && !sameValue(o[k], n[k]));
@@ -355,7 +355,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
     },
 
     async read(id, props) {
-      markManaged(def.name, id);
+      managedByState(def.name, id);
       const old = withoutProvider(props) as O;
       let live: O | undefined;
       const api = await operationClient(); // outside the try: its errors are never "gone"
@@ -373,14 +373,14 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
 
     async update(id, olds, news) {
       if (!def.update) throw new Error(`${def.name} cannot be updated in place (every change replaces it)`);
-      markManaged(def.name, id);
+      managedByState(def.name, id);
       const inputs = checkedInputs<S>(news);
       const outs = await def.update(await operationClient(), id, withoutProvider(olds) as O, inputs);
       return { outs: plain(outs) };
     },
 
     async delete(id, props) {
-      markManaged(def.name, id);
+      managedByState(def.name, id);
       const api = await operationClient(); // outside the try: its errors are never "done"
       try {
         await def.delete(api, id, withoutProvider(props) as O);

@@ -24,11 +24,13 @@
  * create was.
  */
 import {
+  completeCreate,
   forgetCreate,
   type JournalEntry,
   type JournalKey,
   pendingCreate,
   recordCreate,
+  settled,
 } from "./create-journal";
 
 /** Clock difference allowed between this host and PostHog's `created_at`, in ms, on each side of the window. */
@@ -51,6 +53,15 @@ const taken = new Set<string>();
 /** Records that a resource of this run holds object `id` of `type` (e.g. "Project", "1001"). */
 export function markManaged(type: string, id: string): void {
   if (id) taken.add(`${type}\n${id}`);
+}
+
+/**
+ * An operation of the run on an existing resource (diff, refresh, update, delete) holds object `id` of `type`: it
+ * is taken, and the engine recorded it, so the create journal's entry for it is removed.
+ */
+export function managedByState(type: string, id: string): void {
+  markManaged(type, id);
+  settled(type, id);
 }
 
 /** An object seen in a list after a lost create: its id, name and server creation time (ISO 8601). */
@@ -121,11 +132,27 @@ export function beginCreate(
   const forget = () => {
     if (journalKey) forgetCreate(journalKey);
   };
+  /** This create's journal entry, once written. */
+  let entry: JournalEntry | undefined;
   const op: CreateOperation = {
     previous: journalKey ? pendingCreate(journalKey) : undefined,
     fromPrevious(items, adoptHint, alsoNamed = []) {
       const since = op.previous?.startedAt;
       if (since === undefined) return undefined;
+      const madeId = op.previous?.madeId;
+      if (madeId !== undefined) {
+        // The dead create returned this id (its engine died before recording it): adopt it if it still exists.
+        const made = items.find(
+          (x) =>
+            String(x.id) === madeId &&
+            !isTaken(x.id) &&
+            (x.name === name || alsoNamed.includes(String(x.name))),
+        );
+        if (made) {
+          op.made(madeId);
+          return made;
+        }
+      }
       const now = Date.now();
       const candidates = items.filter((x) => {
         const at = x.created_at ? Date.parse(x.created_at) : Number.NaN;
@@ -150,13 +177,16 @@ export function beginCreate(
       );
     },
     journal(extra) {
-      if (journalKey) recordCreate({ ...journalKey, startedAt: rec.started, ...extra });
+      if (journalKey) {
+        entry = { ...journalKey, startedAt: rec.started, ...extra };
+        recordCreate(entry);
+      }
     },
     made(id) {
       rec.id = id;
       rec.ended = Date.now();
       markManaged(type, id);
-      forget();
+      if (journalKey) completeCreate(entry ?? { ...journalKey, ...op.previous, startedAt: rec.started }, id);
     },
     failed() {
       rec.madeNothing = true;

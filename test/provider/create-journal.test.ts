@@ -88,7 +88,10 @@ async function killedThenAgain(
     const again = await second.check(urn, {}, { ...inputs, __provider: provider, __resourceName: name });
     expect(again.failures).toEqual([]);
     const created = await second.create(urn, again.inputs);
-    expect(readdirSync(journal).filter((f) => f.endsWith(".json"))).toEqual([]);
+    // the entry stays until a later operation shows the engine recorded the object (here: the next preview's diff)
+    expect(readdirSync(journal).length).toBeGreaterThan(0);
+    await second.diff(created.id, urn, created.outs, again.inputs);
+    expect(readdirSync(journal)).toEqual([]);
     return created;
   } finally {
     await second.close();
@@ -110,6 +113,29 @@ describe("a create killed with its provider host, then run again", () => {
     ).results.filter((x) => x.name === "Killed board");
     expect(named.map((x) => String(x.id))).toEqual([d.id]);
     expect(d.outs.adopted).toBe(false);
+  });
+
+  it("Dashboard: a create that returned but whose engine died before recording it is adopted by the next one", async () => {
+    const provider = await serializeProvider("Dashboard");
+    const urn = urnOf("Dashboard", "unrecorded");
+    const inputs = { name: "Unrecorded board", __provider: provider, __resourceName: "unrecorded" };
+    const first = await host();
+    const made = await first.create(urn, (await first.check(urn, {}, inputs)).inputs);
+    await first.close(); // the answer reached the host, the checkpoint never got it
+    const second = await host();
+    try {
+      const again = await second.create(urn, (await second.check(urn, {}, inputs)).inputs);
+      expect(again.id).toBe(made.id);
+      await second.diff(again.id, urn, again.outs, (await second.check(urn, {}, inputs)).inputs);
+    } finally {
+      await second.close();
+    }
+    const list = `/api/projects/${emu.projectId}/dashboards/?limit=200`;
+    const named = ((await emu.api("GET", list)).body as { results: { name: string }[] }).results.filter(
+      (x) => x.name === "Unrecorded board",
+    );
+    expect(named).toHaveLength(1);
+    expect(readdirSync(journal)).toEqual([]);
   });
 
   it("Domain: the second create adopts the domain the dead one made instead of failing", async () => {
