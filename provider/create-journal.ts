@@ -11,7 +11,7 @@
  *   resource type, PostHog host (origin and path, never credentials), organization, scope (organization or
  *   project id), the Pulumi resource name (`__resourceName`, passed by the SDK classes), the object's name,
  *   `startedAt` (epoch ms of this machine's clock) and, for BatchExportPause, whether the export was paused
- *   before. Nothing secret: no API key, no tokens, no outputs.
+ *   before (for Member, the person's level before). Nothing secret: no API key, no tokens, no outputs.
  * - **Where.** `$POSTHOG_CREATE_JOURNAL_DIR`, else `$XDG_STATE_HOME/pulumi-posthog/creates`, else
  *   `~/.local/state/pulumi-posthog/creates`: per user, outside the program's repository. `POSTHOG_CREATE_JOURNAL_DIR=off`
  *   turns it off.
@@ -63,6 +63,8 @@ export interface JournalEntry extends JournalKey {
   startedAt: number;
   /** BatchExportPause: whether the export was paused before this resource took it over. */
   pausedBefore?: boolean;
+  /** Member: the person's level before this resource took them over. */
+  levelBefore?: number;
   /** The id the create returned, once it returned (the engine may not have recorded it). */
   madeId?: string;
 }

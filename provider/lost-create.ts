@@ -95,7 +95,7 @@ export interface CreateOperation {
     alsoNamed?: readonly string[],
   ): T | undefined;
   /** Writes this create's journal entry (before its first write); `extra` e.g. `{pausedBefore}`. */
-  journal(extra?: Pick<JournalEntry, "pausedBefore">): void;
+  journal(extra?: Pick<JournalEntry, "pausedBefore" | "levelBefore">): void;
   /** The create answered with object `id`: it is taken from now on. */
   made(id: string): void;
   /** The create failed with a definite answer (nothing made). */

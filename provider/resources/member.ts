@@ -11,8 +11,9 @@
 import { z } from "zod";
 import { keptOnDestroy } from "../adopted";
 import type { Identity } from "../claims";
-import { type Member, type PostHogClient, PostHogError } from "../client";
+import { AmbiguousWriteError, type Member, type PostHogClient, PostHogError } from "../client";
 import { defineResource, EmailInput, OrganizationLevelInput } from "../lifecycle";
+import { beginCreate } from "../lost-create";
 
 /** Inputs of a Member: exactly one of `userUuid` and `email`. */
 export const MemberInputsSchema = z
@@ -162,7 +163,7 @@ export const memberProvider = defineResource<typeof MemberInputsSchema, MemberOu
     changed.filter(
       (k) => !(k === "email" && String(olds.email).toLowerCase() === String(news.email).toLowerCase()),
     ),
-  async create(api, want, claim) {
+  async create(api, want, claim, resourceName) {
     const m = want.userUuid
       ? await api.members.find({ userUuid: want.userUuid })
       : await api.members.find({ email: want.email ?? "" });
@@ -175,12 +176,30 @@ export const memberProvider = defineResource<typeof MemberInputsSchema, MemberOu
     // The person, by both identifiers, before the level is touched: another Member of the program may name
     // them the other way.
     claim(memberIdentity({ userUuid: m.user.uuid, email: m.user.email }));
-    const changed = await setLevel(
-      api,
-      { level: m.level, email: m.user.email, userUuid: m.user.uuid },
-      want.level,
-    );
-    return { id: m.user.uuid, outs: toOutputs(changed ?? m, want, declaredBy(want), m.level) };
+    // A create of this resource whose run was killed may have changed the level already: the level found before
+    // it is in the create journal (provider/create-journal.ts).
+    const organization = api.settings.organizationId ?? "";
+    const op = beginCreate("Member", organization, m.user.uuid, {
+      host: api.settings.host,
+      organization,
+      resource: resourceName,
+    });
+    const levelBefore = op.previous?.levelBefore ?? m.level;
+    op.journal({ levelBefore });
+    let changed: Member | undefined;
+    try {
+      changed = await setLevel(
+        api,
+        { level: m.level, email: m.user.email, userUuid: m.user.uuid },
+        want.level,
+      );
+    } catch (e) {
+      // A lost answer keeps the entry: the next create still knows the level found before.
+      if (!(e instanceof AmbiguousWriteError)) op.failed();
+      throw e;
+    }
+    op.made(m.user.uuid);
+    return { id: m.user.uuid, outs: toOutputs(changed ?? m, want, declaredBy(want), levelBefore) };
   },
   async read(api, id, props) {
     const m = await api.members.find({ userUuid: id });

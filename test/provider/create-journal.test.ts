@@ -63,11 +63,12 @@ async function killedThenAgain(
   inputs: Record<string, unknown>,
   post: string,
   slow: string,
+  method = "POST",
 ): Promise<{ id: string; outs: Record<string, unknown> }> {
   const provider = await serializeProvider(type);
   const urn = urnOf(type, name);
   await emu.control("DELETE", "/requests");
-  await emu.control("POST", "/faults", { method: "POST", path: post, dropResponse: true, times: 1 });
+  await emu.control("POST", "/faults", { method, path: post, dropResponse: true, times: 1 });
   await emu.control("POST", "/faults", { method: "GET", path: slow, delayMs: 3000, times: 2 });
   const first = await host();
   const checked = await first.check(urn, {}, { ...inputs, __provider: provider, __resourceName: name });
@@ -76,7 +77,7 @@ async function killedThenAgain(
   const pattern = new RegExp(post);
   await until("the POST to apply", async () =>
     ((await emu.control("GET", "/requests")) as { method: string; path: string }[]).some(
-      (r) => r.method === "POST" && pattern.test(r.path),
+      (r) => r.method === method && pattern.test(r.path),
     ),
   );
   await first.close(); // the host dies with its create in flight, as an engine kill takes it down
@@ -166,5 +167,18 @@ describe("a create killed with its provider host, then run again", () => {
       `/batch_exports/${target.id}/$`,
     );
     expect(b.outs).toMatchObject({ paused: true, pausedBefore: false });
+  });
+
+  it("Member: the second create records the level the person had before the dead one changed it", async () => {
+    await emu.control("POST", "/users", { email: "journal@example.com", level: 1 });
+    const m = await killedThenAgain(
+      "Member",
+      "journal",
+      { email: "journal@example.com", level: "admin" },
+      "/members/[^/]+/$",
+      "/members/$",
+      "PATCH",
+    );
+    expect(m.outs).toMatchObject({ level: 8, levelBefore: 1 });
   });
 });
