@@ -50,6 +50,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseDocument } from "yaml";
 import { startEmulator } from "../emulator";
+import { dnsAutomation, type SeedApi, seedApi } from "../tools/stack/seed-api";
 import { repoRoot } from "./soak-core";
 
 /** Options of {@link runEngineKills}. */
@@ -279,35 +280,7 @@ function readCheckpoint(path: string): CheckpointView {
 
 const shortType = (t: string) => t.replace(/^pulumi-nodejs:dynamic\/posthog:/, "");
 
-/** A plain API helper on the seed key (the audit's own reads and clean-ups). */
-function api(url: string, key: string) {
-  const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
-    const res = await fetch(`${url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${text}`);
-    return text === "" ? undefined : (JSON.parse(text) as unknown);
-  };
-  const all = async <T>(path: string): Promise<T[]> => {
-    const out: T[] = [];
-    let next: string | null = `${path}${path.includes("?") ? "&" : "?"}limit=100`;
-    while (next) {
-      const page = (await call("GET", next)) as { results?: T[]; next?: string | null } | T[];
-      if (Array.isArray(page)) return [...out, ...page];
-      out.push(...(page.results ?? []));
-      next = page.next ? new URL(page.next).pathname + new URL(page.next).search : null;
-    }
-    return out;
-  };
-  return { call, all };
-}
-type Api = ReturnType<typeof api>;
+type Api = SeedApi;
 
 const ORG = "/api/organizations/@current";
 
@@ -396,38 +369,6 @@ function snapshotDiff(before: Record<string, unknown>, after: Record<string, unk
     .map((k) => `${k}: seeded ${JSON.stringify(before[k])}, now ${JSON.stringify(after[k])}`);
 }
 
-/**
- * The DNS automation of `npm start`: publishes the TXT record of every unverified domain through the emulator's
- * control plane, again whenever a domain's challenge changes (a domain destroyed and created anew).
- */
-function dnsPublisher(a: Api): { stop(): Promise<void> } {
-  const published = new Map<string, string>();
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const domains = await a
-        .all<{ domain: string; is_verified?: boolean; verification_challenge?: string }>(`${ORG}/domains/`)
-        .catch(() => []);
-      for (const d of domains) {
-        const name = `_posthog-challenge.${d.domain}`;
-        if (d.is_verified || !d.verification_challenge || published.get(name) === d.verification_challenge)
-          continue;
-        await a
-          .call("POST", "/_emulator/dns", { name, txt: d.verification_challenge })
-          .catch(() => undefined);
-        published.set(name, d.verification_challenge);
-      }
-      await sleep(100);
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-    },
-  };
-}
-
 /** How a CLI run is to be killed. */
 type KillPlan =
   | { trigger: "none" }
@@ -485,7 +426,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
   }
 
   const emulator = await startEmulator({ rateLimit: false, latencyMs });
-  const a = api(emulator.url, emulator.apiKey);
+  const a = seedApi(emulator.url, emulator.apiKey);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     POSTHOG_HOST: emulator.url,
@@ -499,7 +440,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
     PULUMI_CONFIG_PASSPHRASE: "",
     POSTHOG_ENGINE_KILL_SOAK: work,
   };
-  const dns = dnsPublisher(a);
+  const dns = dnsAutomation(a, 100);
   const children = new Set<ChildProcess>();
 
   /** Durations (ms) and provider operations of un-killed complete runs of each kind: the kill points' scale. */

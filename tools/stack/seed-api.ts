@@ -52,25 +52,28 @@ export function seedApi(url: string, key: string): SeedApi {
 
 /**
  * A DNS automation: until stopped, publishes the TXT record `_posthog-challenge.<domain>` of every unverified
- * domain of the organization through the emulator's control plane (`POST /_emulator/dns`), every `everyMs`
- * (default 250), as a DNS provider resource or a zone-file pipeline would in real life. Errors of a round are
- * ignored (the next round tries again). `stop()` resolves the record names it published.
+ * domain of the organization through the emulator's control plane (`POST /_emulator/dns`), again whenever a
+ * domain's challenge changes (a domain destroyed and created anew), checking every `everyMs` (default 250), as a
+ * DNS provider resource or a zone-file pipeline would in real life. Errors of a round are ignored (the next round
+ * tries again). `stop()` resolves the record names it published.
  */
 export function dnsAutomation(a: SeedApi, everyMs = 250): { stop(): Promise<string[]> } {
-  const published = new Set<string>();
+  /** Record name → the challenge last published under it. */
+  const published = new Map<string, string>();
   let running = true;
   const loop = (async () => {
     while (running) {
       const domains = await a
-        .list<{ domain: string; is_verified?: boolean; verification_challenge?: string }>(
+        .all<{ domain: string; is_verified?: boolean; verification_challenge?: string }>(
           "/api/organizations/@current/domains/",
         )
         .catch(() => []);
       for (const d of domains) {
         const name = `_posthog-challenge.${d.domain}`;
-        if (d.is_verified || !d.verification_challenge || published.has(name)) continue;
-        await a.call("POST", "/_emulator/dns", { name, txt: d.verification_challenge }).then(
-          () => published.add(name),
+        const txt = d.verification_challenge;
+        if (d.is_verified || !txt || published.get(name) === txt) continue;
+        await a.call("POST", "/_emulator/dns", { name, txt }).then(
+          () => published.set(name, txt),
           () => undefined,
         );
       }
@@ -81,7 +84,7 @@ export function dnsAutomation(a: SeedApi, everyMs = 250): { stop(): Promise<stri
     async stop() {
       running = false;
       await loop;
-      return [...published];
+      return [...published.keys()];
     },
   };
 }
