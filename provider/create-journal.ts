@@ -9,7 +9,7 @@
  *   the create's answer and its checkpoint loses the id, and the next run adopts it from here. A create that
  *   fails with a definite answer removes its entry. It holds the
  *   resource type, PostHog host (origin and path, never credentials), organization, scope (organization or
- *   project id), the Pulumi resource name (`__resourceName`, passed by the SDK classes), the object's name,
+ *   project id), the Pulumi project and stack, the Pulumi resource name (`__resourceName`, passed by the SDK classes), the object's name,
  *   `startedAt` (epoch ms of this machine's clock) and, for BatchExportPause, whether the export was paused
  *   before (for Member, the person's level before). Nothing secret: no API key, no tokens, no outputs.
  * - **Where.** `$POSTHOG_CREATE_JOURNAL_DIR`, else `$XDG_STATE_HOME/pulumi-posthog/creates`, else
@@ -52,6 +52,8 @@ export interface JournalKey {
   organization: string;
   /** Organization or project id the object lives in. */
   scope: string;
+  /** The Pulumi project and stack, `<project>/<stack>`: one stack never adopts what another's create made. */
+  stack: string;
   /** The Pulumi resource name. */
   resource: string;
   /** The object's name (project or dashboard name, domain, batch export id). */
@@ -93,7 +95,7 @@ function withoutCredentials(host: string): string {
 
 function fileOf(dir: string, key: JournalKey): string {
   const k = { ...key, host: withoutCredentials(key.host) };
-  const text = JSON.stringify([k.type, k.host, k.organization, k.scope, k.resource, k.name]);
+  const text = JSON.stringify([k.type, k.host, k.organization, k.scope, k.stack, k.resource, k.name]);
   return join(dir, `${createHash("sha256").update(text).digest("hex").slice(0, 32)}.json`);
 }
 
@@ -110,6 +112,7 @@ export function pendingCreate(key: JournalKey): JournalEntry | undefined {
       e.type === key.type &&
       e.organization === key.organization &&
       e.scope === key.scope &&
+      e.stack === key.stack &&
       e.resource === key.resource &&
       e.name === key.name &&
       typeof e.startedAt === "number";

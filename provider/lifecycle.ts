@@ -25,7 +25,7 @@ import { z } from "zod";
 import { type Claimant, claim, conflictMessage, type Identity, nameOf, rememberName } from "./claims";
 import { type ConfigGetter, createClient, isObjectGone, type PostHogClient } from "./client";
 import { oversizedBodies } from "./limits";
-import { managedByState } from "./lost-create";
+import { managedByState, noteStack } from "./lost-create";
 
 /** Pulumi's marker for a value not known during preview (an output of a resource not yet created). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -296,6 +296,9 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       // The resource's Pulumi name, passed by the SDK classes: used for claims, never part of the inputs.
       const name = typeof raw.__resourceName === "string" ? raw.__resourceName : undefined;
       delete raw.__resourceName;
+      // The stack (`<project>/<stack>`) the SDK passes with it: it keys the create journal (lost-create.ts).
+      if (typeof raw.__stack === "string") noteStack(raw.__stack);
+      delete raw.__stack;
       // Values unknown during preview cannot be validated: validate the rest, keep the unknowns as they are.
       const unknownKeys = Object.keys(raw).filter((k) => containsUnknown(raw[k]));
       const known = Object.fromEntries(Object.entries(raw).filter(([k]) => !unknownKeys.includes(k)));

@@ -50,6 +50,17 @@ const records: CreateRecord[] = [];
 /** `type\nid` of every object a resource of this run holds. */
 const taken = new Set<string>();
 
+/**
+ * The Pulumi project and stack of this process's deployment (`<project>/<stack>`, from the SDK's `__stack`), or
+ * undefined until a `check` brought it: the engine starts one provider host per deployment, so there is one.
+ */
+let stack: string | undefined;
+
+/** Records the deployment's `<project>/<stack>` (called by `check`). */
+export function noteStack(value: string): void {
+  stack = value;
+}
+
 /** Records that a resource of this run holds object `id` of `type` (e.g. "Project", "1001"). */
 export function markManaged(type: string, id: string): void {
   if (id) taken.add(`${type}\n${id}`);
@@ -75,7 +86,7 @@ export interface Candidate {
 export interface JournalContext {
   host: string;
   organization: string;
-  /** The Pulumi resource name (`__resourceName`); without it nothing is journaled. */
+  /** The Pulumi resource name (`__resourceName`); without it (or without the stack) nothing is journaled. */
   resource: string | undefined;
 }
 
@@ -126,8 +137,16 @@ export function beginCreate(
   records.push(rec);
   const isTaken = (id: number | string) => taken.has(`${type}\n${String(id)}`);
   const journalKey: JournalKey | undefined =
-    where?.resource !== undefined
-      ? { type, host: where.host, organization: where.organization, scope, resource: where.resource, name }
+    where?.resource !== undefined && stack !== undefined
+      ? {
+          type,
+          host: where.host,
+          organization: where.organization,
+          scope,
+          stack,
+          resource: where.resource,
+          name,
+        }
       : undefined;
   const forget = () => {
     if (journalKey) forgetCreate(journalKey);

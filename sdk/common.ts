@@ -1,5 +1,5 @@
 /** Helpers shared by the SDK resource classes. */
-import type * as pulumi from "@pulumi/pulumi";
+import * as pulumi from "@pulumi/pulumi";
 
 /** Resource args: each input of `T` (a `z.input` of the provider's inputs schema) may be a `pulumi.Input`. */
 export type Args<T> = { [K in keyof T]: pulumi.Input<T[K]> };
@@ -24,7 +24,9 @@ export function outputKeys(keys: readonly string[]): Record<string, undefined> {
  * `{__resourceName: name}`: the resource's Pulumi name, for the provider's `check`, which takes it out of the
  * inputs it returns (it never reaches the state). The dynamic-provider interface passes no URN, and the name
  * lets two resources of one program that manage the same object fail naming both (provider/claims.ts).
+ * `__stack` (`<project>/<stack>`) keys the create journal with the name (provider/create-journal.ts), so one
+ * stack never adopts what a create of another stack made; `check` takes it out too.
  */
-export function named(name: string): { __resourceName: string } {
-  return { __resourceName: name };
+export function named(name: string): { __resourceName: string; __stack: string } {
+  return { __resourceName: name, __stack: `${pulumi.getProject()}/${pulumi.getStack()}` };
 }

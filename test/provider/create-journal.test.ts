@@ -71,7 +71,11 @@ async function killedThenAgain(
   await emu.control("POST", "/faults", { method, path: post, dropResponse: true, times: 1 });
   await emu.control("POST", "/faults", { method: "GET", path: slow, delayMs: 3000, times: 2 });
   const first = await host();
-  const checked = await first.check(urn, {}, { ...inputs, __provider: provider, __resourceName: name });
+  const checked = await first.check(
+    urn,
+    {},
+    { ...inputs, __provider: provider, __resourceName: name, __stack: "posthog-test/dev" },
+  );
   expect(checked.failures).toEqual([]);
   const lost = first.create(urn, checked.inputs).catch(() => undefined);
   const pattern = new RegExp(post);
@@ -86,7 +90,11 @@ async function killedThenAgain(
 
   const second = await host();
   try {
-    const again = await second.check(urn, {}, { ...inputs, __provider: provider, __resourceName: name });
+    const again = await second.check(
+      urn,
+      {},
+      { ...inputs, __provider: provider, __resourceName: name, __stack: "posthog-test/dev" },
+    );
     expect(again.failures).toEqual([]);
     const created = await second.create(urn, again.inputs);
     // the entry stays until a later operation shows the engine recorded the object (here: the next preview's diff)
@@ -119,7 +127,12 @@ describe("a create killed with its provider host, then run again", () => {
   it("Dashboard: a create that returned but whose engine died before recording it is adopted by the next one", async () => {
     const provider = await serializeProvider("Dashboard");
     const urn = urnOf("Dashboard", "unrecorded");
-    const inputs = { name: "Unrecorded board", __provider: provider, __resourceName: "unrecorded" };
+    const inputs = {
+      name: "Unrecorded board",
+      __provider: provider,
+      __resourceName: "unrecorded",
+      __stack: "posthog-test/dev",
+    };
     const first = await host();
     const made = await first.create(urn, (await first.check(urn, {}, inputs)).inputs);
     await first.close(); // the answer reached the host, the checkpoint never got it
@@ -180,5 +193,25 @@ describe("a create killed with its provider host, then run again", () => {
       "PATCH",
     );
     expect(m.outs).toMatchObject({ level: 8, levelBefore: 1 });
+  });
+
+  it("another stack of the program never adopts what a create of this stack made", async () => {
+    const provider = await serializeProvider("Dashboard");
+    const urn = urnOf("Dashboard", "per-stack");
+    const inputs = { name: "Per-stack board", __provider: provider, __resourceName: "per-stack" };
+    const first = await host();
+    const dev = await first.create(urn, (await first.check(urn, {}, { ...inputs, __stack: "p/dev" })).inputs);
+    await first.close(); // dev's entry stays (no later run of dev yet)
+    const second = await host();
+    try {
+      const checked = await second.check(urn, {}, { ...inputs, __stack: "p/prod" });
+      const prod = await second.create(urn, checked.inputs);
+      expect(prod.id).not.toBe(dev.id);
+      await second.diff(dev.id, urn, dev.outs, checked.inputs); // dev's next run: its entry goes
+      await second.diff(prod.id, urn, prod.outs, checked.inputs);
+    } finally {
+      await second.close();
+    }
+    expect(readdirSync(journal)).toEqual([]);
   });
 });
