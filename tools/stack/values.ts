@@ -66,14 +66,6 @@ export function wrapSecrets(props: Props, keys: Iterable<string>): Props {
   return out;
 }
 
-/** True when the value holds the unknown sentinel anywhere (only during preview). */
-export function containsUnknowns(v: unknown): boolean {
-  if (v === UNKNOWN) return true;
-  if (Array.isArray(v)) return v.some(containsUnknowns);
-  if (isRecord(v)) return Object.values(v).some(containsUnknowns);
-  return false;
-}
-
 /** Structural equality of JSON values; object key order does not matter. */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
