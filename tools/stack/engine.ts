@@ -3,16 +3,18 @@
  * published package.
  *
  * It runs an unmodified Pulumi program through `@pulumi/pulumi`'s real Node.js runtime
- * (`cmd/run/index.js`, the process the CLI's nodejs language host starts) and serves the two gRPC services
- * that runtime calls: `pulumirpc.ResourceMonitor` and `pulumirpc.Engine`. Every `pulumi-nodejs:dynamic:*`
- * resource goes to the real dynamic-provider host (tools/provider-host.ts), as the engine sends it: Configure
- * with the stack's config (secret keys as secrets), Check, Diff against the checkpoint (olds = old outputs),
- * Create / Update / Replace (delete-before-replace when the provider or the program asks, else
- * create-before-delete), Delete of what the program no longer declares (dependents first), Read for refresh.
- * A preview performs no writes: creates resolve with unknown outputs.
+ * (`cmd/run/index.js`, the process the CLI's nodejs language host starts, from the directory of `main`) and
+ * serves the two gRPC services that runtime calls: `pulumirpc.ResourceMonitor` and `pulumirpc.Engine`. Every
+ * `pulumi-nodejs:dynamic:*` resource goes to the real dynamic-provider host (tools/provider-host.ts), as the
+ * engine sends it. Each behaviour follows pulumi/pulumi's engine; the source of each is named where it is
+ * implemented and in README "The stand-in engine": Check and Diff with unknowns, an update's preview outputs
+ * being its new inputs, stored provider configuration for standalone refresh/destroy, a checkpoint saved after
+ * every step with pending operations, running operations finished after a failure or a cancel, no deadline but
+ * `customTimeouts`, `protect`, `deleteBeforeReplace`, `ignoreChanges` paths, `deletedWith`, parallel refresh and
+ * deletes.
  *
  * What it does not do: other providers than dynamic ones, `import`, component providers, `Resource.get`,
- * stack references, policy packs, parallel limits, targets.
+ * stack references, policy packs, `--target`, `--parallel`, `--continue-on-error`, secrets providers.
  */
 import { spawn } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
