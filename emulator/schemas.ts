@@ -10,6 +10,23 @@ export const DOMAIN_PATTERN = /^([a-z0-9]+(-[a-z0-9]+)*\.)+[a-z]{2,}$/;
 
 const timeZones = new Set([...Intl.supportedValuesOf("timeZone"), "UTC", "Etc/UTC", "GMT"]);
 
+/**
+ * Whether `tz` is one of PostHog's time zone choices, pytz's `all_timezones`: the canonical IANA names and
+ * their aliases (`Asia/Kolkata`, `US/Eastern`, `Etc/GMT+5`), case-sensitive. Here: a name of the runtime's
+ * canonical list, or one its time zone data knows and that is spelled as IANA spells names (each part
+ * capitalized), so `europe/berlin` and `Mars/Olympus` are refused.
+ */
+function isTimeZone(tz: string): boolean {
+  if (timeZones.has(tz)) return true;
+  if (!/^[A-Z][A-Za-z0-9_+-]*(\/[A-Z][A-Za-z0-9_+-]*)*$/.test(tz)) return false;
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Organization membership levels: member 1, admin 8, owner 15. */
 export const MembershipLevelSchema = z.literal([1, 8, 15]);
 /** Dashboard restriction levels: 21 everyone in the project can edit, 37 only collaborators can edit. */
@@ -65,7 +82,7 @@ export const ProjectWriteSchema = z
     test_account_filters_default_checked: z.boolean().nullable(),
     path_cleaning_filters: structured,
     is_demo: z.boolean(),
-    timezone: z.string().refine((tz) => timeZones.has(tz), {
+    timezone: z.string().refine(isTimeZone, {
       error: (issue) => `"${String(issue.input)}" is not a valid choice.`,
       params: { code: "invalid_choice" },
     }),

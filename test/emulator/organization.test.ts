@@ -522,6 +522,24 @@ describe("projects", () => {
       expect(tz.body).toEqual(
         errorShape("validation_error", "invalid_choice", '"Mars/Olympus" is not a valid choice.', "timezone"),
       );
+      // PostHog's choices are pytz's all_timezones: aliases such as Asia/Kolkata, US/Eastern and Etc/GMT+5 too;
+      // names are case-sensitive.
+      for (const alias of ["Asia/Kolkata", "US/Eastern", "Etc/GMT+5", "UTC"]) {
+        const ok = await e.call("POST", `${e.org}/projects/`, { body: { name: alias, timezone: alias } });
+        expect(ok.status, alias).toBe(201);
+        expect(ok.body.timezone).toBe(alias);
+      }
+      const cased = await e.call("POST", `${e.org}/projects/`, {
+        body: { name: "x", timezone: "europe/berlin" },
+      });
+      expect(cased.body).toEqual(
+        errorShape(
+          "validation_error",
+          "invalid_choice",
+          '"europe/berlin" is not a valid choice.',
+          "timezone",
+        ),
+      );
       const blank = await e.call("POST", `${e.org}/projects/`, { body: { name: "" } });
       expect(blank.body).toEqual(
         errorShape("validation_error", "blank", "This field may not be blank.", "name"),
