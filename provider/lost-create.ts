@@ -44,6 +44,10 @@ interface CreateRecord {
   id: string | undefined;
   /** True when it ended with a definite answer that made nothing (e.g. 400). */
   madeNothing: boolean;
+  /** True when its answer was lost and it ended without knowing what it made (see `lost`). */
+  lost: boolean;
+  /** The Pulumi resource name, when the SDK passed it. */
+  resource: string | undefined;
 }
 
 const records: CreateRecord[] = [];
@@ -120,6 +124,21 @@ export interface CreateOperation {
   adopt<T extends Candidate>(items: readonly T[], lost: Error, adoptHint: string): T;
   /** Candidates by name that are not taken, before their `created_at` is known (to fetch them one by one). */
   untaken<T extends Candidate>(items: readonly T[]): T[];
+  /**
+   * The answer to this create was lost and it ends without knowing what it made (e.g. the list to look for it
+   * failed too): a later create of the same object in this process looks for it first ({@link recoverEarlier}).
+   */
+  lost(): void;
+  /** True when an earlier create of the same object (and resource) in this process ended with its answer lost. */
+  readonly hasEarlier: boolean;
+  /**
+   * Before this create writes: the one object among `items` (untaken, of this name, created since the earliest
+   * such earlier create started) that the earlier create made, adopted now (marked made); undefined when none was
+   * made (the earlier creates are then known to have made nothing).
+   * @throws Error naming the candidates and `adoptHint` when it cannot be proved (several candidates, several
+   *   earlier creates, or another create of the same name running).
+   */
+  recoverEarlier<T extends Candidate>(items: readonly T[], adoptHint: string): T | undefined;
 }
 
 /**
@@ -133,7 +152,26 @@ export function beginCreate(
   where?: JournalContext,
 ): CreateOperation {
   const key = `${type}\n${scope}\n${name}`;
-  const rec: CreateRecord = { key, started: Date.now(), ended: undefined, id: undefined, madeNothing: false };
+  const rec: CreateRecord = {
+    key,
+    started: Date.now(),
+    ended: undefined,
+    id: undefined,
+    madeNothing: false,
+    lost: false,
+    resource: where?.resource,
+  };
+  /** Earlier creates of the same object (and resource, when both are known) whose answer was lost. */
+  const earlier = () =>
+    records.filter(
+      (r) =>
+        r !== rec &&
+        r.key === key &&
+        r.lost &&
+        r.id === undefined &&
+        !r.madeNothing &&
+        (r.resource === undefined || rec.resource === undefined || r.resource === rec.resource),
+    );
   records.push(rec);
   const isTaken = (id: number | string) => taken.has(`${type}\n${String(id)}`);
   const journalKey: JournalKey | undefined =
@@ -215,6 +253,49 @@ export function beginCreate(
     untaken(items) {
       return items.filter((x) => x.name === name && !isTaken(x.id));
     },
+    lost() {
+      rec.lost = true;
+      rec.ended = Date.now();
+    },
+    get hasEarlier() {
+      return earlier().length > 0;
+    },
+    recoverEarlier(items, adoptHint) {
+      const before = earlier();
+      if (before.length === 0) return undefined;
+      const since = Math.min(...before.map((r) => r.started));
+      const candidates = op.untaken(items).filter((x) => {
+        const at = x.created_at ? Date.parse(x.created_at) : Number.NaN;
+        return at >= since - CLOCK_SKEW_MS;
+      });
+      if (candidates.length === 0) {
+        for (const r of before) r.madeNothing = true; // their creates did not apply
+        return undefined;
+      }
+      const running = records.filter(
+        (r) =>
+          r !== rec &&
+          r.key === key &&
+          r.id === undefined &&
+          !r.madeNothing &&
+          !r.lost &&
+          r.ended === undefined,
+      );
+      const [only] = candidates;
+      const [one] = before;
+      if (candidates.length === 1 && only && before.length === 1 && one && running.length === 0) {
+        one.id = String(only.id);
+        op.made(String(only.id));
+        return only;
+      }
+      for (const r of before) r.madeNothing = true; // reported here: not again by the next create
+      throw new Error(
+        `${type} "${name}": ${before.length} earlier create(s) of it in this run lost their answer, and which ` +
+          `object they made cannot be proved: ${candidates.map((c) => `${c.id} (created ${c.created_at})`).join(", ")}` +
+          `${running.length > 0 ? `, while ${running.length} other create(s) of that name run` : ""}. Nothing was ` +
+          `adopted. Adopt the right one explicitly with ${adoptHint} (and delete the others), or delete them and run up again`,
+      );
+    },
     adopt(items, lost, adoptHint) {
       const now = Date.now();
       const candidates = op.untaken(items).filter((x) => {
@@ -239,6 +320,7 @@ export function beginCreate(
       }
       rec.ended = now;
       if (candidates.length === 0) {
+        rec.madeNothing = true;
         forget(); // nothing of it was made in its window: the next create starts afresh
         const outside = op.untaken(items);
         throw new Error(
@@ -251,6 +333,7 @@ export function beginCreate(
           { cause: lost },
         );
       }
+      rec.lost = true; // a later create of this object in the run looks for what it made first
       const ids = candidates.map((c) => `${c.id} (created ${c.created_at})`).join(", ");
       const why =
         candidates.length > 1

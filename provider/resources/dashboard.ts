@@ -315,6 +315,16 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
         const body = convergeBody(want, toOutputs(found, projectId, want, false), false);
         d = Object.keys(body).length > 0 ? await patch(api, projectId, found.id, body) : found;
       } else {
+        // An earlier create of this dashboard in this run lost its answer: take what it made, if anything.
+        const earlier = op.hasEarlier
+          ? op.recoverEarlier(await api.dashboards.all({ projectId }), "the input dashboardId")
+          : undefined;
+        if (earlier) {
+          const found = await api.dashboards.retrieve({ projectId, id: Number(earlier.id) });
+          const body = convergeBody(want, toOutputs(found, projectId, want, false), false);
+          d = Object.keys(body).length > 0 ? await patch(api, projectId, found.id, body) : found;
+          return { id: String(d.id), outs: toOutputs(d, projectId, want, false) };
+        }
         op.journal();
         try {
           d = await api.dashboards.create({
@@ -437,6 +447,10 @@ async function adoptLost(
   lost: AmbiguousWriteError | undefined,
 ): Promise<Dashboard> {
   const cause = lost ?? new Error("create_from_template_json answered 2xx without a dashboard");
-  const made = op.adopt(await api.dashboards.all({ projectId }), cause, "the input dashboardId");
+  const items = await api.dashboards.all({ projectId }).catch((e: unknown) => {
+    op.lost(); // the next create of this dashboard in the run looks for what this one made first
+    throw e;
+  });
+  const made = op.adopt(items, cause, "the input dashboardId");
   return api.dashboards.retrieve({ projectId, id: made.id });
 }

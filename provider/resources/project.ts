@@ -206,6 +206,17 @@ export const projectProvider = defineResource<typeof ProjectInputsSchema, Projec
         return { id: String(p.id), outs: toOutputs(p, { ...destroyMarker(want), adopted: false }) };
       }
     }
+    if (op.hasEarlier) {
+      // An earlier create of this project in this run lost its answer: take what it made, if anything.
+      const full = await Promise.all(
+        op.untaken(await api.projects.all()).map((p) => api.projects.retrieve({ id: p.id })),
+      );
+      const earlier = op.recoverEarlier(full, "the input projectId");
+      if (earlier) {
+        const p = await converge(api, earlier, want);
+        return { id: String(p.id), outs: toOutputs(p, { ...destroyMarker(want), adopted: false }) };
+      }
+    }
     op.journal();
     try {
       const p = await api.projects.create({
@@ -218,9 +229,13 @@ export const projectProvider = defineResource<typeof ProjectInputsSchema, Projec
       // (provider/lost-create.ts), never a duplicate, never another resource's project.
       if (e instanceof AmbiguousWriteError) {
         // the list has no created_at: read each project of that name no resource of the run holds in full
-        const full = await Promise.all(
-          op.untaken(await api.projects.all()).map((p) => api.projects.retrieve({ id: p.id })),
-        );
+        const full = await api.projects
+          .all()
+          .then((all) => Promise.all(op.untaken(all).map((p) => api.projects.retrieve({ id: p.id }))))
+          .catch((listError: unknown) => {
+            op.lost(); // the next create of this project in the run looks for what this one made first
+            throw listError;
+          });
         const made = op.adopt(full, e, "the input projectId");
         return { id: String(made.id), outs: toOutputs(made, { ...destroyMarker(want), adopted: false }) };
       }

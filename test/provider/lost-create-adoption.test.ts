@@ -81,6 +81,51 @@ describe("a lost create never adopts another resource's object", () => {
   });
 });
 
+describe("a lost create whose search failed too", () => {
+  // The fault soak's finding: the answer to a POST was lost AND the list to look for what it made failed, so the
+  // create failed; the engine's retry of the same resource in the same run then POSTed again (a duplicate).
+  it("Dashboard: the retry of the same resource takes the dashboard the first try made, no second POST", async () => {
+    const dashboards = `/api/projects/${emu.projectId}/dashboards/`;
+    await emu.control("POST", "/faults", {
+      method: "POST",
+      path: "/dashboards/$",
+      dropResponse: true,
+      times: 1,
+    });
+    await emu.control("POST", "/faults", {
+      method: "GET",
+      path: "/dashboards/($|\\?)",
+      status: 400,
+      times: 1,
+    });
+    const inputs = { name: "Retried board", __resourceName: "retried" };
+    expect(await createFails("Dashboard", "retried", inputs)).toMatch(/400/);
+    const made = await named(dashboards, "Retried board");
+    expect(made).toHaveLength(1); // the lost POST applied
+    const retry = await create(host, "Dashboard", "retried", inputs);
+    expect(retry.id).toBe(String(made[0]));
+    expect(await named(dashboards, "Retried board")).toEqual(made);
+  });
+
+  it("Project: the same", async () => {
+    const projects = `/api/organizations/${emu.organizationId}/projects/`;
+    await emu.control("POST", "/faults", {
+      method: "POST",
+      path: "/projects/$",
+      dropResponse: true,
+      times: 1,
+    });
+    await emu.control("POST", "/faults", { method: "GET", path: "/projects/($|\\?)", status: 400, times: 1 });
+    const inputs = { name: "Retried project", __resourceName: "retried" };
+    expect(await createFails("Project", "retried", inputs)).toMatch(/400/);
+    const made = await named(projects, "Retried project");
+    expect(made).toHaveLength(1);
+    const retry = await create(host, "Project", "retried", inputs);
+    expect(retry.id).toBe(String(made[0]));
+    expect(await named(projects, "Retried project")).toEqual(made);
+  });
+});
+
 describe("a lost create from templateJson", () => {
   const template = {
     template_name: "Web KPIs",
