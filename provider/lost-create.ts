@@ -36,6 +36,15 @@ import {
 /** Clock difference allowed between this host and PostHog's `created_at`, in ms, on each side of the window. */
 export const CLOCK_SKEW_MS = 60_000;
 
+/**
+ * Whether `x` was created (its server `created_at`) between `from` and `to` (epoch ms of this machine's clock),
+ * each side widened by {@link CLOCK_SKEW_MS}; false when `created_at` is missing or not a date.
+ */
+function createdWithin(x: Candidate, from: number, to = Number.POSITIVE_INFINITY): boolean {
+  const at = x.created_at ? Date.parse(x.created_at) : Number.NaN;
+  return at >= from - CLOCK_SKEW_MS && at <= to + CLOCK_SKEW_MS;
+}
+
 interface CreateRecord {
   key: string;
   started: number;
@@ -94,6 +103,17 @@ export interface JournalContext {
   resource: string | undefined;
 }
 
+/**
+ * The journal context of a create made with client settings `settings` for the resource named `resource` (the
+ * SDK's `__resourceName`; undefined: nothing is journaled).
+ */
+export function journalContext(
+  settings: { host: string; organizationId?: string | undefined },
+  resource: string | undefined,
+): JournalContext {
+  return { host: settings.host, organization: settings.organizationId ?? "", resource };
+}
+
 /** One create of this process; see {@link beginCreate}. */
 export interface CreateOperation {
   /** The journal entry a previous create of the same resource left when its process died, if any. */
@@ -131,6 +151,14 @@ export interface CreateOperation {
   lost(): void;
   /** True when an earlier create of the same object (and resource) in this process ended with its answer lost. */
   readonly hasEarlier: boolean;
+  /** True when {@link previous} or {@link hasEarlier}: an object this resource made may exist already. */
+  readonly mayHaveMade: boolean;
+  /**
+   * Before this create writes: {@link fromPrevious}, else {@link recoverEarlier}, on the same `items`; the object
+   * an earlier create of this resource made (adopted now), or undefined.
+   * @throws Error as they do, when which object it made cannot be proved.
+   */
+  recover<T extends Candidate>(items: readonly T[], adoptHint: string): T | undefined;
   /**
    * Before this create writes: the one object among `items` (untaken, of this name, created since the earliest
    * such earlier create started) that the earlier create made, adopted now (marked made); undefined when none was
@@ -211,15 +239,12 @@ export function beginCreate(
         }
       }
       const now = Date.now();
-      const candidates = items.filter((x) => {
-        const at = x.created_at ? Date.parse(x.created_at) : Number.NaN;
-        return (
+      const candidates = items.filter(
+        (x) =>
           (x.name === name || alsoNamed.includes(String(x.name))) &&
           !isTaken(x.id) &&
-          at >= since - CLOCK_SKEW_MS &&
-          at <= now + CLOCK_SKEW_MS
-        );
-      });
+          createdWithin(x, since, now),
+      );
       const [only] = candidates;
       if (candidates.length === 1 && only) {
         op.made(String(only.id));
@@ -260,14 +285,20 @@ export function beginCreate(
     get hasEarlier() {
       return earlier().length > 0;
     },
+    get mayHaveMade() {
+      return op.previous !== undefined || op.hasEarlier;
+    },
+    recover(items, adoptHint) {
+      return (
+        (op.previous ? op.fromPrevious(items, adoptHint) : undefined) ??
+        (op.hasEarlier ? op.recoverEarlier(items, adoptHint) : undefined)
+      );
+    },
     recoverEarlier(items, adoptHint) {
       const before = earlier();
       if (before.length === 0) return undefined;
       const since = Math.min(...before.map((r) => r.started));
-      const candidates = op.untaken(items).filter((x) => {
-        const at = x.created_at ? Date.parse(x.created_at) : Number.NaN;
-        return at >= since - CLOCK_SKEW_MS;
-      });
+      const candidates = op.untaken(items).filter((x) => createdWithin(x, since));
       if (candidates.length === 0) {
         for (const r of before) r.madeNothing = true; // their creates did not apply
         return undefined;
@@ -298,10 +329,7 @@ export function beginCreate(
     },
     adopt(items, lost, adoptHint) {
       const now = Date.now();
-      const candidates = op.untaken(items).filter((x) => {
-        const at = x.created_at ? Date.parse(x.created_at) : Number.NaN;
-        return at >= rec.started - CLOCK_SKEW_MS && at <= now + CLOCK_SKEW_MS;
-      });
+      const candidates = op.untaken(items).filter((x) => createdWithin(x, rec.started, now));
       // Other creates of the same object name that may have made one of the candidates: not resolved to an id,
       // not failed definitely, and running at some point of this create's window.
       const rivals = records.filter(

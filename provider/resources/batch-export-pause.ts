@@ -12,7 +12,7 @@
 import { z } from "zod";
 import { AmbiguousWriteError, type BatchExport, type PostHogClient } from "../client";
 import { defineResource } from "../lifecycle";
-import { beginCreate } from "../lost-create";
+import { beginCreate, journalContext } from "../lost-create";
 
 /** Inputs of a BatchExportPause. */
 export const BatchExportPauseInputsSchema = z.strictObject({
@@ -83,11 +83,12 @@ export const batchExportPauseProvider = defineResource<
   replaceOnChanges: ["batchExportId"],
   async create(api, want, _claim, resourceName) {
     const organization = api.settings.organizationId ?? "";
-    const op = beginCreate("BatchExportPause", organization, want.batchExportId, {
-      host: api.settings.host,
+    const op = beginCreate(
+      "BatchExportPause",
       organization,
-      resource: resourceName,
-    });
+      want.batchExportId,
+      journalContext(api.settings, resourceName),
+    );
     const live = await api.batchExports.retrieve({ id: want.batchExportId });
     // A create of this resource that never returned (its run was killed) may have paused it already: what it
     // found before is what this resource found.

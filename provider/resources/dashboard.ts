@@ -21,7 +21,7 @@ import {
   type PostHogClient,
 } from "../client";
 import { defineResource, ProjectIdInput, resolveProjectId } from "../lifecycle";
-import { beginCreate, type CreateOperation } from "../lost-create";
+import { beginCreate, type CreateOperation, journalContext } from "../lost-create";
 
 /** A tile of template JSON: `{type: "INSIGHT", name, description, query, layouts, color}` or `{type: "TEXT", body, …}`. */
 const TemplateTileSchema = z
@@ -276,11 +276,7 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
   },
   async create(api, want, _claim, resourceName) {
     const projectId = await resolveProjectId(api, want.projectId);
-    const where = {
-      host: api.settings.host,
-      organization: api.settings.organizationId ?? "",
-      resource: resourceName,
-    };
+    const where = journalContext(api.settings, resourceName);
     let d: Dashboard;
     if (want.dashboardId !== undefined) {
       // Adopt: PATCH with deleted:false also restores a soft-deleted dashboard (GET would answer 404).
@@ -306,25 +302,16 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
       d = Object.keys(body).length > 0 ? await patch(api, projectId, created.id, body) : created;
     } else {
       const op = beginCreate("Dashboard", projectId, want.name, where);
-      const prior = op.previous
-        ? op.fromPrevious(await api.dashboards.all({ projectId }), "the input dashboardId")
+      // A create of this resource that never returned (its run was killed) or lost its answer earlier in this
+      // run: the dashboard it made, if any, is this one.
+      const prior = op.mayHaveMade
+        ? op.recover(await api.dashboards.all({ projectId }), "the input dashboardId")
         : undefined;
       if (prior) {
-        // A create of this resource never returned (its run was killed): this is the dashboard it made.
         const found = await api.dashboards.retrieve({ projectId, id: Number(prior.id) });
         const body = convergeBody(want, toOutputs(found, projectId, want, false), false);
         d = Object.keys(body).length > 0 ? await patch(api, projectId, found.id, body) : found;
       } else {
-        // An earlier create of this dashboard in this run lost its answer: take what it made, if anything.
-        const earlier = op.hasEarlier
-          ? op.recoverEarlier(await api.dashboards.all({ projectId }), "the input dashboardId")
-          : undefined;
-        if (earlier) {
-          const found = await api.dashboards.retrieve({ projectId, id: Number(earlier.id) });
-          const body = convergeBody(want, toOutputs(found, projectId, want, false), false);
-          d = Object.keys(body).length > 0 ? await patch(api, projectId, found.id, body) : found;
-          return { id: String(d.id), outs: toOutputs(d, projectId, want, false) };
-        }
         op.journal();
         try {
           d = await api.dashboards.create({

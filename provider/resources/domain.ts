@@ -21,7 +21,7 @@ import {
   ValidationError,
 } from "../client";
 import { defineResource } from "../lifecycle";
-import { beginCreate } from "../lost-create";
+import { beginCreate, journalContext } from "../lost-create";
 
 /** SSO providers PostHog can enforce ("" = none). */
 export const SSO_PROVIDERS = ["", "google-oauth2", "github", "gitlab", "saml"] as const;
@@ -212,11 +212,7 @@ export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOu
   deleteBeforeReplace: true,
   async create(api, want, _claim, resourceName) {
     const organization = api.settings.organizationId ?? "";
-    const op = beginCreate("Domain", organization, want.domain, {
-      host: api.settings.host,
-      organization,
-      resource: resourceName,
-    });
+    const op = beginCreate("Domain", organization, want.domain, journalContext(api.settings, resourceName));
     // One GET first: a domain that exists before the create is adopted (adopt: true) or refused, so a create whose
     // answer is lost can only have made the domain it finds afterwards.
     const existing = await findByName(api, want.domain);

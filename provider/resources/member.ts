@@ -13,7 +13,7 @@ import { keptOnDestroy } from "../adopted";
 import type { Identity } from "../claims";
 import { AmbiguousWriteError, type Member, type PostHogClient, PostHogError } from "../client";
 import { defineResource, EmailInput, OrganizationLevelInput } from "../lifecycle";
-import { beginCreate } from "../lost-create";
+import { beginCreate, journalContext } from "../lost-create";
 
 /** Inputs of a Member: exactly one of `userUuid` and `email`. */
 export const MemberInputsSchema = z
@@ -179,11 +179,7 @@ export const memberProvider = defineResource<typeof MemberInputsSchema, MemberOu
     // A create of this resource whose run was killed may have changed the level already: the level found before
     // it is in the create journal (provider/create-journal.ts).
     const organization = api.settings.organizationId ?? "";
-    const op = beginCreate("Member", organization, m.user.uuid, {
-      host: api.settings.host,
-      organization,
-      resource: resourceName,
-    });
+    const op = beginCreate("Member", organization, m.user.uuid, journalContext(api.settings, resourceName));
     const levelBefore = op.previous?.levelBefore ?? m.level;
     op.journal({ levelBefore });
     let changed: Member | undefined;

@@ -11,7 +11,7 @@ import { keptOnDestroy } from "../adopted";
 import { AmbiguousWriteError, type PostHogClient, type Project, ValidationError } from "../client";
 import { defineResource, ProjectIdInput } from "../lifecycle";
 import { TimeZoneInput } from "../limits";
-import { beginCreate } from "../lost-create";
+import { beginCreate, journalContext } from "../lost-create";
 
 const bool = () => z.boolean({ error: "expected true or false" }).optional();
 /** A list of strings of at most 200 characters each (PostHog stores them as `varchar(200)`). */
@@ -190,30 +190,16 @@ export const projectProvider = defineResource<typeof ProjectInputsSchema, Projec
       return { id: String(p.id), outs: toOutputs(p, { ...destroyMarker(want), adopted: true }) };
     }
     const organization = api.settings.organizationId ?? "";
-    const op = beginCreate("Project", organization, want.name, {
-      host: api.settings.host,
-      organization,
-      resource: resourceName,
-    });
-    if (op.previous) {
-      // A create of this resource never returned (its run was killed): adopt the project it made, if any.
+    const op = beginCreate("Project", organization, want.name, journalContext(api.settings, resourceName));
+    if (op.mayHaveMade) {
+      // A create of this resource that never returned (its run was killed) or lost its answer earlier in this
+      // run: adopt the project it made, if any.
       const full = await Promise.all(
         op.untaken(await api.projects.all()).map((p) => api.projects.retrieve({ id: p.id })),
       );
-      const prior = op.fromPrevious(full, "the input projectId");
+      const prior = op.recover(full, "the input projectId");
       if (prior) {
         const p = await converge(api, prior, want);
-        return { id: String(p.id), outs: toOutputs(p, { ...destroyMarker(want), adopted: false }) };
-      }
-    }
-    if (op.hasEarlier) {
-      // An earlier create of this project in this run lost its answer: take what it made, if anything.
-      const full = await Promise.all(
-        op.untaken(await api.projects.all()).map((p) => api.projects.retrieve({ id: p.id })),
-      );
-      const earlier = op.recoverEarlier(full, "the input projectId");
-      if (earlier) {
-        const p = await converge(api, earlier, want);
         return { id: String(p.id), outs: toOutputs(p, { ...destroyMarker(want), adopted: false }) };
       }
     }
