@@ -426,9 +426,11 @@ async function deleteAll(
   const deleting = new Set(targets.map((r) => r.urn));
   /** Resources that stay (refused): what they depend on is not deleted either. */
   const failedHere = new Set<ResourceState>();
+  /** The targets that must be deleted before each target (computed once, not on every scheduling pass). */
+  const after = new Map(targets.map((r) => [r, targets.filter((o) => dependsOn(o, r))]));
   await runAll(
     targets,
-    (r, pending) => [...pending, ...failedHere].some((o) => dependsOn(o, r)),
+    (r, pending) => (after.get(r) ?? []).some((o) => pending.has(o) || failedHere.has(o)),
     async (r) => {
       try {
         await deleteOne(host, journal, r, deleting);
