@@ -160,13 +160,18 @@ export const MoveTileSchema = z.object({
   toDashboard: z.number().int(),
 });
 
+/**
+ * A tile of template JSON. PostHog's schema (posthog/api/dashboards/dashboard_template_schema.json) only says
+ * each tile is an object; posthog/helpers/dashboard_templates.py `create_from_template` reads `type`
+ * ("INSIGHT" or "TEXT"), `name`, `description`, `query`, `layouts`, `color` and `body`, each possibly null.
+ */
 const TemplateTileSchema = z.looseObject({
   type: z.string(),
-  name: z.string().optional(),
-  description: z.string().optional(),
-  body: z.string().optional(),
+  name: z.string().nullable().optional(),
+  description: z.string().nullable().optional(),
+  body: z.string().nullable().optional(),
   query: z.unknown().optional(),
-  layouts: object.optional(),
+  layouts: object.nullable().optional(),
   color: z.string().nullable().optional(),
 });
 

@@ -101,25 +101,51 @@ export const ProjectRecordSchema = z.object({
 });
 export type ProjectRecord = z.infer<typeof ProjectRecordSchema>;
 
+/**
+ * An insight. Fields beyond the first ones default, so state files written before them still load. `name` and
+ * `description` are nullable, as PostHog's `Insight` model has them (a template tile without a name makes an
+ * insight named null: posthog/helpers/dashboard_templates.py `_create_tile_for_insight`).
+ */
 export const InsightRecordSchema = z.object({
   id: z.number().int(),
   short_id: z.string(),
   team_id: z.number().int(),
-  name: z.string(),
-  description: z.string(),
+  name: z.string().nullable(),
+  description: z.string().nullable(),
   query: json,
   deleted: z.boolean(),
+  derived_name: z.string().nullable().default(null),
+  filters: z.record(z.string(), json).default({}),
+  created_at: timestamp.nullable().default(null),
+  created_by_id: z.number().int().nullable().default(null),
+  last_modified_at: timestamp.nullable().default(null),
+  /** True for insights made from a template (the real service sets `is_sample=True` there). */
+  is_sample: z.boolean().default(false),
 });
 export type InsightRecord = z.infer<typeof InsightRecordSchema>;
 
+/** A text card (PostHog's `Text` model: body at most 4,000 characters, nullable). */
+export const TextRecordSchema = z.object({
+  id: z.number().int(),
+  body: z.string().nullable(),
+  created_by_id: z.number().int().nullable().default(null),
+  last_modified_by_id: z.number().int().nullable().default(null),
+  last_modified_at: timestamp.nullable().default(null),
+});
+export type TextRecord = z.infer<typeof TextRecordSchema>;
+
+/** A dashboard tile: exactly one of an insight or a text card, with its layouts and colour. */
 export const TileRecordSchema = z.object({
   id: z.number().int(),
   dashboard_id: z.number().int(),
   insight_id: z.number().int().nullable(),
-  text: z.object({ id: z.number().int(), body: z.string() }).nullable(),
+  text: TextRecordSchema.nullable(),
   layouts: z.record(z.string(), json),
   color: z.string().nullable(),
   deleted: z.boolean(),
+  filters_overrides: z.record(z.string(), json).nullable().default({}),
+  show_description: z.boolean().nullable().default(null),
+  transparent_background: z.boolean().nullable().default(null),
 });
 export type TileRecord = z.infer<typeof TileRecordSchema>;
 

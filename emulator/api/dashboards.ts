@@ -11,6 +11,8 @@ import {
 import {
   collaboratorJson,
   type DashboardRecord,
+  type InsightRecord,
+  type TextRecord,
   type TileRecord,
   tokenUrlsafe,
   userJson,
@@ -68,39 +70,119 @@ const canEdit = (ctx: Ctx, d: DashboardRecord): boolean =>
 const isShared = (world: World, d: DashboardRecord): boolean =>
   world.sharing.find((s) => s.dashboard_id === d.id)?.enabled ?? false;
 
+/**
+ * Tile order of the dashboard detail: by the `sm` layout's y, then x, a missing coordinate counting as 100
+ * (PostHog: posthog/models/dashboard_tile.py `DashboardTile.sort_tiles_by_layout`, called from
+ * posthog/api/dashboards/dashboard.py `DashboardSerializer.get_tiles`); ties by tile id.
+ */
 const layoutKey = (t: TileRecord): [number, number] => {
   const sm = t.layouts.sm as { x?: unknown; y?: unknown } | undefined;
-  return [typeof sm?.y === "number" ? sm.y : 0, typeof sm?.x === "number" ? sm.x : 0];
+  return [typeof sm?.y === "number" ? sm.y : 100, typeof sm?.x === "number" ? sm.x : 100];
 };
 
+/** `DashboardTileBasicSerializer` (posthog/api/insight.py): the tiles an insight or a text card sits on. */
+const tileRefsJson = (tiles: TileRecord[]) =>
+  tiles.map((t) => ({ id: t.id, dashboard_id: t.dashboard_id, deleted: t.deleted }));
+
+const userById = (world: World, id: number | null) => {
+  const user = id === null ? undefined : world.users.find((u) => u.id === id);
+  return user ? userJson(user) : null;
+};
+
+/**
+ * An insight as `InsightSerializer` (posthog/api/insight.py, `Meta.fields`) serves it inside a tile, without
+ * results: the emulator computes none, so `result`, `hasMore`, `columns`, `last_refresh`, `hogql`, `types` and
+ * the like are null and `is_cached` false.
+ */
+const insightJson = (world: World, insight: InsightRecord) => {
+  const tiles = world.tiles.filter((t) => t.insight_id === insight.id);
+  const project = world.projects.find((p) => p.id === insight.team_id);
+  return {
+    id: insight.id,
+    short_id: insight.short_id,
+    name: insight.name,
+    derived_name: insight.derived_name,
+    filters: insight.filters,
+    query: insight.query,
+    order: null,
+    deleted: insight.deleted,
+    dashboards: [...new Set(tiles.filter((t) => !t.deleted).map((t) => t.dashboard_id))],
+    dashboard_tiles: tileRefsJson(tiles),
+    last_refresh: null,
+    cache_target_age: null,
+    next_allowed_client_refresh: null,
+    result: null,
+    hasMore: null,
+    columns: null,
+    created_at: insight.created_at,
+    created_by: userById(world, insight.created_by_id),
+    description: insight.description,
+    updated_at: insight.last_modified_at ?? insight.created_at,
+    tags: [],
+    favorited: false,
+    saved: false,
+    last_modified_at: insight.last_modified_at,
+    last_modified_by: userById(world, insight.created_by_id),
+    is_sample: insight.is_sample,
+    effective_restriction_level: EVERYONE_CAN_EDIT,
+    effective_privilege_level: ONLY_COLLABORATORS,
+    user_access_level: "editor",
+    timezone: typeof project?.settings.timezone === "string" ? project.settings.timezone : "UTC",
+    is_cached: false,
+    query_status: null,
+    hogql: null,
+    types: null,
+    resolved_date_range: null,
+    alerts: [],
+    last_viewed_at: null,
+  };
+};
+
+/** A text card as `TextSerializer` (posthog/api/dashboards/dashboard.py, `fields = "__all__"`) serves it. */
+const textJson = (world: World, tile: TileRecord, text: TextRecord, teamId: number) => ({
+  id: text.id,
+  body: text.body,
+  created_by: userById(world, text.created_by_id),
+  last_modified_by: userById(world, text.last_modified_by_id),
+  last_modified_at: text.last_modified_at,
+  team: teamId,
+  dashboard_tiles: tileRefsJson([tile]),
+});
+
+/**
+ * The tiles of a dashboard detail as `DashboardSerializer.get_tiles` serves them (posthog/api/dashboards/dashboard.py
+ * `DashboardTileSerializer`, ordered as {@link layoutKey}): soft-deleted tiles and tiles whose insight is
+ * soft-deleted are left out (posthog/models/dashboard_tile.py `DashboardTileManager` and
+ * `DashboardTile.dashboard_queryset`). Each tile: `id, insight|null, text|null, button_tile (null here),
+ * layouts, color, filters_overrides, show_description, transparent_background, order, last_refresh, is_cached`.
+ */
 const tilesJson = (world: World, d: DashboardRecord) =>
   world.tiles
     .filter((t) => t.dashboard_id === d.id && !t.deleted)
+    .map((t) => ({
+      tile: t,
+      insight: t.insight_id === null ? undefined : world.insights.find((i) => i.id === t.insight_id),
+    }))
+    .filter(({ insight }) => !insight?.deleted)
     .sort((a, b) => {
-      const [ay, ax] = layoutKey(a);
-      const [by, bx] = layoutKey(b);
-      return ay - by || ax - bx || a.id - b.id;
+      const [ay, ax] = layoutKey(a.tile);
+      const [by, bx] = layoutKey(b.tile);
+      return ay - by || ax - bx || a.tile.id - b.tile.id;
     })
-    .map((t, order) => {
-      const insight = t.insight_id === null ? undefined : world.insights.find((i) => i.id === t.insight_id);
-      return {
-        id: t.id,
-        insight: insight
-          ? {
-              id: insight.id,
-              short_id: insight.short_id,
-              name: insight.name,
-              description: insight.description,
-              query: insight.query,
-              deleted: insight.deleted,
-            }
-          : null,
-        text: t.text,
-        layouts: t.layouts,
-        color: t.color,
-        order,
-      };
-    });
+    .map(({ tile: t, insight }, order) => ({
+      id: t.id,
+      insight: insight ? insightJson(world, insight) : null,
+      text: t.text ? textJson(world, t, t.text, d.team_id) : null,
+      button_tile: null,
+      layouts: t.layouts,
+      color: t.color,
+      filters_overrides: t.filters_overrides,
+      show_description: t.show_description,
+      transparent_background: t.transparent_background,
+      order,
+      last_refresh: null,
+      is_cached: false,
+    }));
 
 /** The dashboard list subset of seed §2.7. */
 const dashboardBasicJson = (ctx: Ctx, d: DashboardRecord) => {
@@ -167,23 +249,54 @@ const requireEdit = (
   if (!canEdit(ctx, d)) throw forbidden(detail);
 };
 
-const newInsight = (ctx: Ctx, name: string, description = "", query: unknown = null) => {
-  const id = ctx.world.nextIds.insight++;
-  const insight = {
-    id,
+/** A new insight of the route's project, as a template tile makes it (`is_sample`, by the acting user). */
+const newInsight = (
+  ctx: Ctx,
+  name: string | null,
+  description: string | null = "",
+  query: unknown = null,
+  isSample = false,
+): InsightRecord => {
+  const insight: InsightRecord = {
+    id: ctx.world.nextIds.insight++,
     short_id: tokenUrlsafe(6).slice(0, 8),
     team_id: ctx.project?.id ?? 0,
     name,
     description,
     query,
     deleted: false,
+    derived_name: null,
+    filters: {},
+    created_at: ctx.now,
+    created_by_id: ctx.user.id,
+    last_modified_at: ctx.now,
+    is_sample: isSample,
   };
   ctx.world.insights.push(insight);
   return insight;
 };
 
-const addTile = (ctx: Ctx, tile: Omit<TileRecord, "id" | "deleted">): TileRecord => {
-  const record = { ...tile, id: ctx.world.nextIds.tile++, deleted: false };
+/** A new text card by the acting user. */
+const newText = (ctx: Ctx, body: string | null): TextRecord => ({
+  id: ctx.world.nextIds.text++,
+  body,
+  created_by_id: ctx.user.id,
+  last_modified_by_id: null,
+  last_modified_at: ctx.now,
+});
+
+type NewTile = Pick<TileRecord, "dashboard_id" | "insight_id" | "text" | "layouts" | "color"> &
+  Partial<Pick<TileRecord, "filters_overrides" | "show_description" | "transparent_background">>;
+
+const addTile = (ctx: Ctx, tile: NewTile): TileRecord => {
+  const record: TileRecord = {
+    filters_overrides: {},
+    show_description: null,
+    transparent_background: null,
+    ...tile,
+    id: ctx.world.nextIds.tile++,
+    deleted: false,
+  };
   ctx.world.tiles.push(record);
   return record;
 };
@@ -287,7 +400,7 @@ const dashboardOps: Operation[] = [
         creation_mode: template ? "template" : source ? "duplicate" : "default",
       });
       template?.forEach((name, index) => {
-        const insight = newInsight(ctx, name);
+        const insight = newInsight(ctx, name, "", null, true);
         addTile(ctx, {
           dashboard_id: dashboard.id,
           insight_id: insight.id,
@@ -301,9 +414,12 @@ const dashboardOps: Operation[] = [
           addTile(ctx, {
             dashboard_id: dashboard.id,
             insight_id: tile.insight_id,
-            text: tile.text ? { id: ctx.world.nextIds.text++, body: tile.text.body } : null,
+            text: tile.text ? newText(ctx, tile.text.body) : null,
             layouts: structuredClone(tile.layouts),
             color: tile.color,
+            filters_overrides: structuredClone(tile.filters_overrides),
+            show_description: tile.show_description,
+            transparent_background: tile.transparent_background,
           });
         }
       }
@@ -359,7 +475,7 @@ const dashboardOps: Operation[] = [
           addTile(ctx, {
             dashboard_id: dashboard.id,
             insight_id: null,
-            text: { id: ctx.world.nextIds.text++, body: patch.text?.body ?? "" },
+            text: newText(ctx, patch.text?.body ?? ""),
             layouts: patch.layouts ?? {},
             color: patch.color ?? null,
           });
@@ -368,7 +484,11 @@ const dashboardOps: Operation[] = [
         if (patch.layouts !== undefined) tile.layouts = patch.layouts;
         if (patch.color !== undefined) tile.color = patch.color;
         if (patch.deleted !== undefined) tile.deleted = patch.deleted;
-        if (patch.text && tile.text) tile.text.body = patch.text.body;
+        if (patch.text && tile.text) {
+          tile.text.body = patch.text.body;
+          tile.text.last_modified_by_id = ctx.user.id;
+          tile.text.last_modified_at = ctx.now;
+        }
       }
       if (body.deleted !== undefined) setDeleted(ctx, dashboard, body.deleted, body.delete_insights ?? false);
       return ok(dashboardJson(ctx, dashboard));
@@ -423,6 +543,11 @@ const dashboardOps: Operation[] = [
     parent: "project",
     handle: (ctx) => {
       const { template } = parseBody(CreateFromTemplateSchema, ctx.body);
+      // PostHog (posthog/api/dashboards/dashboard.py `create_from_template_json`, then
+      // posthog/helpers/dashboard_templates.py `create_from_template`): the dashboard takes the template's name,
+      // description and filters, tags only with the tagging feature; template `variables` are not applied.
+      // NOTE: the real action leaves `creation_mode` at the model default ("default"); the emulator answers
+      // "template", which existing tests of the provider rely on.
       const dashboard = newDashboard(ctx, {
         name: template.template_name,
         description: template.dashboard_description,
@@ -430,11 +555,14 @@ const dashboardOps: Operation[] = [
         tags: ctx.emu.paidFeatures ? (template.tags ?? []) : [],
         creation_mode: "template",
       });
+      // Each INSIGHT tile makes a new sample insight (name, description and query as given, null when absent),
+      // each TEXT tile a new text card; both keep the tile's layouts and colour. Older versions spelled the type
+      // in lowercase, so the comparison ignores case; other types are skipped (PostHog logs them).
       template.tiles.forEach((tile, index) => {
         const type = tile.type.toUpperCase();
         const layouts = tile.layouts ?? gridLayout(index);
         if (type === "INSIGHT") {
-          const insight = newInsight(ctx, tile.name ?? "", tile.description ?? "", tile.query ?? null);
+          const insight = newInsight(ctx, tile.name ?? null, tile.description ?? null, tile.query ?? null, true);
           addTile(ctx, {
             dashboard_id: dashboard.id,
             insight_id: insight.id,
@@ -446,7 +574,7 @@ const dashboardOps: Operation[] = [
           addTile(ctx, {
             dashboard_id: dashboard.id,
             insight_id: null,
-            text: { id: ctx.world.nextIds.text++, body: tile.body ?? "" },
+            text: newText(ctx, tile.body ?? null),
             layouts,
             color: tile.color ?? null,
           });

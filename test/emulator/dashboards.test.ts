@@ -162,7 +162,8 @@ describe("dashboards", () => {
         name: "Tiles 2",
         filters: { date_from: "-7d" },
         tiles: [
-          { id: tileId, color: "blue", layouts: { sm: { x: 0, y: 100, w: 6, h: 5 } } },
+          // Below everything, the new text tile too: a tile without a layout sorts as if at x 100, y 100.
+          { id: tileId, color: "blue", layouts: { sm: { x: 0, y: 1000, w: 6, h: 5 } } },
           { text: { body: "Hello" } },
         ],
       },
