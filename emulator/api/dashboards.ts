@@ -562,7 +562,13 @@ const dashboardOps: Operation[] = [
         const type = tile.type.toUpperCase();
         const layouts = tile.layouts ?? gridLayout(index);
         if (type === "INSIGHT") {
-          const insight = newInsight(ctx, tile.name ?? null, tile.description ?? null, tile.query ?? null, true);
+          const insight = newInsight(
+            ctx,
+            tile.name ?? null,
+            tile.description ?? null,
+            tile.query ?? null,
+            true,
+          );
           addTile(ctx, {
             dashboard_id: dashboard.id,
             insight_id: insight.id,
