@@ -1,37 +1,94 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
-import { type EmulatorOptions, startEmulator } from "./index";
+import type { z } from "zod";
+import type { EmulatorOptions } from "./index";
 import { ControlFaultSchema } from "./schemas";
 
 const USAGE = `Usage: posthog-emulator [options]
 
 Serves an emulator of the PostHog organization/project administration API. Prints one JSON line
-{"url","apiKey","organizationId","projectId"} when ready; serves until SIGINT/SIGTERM.
+{"url","apiKey","organizationId","projectId","pid"} on stdout when ready ("pid": this process, to stop it
+with \`kill <pid>\`); serves until SIGINT/SIGTERM, then exits with status 0. Needs fastify 5 installed
+beside pulumi-posthog (\`npm install --save-dev fastify@5\`).
 
-  --port <n>              TCP port (default 0: a free port)
+  --port <n>              TCP port, 0-65535 (default 0: a free port)
   --host <addr>           interface to bind (default 127.0.0.1)
   --rate-limit <spec>     off | <perMinute>/<perHour> (default 480/4800, per API key)
-  --latency-ms <n>        added latency before every API request (default 0)
+  --latency-ms <n>        added latency before every API request, 0-60000 (default 0)
   --state-file <path>     load the world from this JSON file (if present) and save after every write
   --api-key <phx_...>     use this seed key instead of a random one
   --fault <json>          arm a fault at start, e.g. '{"path":"/domains/","status":503}' (repeatable)
   --no-paid-features      without restriction level 37, collaborators, sharing, more than one project
   --help                  show this help
+
+Errors are one line on stderr: status 2 for a bad command line, 1 when the emulator cannot start
+(e.g. the port is in use).
 `;
 
-const fail = (message: string): never => {
-  process.stderr.write(`posthog-emulator: ${message}\n\n${USAGE}`);
-  process.exit(2);
+/** A command-line or start-up error: one line on stderr, no usage text. */
+class CliError extends Error {
+  constructor(
+    message: string,
+    readonly status: 1 | 2,
+  ) {
+    super(message);
+  }
+}
+
+const HELP_HINT = "(posthog-emulator --help lists the options)";
+
+/** One line from a zod error: `<flag or path>: <message>` per issue, joined with "; ". */
+const zodLine = (error: z.ZodError, flags: Record<string, string> = {}): string =>
+  error.issues
+    .map((issue) => {
+      const [head, ...rest] = issue.path.map(String);
+      const where = head === undefined ? "" : [flags[head] ?? head, ...rest].join(".");
+      return where ? `${where}: ${issue.message}` : issue.message;
+    })
+    .join("; ");
+
+/** The command-line flag of each option, for messages. */
+const FLAGS: Record<string, string> = {
+  port: "--port",
+  host: "--host",
+  rateLimit: "--rate-limit",
+  latencyMs: "--latency-ms",
+  stateFile: "--state-file",
+  apiKey: "--api-key",
+  faults: "--fault",
+  paidFeatures: "--no-paid-features",
 };
 
-const integer = (flag: string, raw: string | undefined): number | undefined => {
+const integer = (flag: string, raw: string | undefined, max: number): number | undefined => {
   if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw)) fail(`${flag} needs a non-negative integer, got "${raw}"`);
+  if (!/^\d+$/.test(raw) || Number(raw) > max) {
+    throw new CliError(`${flag} needs an integer from 0 to ${max}, got "${raw}"`, 2);
+  }
   return Number(raw);
 };
 
-/** Parses the command line into emulator options (exits with status 2 and usage on bad input). */
-export function parseCli(argv: string[]): EmulatorOptions {
+/** node:util parseArgs errors, reworded as one line that names the flag. */
+const argsError = (error: Error & { code?: string }): CliError => {
+  const option = /'(-[^' ]+)/.exec(error.message)?.[1];
+  switch (error.code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
+      return new CliError(`unknown option ${option ?? ""} ${HELP_HINT}`.replace("  ", " "), 2);
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
+      return new CliError(`${option ?? "an option"} needs a value ${HELP_HINT}`, 2);
+    case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL": {
+      const arg = /'([^']*)'/.exec(error.message)?.[1] ?? "";
+      return new CliError(`unexpected argument "${arg}": every option starts with -- ${HELP_HINT}`, 2);
+    }
+    default:
+      return new CliError(error.message.split("\n")[0] ?? "bad command line", 2);
+  }
+};
+
+/**
+ * Parses the command line into emulator options, or `"help"` for `--help`.
+ * @throws CliError (one-line message, status 2) naming the bad flag and the accepted values.
+ */
+export function parseCli(argv: string[]): EmulatorOptions | "help" {
   let parsed: ReturnType<typeof parse>;
   function parse() {
     return parseArgs({
@@ -54,54 +111,89 @@ export function parseCli(argv: string[]): EmulatorOptions {
   try {
     parsed = parse();
   } catch (error) {
-    return fail((error as Error).message);
+    throw argsError(error as Error & { code?: string });
   }
   const v = parsed.values;
-  if (v.help) {
-    process.stdout.write(USAGE);
-    process.exit(0);
-  }
+  if (v.help) return "help";
   const options: EmulatorOptions = {};
-  const port = integer("--port", v.port);
+  const port = integer("--port", v.port, 65535);
   if (port !== undefined) options.port = port;
   if (v.host !== undefined) options.host = v.host;
   const rate = v["rate-limit"];
   if (rate !== undefined) {
+    const m = /^(\d+)\/(\d+)$/.exec(rate);
     if (rate === "off") options.rateLimit = false;
-    else {
-      const m = /^(\d+)\/(\d+)$/.exec(rate);
-      if (!m) fail(`--rate-limit must be "off" or <perMinute>/<perHour>, got "${rate}"`);
-      options.rateLimit = { perMinute: Number(m?.[1]), perHour: Number(m?.[2]) };
+    else if (m && Number(m[1]) > 0 && Number(m[2]) > 0) {
+      options.rateLimit = { perMinute: Number(m[1]), perHour: Number(m[2]) };
+    } else {
+      throw new CliError(
+        `--rate-limit must be "off" or <perMinute>/<perHour> (e.g. 480/4800), got "${rate}"`,
+        2,
+      );
     }
   }
-  const latency = integer("--latency-ms", v["latency-ms"]);
+  const latency = integer("--latency-ms", v["latency-ms"], 60_000);
   if (latency !== undefined) options.latencyMs = latency;
   if (v["state-file"] !== undefined) options.stateFile = v["state-file"];
   if (v["api-key"] !== undefined) options.apiKey = v["api-key"];
   if (v["no-paid-features"]) options.paidFeatures = false;
   if (v.fault) {
     options.faults = v.fault.map((raw) => {
+      let json: unknown;
       try {
-        return ControlFaultSchema.parse(JSON.parse(raw));
+        json = JSON.parse(raw);
       } catch (error) {
-        return fail(`--fault: ${(error as Error).message}`);
+        throw new CliError(
+          `--fault needs a JSON object, got ${JSON.stringify(raw)}: ${(error as Error).message}`,
+          2,
+        );
       }
+      const fault = ControlFaultSchema.safeParse(json);
+      if (!fault.success) throw new CliError(`--fault ${raw}: ${zodLine(fault.error)}`, 2);
+      return fault.data;
     });
   }
   return options;
 }
 
-async function main(): Promise<void> {
-  const options = parseCli(process.argv.slice(2));
-  let emulator: Awaited<ReturnType<typeof startEmulator>>;
-  try {
-    emulator = await startEmulator(options);
-  } catch (error) {
-    return fail((error as Error).message);
+/** A start-up error (listen, state file) as one line. */
+const startError = (error: unknown, options: EmulatorOptions): CliError => {
+  const e = error as Error & { code?: string; issues?: unknown };
+  const host = options.host ?? "127.0.0.1";
+  if (e.code === "EADDRINUSE") {
+    return new CliError(
+      `port ${options.port} on ${host} is in use: stop what listens there, or pass another --port (0 picks a free one)`,
+      1,
+    );
   }
-  const { url, apiKey, organizationId, projectId } = emulator;
-  process.stdout.write(`${JSON.stringify({ url, apiKey, organizationId, projectId })}\n`);
+  if (e.code === "EACCES") {
+    return new CliError(
+      `not allowed to listen on port ${options.port} of ${host}: use a port above 1023 (or 0 for a free one)`,
+      1,
+    );
+  }
+  if (e.code === "EADDRNOTAVAIL" || e.code === "ENOTFOUND" || e.code === "EAI_AGAIN") {
+    return new CliError(`cannot listen on --host ${host}: not an address of this machine (${e.code})`, 1);
+  }
+  if (e.name === "ZodError" && Array.isArray(e.issues)) {
+    const where = options.stateFile === undefined ? "" : ` (--state-file ${options.stateFile})`;
+    return new CliError(`invalid options or state${where}: ${zodLine(e as z.ZodError, FLAGS)}`, 2);
+  }
+  if (e.name === "FastifyNotInstalledError") return new CliError(e.message, 1);
+  const message = String(e.message ?? error).split("\n")[0] ?? "";
+  return new CliError(
+    options.stateFile === undefined ? message : `--state-file ${options.stateFile}: ${message}`,
+    1,
+  );
+};
+
+async function main(): Promise<void> {
+  let emulator: { close(): Promise<void> } | undefined;
+  let stopping = false;
   const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    if (!emulator) process.exit(0);
     emulator.close().then(
       () => process.exit(0),
       () => process.exit(1),
@@ -109,6 +201,34 @@ async function main(): Promise<void> {
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+
+  const options = parseCli(process.argv.slice(2));
+  if (options === "help") {
+    process.stdout.write(USAGE);
+    return;
+  }
+  let start: typeof import("./index").startEmulator;
+  try {
+    // Loaded here, not at the top: without fastify, this throws FastifyNotInstalledError (one line).
+    start = (require("./index") as typeof import("./index")).startEmulator;
+  } catch (error) {
+    throw startError(error, options);
+  }
+  let running: Awaited<ReturnType<typeof start>>;
+  try {
+    running = await start(options);
+  } catch (error) {
+    throw startError(error, options);
+  }
+  emulator = running;
+  const { url, apiKey, organizationId, projectId } = running;
+  process.stdout.write(`${JSON.stringify({ url, apiKey, organizationId, projectId, pid: process.pid })}\n`);
 }
 
-if (require.main === module) void main();
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    const e = error instanceof CliError ? error : new CliError(String((error as Error)?.message ?? error), 1);
+    process.stderr.write(`posthog-emulator: ${e.message}\n`);
+    process.exit(e.status);
+  });
+}

@@ -1,3 +1,4 @@
+import "./fastify-installed"; // first: a missing fastify (optional peer dependency) fails in one line
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import Fastify, {

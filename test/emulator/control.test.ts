@@ -1,8 +1,6 @@
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { request } from "undici";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -11,7 +9,6 @@ import { RequestLogEntrySchema } from "../../emulator/schemas";
 import { startTestEmulator, useEmulator, withEmulator } from "../support/emulator";
 
 const emu = useEmulator();
-const root = join(__dirname, "..", "..");
 
 describe("control plane", () => {
   it("needs the seed key (other keys and none get 401)", async () => {
@@ -203,48 +200,5 @@ describe("state file and options", () => {
       },
       { apiKey },
     );
-  });
-});
-
-describe("CLI", () => {
-  const cli = join(root, "dist", "emulator", "cli.js");
-  const node = join(root, "node_modules", ".bin", "node");
-
-  it("prints exactly one JSON line when ready, serves, and exits 0 on SIGTERM", async () => {
-    expect(existsSync(cli), "dist/emulator/cli.js is missing: run `npm run build` first").toBe(true);
-    const child = spawn(node, [cli, "--port", "0", "--rate-limit", "off", "--latency-ms", "0"], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    try {
-      const lines = createInterface({ input: child.stdout });
-      const first = await new Promise<string>((resolve, reject) => {
-        lines.once("line", resolve);
-        child.once("exit", (code) => reject(new Error(`exited early with ${code}`)));
-      });
-      const ready = JSON.parse(first);
-      expect(Object.keys(ready).sort()).toEqual(["apiKey", "organizationId", "projectId", "url"]);
-      const res = await request(`${ready.url}/api/organizations/${ready.organizationId}/members/`, {
-        headers: { authorization: `Bearer ${ready.apiKey}` },
-      });
-      expect(res.statusCode).toBe(200);
-      await res.body.dump();
-      const exit = new Promise<number | null>((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      expect(await exit).toBe(0);
-    } finally {
-      if (child.exitCode === null) child.kill("SIGKILL");
-    }
-  });
-
-  it("rejects bad flags with status 2 and usage on stderr", async () => {
-    const child = spawn(node, [cli, "--rate-limit", "lots"], { stdio: ["ignore", "pipe", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (chunk) => {
-      stderr += String(chunk);
-    });
-    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-    expect(code).toBe(2);
-    expect(stderr).toMatch(/--rate-limit must be "off" or <perMinute>\/<perHour>/);
-    expect(stderr).toMatch(/Usage: posthog-emulator/);
   });
 });
