@@ -1,34 +1,202 @@
 /**
- * Lookups: plain async functions that read existing objects, for use in Pulumi programs (or scripts).
+ * Lookups: read existing PostHog objects from a Pulumi program (or a script), in the two forms Pulumi SDKs
+ * give every function:
+ * - `getX(args, options?)`: plain values in, a `Promise` of the result out;
+ * - `getXOutput(args, options?)`: `pulumi.Input`s in (outputs of other resources, config secrets), a
+ *   `pulumi.Output` of the result out. It runs once every input is known; in a preview with an unknown input
+ *   its result is unknown. Results that carry tokens (`getProjectOutput`: `api_token`;
+ *   `getDashboardSharingOutput`: `access_token`) are secret Outputs, as are results of secret arguments.
+ *
  * Connection settings come from `options` (explicit), else the stack config (`posthog:apiKey`,
  * `posthog:host`, `posthog:organizationId`, `posthog:projectId`, read with `new pulumi.Config("posthog")`
  * inside the call), else the environment (`POSTHOG_API_KEY` …). Nothing is cached or captured.
  *
+ * Under `pulumi.runtime.setMocks` no request is sent: each lookup is a Pulumi invoke of the token
+ * `posthog:index:<function>` (`posthog:index:getMember` …), so `mocks.call` receives `{token, inputs: args}`
+ * and what it returns is the result (`getBatchExports`: return `{ batchExports: [...] }`, an invoke result is
+ * an object). Arguments are checked before either path.
+ *
  * ```ts
- * const jane = await posthog.getMember({ email: "jane@example.com" });
+ * import * as posthog from "pulumi-posthog";
+ * const jane = posthog.getMemberOutput({ email: "jane@example.com" });
  * new posthog.DashboardCollaborator("jane-kpis", { dashboardId: 12, userUuid: jane.userUuid });
  * ```
  */
 import * as pulumi from "@pulumi/pulumi";
+import { MockMonitor } from "@pulumi/pulumi/runtime/mocks";
+import { z } from "zod";
 import {
   type AccessControls,
   type BatchExport,
   type ClientOptions,
   createClient,
   type Dashboard,
+  InvalidInputError,
   type PostHogClient,
   type Project,
   type Sharing,
 } from "../provider/client";
 
-/** Connection options of every lookup (all optional; see the module doc for the fallbacks). */
+/** Connection options of every `getX` lookup (all optional; see the module doc for the fallbacks). */
 export type LookupOptions = ClientOptions;
+
+/**
+ * Connection options of every `getXOutput` lookup: the four connection settings may be `pulumi.Input`s
+ * (e.g. `config.requireSecret("adminKey")`); the others are plain, as in {@link LookupOptions}. A secret key
+ * does not make the result secret (the key never reaches the result).
+ */
+export type LookupOutputOptions = Omit<LookupOptions, "apiKey" | "host" | "organizationId" | "projectId"> & {
+  /** Personal API key (`phx_…`). */
+  apiKey?: pulumi.Input<string>;
+  /** API base URL (default `https://us.posthog.com`). */
+  host?: pulumi.Input<string>;
+  /** Organization id (UUID); else `@current`. */
+  organizationId?: pulumi.Input<string>;
+  /** Project id; else `@current`. */
+  projectId?: pulumi.Input<string | number>;
+};
+
+/** `T` with every property a `pulumi.Input` (the arguments of a `getXOutput`). */
+export type InputArgs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
+
+// ---------------------------------------------------------------------------------------------------------
+// Mocks, argument checks, connection
+
+/**
+ * Whether `pulumi.runtime.setMocks` is in effect: the resource monitor is the SDK's `MockMonitor`. A monitor
+ * of another copy of `@pulumi/pulumi` (the runtime state is process-global) is recognized by the `mocks`
+ * property `MockMonitor` declares.
+ */
+function mocksSet(): boolean {
+  const monitor: unknown = pulumi.runtime.getMonitor();
+  if (monitor instanceof MockMonitor) return true;
+  if (typeof monitor !== "object" || monitor === null || !("mocks" in monitor)) return false;
+  const mocks: unknown = monitor.mocks;
+  return typeof mocks === "object" && mocks !== null && "call" in mocks && typeof mocks.call === "function";
+}
+
+/** The invoke token of a lookup, `posthog:index:<function>` (what `mocks.call` receives as `token`). */
+const lookupToken = (fn: string): string => `posthog:index:${fn}`;
+
+/** Under mocks: the invoke of `fn` with `args` (to `mocks.call`); its result as returned. */
+async function invokeMock(fn: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const result: unknown = await pulumi.runtime.invoke(lookupToken(fn), args);
+  if (typeof result !== "object" || result === null) {
+    throw new Error(`mocks.call for ${lookupToken(fn)} returned ${String(result)}: return the result object`);
+  }
+  return result as Record<string, unknown>;
+}
+
+const text = z
+  .string({ error: "must be a non-empty string" })
+  .regex(/\S/, { error: "must be a non-empty string" });
+const positiveId = z
+  .number({ error: "must be a positive integer (a number, not a string or boolean)" })
+  .int({ error: "must be a positive integer" })
+  .positive({ error: "must be a positive integer" });
+const projectIdError = {
+  error: 'must be a project id (a non-negative integer) or a non-empty string such as "@current"',
+};
+const projectIdArg = z.union(
+  [z.number(projectIdError).int(projectIdError).nonnegative(projectIdError), text],
+  projectIdError,
+);
+const projectRefError = {
+  error: 'must be a positive integer project id (a number or digit string) or "@current"',
+};
+const projectRef = z.union(
+  [
+    z.number(projectRefError).int(projectRefError).positive(projectRefError),
+    z.string(projectRefError).regex(/^([1-9][0-9]*|@current)$/, projectRefError),
+  ],
+  projectRefError,
+);
+
+/** Parses `args` of lookup `fn`; a failure is an {@link InvalidInputError} naming the property. */
+function checkArgs<S extends z.ZodType>(fn: string, schema: S, args: unknown): z.output<S> {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    throw new InvalidInputError("args", `${fn}: the arguments must be an object, got ${typeof args}`);
+  }
+  const parsed = schema.safeParse(args);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const property = issue?.path.map(String).join(".") || "args";
+  const message =
+    issue?.code === "unrecognized_keys"
+      ? `unknown argument(s) ${issue.keys.join(", ")}`
+      : `${property} ${issue?.message ?? "is invalid"}`;
+  throw new InvalidInputError(property, `${fn}: ${message}`);
+}
+
+const withOrg = z.strictObject({ organizationId: text.optional() });
+
+const MemberByEmailSchema = withOrg.extend({ email: text });
+const MemberByUuidSchema = withOrg.extend({ userUuid: text });
+const ProjectByIdSchema = withOrg.extend({ id: projectRef });
+const ProjectByNameSchema = withOrg.extend({ name: text });
+const DashboardArgsSchema = z.strictObject({ id: positiveId, projectId: projectIdArg.optional() });
+const DashboardRefArgsSchema = z.strictObject({
+  dashboardId: positiveId,
+  projectId: projectIdArg.optional(),
+});
+
+/**
+ * Two exclusive keys `a` and `b`: exactly one must be given. Returns whether it is `a` (checked before the
+ * schema of that form, for a message naming both).
+ */
+function exactlyOne(fn: string, args: unknown, a: string, b: string): boolean {
+  if (typeof args !== "object" || args === null) return true; // checkArgs names it
+  const has = (k: string) => (args as Record<string, unknown>)[k] !== undefined;
+  if (has(a) === has(b)) {
+    throw new InvalidInputError(
+      a,
+      `${fn}: pass exactly one of ${a} or ${b} (got ${has(a) ? "both" : "neither"})`,
+    );
+  }
+  return has(a);
+}
+
+/** `obj` without its undefined properties (for exact optional property types). */
+function defined<T extends object>(obj: T): T {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
+}
 
 function client(options: LookupOptions | undefined): PostHogClient {
   const cfg = new pulumi.Config("posthog");
   // resolveSettings asks for namespaced keys ("posthog:apiKey"); pulumi.Config wants the bare name.
   return createClient(options ?? {}, { get: (key) => cfg.get(key.replace(/^posthog:/, "")) });
 }
+
+/**
+ * The Output form of a lookup: waits for `args` and the connection settings of `options`, then runs `get`.
+ * Secret arguments make the result secret; a secret connection setting does not (it never reaches the
+ * result); `secret` marks results that carry tokens.
+ */
+function outputOf<A, R>(
+  args: unknown,
+  options: LookupOutputOptions | undefined,
+  get: (args: A, options: LookupOptions) => Promise<R>,
+  secret = false,
+): pulumi.Output<R> {
+  const { apiKey, host, organizationId, projectId, ...rest } = options ?? {};
+  const connection = pulumi.unsecret(pulumi.output(defined({ apiKey, host, organizationId, projectId })));
+  const result = pulumi
+    .all([pulumi.output(args ?? {}), connection])
+    .apply(([a, c]) => get(defined(a as object) as A, { ...rest, ...defined(c) } as LookupOptions));
+  return (secret ? pulumi.secret(result) : result) as pulumi.Output<R>;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// getMember
+
+/** Arguments of {@link getMember}: exactly one of `email` (any case) or `userUuid`. */
+export type GetMemberArgs =
+  | { email: string; organizationId?: string }
+  | { userUuid: string; organizationId?: string };
+/** Arguments of {@link getMemberOutput}: those of {@link getMember}, each a `pulumi.Input`. */
+export type GetMemberOutputArgs =
+  | InputArgs<{ email: string; organizationId?: string }>
+  | InputArgs<{ userUuid: string; organizationId?: string }>;
 
 /** A member as returned by {@link getMember}. */
 export interface MemberInfo {
@@ -47,23 +215,30 @@ export interface MemberInfo {
 
 /**
  * Finds an organization member by e-mail (case-insensitive) or user UUID.
- * API: GET `/api/organizations/:organization_id/members/` (all pages).
- * @throws Error when there is no such member; client errors (UnauthenticatedError, ForbiddenError, …).
+ * API: GET `/api/organizations/:organization_id/members/` (all pages; scope `organization_member:read`).
+ * Mock token: `posthog:index:getMember`.
+ * @throws InvalidInputError (no request made) when not exactly one of `email`/`userUuid` is a non-empty
+ *   string; Error when there is no such member; client errors (UnauthenticatedError, ForbiddenError, …).
  */
-export async function getMember(
-  args: { email: string; organizationId?: string } | { userUuid: string; organizationId?: string },
-  options?: LookupOptions,
-): Promise<MemberInfo> {
+export async function getMember(args: GetMemberArgs, options?: LookupOptions): Promise<MemberInfo> {
+  const byEmail = exactlyOne("getMember", args, "email", "userUuid");
+  const a = byEmail
+    ? checkArgs("getMember", MemberByEmailSchema, args)
+    : checkArgs("getMember", MemberByUuidSchema, args);
+  if (mocksSet()) return (await invokeMock("getMember", a)) as unknown as MemberInfo;
   const api = client(options);
-  const org = args.organizationId === undefined ? {} : { organizationId: args.organizationId };
+  const org = a.organizationId === undefined ? {} : { organizationId: a.organizationId };
   const m =
-    "email" in args
-      ? await api.members.find({ ...org, email: args.email })
-      : await api.members.find({ ...org, userUuid: args.userUuid });
-  if (!m)
+    "email" in a
+      ? await api.members.find({ ...org, email: a.email })
+      : await api.members.find({ ...org, userUuid: a.userUuid });
+  if (!m) {
+    const who = "email" in a ? `e-mail ${a.email}` : `user UUID ${a.userUuid}`;
     throw new Error(
-      `No member with ${"email" in args ? `e-mail ${args.email}` : `user UUID ${args.userUuid}`}`,
+      `getMember: no member with ${who} in organization ${api.settings.organizationId ?? "@current"}: ` +
+        "check the address (invite the person with an Invite first) or the organizationId",
     );
+  }
   return {
     userUuid: m.user.uuid,
     email: m.user.email,
@@ -76,83 +251,225 @@ export async function getMember(
 }
 
 /**
- * Finds a project by id (GET `/api/organizations/:organization_id/projects/:id/`, every field) or by exact
- * name (the project list, then GET of the match).
- * @throws Error when no project matches, or several share the name.
+ * {@link getMember} with `pulumi.Input` arguments and connection settings; an Output of the member.
+ * @throws (as a failed Output) what {@link getMember} throws.
  */
-export async function getProject(
-  args: { id: number | string; organizationId?: string } | { name: string; organizationId?: string },
-  options?: LookupOptions,
-): Promise<Project> {
+export function getMemberOutput(
+  args: GetMemberOutputArgs,
+  options?: LookupOutputOptions,
+): pulumi.Output<MemberInfo> {
+  return outputOf(args, options, getMember);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// getProject
+
+/** Arguments of {@link getProject}: exactly one of `id` or `name` (exact, case-sensitive). */
+export type GetProjectArgs =
+  | { id: number | string; organizationId?: string }
+  | { name: string; organizationId?: string };
+/** Arguments of {@link getProjectOutput}: those of {@link getProject}, each a `pulumi.Input`. */
+export type GetProjectOutputArgs =
+  | InputArgs<{ id: number | string; organizationId?: string }>
+  | InputArgs<{ name: string; organizationId?: string }>;
+
+/**
+ * Finds a project by id (GET `/api/organizations/:organization_id/projects/:id/`, every field) or by exact
+ * name (the project list, then GET of the match). Scope `project:read`. Mock token: `posthog:index:getProject`.
+ * The result carries `api_token` (the project API key) in clear; {@link getProjectOutput} returns it secret.
+ * @throws InvalidInputError (no request made) when not exactly one of `id` (a positive integer) and `name` is
+ *   given; Error when no project matches, or several share the name (naming their ids); NotFoundError for an
+ *   unknown id; client errors.
+ */
+export async function getProject(args: GetProjectArgs, options?: LookupOptions): Promise<Project> {
+  const byId = exactlyOne("getProject", args, "id", "name");
+  const a = byId
+    ? checkArgs("getProject", ProjectByIdSchema, args)
+    : checkArgs("getProject", ProjectByNameSchema, args);
+  if (mocksSet()) return (await invokeMock("getProject", a)) as Project;
   const api = client(options);
-  const org = args.organizationId === undefined ? {} : { organizationId: args.organizationId };
-  if ("id" in args) return api.projects.retrieve({ ...org, id: args.id });
-  const matches = (await api.projects.all(org)).filter((p) => p.name === args.name);
+  const org = a.organizationId === undefined ? {} : { organizationId: a.organizationId };
+  if ("id" in a) return api.projects.retrieve({ ...org, id: a.id });
+  const matches = (await api.projects.all(org)).filter((p) => p.name === a.name);
   if (matches.length !== 1) {
     throw new Error(
       matches.length === 0
-        ? `No project named "${args.name}"`
-        : `${matches.length} projects are named "${args.name}": look it up by id (ids ${matches.map((p) => p.id).join(", ")})`,
+        ? `getProject: no project named "${a.name}" visible to the key: check the name (exact, case-sensitive) or look it up by id`
+        : `getProject: ${matches.length} projects are named "${a.name}": look it up by id (ids ${matches.map((p) => p.id).join(", ")})`,
     );
   }
   return api.projects.retrieve({ ...org, id: (matches[0] as Project).id });
 }
 
 /**
- * Reads a dashboard by id. API: GET `/api/projects/:project_id/dashboards/:id/`.
- * @throws NotFoundError when it does not exist or is soft-deleted.
+ * {@link getProject} with `pulumi.Input` arguments and connection settings; a secret Output of the project
+ * (it carries `api_token`).
+ * @throws (as a failed Output) what {@link getProject} throws.
  */
-export async function getDashboard(
-  args: { id: number; projectId?: number | string },
-  options?: LookupOptions,
-): Promise<Dashboard> {
-  const api = client(options);
-  return api.dashboards.retrieve({
-    id: args.id,
-    ...(args.projectId === undefined ? {} : { projectId: args.projectId }),
-  });
+export function getProjectOutput(
+  args: GetProjectOutputArgs,
+  options?: LookupOutputOptions,
+): pulumi.Output<Project> {
+  return outputOf(args, options, getProject, true);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// getDashboard
+
+/** Arguments of {@link getDashboard}. */
+export interface GetDashboardArgs {
+  /** The dashboard id (a positive integer). */
+  id: number;
+  /** The project id; else `posthog:projectId`, else `@current`. */
+  projectId?: number | string;
+}
+/** Arguments of {@link getDashboardOutput}. */
+export type GetDashboardOutputArgs = InputArgs<GetDashboardArgs>;
+
+/**
+ * Reads a dashboard by id. API: GET `/api/projects/:project_id/dashboards/:id/` (scope `dashboard:read`).
+ * Mock token: `posthog:index:getDashboard`.
+ * @throws InvalidInputError (no request made) when `id` is not a positive integer; NotFoundError when it does
+ *   not exist or is soft-deleted; client errors.
+ */
+export async function getDashboard(args: GetDashboardArgs, options?: LookupOptions): Promise<Dashboard> {
+  const a = checkArgs("getDashboard", DashboardArgsSchema, args);
+  if (mocksSet()) return (await invokeMock("getDashboard", a)) as Dashboard;
+  return client(options).dashboards.retrieve(defined({ id: a.id, projectId: a.projectId }));
 }
 
 /**
- * Reads a dashboard's sharing configuration (`enabled`, `access_token`, `created_at`).
- * API: GET `/api/projects/:project_id/dashboards/:dashboard_id/sharing/`.
+ * {@link getDashboard} with `pulumi.Input` arguments (e.g. `id: dashboard.id.apply(Number)`) and connection
+ * settings; an Output of the dashboard.
+ * @throws (as a failed Output) what {@link getDashboard} throws.
+ */
+export function getDashboardOutput(
+  args: GetDashboardOutputArgs,
+  options?: LookupOutputOptions,
+): pulumi.Output<Dashboard> {
+  return outputOf(args, options, getDashboard);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// getDashboardSharing
+
+/** Arguments of {@link getDashboardSharing} and {@link getDashboardAccessControls}. */
+export interface GetDashboardSharingArgs {
+  /** The dashboard id (a positive integer). */
+  dashboardId: number;
+  /** The project id; else `posthog:projectId`, else `@current`. */
+  projectId?: number | string;
+}
+/** Arguments of {@link getDashboardSharingOutput}. */
+export type GetDashboardSharingOutputArgs = InputArgs<GetDashboardSharingArgs>;
+
+/**
+ * Reads a dashboard's sharing configuration (`enabled`, `access_token`, `created_at`, `settings`,
+ * `password_required`). API: GET `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (scope
+ * `sharing_configuration:read`). Mock token: `posthog:index:getDashboardSharing`. `access_token` is in clear
+ * here; {@link getDashboardSharingOutput} returns it secret.
+ * @throws InvalidInputError (no request made) when `dashboardId` is not a positive integer; NotFoundError for
+ *   an unknown dashboard; client errors.
  */
 export async function getDashboardSharing(
-  args: { dashboardId: number; projectId?: number | string },
+  args: GetDashboardSharingArgs,
   options?: LookupOptions,
 ): Promise<Sharing> {
-  const api = client(options);
-  return api.sharing.retrieve({
-    dashboardId: args.dashboardId,
-    ...(args.projectId === undefined ? {} : { projectId: args.projectId }),
-  });
+  const a = checkArgs("getDashboardSharing", DashboardRefArgsSchema, args);
+  if (mocksSet()) return (await invokeMock("getDashboardSharing", a)) as Sharing;
+  return client(options).sharing.retrieve(defined({ dashboardId: a.dashboardId, projectId: a.projectId }));
 }
 
 /**
- * Reads a dashboard's access controls. API: GET `/api/projects/:project_id/dashboards/:id/access_controls/`
- * (scope access_control:read).
+ * {@link getDashboardSharing} with `pulumi.Input` arguments and connection settings; a secret Output (it
+ * carries `access_token`, the token of the public link).
+ * @throws (as a failed Output) what {@link getDashboardSharing} throws.
+ */
+export function getDashboardSharingOutput(
+  args: GetDashboardSharingOutputArgs,
+  options?: LookupOutputOptions,
+): pulumi.Output<Sharing> {
+  return outputOf(args, options, getDashboardSharing, true);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// getDashboardAccessControls
+
+/** Arguments of {@link getDashboardAccessControls}. */
+export type GetDashboardAccessControlsArgs = GetDashboardSharingArgs;
+/** Arguments of {@link getDashboardAccessControlsOutput}. */
+export type GetDashboardAccessControlsOutputArgs = InputArgs<GetDashboardAccessControlsArgs>;
+
+/**
+ * Reads a dashboard's access controls (`access_controls`, `available_access_levels`, `default_access_level`,
+ * `user_access_level`, …). API: GET `/api/projects/:project_id/dashboards/:id/access_controls/` (scope
+ * `access_control:read`). Mock token: `posthog:index:getDashboardAccessControls`.
+ * @throws InvalidInputError (no request made) when `dashboardId` is not a positive integer; NotFoundError for
+ *   an unknown dashboard; client errors.
  */
 export async function getDashboardAccessControls(
-  args: { dashboardId: number; projectId?: number | string },
+  args: GetDashboardAccessControlsArgs,
   options?: LookupOptions,
 ): Promise<AccessControls> {
-  const api = client(options);
-  return api.dashboards.accessControls({
-    id: args.dashboardId,
-    ...(args.projectId === undefined ? {} : { projectId: args.projectId }),
-  });
+  const a = checkArgs("getDashboardAccessControls", DashboardRefArgsSchema, args);
+  if (mocksSet()) return (await invokeMock("getDashboardAccessControls", a)) as AccessControls;
+  return client(options).dashboards.accessControls(defined({ id: a.dashboardId, projectId: a.projectId }));
 }
 
 /**
- * Lists the organization's batch exports (every page).
- * API: GET `/api/organizations/:organization_id/batch_exports/`.
+ * {@link getDashboardAccessControls} with `pulumi.Input` arguments and connection settings; an Output.
+ * @throws (as a failed Output) what {@link getDashboardAccessControls} throws.
+ */
+export function getDashboardAccessControlsOutput(
+  args: GetDashboardAccessControlsOutputArgs,
+  options?: LookupOutputOptions,
+): pulumi.Output<AccessControls> {
+  return outputOf(args, options, getDashboardAccessControls);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// getBatchExports
+
+/** Arguments of {@link getBatchExports} (all optional). */
+export interface GetBatchExportsArgs {
+  /** The organization id (UUID); else `posthog:organizationId`, else `@current`. */
+  organizationId?: string;
+}
+/** Arguments of {@link getBatchExportsOutput}. */
+export type GetBatchExportsOutputArgs = InputArgs<GetBatchExportsArgs>;
+
+/**
+ * Lists the organization's batch exports (every page), as an array.
+ * API: GET `/api/organizations/:organization_id/batch_exports/` (scope `batch_export:read`).
+ * Mock token: `posthog:index:getBatchExports`; the mock returns `{ batchExports: [...] }` (an invoke result is
+ * an object) and the lookup returns the array.
+ * @throws InvalidInputError (no request made) for an unknown argument or an empty `organizationId`; client
+ *   errors.
  */
 export async function getBatchExports(
-  args: { organizationId?: string } = {},
+  args: GetBatchExportsArgs = {},
   options?: LookupOptions,
 ): Promise<BatchExport[]> {
-  const api = client(options);
-  return api.batchExports.all(
-    args.organizationId === undefined ? {} : { organizationId: args.organizationId },
-  );
+  const a = checkArgs("getBatchExports", withOrg, args);
+  if (mocksSet()) {
+    const result = await invokeMock("getBatchExports", a);
+    if (!Array.isArray(result.batchExports)) {
+      throw new Error(
+        `mocks.call for ${lookupToken("getBatchExports")} must return { batchExports: [...] }, got keys ${Object.keys(result).join(", ") || "(none)"}`,
+      );
+    }
+    return result.batchExports as BatchExport[];
+  }
+  return client(options).batchExports.all(defined({ organizationId: a.organizationId }));
+}
+
+/**
+ * {@link getBatchExports} with `pulumi.Input` arguments and connection settings; an Output of the array.
+ * @throws (as a failed Output) what {@link getBatchExports} throws.
+ */
+export function getBatchExportsOutput(
+  args: GetBatchExportsOutputArgs = {},
+  options?: LookupOutputOptions,
+): pulumi.Output<BatchExport[]> {
+  return outputOf(args, options, getBatchExports);
 }

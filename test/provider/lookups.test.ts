@@ -1,16 +1,35 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+/**
+ * The lookups against the emulator over real HTTP: `getX` (plain values, a Promise) and `getXOutput`
+ * (Inputs in, an Output out, secret when it carries a token), argument checks before any request, and the
+ * settings' fallback to the environment. Under `setMocks`: lookups-mocks.test.ts.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { InvalidInputError } from "../../provider/client";
 import {
   getBatchExports,
+  getBatchExportsOutput,
   getDashboard,
   getDashboardAccessControls,
+  getDashboardAccessControlsOutput,
+  getDashboardOutput,
   getDashboardSharing,
+  getDashboardSharingOutput,
   getMember,
+  getMemberOutput,
   getProject,
+  getProjectOutput,
 } from "../../sdk/lookups";
 import { startTestEmulator, type TestEmulator } from "./harness";
 
 let emu: TestEmulator;
 let options: { apiKey: string; host: string; organizationId: string; projectId: number };
+let dashboardId: number;
+
+/** The value of an Output once known (through `apply`, the public API). */
+const settled = <T>(o: pulumi.Output<T>) => new Promise<T>((resolve) => o.apply(resolve));
+/** The API requests the emulator received since the last clear (the control plane's request log). */
+const requests = async () => (await emu.control("GET", "/requests")) as { method: string; path: string }[];
 
 beforeAll(async () => {
   emu = await startTestEmulator();
@@ -20,18 +39,26 @@ beforeAll(async () => {
     organizationId: emu.organizationId,
     projectId: emu.projectId,
   };
+  const made = await emu.api("POST", `/api/projects/${emu.projectId}/dashboards/`, { name: "Looked up" });
+  dashboardId = (made.body as { id: number }).id;
+  await emu.api("PATCH", `/api/projects/${emu.projectId}/dashboards/${dashboardId}/sharing/`, {
+    enabled: true,
+  });
 });
 afterAll(async () => {
   await emu?.close();
 });
+beforeEach(async () => {
+  await emu.control("DELETE", "/requests");
+});
 
-describe("lookups", () => {
+describe("getX: plain values in, a Promise out", () => {
   it("getMember finds a member by e-mail (any case) or user UUID", async () => {
     const mia = await getMember({ email: "MIA.member@example.com" }, options);
     expect(mia).toMatchObject({ email: "mia.member@example.com", level: 1, firstName: "Mia" });
     expect((await getMember({ userUuid: mia.userUuid }, options)).email).toBe(mia.email);
     await expect(getMember({ email: "nobody@example.com" }, options)).rejects.toThrow(
-      "No member with e-mail",
+      `getMember: no member with e-mail nobody@example.com in organization ${emu.organizationId}`,
     );
   });
 
@@ -39,18 +66,30 @@ describe("lookups", () => {
     const byId = await getProject({ id: emu.projectId }, options);
     const byName = await getProject({ name: byId.name }, options);
     expect(byName.id).toBe(emu.projectId);
-    expect(typeof byName.api_token).toBe("string");
+    expect(byName.api_token).toMatch(/^phc_/);
     await expect(getProject({ name: "no such project" }, options)).rejects.toThrow(
-      'No project named "no such project"',
+      'getProject: no project named "no such project"',
+    );
+    await emu.api("POST", `/api/organizations/${emu.organizationId}/projects/`, { name: "Twin" });
+    await emu.api("POST", `/api/organizations/${emu.organizationId}/projects/`, { name: "Twin" });
+    await expect(getProject({ name: "Twin" }, options)).rejects.toThrow(
+      /getProject: 2 projects are named "Twin": look it up by id \(ids \d+, \d+\)/,
     );
   });
 
   it("getDashboard, getDashboardSharing and getDashboardAccessControls read a dashboard", async () => {
-    const made = await emu.api("POST", `/api/projects/${emu.projectId}/dashboards/`, { name: "Looked up" });
-    const id = (made.body as { id: number }).id;
-    expect((await getDashboard({ id }, options)).name).toBe("Looked up");
-    expect((await getDashboardSharing({ dashboardId: id }, options)).enabled).toBe(false);
-    expect(await getDashboardAccessControls({ dashboardId: id }, options)).toBeTypeOf("object");
+    expect((await getDashboard({ id: dashboardId }, options)).name).toBe("Looked up");
+    const sharing = await getDashboardSharing({ dashboardId }, options);
+    expect(sharing.enabled).toBe(true);
+    expect(sharing.access_token).toEqual(expect.any(String));
+    // The emulator answers as the seed does (with the dashboard); the real service with access_controls.
+    const acl = await getDashboardAccessControls({ dashboardId }, options);
+    expect(acl).toMatchObject({ id: dashboardId });
+    expect((await requests()).map((r) => r.path)).toEqual([
+      `/api/projects/${emu.projectId}/dashboards/${dashboardId}/`,
+      `/api/projects/${emu.projectId}/dashboards/${dashboardId}/sharing/`,
+      `/api/projects/${emu.projectId}/dashboards/${dashboardId}/access_controls/`,
+    ]);
   });
 
   it("getBatchExports lists the organization's batch exports; settings fall back to the environment", async () => {
@@ -69,5 +108,103 @@ describe("lookups", () => {
         else process.env[k] = saved[k];
       }
     }
+  });
+
+  it("refuses bad arguments naming the property, before any request", async () => {
+    const bad: [() => Promise<unknown>, string, RegExp][] = [
+      [
+        () => getMember({} as never, options),
+        "email",
+        /getMember: pass exactly one of email or userUuid \(got neither\)/,
+      ],
+      [
+        () => getMember({ email: "a@example.com", userUuid: "u" } as never, options),
+        "email",
+        /exactly one of email or userUuid \(got both\)/,
+      ],
+      [() => getMember({ email: " " }, options), "email", /getMember: email must be a non-empty string/],
+      [() => getProject({ id: 0 }, options), "id", /getProject: id must be a positive integer project id/],
+      [
+        () => getDashboard({ id: true } as never, options),
+        "id",
+        /getDashboard: id must be a positive integer/,
+      ],
+      [() => getDashboard({ id: 1.5 }, options), "id", /getDashboard: id must be a positive integer/],
+      [
+        () => getDashboardSharing({ dashboardId: "7" } as never, options),
+        "dashboardId",
+        /getDashboardSharing: dashboardId must be a positive integer \(a number, not a string or boolean\)/,
+      ],
+      [
+        () => getDashboardAccessControls({ dashboardId: 1, projectId: true } as never, options),
+        "projectId",
+        /getDashboardAccessControls: projectId must be a project id/,
+      ],
+      [
+        () => getBatchExports({ organization: "x" } as never, options),
+        "args",
+        /unknown argument\(s\) organization/,
+      ],
+    ];
+    for (const [call, property, message] of bad) {
+      const error = await call().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(InvalidInputError);
+      expect((error as InvalidInputError).property).toBe(property);
+      expect((error as Error).message).toMatch(message);
+    }
+    expect(await requests()).toEqual([]);
+  });
+});
+
+describe("getXOutput: Inputs in, an Output out", () => {
+  it("takes Outputs as arguments and connection settings, and resolves to what getX returns", async () => {
+    const outputOptions = {
+      apiKey: pulumi.secret(emu.apiKey),
+      host: pulumi.output(emu.url),
+      organizationId: pulumi.output(emu.organizationId),
+      projectId: pulumi.output(emu.projectId),
+    };
+    const mia = getMemberOutput({ email: pulumi.output("mia.member@example.com") }, outputOptions);
+    expect(await settled(mia)).toEqual(await getMember({ email: "mia.member@example.com" }, options));
+    // A secret key does not make the result secret: the key never reaches it.
+    expect(await pulumi.isSecret(mia)).toBe(false);
+    // A secret argument does.
+    expect(
+      await pulumi.isSecret(getMemberOutput({ email: pulumi.secret("mia.member@example.com") }, options)),
+    ).toBe(true);
+
+    const dash = getDashboardOutput({ id: pulumi.output(dashboardId) }, outputOptions);
+    expect((await settled(dash)).name).toBe("Looked up");
+    expect(await pulumi.isSecret(dash)).toBe(false);
+    const acl = getDashboardAccessControlsOutput({ dashboardId: pulumi.output(dashboardId) }, outputOptions);
+    expect(await settled(acl)).toEqual(await getDashboardAccessControls({ dashboardId }, options));
+    const exportsOut = getBatchExportsOutput({}, outputOptions);
+    expect((await settled(exportsOut)).map((b) => b.name)).toContain("Events to S3");
+  });
+
+  it("returns the sharing configuration and the project as secret Outputs (they carry tokens)", async () => {
+    const sharing = getDashboardSharingOutput({ dashboardId: pulumi.output(dashboardId) }, options);
+    expect(await pulumi.isSecret(sharing)).toBe(true);
+    const token = sharing.apply((s) => s.access_token);
+    expect(await pulumi.isSecret(token)).toBe(true);
+    expect(await settled(token)).toBe((await getDashboardSharing({ dashboardId }, options)).access_token);
+
+    const project = getProjectOutput({ id: pulumi.output(emu.projectId) }, options);
+    expect(await pulumi.isSecret(project)).toBe(true);
+    expect((await settled(project)).api_token).toMatch(/^phc_/);
+  });
+
+  it("waits for its Inputs: the request is sent once an argument resolves", async () => {
+    let resolveId: (id: number) => void = () => undefined;
+    const id = pulumi.output(new Promise<number>((resolve) => (resolveId = resolve)));
+    const dash = getDashboardOutput({ id }, options);
+    await new Promise((r) => setImmediate(r));
+    expect(await requests()).toEqual([]);
+    resolveId(dashboardId);
+    expect((await settled(dash)).id).toBe(dashboardId);
+    expect((await requests()).map((r) => r.method)).toEqual(["GET"]);
   });
 });
