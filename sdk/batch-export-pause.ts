@@ -1,10 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { BatchExportPauseInputs } from "../provider/resources/batch-export-pause";
-import { type Args, MODULE, named, outputKeys } from "./common";
+import type { BatchExportPauseArgs } from "./args";
+import { MODULE, named, outputKeys } from "./common";
 import { providerShim } from "./provider-shim";
 
-/** Arguments of a {@link BatchExportPause}. */
-export type BatchExportPauseArgs = Args<BatchExportPauseInputs>;
+export type { BatchExportPauseArgs } from "./args";
 
 const provider = providerShim("BatchExportPause");
 

@@ -1,10 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { DashboardCollaboratorInputs } from "../provider/resources/dashboard-collaborator";
-import { type Args, MODULE, named, outputKeys } from "./common";
+import type { DashboardCollaboratorArgs } from "./args";
+import { MODULE, named, outputKeys } from "./common";
 import { providerShim } from "./provider-shim";
 
-/** Arguments of a {@link DashboardCollaborator}. */
-export type DashboardCollaboratorArgs = Args<DashboardCollaboratorInputs>;
+export type { DashboardCollaboratorArgs } from "./args";
 
 const provider = providerShim("DashboardCollaborator");
 

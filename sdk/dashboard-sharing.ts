@@ -1,10 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { DashboardSharingInputs } from "../provider/resources/dashboard-sharing";
-import { type Args, MODULE, named, outputKeys, withSecretOutputs } from "./common";
+import type { DashboardSharingArgs } from "./args";
+import { MODULE, named, outputKeys, withSecretOutputs } from "./common";
 import { providerShim } from "./provider-shim";
 
-/** Arguments of a {@link DashboardSharing}. */
-export type DashboardSharingArgs = Args<DashboardSharingInputs>;
+export type { DashboardSharingArgs } from "./args";
 
 const provider = providerShim("DashboardSharing");
 

@@ -1,10 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { DashboardInputs } from "../provider/resources/dashboard";
-import { type Args, MODULE, named, outputKeys } from "./common";
+import type { DashboardArgs } from "./args";
+import { MODULE, named, outputKeys } from "./common";
 import { providerShim } from "./provider-shim";
 
-/** Arguments of a {@link Dashboard}. */
-export type DashboardArgs = Args<DashboardInputs>;
+export type { DashboardArgs } from "./args";
 
 const provider = providerShim("Dashboard");
 

@@ -1,10 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { DomainVerificationInputs } from "../provider/resources/domain-verification";
-import { type Args, MODULE, named, outputKeys } from "./common";
+import type { DomainVerificationArgs } from "./args";
+import { MODULE, named, outputKeys } from "./common";
 import { providerShim } from "./provider-shim";
 
-/** Arguments of a {@link DomainVerification}. */
-export type DomainVerificationArgs = Args<DomainVerificationInputs>;
+export type { DomainVerificationArgs } from "./args";
 
 const provider = providerShim("DomainVerification");
 

@@ -1,10 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { DomainInputs } from "../provider/resources/domain";
-import { type Args, MODULE, named, outputKeys } from "./common";
+import type { DomainArgs } from "./args";
+import { MODULE, named, outputKeys } from "./common";
 import { providerShim } from "./provider-shim";
 
-/** Arguments of a {@link Domain}. */
-export type DomainArgs = Args<DomainInputs>;
+export type { DomainArgs } from "./args";
 
 const provider = providerShim("Domain");
 

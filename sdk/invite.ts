@@ -1,10 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { InviteInputs } from "../provider/resources/invite";
-import { type Args, MODULE, named, outputKeys } from "./common";
+import type { InviteArgs } from "./args";
+import { MODULE, named, outputKeys } from "./common";
 import { providerShim } from "./provider-shim";
 
-/** Arguments of an {@link Invite}. */
-export type InviteArgs = Args<InviteInputs>;
+export type { InviteArgs } from "./args";
 
 const provider = providerShim("Invite");
 

@@ -1,10 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { MemberInputs } from "../provider/resources/member";
-import { type Args, MODULE, named, outputKeys } from "./common";
+import type { MemberArgs } from "./args";
+import { MODULE, named, outputKeys } from "./common";
 import { providerShim } from "./provider-shim";
 
-/** Arguments of a {@link Member}: exactly one of `userUuid` and `email`, plus `level`. */
-export type MemberArgs = Args<MemberInputs>;
+export type { MemberArgs } from "./args";
 
 const provider = providerShim("Member");
 

@@ -1,10 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { ProjectInputs } from "../provider/resources/project";
-import { type Args, MODULE, named, outputKeys, withSecretOutputs } from "./common";
+import type { ProjectArgs } from "./args";
+import { MODULE, named, outputKeys, withSecretOutputs } from "./common";
 import { providerShim } from "./provider-shim";
 
-/** Arguments of a {@link Project}. */
-export type ProjectArgs = Args<ProjectInputs>;
+export type { ProjectArgs } from "./args";
 
 const provider = providerShim("Project");
 

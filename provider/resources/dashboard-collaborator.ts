@@ -11,15 +11,13 @@
  */
 import { z } from "zod";
 import { AmbiguousWriteError, type Collaborator, ValidationError } from "../client";
+import { dashboardIdInput } from "../inputs";
 import { defineResource, ProjectIdInput, resolveProjectId } from "../lifecycle";
 
 /** Inputs of a DashboardCollaborator. */
 export const DashboardCollaboratorInputsSchema = z.strictObject({
-  /** The dashboard's id, e.g. `dashboard.id` (a number or its decimal string). */
-  dashboardId: z.coerce
-    .number({ error: "expected a dashboard id (positive integer)" })
-    .int({ error: "expected a dashboard id (positive integer)" })
-    .positive({ error: "expected a dashboard id (positive integer)" }),
+  /** The dashboard's id, a positive integer: a Dashboard's `id` is a string, so pass `dashboard.id.apply(Number)`. */
+  dashboardId: dashboardIdInput("dashboardId"),
   /** The collaborator's user UUID (e.g. from `getMember`). */
   userUuid: z.uuid({ error: "expected a user UUID" }),
   /** Access level: 37 (can edit), the only level PostHog accepts. Default 37. */

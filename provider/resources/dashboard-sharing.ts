@@ -8,15 +8,13 @@
  */
 import { z } from "zod";
 import type { Sharing } from "../client";
+import { dashboardIdInput } from "../inputs";
 import { defineResource, ProjectIdInput, resolveProjectId } from "../lifecycle";
 
 /** Inputs of a DashboardSharing. */
 export const DashboardSharingInputsSchema = z.strictObject({
-  /** The dashboard's id, e.g. `dashboard.id` (a number or its decimal string). Changing it replaces. */
-  dashboardId: z.coerce
-    .number({ error: "expected a dashboard id (positive integer)" })
-    .int({ error: "expected a dashboard id (positive integer)" })
-    .positive({ error: "expected a dashboard id (positive integer)" }),
+  /** The dashboard's id, a positive integer: a Dashboard's `id` is a string, so pass `dashboard.id.apply(Number)`. Changing it replaces. */
+  dashboardId: dashboardIdInput("dashboardId"),
   /** Share publicly. Default true. */
   enabled: z.boolean({ error: "expected true or false" }).default(true),
   /** Project id; default: the provider's `posthog:projectId`, else the key's current project. Changing it replaces. */

@@ -20,6 +20,7 @@ import {
   isObjectGone,
   type PostHogClient,
 } from "../client";
+import { exclusive } from "../inputs";
 import { defineResource, ProjectIdInput, resolveProjectId } from "../lifecycle";
 import { beginCreate, type CreateOperation, journalContext } from "../lost-create";
 
@@ -82,6 +83,14 @@ export const DashboardTemplateJsonSchema = z.looseObject({
   is_featured: z.boolean({ error: "expected true or false" }).optional(),
 });
 
+/**
+ * The mutually exclusive inputs of a Dashboard: how it is made (checked by the schema, unions in the SDK's
+ * DashboardArgs).
+ */
+export const DashboardExclusiveInputs = [
+  { kind: "atMostOne", keys: ["useTemplate", "useDashboard", "templateJson", "dashboardId"] },
+] as const;
+
 /** Inputs of a Dashboard. */
 export const DashboardInputsSchema = z
   .strictObject({
@@ -116,7 +125,7 @@ export const DashboardInputsSchema = z
     /**
      * Create from template JSON, as an object or a JSON string (e.g. `fs.readFileSync("dashboards/kpis.json",
      * "utf8")`): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT",
-     * …}, …]}`, the four required, at least one tile (see {@link DashboardTemplateJsonSchema}). Create-only.
+     * …}, …]}`, the four required, at least one tile (PostHog's dashboard template schema). Create-only.
      */
     templateJson: z
       .union([z.string(), z.record(z.string(), z.unknown())], {
@@ -149,18 +158,7 @@ export const DashboardInputsSchema = z
     /** On delete, also soft-delete the insights that are only on this dashboard. Default false. */
     deleteInsights: z.boolean({ error: "expected true or false" }).default(false),
   })
-  .superRefine((d, ctx) => {
-    const sources = (["useTemplate", "useDashboard", "templateJson", "dashboardId"] as const).filter(
-      (k) => d[k] !== undefined,
-    );
-    if (sources.length > 1) {
-      ctx.addIssue({
-        code: "custom",
-        path: [sources[1] ?? "useDashboard"],
-        message: `use at most one of useTemplate, useDashboard, templateJson and dashboardId (got ${sources.join(", ")})`,
-      });
-    }
-  });
+  .superRefine(exclusive(DashboardExclusiveInputs));
 export type DashboardInputs = z.input<typeof DashboardInputsSchema>;
 type In = z.output<typeof DashboardInputsSchema>;
 

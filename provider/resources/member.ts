@@ -12,8 +12,12 @@ import { z } from "zod";
 import { keptOnDestroy } from "../adopted";
 import type { Identity } from "../claims";
 import { AmbiguousWriteError, type Member, type PostHogClient, PostHogError } from "../client";
+import { exclusive } from "../inputs";
 import { defineResource, EmailInput, OrganizationLevelInput } from "../lifecycle";
 import { beginCreate, journalContext } from "../lost-create";
+
+/** The mutually exclusive inputs of a Member (checked by the schema, unions in the SDK's MemberArgs). */
+export const MemberExclusiveInputs = [{ kind: "exactlyOne", keys: ["userUuid", "email"] }] as const;
 
 /** Inputs of a Member: exactly one of `userUuid` and `email`. */
 export const MemberInputsSchema = z
@@ -35,10 +39,7 @@ export const MemberInputsSchema = z
      */
     removeFromOrganizationOnDestroy: z.boolean({ error: "expected true or false" }).optional(),
   })
-  .refine((m) => (m.userUuid === undefined) !== (m.email === undefined), {
-    error: "expected exactly one of userUuid and email",
-    path: ["userUuid"],
-  });
+  .superRefine(exclusive(MemberExclusiveInputs));
 export type MemberInputs = z.input<typeof MemberInputsSchema>;
 type In = z.output<typeof MemberInputsSchema>;
 

@@ -238,7 +238,7 @@ describe("DashboardCollaborator provider", () => {
 
     // adopt: a second create of the same collaborator converges instead of failing or duplicating
     const again = await create(host, "DashboardCollaborator", "mia-again", {
-      dashboardId: d.id,
+      dashboardId: Number(d.id),
       userUuid: MIA,
     });
     expect(again.id).toBe(c.id);

@@ -59,10 +59,10 @@ describe("two resources managing one object fail in check, naming both", () => {
     [
       "DashboardCollaborator",
       { dashboardId: 77, userUuid: MIA.uuid },
-      { dashboardId: "77", userUuid: MIA.uuid.toUpperCase(), projectId: "1001" },
+      { dashboardId: 77, userUuid: MIA.uuid.toUpperCase(), projectId: "1001" },
       "userUuid",
     ],
-    ["DashboardSharing", { dashboardId: 78 }, { dashboardId: "78", enabled: false }, "dashboardId"],
+    ["DashboardSharing", { dashboardId: 78 }, { dashboardId: 78, enabled: false }, "dashboardId"],
     [
       "BatchExportPause",
       { batchExportId: "0190aaaa-0000-4000-8000-000000000001" },

@@ -291,7 +291,7 @@ describe("Member provider (real host over gRPC)", () => {
       },
     );
     expect(both.failures).toEqual([
-      { property: "userUuid", reason: "expected exactly one of userUuid and email" },
+      { property: "email", reason: "expected exactly one of userUuid and email (got userUuid, email)" },
     ]);
   });
 });

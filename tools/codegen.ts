@@ -1,0 +1,585 @@
+/**
+ * The SDK's Args types and the resource pages' tables, generated from the zod inputs schemas
+ * (provider/resources/*.ts), so a property cannot be added without its documentation and its type.
+ *
+ * `npm run codegen` writes; `npm run codegen -- --check` writes nothing and exits 1 with a diff when a
+ * generated file is stale (both build first and run dist/tools/codegen.js).
+ *
+ * Read with the TypeScript compiler API (public API only), per resource `<Name>` of `provider/resources/<kebab>.ts`:
+ * - each property of `<Name>InputsSchema`'s object literal: its JSDoc (required: the generator fails naming the
+ *   property without one), its `.default(…)`, and its type as the checker prints `z.input<typeof Schema>[prop]`
+ *   (without the `undefined` of an optional property), optionality from the checker too;
+ * - `<Name>ExclusiveInputs` (optional): groups of mutually exclusive inputs, turned into unions;
+ * - the `defineResource` call: `replaceOnChanges` and whether it has `update` (without it, every change replaces);
+ * - the outputs: the `declare readonly` properties of the SDK class `<Name>` in `sdk/<kebab>.ts`, with their JSDoc.
+ *
+ * Writes `sdk/args.ts` (an `<Name>Args` per resource, every property documented and `pulumi.Input<T>`) and the
+ * parts of `docs/resources/<kebab>.md` between `<!-- generated:… -->` markers (the prose around them is kept).
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import ts from "typescript";
+
+/** The repository root: tools/.. from the source, dist/tools/../.. from the build. */
+export const ROOT = [resolve(__dirname, ".."), resolve(__dirname, "..", "..")].find((d) =>
+  existsSync(join(d, "tsconfig.json")),
+) as string;
+
+/** One input property of a resource, as read from its schema. */
+export interface InputProperty {
+  name: string;
+  /** The type of a value (what `z.input` accepts, `undefined` of optionality removed), as TypeScript prints it. */
+  type: string;
+  optional: boolean;
+  /** The source text of the argument of `.default(…)`, if any. */
+  defaultValue?: string;
+  /** The JSDoc text, comment markers removed, one entry per line. */
+  doc: string[];
+}
+
+/** One output property of a resource (a `declare readonly x: pulumi.Output<T>` of its SDK class). */
+export interface OutputProperty {
+  name: string;
+  type: string;
+  doc: string[];
+}
+
+/** A group of mutually exclusive inputs, as declared by `<Name>ExclusiveInputs`. */
+export interface Group {
+  kind: "exactlyOne" | "atMostOne";
+  keys: string[];
+}
+
+/** What the generator knows of one resource. */
+export interface ResourceInfo {
+  name: string;
+  kebab: string;
+  inputs: InputProperty[];
+  groups: Group[];
+  outputs: OutputProperty[];
+  /** Inputs whose change replaces the object: every input when the resource has no update. */
+  replaceOnChanges: string[];
+  hasUpdate: boolean;
+}
+
+/** A generated file: its path relative to the root and its full expected content. */
+export interface Generated {
+  path: string;
+  content: string;
+}
+
+const fail = (message: string): never => {
+  throw new Error(`codegen: ${message}`);
+};
+
+/** The text of a JSDoc comment without its markers, one entry per line, surrounding blank lines dropped. */
+function docLines(node: ts.Node, sf: ts.SourceFile): string[] {
+  const docs = ts.getJSDocCommentsAndTags(node).filter((d): d is ts.JSDoc => ts.isJSDoc(d));
+  const last = docs.at(-1);
+  if (!last) return [];
+  const text = sf.text.slice(last.pos, last.end);
+  const lines = text
+    .replace(/^\/\*\*/, "")
+    .replace(/\*\/$/, "")
+    .split("\n")
+    .map((l) => l.replace(/^\s*\* ?/, "").trimEnd());
+  while (lines.length > 0 && lines[0]?.trim() === "") lines.shift();
+  while (lines.length > 0 && lines.at(-1)?.trim() === "") lines.pop();
+  return lines.map((l) => l.trim());
+}
+
+/** The first call `z.strictObject({…})` / `z.object({…})` / `z.looseObject({…})` under `node`: its literal. */
+function objectLiteralOf(node: ts.Node): ts.ObjectLiteralExpression | undefined {
+  let found: ts.ObjectLiteralExpression | undefined;
+  const visit = (n: ts.Node): void => {
+    if (found) return;
+    if (
+      ts.isCallExpression(n) &&
+      ts.isPropertyAccessExpression(n.expression) &&
+      ts.isIdentifier(n.expression.expression) &&
+      n.expression.expression.text === "z" &&
+      ["strictObject", "object", "looseObject"].includes(n.expression.name.text)
+    ) {
+      const arg = n.arguments[0];
+      if (arg && ts.isObjectLiteralExpression(arg)) {
+        found = arg;
+        return;
+      }
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(node);
+  return found;
+}
+
+/** The source text of the argument of the outermost `.default(…)` in a property's schema expression. */
+function defaultOf(expr: ts.Expression, sf: ts.SourceFile): string | undefined {
+  let e: ts.Expression = expr;
+  while (ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression)) {
+    if (e.expression.name.text === "default") return e.arguments[0]?.getText(sf);
+    e = e.expression.expression;
+  }
+  return undefined;
+}
+
+/** `export const <name> = …` of a source file: its initializer, without `as const` / `satisfies`. */
+function constInitializer(sf: ts.SourceFile, name: string): ts.Expression | undefined {
+  for (const st of sf.statements) {
+    if (!ts.isVariableStatement(st)) continue;
+    for (const d of st.declarationList.declarations) {
+      if (ts.isIdentifier(d.name) && d.name.text === name && d.initializer) {
+        let e = d.initializer;
+        while (ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isParenthesizedExpression(e))
+          e = e.expression;
+        return e;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The string elements of an array literal; spreads of same-file constant arrays are followed. */
+function stringsOf(e: ts.Expression, sf: ts.SourceFile, where: string): string[] {
+  if (!ts.isArrayLiteralExpression(e)) return fail(`${where}: expected an array literal`);
+  return e.elements.flatMap((el) => {
+    if (ts.isStringLiteral(el)) return [el.text];
+    if (ts.isSpreadElement(el) && ts.isIdentifier(el.expression)) {
+      const inner = constInitializer(sf, el.expression.text);
+      if (inner) return stringsOf(inner, sf, `${where} (...${el.expression.text})`);
+    }
+    return fail(`${where}: expected string literals or spreads of constant arrays, got ${el.getText(sf)}`);
+  });
+}
+
+/** The groups of `<Name>ExclusiveInputs = [{kind, keys: [...]}, …] as const`, if declared. */
+function groupsOf(sf: ts.SourceFile, name: string): Group[] {
+  const e = constInitializer(sf, `${name}ExclusiveInputs`);
+  if (!e) return [];
+  const where = `${sf.fileName}: ${name}ExclusiveInputs`;
+  if (!ts.isArrayLiteralExpression(e)) return fail(`${where}: expected an array literal`);
+  return e.elements.map((el) => {
+    if (!ts.isObjectLiteralExpression(el)) return fail(`${where}: expected {kind, keys} objects`);
+    let kind: string | undefined;
+    let keys: string[] | undefined;
+    for (const p of el.properties) {
+      if (!ts.isPropertyAssignment(p) || !ts.isIdentifier(p.name)) continue;
+      if (p.name.text === "kind" && ts.isStringLiteral(p.initializer)) kind = p.initializer.text;
+      if (p.name.text === "keys") keys = stringsOf(p.initializer, sf, `${where}.keys`);
+    }
+    if ((kind !== "exactlyOne" && kind !== "atMostOne") || !keys || keys.length < 2)
+      return fail(`${where}: expected kind "exactlyOne" or "atMostOne" and at least two keys`);
+    return { kind, keys };
+  });
+}
+
+/** `replaceOnChanges` and `update` of the `defineResource({…})` call of a resource file. */
+function lifecycleOf(sf: ts.SourceFile): { replaceOnChanges: string[]; hasUpdate: boolean } {
+  let def: ts.ObjectLiteralExpression | undefined;
+  const visit = (n: ts.Node): void => {
+    if (def) return;
+    if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && n.expression.text === "defineResource") {
+      const arg = n.arguments[0];
+      if (arg && ts.isObjectLiteralExpression(arg)) def = arg;
+      return;
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  if (!def) return fail(`${sf.fileName}: no defineResource({…}) call`);
+  let replaceOnChanges: string[] = [];
+  let hasUpdate = false;
+  for (const p of def.properties) {
+    const key = p.name && ts.isIdentifier(p.name) ? p.name.text : undefined;
+    if (key === "update") hasUpdate = true;
+    if (key === "replaceOnChanges" && ts.isPropertyAssignment(p))
+      replaceOnChanges = stringsOf(p.initializer, sf, `${sf.fileName}: replaceOnChanges`);
+  }
+  return { replaceOnChanges, hasUpdate };
+}
+
+/** The `declare readonly x: pulumi.Output<T>` properties of class `name` in an SDK file. */
+function outputsOf(sf: ts.SourceFile, name: string): OutputProperty[] {
+  const cls = sf.statements.find(
+    (s): s is ts.ClassDeclaration => ts.isClassDeclaration(s) && s.name?.text === name,
+  );
+  if (!cls) return fail(`${sf.fileName}: no class ${name}`);
+  const out: OutputProperty[] = [];
+  for (const m of cls.members) {
+    if (!ts.isPropertyDeclaration(m) || !ts.isIdentifier(m.name) || !m.type) continue;
+    const t = m.type;
+    const type =
+      ts.isTypeReferenceNode(t) && t.typeName.getText(sf) === "pulumi.Output" && t.typeArguments?.[0]
+        ? t.typeArguments[0].getText(sf)
+        : t.getText(sf);
+    const doc = docLines(m, sf);
+    if (doc.length === 0)
+      fail(`${sf.fileName}: output ${name}.${m.name.text} has no JSDoc comment: document it`);
+    out.push({ name: m.name.text, type, doc });
+  }
+  return out;
+}
+
+/** `dashboard-collaborator` → `DashboardCollaborator`. */
+const pascal = (kebab: string) =>
+  kebab
+    .split("-")
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join("");
+
+/**
+ * Reads every resource of `root` (each `provider/resources/<kebab>.ts` exporting `<Name>InputsSchema`).
+ * @throws naming the file and property when an input or output has no JSDoc, or a source is not in the expected form
+ */
+export function readResources(root = ROOT): ResourceInfo[] {
+  const dir = join(root, "provider", "resources");
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith(".ts"))
+    .sort();
+  const found: {
+    name: string;
+    kebab: string;
+    file: string;
+    sf: ts.SourceFile;
+    literal: ts.ObjectLiteralExpression;
+  }[] = [];
+  for (const f of files) {
+    const kebab = f.replace(/\.ts$/, "");
+    const name = pascal(kebab);
+    const file = join(dir, f);
+    const sf = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
+    const init = constInitializer(sf, `${name}InputsSchema`);
+    if (!init) continue;
+    const literal =
+      objectLiteralOf(init) ?? fail(`${file}: ${name}InputsSchema has no z.strictObject({…}) literal`);
+    found.push({ name, kebab, file, sf, literal });
+  }
+
+  // One program over a probe file: `z.input<typeof <Name>InputsSchema>[prop]`, as the checker resolves it.
+  const probe = join(root, "tools", "__codegen_probe__.ts");
+  const lines = ['import type { z } from "zod";'];
+  for (const r of found) {
+    const rel = `./${relative(dirname(probe), r.file).replace(/\\/g, "/").replace(/\.ts$/, "")}`;
+    lines.push(`import type { ${r.name}InputsSchema } from "${rel}";`);
+    lines.push(`export type I_${r.name} = z.input<typeof ${r.name}InputsSchema>;`);
+    for (const p of r.literal.properties) {
+      if (!p.name || !ts.isIdentifier(p.name)) continue;
+      lines.push(
+        `export type P_${r.name}__${p.name.text} = Exclude<I_${r.name}["${p.name.text}"], undefined>;`,
+      );
+    }
+  }
+  const probeText = lines.join("\n");
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    join(root, "tsconfig.json"),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => fail(ts.flattenDiagnosticMessageText(d.messageText, "\n")),
+    },
+  );
+  const options = { ...(parsed?.options ?? {}), noEmit: true };
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (fileName, lang, ...rest) =>
+    resolve(fileName) === probe
+      ? ts.createSourceFile(fileName, probeText, lang, true)
+      : getSourceFile(fileName, lang, ...rest);
+  const fileExists = host.fileExists.bind(host);
+  host.fileExists = (fileName) => resolve(fileName) === probe || fileExists(fileName);
+  const program = ts.createProgram([probe], options, host);
+  const checker = program.getTypeChecker();
+  const probeSf = program.getSourceFile(probe) ?? fail("the probe file did not load");
+  const errors = ts.getPreEmitDiagnostics(program, probeSf);
+  if (errors.length > 0) fail(`the schemas' types do not resolve:\n${ts.formatDiagnostics(errors, host)}`);
+  const aliases = new Map<string, ts.Type>();
+  for (const st of probeSf.statements)
+    if (ts.isTypeAliasDeclaration(st)) aliases.set(st.name.text, checker.getTypeAtLocation(st.name));
+  const print = (t: ts.Type) =>
+    checker
+      .typeToString(
+        t,
+        undefined,
+        ts.TypeFormatFlags.NoTruncation |
+          ts.TypeFormatFlags.InTypeAlias |
+          ts.TypeFormatFlags.UseSingleQuotesForStringLiteralType,
+      )
+      .replace(/'/g, '"');
+
+  return found.map((r) => {
+    const whole = aliases.get(`I_${r.name}`) ?? fail(`no type for ${r.name}`);
+    const props = new Map(checker.getPropertiesOfType(whole).map((s) => [s.name, s]));
+    const inputs: InputProperty[] = [];
+    for (const p of r.literal.properties) {
+      if (!ts.isPropertyAssignment(p) || !ts.isIdentifier(p.name))
+        return fail(`${r.file}: ${r.name}InputsSchema: only plain \`name: schema\` properties are supported`);
+      const name = p.name.text;
+      const doc = docLines(p, r.sf);
+      if (doc.length === 0)
+        fail(`${r.file}: input ${r.name}.${name} has no JSDoc comment: document it above the property`);
+      const sym = props.get(name) ?? fail(`${r.name}: z.input has no property ${name}`);
+      const type = aliases.get(`P_${r.name}__${name}`) ?? fail(`no type for ${r.name}.${name}`);
+      const defaultValue = defaultOf(p.initializer, r.sf);
+      inputs.push({
+        name,
+        type: print(type),
+        optional: (sym.flags & ts.SymbolFlags.Optional) !== 0,
+        doc,
+        ...(defaultValue !== undefined ? { defaultValue } : {}),
+      });
+    }
+    if (props.size !== inputs.length)
+      fail(`${r.name}: z.input has properties ${[...props.keys()].join(", ")}, the literal ${inputs.length}`);
+    const groups = groupsOf(r.sf, r.name);
+    for (const g of groups)
+      for (const k of g.keys)
+        if (!props.has(k)) fail(`${r.file}: ${r.name}ExclusiveInputs names ${k}, not an input`);
+    const sdkFile = join(root, "sdk", `${r.kebab}.ts`);
+    const sdk = ts.createSourceFile(sdkFile, readFileSync(sdkFile, "utf8"), ts.ScriptTarget.Latest, true);
+    const life = lifecycleOf(r.sf);
+    return {
+      name: r.name,
+      kebab: r.kebab,
+      inputs,
+      groups,
+      outputs: outputsOf(sdk, r.name),
+      replaceOnChanges: life.hasUpdate ? life.replaceOnChanges : inputs.map((i) => i.name),
+      hasUpdate: life.hasUpdate,
+    };
+  });
+}
+
+/** `text` in lines of at most `width` characters (words are never split). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return line ? [...lines, line] : lines;
+}
+
+/** A JSDoc block of `lines`, indented by `indent`. */
+function jsdoc(lines: readonly string[], indent: string): string {
+  if (lines.length === 1 && (lines[0]?.length ?? 0) + indent.length + 7 <= 110)
+    return `${indent}/** ${lines[0]} */\n`;
+  return `${indent}/**\n${lines.map((l) => (l ? `${indent} * ${l}` : `${indent} *`)).join("\n")}\n${indent} */\n`;
+}
+
+const ruleOf = (g: Group) =>
+  `${g.kind === "exactlyOne" ? "exactly one" : "at most one"} of ${g.keys.slice(0, -1).join(", ")} and ${g.keys.at(-1)}`;
+
+/** The member of an Args type for input `p` (`required` overrides its optionality). */
+function member(p: InputProperty, indent: string, required = !p.optional): string {
+  return `${jsdoc(p.doc, indent)}${indent}${p.name}${required ? "" : "?"}: pulumi.Input<${p.type}>;\n`;
+}
+
+/** The content of sdk/args.ts (before formatting). */
+export function argsModule(resources: readonly ResourceInfo[]): string {
+  let out =
+    "// Generated by `npm run codegen` from the inputs schemas of provider/resources/*.ts; do not edit.\n" +
+    'import type * as pulumi from "@pulumi/pulumi";\n';
+  for (const r of resources) {
+    const grouped = new Set(r.groups.flatMap((g) => g.keys));
+    const rules = r.groups.map(ruleOf);
+    const head = wrap(
+      `Arguments of a ${r.name} (\`new ${r.name}(name, args, opts)\`), generated from \`${r.name}InputsSchema\` ` +
+        `in provider/resources/${r.kebab}.ts.${rules.length > 0 ? ` Give ${rules.join("; ")}.` : ""}`,
+      106,
+    );
+    const base = r.inputs.filter((p) => !grouped.has(p.name));
+    if (r.groups.length === 0) {
+      out += `\n${jsdoc(head, "")}export interface ${r.name}Args {\n${base.map((p) => member(p, "  ")).join("")}}\n`;
+      continue;
+    }
+    out += `\n${jsdoc([`The inputs of a ${r.name} outside its exclusive groups (see ${r.name}Args).`], "")}`;
+    out += `export interface ${r.name}ArgsBase {\n${base.map((p) => member(p, "  ")).join("")}}\n`;
+    const unions = r.groups.map((g) => {
+      const branches = g.keys.map((k) => {
+        const members = g.keys.map((other) => {
+          const p = r.inputs.find((i) => i.name === other) ?? fail(`${r.name}: no input ${other}`);
+          if (other === k) return member(p, "      ", g.kind === "exactlyOne");
+          const note = wrap(`Not with \`${k}\`: give ${ruleOf(g)}.`, 96);
+          return `${jsdoc(note, "      ")}      ${other}?: never;\n`;
+        });
+        return `    | {\n${members.join("")}    }\n`;
+      });
+      return `(\n${branches.join("")}  )`;
+    });
+    out += `\n${jsdoc(head, "")}export type ${r.name}Args = ${r.name}ArgsBase &\n  ${unions.join(" &\n  ")};\n`;
+  }
+  return out;
+}
+
+/** Formats TypeScript with the repository's biome settings (its CLI, reading stdin). */
+function formatTs(text: string, path: string, root: string): string {
+  const bin = join(root, "node_modules", ".bin", process.platform === "win32" ? "biome.cmd" : "biome");
+  return execFileSync(bin, ["format", `--stdin-file-path=${path}`], {
+    cwd: root,
+    input: text,
+    encoding: "utf8",
+  });
+}
+
+/** Markdown table cell: one line, pipes escaped, `{@link X}` as `X`. */
+function cell(text: string): string {
+  return text
+    .replace(/\{@link\s+([^}\s]+)\s*\}/g, "`$1`")
+    .replace(/\|/g, "\\|")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** The generated inputs part of a resource page. */
+export function inputsTable(r: ResourceInfo): string {
+  const replaces = new Set(r.replaceOnChanges);
+  const replacing = r.inputs.filter((p) => replaces.has(p.name)).map((p) => `\`${p.name}\``);
+  const exactlyOne = new Set(r.groups.filter((g) => g.kind === "exactlyOne").flatMap((g) => g.keys));
+  const rows = r.inputs.map((p) => {
+    const required = exactlyOne.has(p.name) ? "one of (below)" : p.optional ? "no" : "yes";
+    const change = replaces.has(p.name) ? "replaces" : "updates in place";
+    const def = p.defaultValue !== undefined ? `\`${cell(p.defaultValue)}\`` : "";
+    return `| \`${p.name}\` | \`${cell(p.type)}\` | ${required} | ${def} | ${change} | ${cell(p.doc.join(" "))} |`;
+  });
+  const notes: string[] = [];
+  for (const g of r.groups) notes.push(`Give ${ruleOf(g).replace(/(\w+)(?=,| and|$)/g, "`$1`")}.`);
+  notes.push(
+    r.hasUpdate
+      ? `A change of ${replacing.join(", ") || "no input"} replaces the ${r.name}; other changes update it in place.`
+      : `There is no update: a change of any input replaces the ${r.name}.`,
+  );
+  return [
+    "| Input | Type | Required | Default | On change | Description |",
+    "| --- | --- | --- | --- | --- | --- |",
+    ...rows,
+    "",
+    ...notes.flatMap((n) => [n, ""]),
+  ]
+    .join("\n")
+    .trimEnd();
+}
+
+/** The generated outputs part of a resource page. */
+export function outputsTable(r: ResourceInfo): string {
+  return [
+    "| Output | Type | Description |",
+    "| --- | --- | --- |",
+    `| \`id\` | \`string\` | The resource id (see above). |`,
+    ...r.outputs.map((o) => `| \`${o.name}\` | \`${cell(o.type)}\` | ${cell(o.doc.join(" "))} |`),
+  ].join("\n");
+}
+
+/** The markers around a generated part of a page. */
+export const markers = (part: "inputs" | "outputs") => ({
+  begin: `<!-- generated:${part} (npm run codegen; do not edit) -->`,
+  end: `<!-- /generated:${part} -->`,
+});
+
+/** `page` with the text between the markers of `part` replaced by `body`. @throws when the markers are missing */
+export function withPart(page: string, part: "inputs" | "outputs", body: string, path: string): string {
+  const { begin, end } = markers(part);
+  const a = page.indexOf(begin);
+  const b = page.indexOf(end);
+  if (a < 0 || b < a)
+    return fail(`${path} lacks the markers of its generated ${part} table: add the lines\n${begin}\n${end}`);
+  return `${page.slice(0, a + begin.length)}\n\n${body}\n\n${page.slice(b)}`;
+}
+
+/** A new page for a resource without one: title, markers and a reminder to write the prose. */
+function skeleton(r: ResourceInfo): string {
+  return [
+    `# ${r.name}`,
+    "",
+    "(Describe the resource here: what it manages, its id, replacements, delete, adoption, an example.)",
+    "",
+    "## Inputs",
+    "",
+    markers("inputs").begin,
+    markers("inputs").end,
+    "",
+    "## Outputs",
+    "",
+    markers("outputs").begin,
+    markers("outputs").end,
+    "",
+  ].join("\n");
+}
+
+/** Every generated file with its expected content. */
+export function generate(root = ROOT, resources = readResources(root)): Generated[] {
+  const out: Generated[] = [
+    { path: "sdk/args.ts", content: formatTs(argsModule(resources), "sdk/args.ts", root) },
+  ];
+  for (const r of resources) {
+    const path = `docs/resources/${r.kebab}.md`;
+    const file = join(root, path);
+    let page = existsSync(file) ? readFileSync(file, "utf8") : skeleton(r);
+    page = withPart(page, "inputs", inputsTable(r), path);
+    page = withPart(page, "outputs", outputsTable(r), path);
+    out.push({ path, content: page });
+  }
+  return out;
+}
+
+/** A readable diff of two texts: the changed block between their common first and last lines. */
+export function diff(path: string, was: string, now: string): string {
+  const a = was.split("\n");
+  const b = now.split("\n");
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA--;
+    endB--;
+  }
+  return [
+    `--- ${path} (on disk)`,
+    `+++ ${path} (generated)`,
+    `@@ line ${start + 1} @@`,
+    ...a.slice(start, endA).map((l) => `-${l}`),
+    ...b.slice(start, endB).map((l) => `+${l}`),
+  ].join("\n");
+}
+
+/** The files whose content differs from what the schemas give, each with its diff ("" when missing). */
+export function stale(root = ROOT, files = generate(root)): { path: string; diff: string }[] {
+  return files.flatMap((g) => {
+    const file = join(root, g.path);
+    const was = existsSync(file) ? readFileSync(file, "utf8") : undefined;
+    if (was === g.content) return [];
+    return [
+      { path: g.path, diff: was === undefined ? `${g.path} is missing` : diff(g.path, was, g.content) },
+    ];
+  });
+}
+
+function main(argv: string[]): number {
+  const check = argv.includes("--check");
+  try {
+    const files = generate(ROOT);
+    const old = stale(ROOT, files);
+    if (check) {
+      if (old.length === 0) return 0;
+      process.stderr.write(
+        `${old.map((o) => o.diff).join("\n\n")}\n\ncodegen: ${old.map((o) => o.path).join(", ")} ` +
+          "stale: run `npm run codegen` and commit the result\n",
+      );
+      return 1;
+    }
+    for (const o of old) {
+      const g = files.find((f) => f.path === o.path);
+      if (g) writeFileSync(join(ROOT, g.path), g.content);
+      process.stdout.write(`codegen: wrote ${o.path}\n`);
+    }
+    return 0;
+  } catch (e) {
+    process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  }
+}
+
+if (require.main === module) process.exitCode = main(process.argv.slice(2));
