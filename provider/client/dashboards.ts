@@ -19,6 +19,54 @@ import { path } from "./transport";
 export const RestrictionLevelSchema = z.literal([21, 37]);
 export type RestrictionLevel = z.output<typeof RestrictionLevelSchema>;
 
+/**
+ * The insight of a dashboard tile: PostHog's `InsightSerializer` (posthog/api/insight.py). Typed here: what a
+ * template of the dashboard needs (`name`, `derived_name`, `description`, `query`); the other fields (results,
+ * caching, permissions…) pass through untyped. `query` is the insight's query node (e.g. `{kind:
+ * "InsightVizNode", source: {…}}`), null for legacy insights that only have `filters`.
+ */
+export const TileInsightSchema = z.looseObject({
+  id: z.number().int(),
+  short_id: z.string().nullish(),
+  name: z.string().nullish(),
+  /** The name PostHog's UI derives from the query, when `name` is null. */
+  derived_name: z.string().nullish(),
+  description: z.string().nullish(),
+  query: z.unknown().optional(),
+  filters: z.record(z.string(), z.unknown()).nullish(),
+  deleted: z.boolean().nullish(),
+});
+export type TileInsight = z.output<typeof TileInsightSchema>;
+
+/** The text card of a dashboard tile: PostHog's `TextSerializer` (`body` at most 4,000 characters, nullable). */
+export const TileTextSchema = z.looseObject({
+  id: z.number().int(),
+  body: z.string().nullish(),
+});
+export type TileText = z.output<typeof TileTextSchema>;
+
+/**
+ * A tile of a dashboard detail: PostHog's `DashboardTileSerializer` (posthog/api/dashboards/dashboard.py), in
+ * the order of its `sm` layout (y, then x). Exactly one of `insight`, `text` or `button_tile` is set.
+ * `layouts` maps a breakpoint ("sm", "xs") to `{x, y, w, h, …}` grid units; `color` is a name such as "blue"
+ * or null; `order` is the tile's position in the answer. Soft-deleted tiles are not served (a `deleted` key,
+ * if a server sends one, is kept).
+ */
+export const DashboardTileSchema = z.looseObject({
+  id: z.number().int(),
+  insight: TileInsightSchema.nullish(),
+  text: TileTextSchema.nullish(),
+  button_tile: z.record(z.string(), z.unknown()).nullish(),
+  layouts: z.record(z.string(), z.unknown()).nullish(),
+  color: z.string().nullish(),
+  filters_overrides: z.record(z.string(), z.unknown()).nullish(),
+  show_description: z.boolean().nullish(),
+  transparent_background: z.boolean().nullish(),
+  order: z.number().int().nullish(),
+  deleted: z.boolean().nullish(),
+});
+export type DashboardTile = z.output<typeof DashboardTileSchema>;
+
 /** A dashboard. List items lack `filters`, `variables` and `tiles`. */
 export const DashboardSchema = z.looseObject({
   id: z.number().int(),
@@ -33,7 +81,7 @@ export const DashboardSchema = z.looseObject({
   filters: z.record(z.string(), z.unknown()).nullish(),
   variables: z.record(z.string(), z.unknown()).nullish(),
   tags: z.array(z.unknown()).nullish(),
-  tiles: z.array(z.record(z.string(), z.unknown())).nullish(),
+  tiles: z.array(DashboardTileSchema).nullish(),
   restriction_level: z.number().int().nullish(),
   effective_restriction_level: z.number().int().nullish(),
   effective_privilege_level: z.number().int().nullish(),
