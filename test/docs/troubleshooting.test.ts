@@ -1,0 +1,506 @@
+/**
+ * docs/troubleshooting.md stays honest: every error a user can meet is on it.
+ *
+ * 1. Every error class: each class exported by provider/client/errors.ts (found at run time) and each class
+ *    declared in the sources below that extends an Error is named on the page (as `ClassName`).
+ * 2. Every message template, read from the sources with the TypeScript parser: the text of each
+ *    `new …Error(…)` and `super(…)` of an Error class, the `detail`/`hint`/`message` of an error built from an
+ *    object, each `warning:` line, each emulator command-line `fail(…)`, each check failure (`error:`/`message:`
+ *    of the resource schemas, `reason:` of the lifecycle), and each hint the client appends (diagnosis.ts and the
+ *    helpers naming a setting). A template is split at its placeholders (`${…}`, calls, variables; a `const`
+ *    holding text is inlined); every literal piece of at least {@link MIN_PIECE} characters must appear on the
+ *    page, whitespace aside. So a new or reworded message fails here until the page quotes it.
+ * 3. Errors produced at run time, as a user meets them (the client against the emulator over real HTTP, with the
+ *    settings coming from the stack config; a closed port; the providers' `check`): the stable part of each
+ *    message (its text without the host, port, ids and the server's own wording) is on the page.
+ * Fast: one parse of the sources, one emulator, no provider host.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import ts from "typescript";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as providers from "../../provider";
+import {
+  ConnectionError,
+  createClient,
+  ForbiddenError,
+  InvalidInputError,
+  MissingApiKeyError,
+  NotFoundError,
+  resolveSettings,
+  UnauthenticatedError,
+} from "../../provider/client";
+import * as errors from "../../provider/client/errors";
+import { type Emulator, startTestEmulator } from "../client/helpers";
+
+const root = join(__dirname, "..", "..");
+const pagePath = join(root, "docs", "troubleshooting.md");
+const page = readFileSync(pagePath, "utf8");
+/** The page with every run of whitespace turned into one space (messages are wrapped freely on the page). */
+const flat = squash(page);
+
+/** Literal pieces shorter than this (", ", " (", "Invalid ") are not required on the page. */
+const MIN_PIECE = 12;
+
+function squash(text: string): string {
+  return text.replace(/\s+/g, " ");
+}
+
+const ls = (dir: string) =>
+  readdirSync(join(root, dir))
+    .filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))
+    .map((f) => join(dir, f));
+
+/** Where the errors a user can meet are written. */
+const SOURCES = [
+  ...ls("provider/client"),
+  ...ls("provider"),
+  ...ls("provider/resources"),
+  "sdk/lookups.ts",
+  "emulator/cli.ts",
+  "emulator/fastify-installed.ts",
+].filter((rel) => existsSync(join(root, rel)));
+/** Files whose zod `error:`/`message:` texts and `reason:` texts are check failures (shown by preview). */
+const CHECK_FAILURE_FILES = /^provider\/(resources\/[^/]+|lifecycle|limits)\.ts$/;
+/** Functions whose returned text becomes part of a message (the hint, a setting's origin, a check failure). */
+const MESSAGE_FUNCTIONS: Record<string, RegExp> = {
+  "provider/client/diagnosis.ts": /./,
+  "provider/client/settings.ts": /^settingOrigin$/,
+  "provider/limits.ts": /^timeZoneProblem$/,
+  "provider/claims.ts": /^conflictMessage$/,
+  "provider/resources/domain.ts": /^pendingOf$/,
+  "emulator/fastify-installed.ts": /^fastifyProblem$/,
+};
+
+/** One message template: where it is written and its literal pieces (placeholders between them). */
+interface Template {
+  where: string;
+  pieces: string[];
+}
+
+const PLACEHOLDER = "\u0000";
+
+/** The literal text of a string-ish expression, with PLACEHOLDER for every part computed at run time. */
+function textOf(node: ts.Expression, consts: Map<string, ts.Expression>, depth = 0): string[] {
+  if (ts.isParenthesizedExpression(node)) return textOf(node.expression, consts, depth);
+  if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return [node.text];
+  if (ts.isTemplateExpression(node)) {
+    const out = [node.head.text];
+    for (const span of node.templateSpans) {
+      for (const alt of textOf(span.expression, consts, depth + 1).slice(0, 1)) out.push(alt);
+      out.push(span.literal.text);
+    }
+    return [out.join("")];
+  }
+  if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken) {
+    const [left] = textOf(node.left, consts, depth + 1);
+    const [right] = textOf(node.right, consts, depth + 1);
+    return [`${left ?? PLACEHOLDER}${right ?? PLACEHOLDER}`];
+  }
+  if (ts.isConditionalExpression(node)) {
+    // Both branches are messages of their own (the first one stands in when this is inside a template).
+    return [...textOf(node.whenTrue, consts, depth + 1), ...textOf(node.whenFalse, consts, depth + 1)];
+  }
+  if (ts.isIdentifier(node) && depth < 4) {
+    const init = consts.get(node.text);
+    if (init) return textOf(init, consts, depth + 1);
+  }
+  return [PLACEHOLDER];
+}
+
+/** True for an expression whose value is text written in the source (not a bare variable or call). */
+function isStringish(node: ts.Expression): boolean {
+  if (ts.isParenthesizedExpression(node)) return isStringish(node.expression);
+  return (
+    ts.isStringLiteral(node) ||
+    ts.isNoSubstitutionTemplateLiteral(node) ||
+    ts.isTemplateExpression(node) ||
+    (ts.isBinaryExpression(node) &&
+      node.operatorToken.kind === ts.SyntaxKind.PlusToken &&
+      (isStringish(node.left) || isStringish(node.right))) ||
+    (ts.isConditionalExpression(node) && (isStringish(node.whenTrue) || isStringish(node.whenFalse)))
+  );
+}
+
+/** `const name = <text>` declarations of a file (by name; the text of a message built in steps). */
+function constsOf(file: ts.SourceFile): Map<string, ts.Expression> {
+  const consts = new Map<string, ts.Expression>();
+  const visit = (node: ts.Node) => {
+    if (
+      ts.isVariableDeclaration(node) &&
+      ts.isIdentifier(node.name) &&
+      node.initializer &&
+      isStringish(node.initializer) &&
+      ts.isVariableDeclarationList(node.parent) &&
+      (node.parent.flags & ts.NodeFlags.Const) !== 0
+    ) {
+      consts.set(node.name.text, node.initializer);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  return consts;
+}
+
+const calleeName = (e: ts.Expression): string =>
+  ts.isIdentifier(e)
+    ? e.text
+    : ts.isPropertyAccessExpression(e)
+      ? `${calleeName(e.expression)}.${e.name.text}`
+      : "";
+
+function enclosingFunctionName(node: ts.Node): string | undefined {
+  for (let n: ts.Node | undefined = node.parent; n; n = n.parent) {
+    if (ts.isFunctionDeclaration(n) && n.name) return n.name.text;
+    if (ts.isMethodDeclaration(n) && ts.isIdentifier(n.name)) return n.name.text;
+    if (ts.isVariableDeclaration(n) && ts.isIdentifier(n.name)) return n.name.text;
+  }
+  return undefined;
+}
+
+function extendsError(node: ts.ClassLikeDeclaration): boolean {
+  return (node.heritageClauses ?? []).some(
+    (h) =>
+      h.token === ts.SyntaxKind.ExtendsKeyword && h.types.some((t) => /Error$/.test(t.expression.getText())),
+  );
+}
+
+/** Every error class declared in the sources (that extends an Error) and every message template. */
+function scan(): { classes: string[]; templates: Template[] } {
+  const classes: string[] = [];
+  const templates: Template[] = [];
+  for (const rel of SOURCES) {
+    const text = readFileSync(join(root, rel), "utf8");
+    const file = ts.createSourceFile(rel, text, ts.ScriptTarget.Latest, true);
+    const consts = constsOf(file);
+    const add = (node: ts.Expression) => {
+      const line = file.getLineAndCharacterOfPosition(node.getStart()).line + 1;
+      for (const t of textOf(node, consts)) {
+        templates.push({ where: `${rel}:${line}`, pieces: t.split(PLACEHOLDER) });
+      }
+    };
+    /** The texts of a message argument: itself, or the detail/hint/message of an object literal. */
+    const addArgument = (arg: ts.Expression) => {
+      if (isStringish(arg) || (ts.isIdentifier(arg) && consts.has(arg.text))) add(arg);
+      else if (ts.isObjectLiteralExpression(arg)) {
+        for (const p of arg.properties) {
+          if (
+            ts.isPropertyAssignment(p) &&
+            ts.isIdentifier(p.name) &&
+            ["detail", "hint", "message"].includes(p.name.text) &&
+            isStringish(p.initializer)
+          ) {
+            add(p.initializer);
+          }
+        }
+      }
+    };
+    const messageFunctions = MESSAGE_FUNCTIONS[rel];
+    const visit = (node: ts.Node) => {
+      if (
+        ts.isClassDeclaration(node) &&
+        node.name &&
+        extendsError(node) &&
+        node.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)
+      ) {
+        classes.push(node.name.text);
+      }
+      // TypeError marks a programming error of this package (e.g. revealApiKey of a foreign object), not a user's.
+      const callee = ts.isNewExpression(node) ? calleeName(node.expression) : "";
+      if (ts.isNewExpression(node) && /Error$/.test(callee) && callee !== "TypeError") {
+        for (const arg of node.arguments ?? []) addArgument(arg);
+      }
+      if (ts.isCallExpression(node)) {
+        const called = calleeName(node.expression);
+        const [first] = node.arguments;
+        if (node.expression.kind === ts.SyntaxKind.SuperKeyword) {
+          const cls = ts.findAncestor(node, ts.isClassLike);
+          if (cls && extendsError(cls)) for (const arg of node.arguments) addArgument(arg);
+        } else if (/^console\.(log|warn|error)$/.test(called) && first && isStringish(first)) {
+          if (textOf(first, consts).some((t) => t.startsWith("warning:"))) add(first);
+        } else if (rel === "emulator/cli.ts" && called === "fail" && first) {
+          addArgument(first);
+        }
+      }
+      if (
+        CHECK_FAILURE_FILES.test(rel) &&
+        ts.isPropertyAssignment(node) &&
+        ts.isIdentifier(node.name) &&
+        ["error", "message", "reason"].includes(node.name.text) &&
+        isStringish(node.initializer)
+      ) {
+        add(node.initializer);
+      }
+      if (messageFunctions && ts.isReturnStatement(node) && node.expression && isStringish(node.expression)) {
+        const fn = enclosingFunctionName(node);
+        if (fn && messageFunctions.test(fn)) add(node.expression);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(file);
+  }
+  return { classes: [...new Set(classes)], templates };
+}
+
+/** The literal pieces of `template` that the page must quote (long enough to be stable words, not glue). */
+const required = (pieces: readonly string[]) =>
+  pieces.map((p) => squash(p).trim()).filter((p) => p.length >= MIN_PIECE);
+
+const missingFrom = (pieces: readonly string[]) => required(pieces).filter((p) => !flat.includes(p));
+
+describe("docs/troubleshooting.md names every error class", () => {
+  const { classes } = scan();
+
+  it("every Error class exported by provider/client/errors.ts", () => {
+    const exported = Object.entries(errors)
+      .filter(([, v]) => typeof v === "function" && v.prototype instanceof Error)
+      .map(([name]) => name);
+    expect(exported).toContain("PostHogError");
+    expect(exported.length).toBeGreaterThanOrEqual(13);
+    expect(exported.filter((name) => !flat.includes(`\`${name}\``))).toEqual([]);
+  });
+
+  it("every exported class extending an Error in the provider, client, SDK lookups and emulator CLI sources", () => {
+    expect(classes).toContain("AmbiguousWriteError");
+    expect(classes.filter((name) => !flat.includes(`\`${name}\``))).toEqual([]);
+  });
+});
+
+describe("docs/troubleshooting.md quotes every message template of the sources", () => {
+  const { templates } = scan();
+
+  it("finds the templates (the scan itself works)", () => {
+    // Kinds the scan must see, one each: a thrown Error, a hint, a check failure, a warning, a super() text.
+    const all = templates.map((t) => t.pieces.join("…"));
+    expect(all.some((t) => t.includes("already exists in this organization"))).toBe(true);
+    expect(all.some((t) => t.includes("did not accept"))).toBe(true);
+    expect(all.some((t) => t.includes("expected a dashboard name"))).toBe(true);
+    expect(all.some((t) => t.startsWith("warning: destroy kept"))).toBe(true);
+    expect(all.some((t) => t.startsWith("No PostHog API key"))).toBe(true);
+    expect(templates.length).toBeGreaterThan(100);
+  });
+
+  it("every literal piece of every template is on the page", () => {
+    const missing = templates
+      .map((t) => ({ where: t.where, missing: missingFrom(t.pieces) }))
+      .filter((t) => t.missing.length > 0);
+    expect(missing).toEqual([]);
+  });
+});
+
+/** Pieces of a real message once its variable parts are cut out (they become placeholders). */
+function stablePieces(message: string, variable: readonly string[]): string[] {
+  let pieces = [message];
+  for (const v of variable.filter((x) => x.length > 0).sort((a, b) => b.length - a.length)) {
+    pieces = pieces.flatMap((p) => p.split(v));
+  }
+  return pieces;
+}
+
+/** The error a promise rejects with. */
+const failureOf = (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error("expected a failure");
+    },
+    (e: unknown) => e as Error,
+  );
+
+describe("errors met at run time are on the page (their stable part)", () => {
+  let emu: Emulator;
+  const fast = { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2, maxTotalWaitMs: 1_000 };
+  /** Settings as a Pulumi program gives them: stack config `posthog:<name>` (no environment). */
+  const fromStack = (values: Record<string, string | undefined>) =>
+    createClient(
+      resolveSettings(
+        { rateLimit: false, retry: fast, timeouts: { connectMs: 200 } },
+        { get: (k) => values[k] },
+        {},
+      ),
+    );
+  beforeAll(async () => {
+    emu = await startTestEmulator();
+  });
+  afterAll(async () => {
+    await emu?.close();
+  });
+
+  /** Asserts the stable part of `e.message` (without `variable`) is on the page, and returns its pieces. */
+  const onPage = (e: Error, variable: string[]) => {
+    const pieces = required(stablePieces(e.message, variable));
+    expect(pieces.length, e.message).toBeGreaterThan(0);
+    expect(
+      pieces.filter((p) => !flat.includes(p)),
+      e.message,
+    ).toEqual([]);
+  };
+
+  it("no API key anywhere", () => {
+    let e: Error | undefined;
+    try {
+      resolveSettings({}, { get: () => undefined }, {});
+    } catch (x) {
+      e = x as Error;
+    }
+    expect(e).toBeInstanceOf(MissingApiKeyError);
+    onPage(e as Error, []);
+  });
+
+  it("a host with /api, from the stack config", () => {
+    let e: Error | undefined;
+    try {
+      resolveSettings(
+        {},
+        { get: (k) => ({ "posthog:apiKey": "phx_x", "posthog:host": "https://eu.posthog.com/api" })[k] },
+        {},
+      );
+    } catch (x) {
+      e = x as Error;
+    }
+    expect(e).toBeInstanceOf(InvalidInputError);
+    onPage(e as Error, ["https://eu.posthog.com"]);
+  });
+
+  it("a wrong key: 401 naming posthog:apiKey and the host", async () => {
+    const e = await failureOf(
+      fromStack({ "posthog:apiKey": "phx_notAKeyOfThisInstance", "posthog:host": emu.url }).checkAccess(),
+    );
+    expect(e).toBeInstanceOf(UnauthenticatedError);
+    expect(e.message).toContain("the stack config posthog:apiKey");
+    onPage(e, [emu.url, (e as UnauthenticatedError).detail ?? ""]);
+  });
+
+  it("a wrong organization id: 404 Organization not found naming posthog:organizationId", async () => {
+    const org = "01900000-0000-7000-8000-000000000000";
+    const e = await failureOf(
+      fromStack({
+        "posthog:apiKey": emu.apiKey,
+        "posthog:host": emu.url,
+        "posthog:organizationId": org,
+      }).checkAccess(),
+    );
+    expect(e).toBeInstanceOf(NotFoundError);
+    expect((e as NotFoundError).missing).toBe("organization");
+    onPage(e, [emu.url, org]);
+  });
+
+  it("a project id of no project of the organization: refused before any write", async () => {
+    const e = await failureOf(
+      fromStack({
+        "posthog:apiKey": emu.apiKey,
+        "posthog:host": emu.url,
+        "posthog:organizationId": emu.organizationId,
+        "posthog:projectId": "99999",
+      }).checkAccess(),
+    );
+    expect((e as NotFoundError).missing).toBe("project");
+    onPage(e, [emu.url, emu.organizationId, "99999"]);
+  });
+
+  it("a scoped key lacking a scope: 403 naming the scope", async () => {
+    const key = await emu.createKey({ scopes: ["dashboard:read"] });
+    const client = fromStack({ "posthog:apiKey": key, "posthog:host": emu.url });
+    const e = await failureOf(client.dashboards.create({ projectId: emu.projectId, body: { name: "x" } }));
+    expect(e).toBeInstanceOf(ForbiddenError);
+    expect((e as ForbiddenError).missingScope).toBe("dashboard:write");
+    onPage(e, [String(emu.projectId), "dashboard:write", (e as ForbiddenError).detail ?? ""]);
+  });
+
+  it("a closed port: connection refused, within timeouts.connectMs", async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as { port: number }).port;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const host = `http://127.0.0.1:${port}`;
+    const e = await failureOf(fromStack({ "posthog:apiKey": "phx_x", "posthog:host": host }).checkAccess());
+    expect(e).toBeInstanceOf(ConnectionError);
+    expect((e as ConnectionError).failure).toBe("refused");
+    // The page quotes the default connectMs (10000); this test waits 200 ms.
+    onPage(e, [host, `127.0.0.1:${port}`, (e as ConnectionError).detail ?? "", "200"]);
+  });
+
+  it("https:// against the plain-HTTP emulator: does not speak TLS", async () => {
+    const host = emu.url.replace(/^http:/, "https:");
+    const e = await failureOf(
+      fromStack({ "posthog:apiKey": emu.apiKey, "posthog:host": host }).checkAccess(),
+    );
+    expect((e as ConnectionError).failure).toBe("not-tls");
+    onPage(e, [host, new URL(host).host, (e as ConnectionError).detail ?? ""]);
+  });
+
+  it("check failures of the providers (no request): a bad value, exactly one of two, an unknown property", async () => {
+    const dash = await providers.Dashboard.check({}, { name: "KPIs", restrictionLevel: 30 });
+    const member = await providers.Member.check({}, { level: "admin" });
+    const invite = await providers.Invite.check({}, { targetEmail: "a@example.com", levle: 8 });
+    const failures = [...(dash.failures ?? []), ...(member.failures ?? []), ...(invite.failures ?? [])];
+    expect(failures.map((f) => f.property)).toEqual(["restrictionLevel", "userUuid", "levle"]);
+    for (const f of failures) {
+      const pieces = required(f.reason.split(/: |, /));
+      expect(
+        pieces.filter((p) => !flat.includes(p)),
+        f.reason,
+      ).toEqual([]);
+    }
+  });
+
+  it("two resources of one program managing one object: the check failure names both", async () => {
+    const first = await providers.Invite.check(
+      {},
+      { targetEmail: "dup@example.com", __resourceName: "dup-lower" },
+    );
+    expect(first.failures ?? []).toEqual([]);
+    const second = await providers.Invite.check(
+      {},
+      { targetEmail: "DUP@example.com", __resourceName: "dup-upper" },
+    );
+    const [conflict] = second.failures ?? [];
+    expect(conflict?.property).toBe("targetEmail");
+    onPage(new Error(conflict?.reason), ["dup-upper", "dup-lower", "DUP@example.com"]);
+  });
+});
+
+describe("docs/troubleshooting.md links", () => {
+  /** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
+  const anchors = (() => {
+    const seen = new Map<string, number>();
+    const out = new Set<string>();
+    const body = page.replace(/```[\s\S]*?```/g, "");
+    for (const [, heading] of body.matchAll(/^#{1,6} (.+)$/gm)) {
+      const slug = (heading ?? "")
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N} _-]/gu, "")
+        .replace(/ /g, "-");
+      const n = seen.get(slug) ?? 0;
+      seen.set(slug, n + 1);
+      out.add(n === 0 ? slug : `${slug}-${n}`);
+    }
+    return out;
+  })();
+
+  it("every link to a section of the page names a heading of the page", () => {
+    const targets = [...page.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1] ?? "");
+    expect(targets.length).toBeGreaterThan(30);
+    expect(targets.filter((t) => !anchors.has(t))).toEqual([]);
+  });
+
+  it("every section heading is listed in the contents", () => {
+    const listed = new Set(
+      [...(page.split("## Contents")[1]?.split("\n## ")[0] ?? "").matchAll(/\]\(#([^)]+)\)/g)].map(
+        (m) => m[1],
+      ),
+    );
+    const sections = [...page.replace(/```[\s\S]*?```/g, "").matchAll(/^#{2,3} (.+)$/gm)].map(
+      (m) => m[1] ?? "",
+    );
+    const slugs = sections
+      .filter((h) => h !== "Contents")
+      .map((h) =>
+        h
+          .toLowerCase()
+          .replace(/[^\p{L}\p{N} _-]/gu, "")
+          .replace(/ /g, "-"),
+      );
+    expect(slugs.filter((s) => !listed.has(s))).toEqual([]);
+  });
+});
