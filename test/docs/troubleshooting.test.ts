@@ -32,6 +32,7 @@ import {
   UnauthenticatedError,
 } from "../../provider/client";
 import * as errors from "../../provider/client/errors";
+import { type ExclusiveGroup, ruleOf } from "../../provider/inputs";
 import { type Emulator, startTestEmulator } from "../client/helpers";
 
 const root = join(__dirname, "..", "..");
@@ -57,12 +58,12 @@ const SOURCES = [
   ...ls("provider/client"),
   ...ls("provider"),
   ...ls("provider/resources"),
-  "sdk/lookups.ts",
+  ...ls("sdk"),
   "emulator/cli.ts",
   "emulator/fastify-installed.ts",
 ].filter((rel) => existsSync(join(root, rel)));
 /** Files whose zod `error:`/`message:` texts and `reason:` texts are check failures (shown by preview). */
-const CHECK_FAILURE_FILES = /^provider\/(resources\/[^/]+|lifecycle|limits)\.ts$/;
+const CHECK_FAILURE_FILES = /^provider\/(resources\/[^/]+|lifecycle|limits|inputs)\.ts$/;
 /** Functions whose returned text becomes part of a message (the hint, a setting's origin, a check failure). */
 const MESSAGE_FUNCTIONS: Record<string, RegExp> = {
   "provider/client/diagnosis.ts": /./,
@@ -71,6 +72,7 @@ const MESSAGE_FUNCTIONS: Record<string, RegExp> = {
   "provider/claims.ts": /^conflictMessage$/,
   "provider/resources/domain.ts": /^pendingOf$/,
   "emulator/fastify-installed.ts": /^fastifyProblem$/,
+  "sdk/dashboard.ts": /^restrictionNotInEffect$/,
 };
 
 /** One message template: where it is written and its literal pieces (placeholders between them). */
@@ -219,18 +221,24 @@ function scan(): { classes: string[]; templates: Template[] } {
           if (cls && extendsError(cls)) for (const arg of node.arguments) addArgument(arg);
         } else if (/^console\.(log|warn|error)$/.test(called) && first && isStringish(first)) {
           if (textOf(first, consts).some((t) => t.startsWith("warning:"))) add(first);
+        } else if (/(^|\.)log\.(warn|error)$/.test(called) && first) {
+          addArgument(first);
         } else if (rel === "emulator/cli.ts" && called === "fail" && first) {
           addArgument(first);
         }
       }
       if (
         CHECK_FAILURE_FILES.test(rel) &&
-        ts.isPropertyAssignment(node) &&
+        (ts.isPropertyAssignment(node) || ts.isVariableDeclaration(node)) &&
         ts.isIdentifier(node.name) &&
         ["error", "message", "reason"].includes(node.name.text) &&
-        isStringish(node.initializer)
+        node.initializer
       ) {
-        add(node.initializer);
+        // A text, or a zod error function returning one (`error: (iss) => \`expected …, got ${…}\``).
+        const init = node.initializer;
+        const text = ts.isArrowFunction(init) && !ts.isBlock(init.body) ? init.body : init;
+        const named = ts.isIdentifier(text) && consts.has(text.text); // `{ error: projectIdError }`
+        if ((isStringish(text) || named) && (ts.isPropertyAssignment(node) || text !== init)) add(text);
       }
       if (messageFunctions && ts.isReturnStatement(node) && node.expression && isStringish(node.expression)) {
         const fn = enclosingFunctionName(node);
@@ -286,6 +294,33 @@ describe("docs/troubleshooting.md quotes every message template of the sources",
       .map((t) => ({ where: t.where, missing: missingFrom(t.pieces) }))
       .filter((t) => t.missing.length > 0);
     expect(missing).toEqual([]);
+  });
+});
+
+describe("docs/troubleshooting.md quotes no message the sources no longer have", () => {
+  const { templates } = scan();
+  const texts = new Set(templates.map((t) => squash(t.pieces.join(PLACEHOLDER)).trim()));
+  // The rules of the exclusive inputs are composed at run time from their groups (provider/inputs.ts).
+  for (const [name, groups] of Object.entries(providers)) {
+    if (!name.endsWith("ExclusiveInputs")) continue;
+    for (const g of groups as readonly ExclusiveGroup[]) {
+      texts.add(g.kind === "exactlyOne" ? `expected ${ruleOf(g)}` : `use ${ruleOf(g)}`);
+    }
+  }
+
+  it("each message of the table of check messages is a template of the sources", () => {
+    const table = page.split("### Every check message, by resource")[1]?.split("\n#")[0] ?? "";
+    const rows = table.split("\n").filter((l) => l.startsWith("| ") && !l.startsWith("| Resource"));
+    expect(rows.length).toBeGreaterThan(30);
+    const quoted = rows.flatMap((row) => {
+      const message = row.split(" | ")[2] ?? "";
+      // Code spans: `` … `…` … `` or `…`; those with a <placeholder> stand for several texts.
+      return [...message.matchAll(/``\s(.+?)\s``|`([^`]+)`/g)]
+        .map((m) => (m[1] ?? m[2] ?? "").trim())
+        .filter((q) => !q.includes("<"));
+    });
+    expect(quoted.length).toBeGreaterThan(40);
+    expect(quoted.filter((q) => !texts.has(q))).toEqual([]);
   });
 });
 
