@@ -22,18 +22,21 @@ import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as providers from "../../provider";
 import {
+  AmbiguousWriteError,
   ConnectionError,
   createClient,
   ForbiddenError,
   InvalidInputError,
   MissingApiKeyError,
   NotFoundError,
+  RateLimitedError,
   resolveSettings,
+  ServerError,
   UnauthenticatedError,
 } from "../../provider/client";
 import * as errors from "../../provider/client/errors";
 import { type ExclusiveGroup, ruleOf } from "../../provider/inputs";
-import { type Emulator, startTestEmulator } from "../client/helpers";
+import { control, type Emulator, startTestEmulator } from "../client/helpers";
 
 const root = join(__dirname, "..", "..");
 const pagePath = join(root, "docs", "troubleshooting.md");
@@ -397,6 +400,21 @@ describe("errors met at run time are on the page (their stable part)", () => {
     onPage(e as Error, ["https://eu.posthog.com"]);
   });
 
+  it("bad client options and request bodies: InvalidInputError before any request", async () => {
+    let options: Error | undefined;
+    try {
+      createClient({ apiKey: "phx_x", retry: { maxAttempts: 0 } });
+    } catch (x) {
+      options = x as Error;
+    }
+    expect(options).toBeInstanceOf(InvalidInputError);
+    onPage(options as Error, []);
+    const client = fromStack({ "posthog:apiKey": emu.apiKey, "posthog:host": emu.url });
+    const body = await failureOf(client.domains.create({ body: { domain: "Not A Domain" } }));
+    expect(body).toBeInstanceOf(InvalidInputError);
+    onPage(body, []);
+  });
+
   it("a wrong key: 401 naming posthog:apiKey and the host", async () => {
     const e = await failureOf(
       fromStack({ "posthog:apiKey": "phx_notAKeyOfThisInstance", "posthog:host": emu.url }).checkAccess(),
@@ -440,6 +458,38 @@ describe("errors met at run time are on the page (their stable part)", () => {
     expect(e).toBeInstanceOf(ForbiddenError);
     expect((e as ForbiddenError).missingScope).toBe("dashboard:write");
     onPage(e, [String(emu.projectId), "dashboard:write", (e as ForbiddenError).detail ?? ""]);
+  });
+
+  it("429 and 5xx once the retries gave up, and a create whose outcome is unknown", async () => {
+    const settings = {
+      "posthog:apiKey": emu.apiKey,
+      "posthog:host": emu.url,
+      "posthog:organizationId": emu.organizationId,
+    };
+    const client = fromStack(settings);
+    await control(emu, "POST", "/_emulator/faults", {
+      path: "/members/",
+      status: 429,
+      retryAfter: 0,
+      times: 2,
+    });
+    const throttled = await failureOf(client.members.list());
+    expect(throttled).toBeInstanceOf(RateLimitedError);
+    onPage(throttled, [emu.organizationId, "in 0 seconds"]);
+    await control(emu, "POST", "/_emulator/faults", { path: "/projects/", status: 500, times: 2 });
+    const failing = await failureOf(client.projects.retrieve({ id: emu.projectId }));
+    expect(failing).toBeInstanceOf(ServerError);
+    onPage(failing, [emu.organizationId, String(emu.projectId)]);
+    await control(emu, "POST", "/_emulator/faults", {
+      method: "POST",
+      path: "/projects/",
+      status: 502,
+      times: 1,
+    });
+    const unknown = await failureOf(client.projects.create({ body: { name: "Lost" } }));
+    expect(unknown).toBeInstanceOf(AmbiguousWriteError);
+    onPage(unknown, [emu.organizationId]);
+    await control(emu, "DELETE", "/_emulator/faults");
   });
 
   it("a closed port: connection refused, within timeouts.connectMs", async () => {
