@@ -307,7 +307,9 @@ describe("docs/troubleshooting.md quotes no message the sources no longer have",
   for (const [name, groups] of Object.entries(providers)) {
     if (!name.endsWith("ExclusiveInputs")) continue;
     for (const g of groups as readonly ExclusiveGroup[]) {
-      texts.add(g.kind === "exactlyOne" ? `expected ${ruleOf(g)}` : `use ${ruleOf(g)}`);
+      const rule = g.kind === "exactlyOne" ? `expected ${ruleOf(g)}` : `use ${ruleOf(g)}`;
+      texts.add(rule);
+      texts.add(`${rule} (got ${g.keys.join(", ")})`); // all of them given
     }
   }
 
