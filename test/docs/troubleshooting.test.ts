@@ -36,6 +36,7 @@ import {
 } from "../../provider/client";
 import * as errors from "../../provider/client/errors";
 import { type ExclusiveGroup, ruleOf } from "../../provider/inputs";
+import { assertNodeVersion, minimumNodeVersion } from "../../provider/node-version";
 import { control, type Emulator, startTestEmulator } from "../client/helpers";
 
 const root = join(__dirname, "..", "..");
@@ -171,8 +172,15 @@ function extendsError(node: ts.ClassLikeDeclaration): boolean {
   );
 }
 
-/** Every error class declared in the sources (that extends an Error) and every message template. */
+let scanned: { classes: string[]; templates: Template[] } | undefined;
+
+/** Every exported error class declared in the sources and every message template (parsed once). */
 function scan(): { classes: string[]; templates: Template[] } {
+  scanned ??= scanSources();
+  return scanned;
+}
+
+function scanSources(): { classes: string[]; templates: Template[] } {
   const classes: string[] = [];
   const templates: Template[] = [];
   for (const rel of SOURCES) {
@@ -384,6 +392,17 @@ describe("errors met at run time are on the page (their stable part)", () => {
       e = x as Error;
     }
     expect(e).toBeInstanceOf(MissingApiKeyError);
+    onPage(e as Error, []);
+  });
+
+  it("a Node.js below the floor: one line naming the version found, the one needed and PATH", () => {
+    let e: Error | undefined;
+    try {
+      assertNodeVersion("22.14.0", "/usr/bin/node");
+    } catch (x) {
+      e = x as Error;
+    }
+    expect(e?.message).toContain(`needs Node.js >= ${minimumNodeVersion.replace(/\.0$/, "")}`);
     onPage(e as Error, []);
   });
 
