@@ -9,7 +9,7 @@ export interface BatchExportPauseArgs {
   /** The batch export's id (UUID). Changing it replaces the resource. */
   batchExportId: pulumi.Input<string>;
   /** Desired state: true = paused (default), false = running. */
-  paused?: pulumi.Input<boolean>;
+  paused?: pulumi.Input<boolean | undefined>;
 }
 
 /**
@@ -24,9 +24,9 @@ export interface DashboardCollaboratorArgs {
   /** The collaborator's user UUID (e.g. from `getMember`). */
   userUuid: pulumi.Input<string>;
   /** Access level: 37 (can edit), the only level PostHog accepts. Default 37. */
-  level?: pulumi.Input<37>;
+  level?: pulumi.Input<37 | undefined>;
   /** Project id; default: the provider's `posthog:projectId`, else the key's current project. */
-  projectId?: pulumi.Input<string | number>;
+  projectId?: pulumi.Input<string | number | undefined>;
 }
 
 /**
@@ -39,11 +39,11 @@ export interface DashboardSharingArgs {
    */
   dashboardId: pulumi.Input<number>;
   /** Share publicly. Default true. */
-  enabled?: pulumi.Input<boolean>;
+  enabled?: pulumi.Input<boolean | undefined>;
   /**
    * Project id; default: the provider's `posthog:projectId`, else the key's current project. Changing it replaces.
    */
-  projectId?: pulumi.Input<string | number>;
+  projectId?: pulumi.Input<string | number | undefined>;
 }
 
 /** The inputs of a Dashboard outside its exclusive groups (see DashboardArgs). */
@@ -51,24 +51,24 @@ export interface DashboardArgsBase {
   /** Dashboard name (1..400 characters). */
   name: pulumi.Input<string>;
   /** Description (no length limit beyond the API's 1 MiB request body). Default "". */
-  description?: pulumi.Input<string>;
+  description?: pulumi.Input<string | undefined>;
   /** Pin the dashboard in the sidebar. Default false. */
-  pinned?: pulumi.Input<boolean>;
+  pinned?: pulumi.Input<boolean | undefined>;
   /** Tags, each at most 255 characters. Default []. */
-  tags?: pulumi.Input<string[]>;
+  tags?: pulumi.Input<string[] | undefined>;
   /** 21 = everyone in the project can edit (default), 37 = only collaborators can edit. */
-  restrictionLevel?: pulumi.Input<37 | 21>;
+  restrictionLevel?: pulumi.Input<37 | 21 | undefined>;
   /**
    * Project id; default: the provider's `posthog:projectId`, else the key's current project. Changing it replaces.
    */
-  projectId?: pulumi.Input<string | number>;
+  projectId?: pulumi.Input<string | number | undefined>;
   /**
    * Soft-delete the dashboard on destroy even though it was adopted (`dashboardId`). Default: an adopted
    * dashboard is left as it was found (a dashboard this resource created is always soft-deleted on destroy).
    */
-  deleteAdoptedOnDestroy?: pulumi.Input<boolean>;
+  deleteAdoptedOnDestroy?: pulumi.Input<boolean | undefined>;
   /** On delete, also soft-delete the insights that are only on this dashboard. Default false. */
-  deleteInsights?: pulumi.Input<boolean>;
+  deleteInsights?: pulumi.Input<boolean | undefined>;
 }
 
 /**
@@ -80,7 +80,7 @@ export type DashboardArgs = DashboardArgsBase &
   (
     | {
         /** Create from this template key (e.g. "DEFAULT_APP"). Create-only: changing it replaces. */
-        useTemplate?: pulumi.Input<string>;
+        useTemplate?: pulumi.Input<string | undefined>;
         /**
          * Not with `useTemplate`: give at most one of useTemplate, useDashboard, templateJson and
          * dashboardId.
@@ -104,7 +104,7 @@ export type DashboardArgs = DashboardArgsBase &
          */
         useTemplate?: never;
         /** Create as a duplicate of this dashboard id (same project). Create-only: changing it replaces. */
-        useDashboard?: pulumi.Input<number>;
+        useDashboard?: pulumi.Input<number | undefined>;
         /**
          * Not with `useDashboard`: give at most one of useTemplate, useDashboard, templateJson and
          * dashboardId.
@@ -132,7 +132,7 @@ export type DashboardArgs = DashboardArgsBase &
          * "utf8")`): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT",
          * …}, …]}`, the four required, at least one tile (PostHog's dashboard template schema). Create-only.
          */
-        templateJson?: pulumi.Input<string | Record<string, unknown>>;
+        templateJson?: pulumi.Input<string | Record<string, unknown> | undefined>;
         /**
          * Not with `templateJson`: give at most one of useTemplate, useDashboard, templateJson and
          * dashboardId.
@@ -159,7 +159,7 @@ export type DashboardArgs = DashboardArgsBase &
          * Adopt this existing dashboard (its id) instead of creating one. Changing it replaces. An adopted dashboard
          * is kept on destroy unless `deleteAdoptedOnDestroy` is true.
          */
-        dashboardId?: pulumi.Input<number>;
+        dashboardId?: pulumi.Input<number | undefined>;
       }
   );
 
@@ -171,7 +171,7 @@ export interface DomainVerificationArgs {
   /** The Domain's id (UUID), e.g. `domain.id`. Changing it replaces the verification. */
   domainId: pulumi.Input<string>;
   /** How long to keep retrying, in seconds (0..3600). Default 300. */
-  timeoutSeconds?: pulumi.Input<number>;
+  timeoutSeconds?: pulumi.Input<number | undefined>;
 }
 
 /**
@@ -185,28 +185,28 @@ export interface DomainArgs {
    */
   domain: pulumi.Input<string>;
   /** Let users with an e-mail on this domain join automatically (applied once verified). Default false. */
-  jitProvisioningEnabled?: pulumi.Input<boolean>;
+  jitProvisioningEnabled?: pulumi.Input<boolean | undefined>;
   /**
    * Enforce logging in with this SSO provider (applied once verified): one of "", "google-oauth2",
    * "github", "gitlab", "saml". Default "" (none).
    */
-  ssoEnforcement?: pulumi.Input<"" | "google-oauth2" | "github" | "gitlab" | "saml">;
+  ssoEnforcement?: pulumi.Input<"" | "google-oauth2" | "github" | "gitlab" | "saml" | undefined>;
   /** SAML IdP entity id, at most 512 characters. Unset = not managed. */
-  samlEntityId?: pulumi.Input<string>;
+  samlEntityId?: pulumi.Input<string | undefined>;
   /** SAML assertion consumer service URL of the IdP, at most 512 characters. Unset = not managed. */
-  samlAcsUrl?: pulumi.Input<string>;
+  samlAcsUrl?: pulumi.Input<string | undefined>;
   /** SAML X.509 certificate of the IdP (PEM). Unset = not managed. */
-  samlX509Cert?: pulumi.Input<string>;
+  samlX509Cert?: pulumi.Input<string | undefined>;
   /**
    * Take over a domain of this name that already exists in the organization instead of failing. Default false.
    * An adopted domain is kept on destroy unless `deleteAdoptedOnDestroy` is true.
    */
-  adopt?: pulumi.Input<boolean>;
+  adopt?: pulumi.Input<boolean | undefined>;
   /**
    * Delete the domain on destroy even though it was adopted (`adopt: true` found it). Default: an adopted domain
    * is left as it was found (a domain this resource created is always deleted on destroy).
    */
-  deleteAdoptedOnDestroy?: pulumi.Input<boolean>;
+  deleteAdoptedOnDestroy?: pulumi.Input<boolean | undefined>;
 }
 
 /**
@@ -217,28 +217,28 @@ export interface InviteArgs {
   /** The e-mail address to invite (at most 254 characters). One Invite per address in a program. */
   targetEmail: pulumi.Input<string>;
   /** First name shown in the invitation (at most 30 characters). Default "". */
-  firstName?: pulumi.Input<string>;
+  firstName?: pulumi.Input<string | undefined>;
   /** Organization level on joining: 1/8/15 or "member"/"admin"/"owner". Default 1 (member). */
-  level?: pulumi.Input<1 | 8 | 15 | "member" | "admin" | "owner">;
+  level?: pulumi.Input<1 | 8 | 15 | "member" | "admin" | "owner" | undefined>;
   /** A personal message in the invitation e-mail (no length limit beyond the 1 MiB request body). */
-  message?: pulumi.Input<string>;
+  message?: pulumi.Input<string | undefined>;
   /** Access to private projects: `[{id: <project id>, level: "member" | "admin"}]`. Default []. */
-  privateProjectAccess?: pulumi.Input<{ id: number; level: "member" | "admin" }[]>;
+  privateProjectAccess?: pulumi.Input<{ id: number; level: "member" | "admin" }[] | undefined>;
   /** Send the invitation e-mail. Default true. */
-  sendEmail?: pulumi.Input<boolean>;
+  sendEmail?: pulumi.Input<boolean | undefined>;
   /** Merge with other pending invites of this e-mail (highest level wins). Default false. */
-  combinePendingInvites?: pulumi.Input<boolean>;
+  combinePendingInvites?: pulumi.Input<boolean | undefined>;
   /**
    * Take over a pending invite of this e-mail and level instead of sending a new one. Default false. An adopted
    * invite is kept on destroy unless `deleteAdoptedOnDestroy` is true.
    */
-  adopt?: pulumi.Input<boolean>;
+  adopt?: pulumi.Input<boolean | undefined>;
   /**
    * Revoke the invite on destroy even though it was adopted (`adopt: true` found it). Default: an adopted invite
    * is left as it was found (an invite this resource sent is always revoked on destroy). Changing it updates the
    * state only (no new invite).
    */
-  deleteAdoptedOnDestroy?: pulumi.Input<boolean>;
+  deleteAdoptedOnDestroy?: pulumi.Input<boolean | undefined>;
 }
 
 /** The inputs of a Member outside its exclusive groups (see MemberArgs). */
@@ -249,12 +249,12 @@ export interface MemberArgsBase {
    * Keep the person AND their current level when this resource is deleted (the level is not restored). Default
    * false: on delete the person stays and gets back the level they had when this resource took them over.
    */
-  retainOnDelete?: pulumi.Input<boolean>;
+  retainOnDelete?: pulumi.Input<boolean | undefined>;
   /**
    * Remove the person from the organization when this resource is deleted. Default: they stay, with the level
    * they had when this resource took them over. PostHog refuses to remove an owner.
    */
-  removeFromOrganizationOnDestroy?: pulumi.Input<boolean>;
+  removeFromOrganizationOnDestroy?: pulumi.Input<boolean | undefined>;
 }
 
 /**
@@ -288,36 +288,36 @@ export interface ProjectArgs {
    * Adopt this existing project (its id) instead of creating one. Changing it replaces the resource. An adopted
    * project is kept on destroy unless `deleteAdoptedOnDestroy` is true.
    */
-  projectId?: pulumi.Input<string | number>;
+  projectId?: pulumi.Input<string | number | undefined>;
   /**
    * Delete the project on destroy even though it was adopted (`projectId`), with its data, dashboards and batch
    * exports. Default: an adopted project is left as it was found (a project this resource created is always
    * deleted on destroy).
    */
-  deleteAdoptedOnDestroy?: pulumi.Input<boolean>;
+  deleteAdoptedOnDestroy?: pulumi.Input<boolean | undefined>;
   /** What the product is, for PostHog's AI features (at most 1,000 characters). */
-  productDescription?: pulumi.Input<string>;
+  productDescription?: pulumi.Input<string | undefined>;
   /**
    * IANA time zone name of the project, case-sensitive, e.g. "Europe/Berlin", "Asia/Kolkata", "UTC" (canonical
    * names and their aliases, as PostHog accepts them).
    */
-  timezone?: pulumi.Input<string>;
+  timezone?: pulumi.Input<string | undefined>;
   /** URLs of the app (toolbar, heatmaps), each at most 200 characters. */
-  appUrls?: pulumi.Input<string[]>;
+  appUrls?: pulumi.Input<string[] | undefined>;
   /** Discard client IP addresses. */
-  anonymizeIps?: pulumi.Input<boolean>;
+  anonymizeIps?: pulumi.Input<boolean | undefined>;
   /** Turn autocapture off. */
-  autocaptureOptOut?: pulumi.Input<boolean>;
+  autocaptureOptOut?: pulumi.Input<boolean | undefined>;
   /** Record sessions. */
-  sessionRecordingOptIn?: pulumi.Input<boolean>;
+  sessionRecordingOptIn?: pulumi.Input<boolean | undefined>;
   /** Capture heatmaps. */
-  heatmapsOptIn?: pulumi.Input<boolean>;
+  heatmapsOptIn?: pulumi.Input<boolean | undefined>;
   /** Enable surveys. */
-  surveysOptIn?: pulumi.Input<boolean>;
+  surveysOptIn?: pulumi.Input<boolean | undefined>;
   /** First day of the week: 0 (Sunday) or 1 (Monday). */
-  weekStartDay?: pulumi.Input<0 | 1>;
+  weekStartDay?: pulumi.Input<0 | 1 | undefined>;
   /** Domains allowed to record sessions, each at most 200 characters. */
-  recordingDomains?: pulumi.Input<string[]>;
+  recordingDomains?: pulumi.Input<string[] | undefined>;
   /** A demo project filled with sample data; only settable at creation (changing it replaces). */
-  isDemo?: pulumi.Input<boolean>;
+  isDemo?: pulumi.Input<boolean | undefined>;
 }

@@ -372,9 +372,13 @@ function jsdoc(lines: readonly string[], indent: string): string {
 const ruleOf = (g: Group) =>
   `${g.kind === "exactlyOne" ? "exactly one" : "at most one"} of ${g.keys.slice(0, -1).join(", ")} and ${g.keys.at(-1)}`;
 
-/** The member of an Args type for input `p` (`required` overrides its optionality). */
+/**
+ * The member of an Args type for input `p` (`required` overrides its optionality). An optional input also takes
+ * `undefined`, as `z.input` has it (an Output that may resolve to undefined is fine: undefined means not given).
+ */
 function member(p: InputProperty, indent: string, required = !p.optional): string {
-  return `${jsdoc(p.doc, indent)}${indent}${p.name}${required ? "" : "?"}: pulumi.Input<${p.type}>;\n`;
+  const type = required ? p.type : `${p.type} | undefined`;
+  return `${jsdoc(p.doc, indent)}${indent}${p.name}${required ? "" : "?"}: pulumi.Input<${type}>;\n`;
 }
 
 /** The content of sdk/args.ts (before formatting). */
