@@ -15,11 +15,13 @@
  *    message (its text without the host, port, ids and the server's own wording) is on the page.
  * Fast: one parse of the sources, one emulator, no provider host.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FastifyNotInstalledError, fastifyProblem } from "../../emulator/fastify-installed";
 import * as providers from "../../provider";
 import {
   AmbiguousWriteError,
@@ -404,6 +406,24 @@ describe("errors met at run time are on the page (their stable part)", () => {
     }
     expect(e?.message).toContain(`needs Node.js >= ${minimumNodeVersion.replace(/\.0$/, "")}`);
     onPage(e as Error, []);
+  });
+
+  it("the emulator without fastify 5: one line naming the install command", () => {
+    const missing = fastifyProblem(() => {
+      throw Object.assign(new Error("Cannot find module 'fastify'"), { code: "MODULE_NOT_FOUND" });
+    });
+    const dir = mkdtempSync(join(tmpdir(), "fastify-4-"));
+    try {
+      const manifest = join(dir, "package.json");
+      writeFileSync(manifest, JSON.stringify({ name: "fastify", version: "4.28.1" }));
+      const old = fastifyProblem(() => manifest);
+      for (const problem of [missing, old]) {
+        expect(problem).toContain("npm install --save-dev fastify@5");
+        onPage(new FastifyNotInstalledError(`pulumi-posthog/emulator: ${problem}`), []);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("a host with /api, from the stack config", () => {
