@@ -59,6 +59,15 @@ export type LookupOutputOptions = Omit<LookupOptions, "apiKey" | "host" | "organ
 /** `T` with every property a `pulumi.Input` (the arguments of a `getXOutput`). */
 export type InputArgs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
 
+/**
+ * `T` without its index signature: the typed fields of an API object whose other fields pass through (they
+ * are still there at run time). An Output of it lifts each typed field: `getProjectOutput(…).id` is an
+ * `Output<number>`, which an index signature would make `Output<unknown> | undefined`.
+ */
+export type TypedFields<T> = {
+  [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K];
+};
+
 // ---------------------------------------------------------------------------------------------------------
 // Mocks, argument checks, connection
 
@@ -172,17 +181,17 @@ function client(options: LookupOptions | undefined): PostHogClient {
  * Secret arguments make the result secret; a secret connection setting does not (it never reaches the
  * result); `secret` marks results that carry tokens.
  */
-function outputOf<A, R>(
+function outputOf<R>(
   args: unknown,
   options: LookupOutputOptions | undefined,
-  get: (args: A, options: LookupOptions) => Promise<R>,
+  get: (args: never, options: LookupOptions) => Promise<unknown>,
   secret = false,
 ): pulumi.Output<R> {
   const { apiKey, host, organizationId, projectId, ...rest } = options ?? {};
   const connection = pulumi.unsecret(pulumi.output(defined({ apiKey, host, organizationId, projectId })));
   const result = pulumi
     .all([pulumi.output(args ?? {}), connection])
-    .apply(([a, c]) => get(defined(a as object) as A, { ...rest, ...defined(c) } as LookupOptions));
+    .apply(([a, c]) => get(defined(a as object) as never, { ...rest, ...defined(c) } as LookupOptions));
   return (secret ? pulumi.secret(result) : result) as pulumi.Output<R>;
 }
 
@@ -258,7 +267,7 @@ export function getMemberOutput(
   args: GetMemberOutputArgs,
   options?: LookupOutputOptions,
 ): pulumi.Output<MemberInfo> {
-  return outputOf(args, options, getMember);
+  return outputOf<MemberInfo>(args, options, getMember);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -309,8 +318,8 @@ export async function getProject(args: GetProjectArgs, options?: LookupOptions):
 export function getProjectOutput(
   args: GetProjectOutputArgs,
   options?: LookupOutputOptions,
-): pulumi.Output<Project> {
-  return outputOf(args, options, getProject, true);
+): pulumi.Output<TypedFields<Project>> {
+  return outputOf<TypedFields<Project>>(args, options, getProject, true);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -346,8 +355,8 @@ export async function getDashboard(args: GetDashboardArgs, options?: LookupOptio
 export function getDashboardOutput(
   args: GetDashboardOutputArgs,
   options?: LookupOutputOptions,
-): pulumi.Output<Dashboard> {
-  return outputOf(args, options, getDashboard);
+): pulumi.Output<TypedFields<Dashboard>> {
+  return outputOf<TypedFields<Dashboard>>(args, options, getDashboard);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -388,8 +397,8 @@ export async function getDashboardSharing(
 export function getDashboardSharingOutput(
   args: GetDashboardSharingOutputArgs,
   options?: LookupOutputOptions,
-): pulumi.Output<Sharing> {
-  return outputOf(args, options, getDashboardSharing, true);
+): pulumi.Output<TypedFields<Sharing>> {
+  return outputOf<TypedFields<Sharing>>(args, options, getDashboardSharing, true);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -423,8 +432,8 @@ export async function getDashboardAccessControls(
 export function getDashboardAccessControlsOutput(
   args: GetDashboardAccessControlsOutputArgs,
   options?: LookupOutputOptions,
-): pulumi.Output<AccessControls> {
-  return outputOf(args, options, getDashboardAccessControls);
+): pulumi.Output<TypedFields<AccessControls>> {
+  return outputOf<TypedFields<AccessControls>>(args, options, getDashboardAccessControls);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -470,6 +479,6 @@ export async function getBatchExports(
 export function getBatchExportsOutput(
   args: GetBatchExportsOutputArgs = {},
   options?: LookupOutputOptions,
-): pulumi.Output<BatchExport[]> {
-  return outputOf(args, options, getBatchExports);
+): pulumi.Output<TypedFields<BatchExport>[]> {
+  return outputOf<TypedFields<BatchExport>[]>(args, options, getBatchExports);
 }

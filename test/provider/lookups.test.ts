@@ -195,6 +195,9 @@ describe("getXOutput: Inputs in, an Output out", () => {
     const project = getProjectOutput({ id: pulumi.output(emu.projectId) }, options);
     expect(await pulumi.isSecret(project)).toBe(true);
     expect((await settled(project)).api_token).toMatch(/^phc_/);
+    // The typed fields lift (no index signature in the Output's type): `.id` is an Output<number>.
+    const liftedId: pulumi.Output<number> = project.id;
+    expect(await settled(liftedId)).toBe(emu.projectId);
   });
 
   it("waits for its Inputs: the request is sent once an argument resolves", async () => {
