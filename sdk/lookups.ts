@@ -195,6 +195,19 @@ function outputOf<R>(
   return (secret ? pulumi.secret(result) : result) as pulumi.Output<R>;
 }
 
+/**
+ * The zod schemas of each lookup's arguments (`getMember` and `getProject`: one per form), what is checked
+ * before any request or mock call. The pages under docs/lookups/ are checked against them.
+ */
+export const LookupArgsSchemas = {
+  getMember: [MemberByEmailSchema, MemberByUuidSchema],
+  getProject: [ProjectByIdSchema, ProjectByNameSchema],
+  getDashboard: [DashboardArgsSchema],
+  getDashboardSharing: [DashboardRefArgsSchema],
+  getDashboardAccessControls: [DashboardRefArgsSchema],
+  getBatchExports: [withOrg],
+} as const;
+
 // ---------------------------------------------------------------------------------------------------------
 // getMember
 
