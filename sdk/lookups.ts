@@ -103,13 +103,6 @@ const positiveId = z
   .number({ error: "must be a positive integer (a number, not a string or boolean)" })
   .int({ error: "must be a positive integer" })
   .positive({ error: "must be a positive integer" });
-const projectIdError = {
-  error: 'must be a project id (a non-negative integer) or a non-empty string such as "@current"',
-};
-const projectIdArg = z.union(
-  [z.number(projectIdError).int(projectIdError).nonnegative(projectIdError), text],
-  projectIdError,
-);
 const projectRefError = {
   error: 'must be a positive integer project id (a number or digit string) or "@current"',
 };
@@ -143,10 +136,10 @@ const MemberByEmailSchema = withOrg.extend({ email: text });
 const MemberByUuidSchema = withOrg.extend({ userUuid: text });
 const ProjectByIdSchema = withOrg.extend({ id: projectRef });
 const ProjectByNameSchema = withOrg.extend({ name: text });
-const DashboardArgsSchema = z.strictObject({ id: positiveId, projectId: projectIdArg.optional() });
+const DashboardArgsSchema = z.strictObject({ id: positiveId, projectId: projectRef.optional() });
 const DashboardRefArgsSchema = z.strictObject({
   dashboardId: positiveId,
-  projectId: projectIdArg.optional(),
+  projectId: projectRef.optional(),
 });
 
 /**

@@ -138,7 +138,7 @@ describe("getX: plain values in, a Promise out", () => {
       [
         () => getDashboardAccessControls({ dashboardId: 1, projectId: true } as never, options),
         "projectId",
-        /getDashboardAccessControls: projectId must be a project id/,
+        /getDashboardAccessControls: projectId must be a positive integer project id/,
       ],
       [
         () => getBatchExports({ organization: "x" } as never, options),
