@@ -1,0 +1,245 @@
+/**
+ * Installing the package as a user does (issue 13): `npm pack` of a source-only copy (the `prepare` script builds
+ * it), installed from the tarball into a fresh project beside `@pulumi/pulumi` and `typescript`, offline from the
+ * npm cache. Checks what the tarball holds, that it loads under Node 24 and fails in one line under Node 20, that
+ * a strict program compiles against it, that no HTTP server framework came with it (and what the emulator says
+ * without one), that the client alone needs no `@pulumi/pulumi`, and that no relative link in the packed README
+ * or docs dangles.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, normalize, relative } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { compile, installPacked, nodeBin, type Packed, runNode, sh } from "./packed";
+
+let pkg: Packed;
+beforeAll(() => {
+  pkg = installPacked();
+}, 600_000);
+afterAll(() => pkg?.cleanup());
+
+/** A Node.js 20 binary on this machine (the system Node), or undefined. */
+const node20 = ((): string | undefined => {
+  const candidates = ["/usr/bin/node", "/bin/node", "/usr/local/bin/node"];
+  try {
+    candidates.push(...execFileSync("which", ["-a", "node"], { encoding: "utf8" }).split("\n"));
+  } catch {
+    // no `which`: the fixed candidates only
+  }
+  return candidates.find(
+    (bin) =>
+      bin !== "" &&
+      existsSync(bin) &&
+      spawnSync(bin, ["--version"], { encoding: "utf8" }).stdout?.startsWith("v20."),
+  );
+})();
+
+describe("the tarball", () => {
+  it("holds the built entry points, the bin, docs, LICENSE and CHANGELOG.md, and nothing of test/bench/tools", () => {
+    for (const file of [
+      "package.json",
+      "README.md",
+      "LICENSE",
+      "CHANGELOG.md",
+      "docs/ci.md",
+      "examples/ci/posthog-emulator.sh",
+      "dist/sdk/index.js",
+      "dist/sdk/index.d.ts",
+      "dist/provider/index.js",
+      "dist/provider/client/index.js",
+      "dist/provider/client/index.d.ts",
+      "dist/emulator/index.js",
+      "dist/emulator/cli.js",
+    ]) {
+      expect(pkg.files, file).toContain(file);
+    }
+    expect(pkg.files.filter((f) => f.startsWith("docs/") && f.endsWith(".md")).length).toBeGreaterThan(1);
+    const unwanted = pkg.files.filter(
+      (f) =>
+        /^(dist\/)?(test|bench|tools)\//.test(f) ||
+        /\.test\.[cm]?[jt]s$/.test(f) ||
+        (/\.ts$/.test(f) && !/\.d\.ts$/.test(f)) ||
+        f.startsWith("node_modules/"),
+    );
+    expect(unwanted).toEqual([]);
+    expect(readFileSync(join(pkg.packageDir, "LICENSE"), "utf8")).toContain("Apache License");
+    expect(readFileSync(join(pkg.packageDir, "CHANGELOG.md"), "utf8")).toMatch(
+      /^## \[0\.1\.0\] - \d{4}-\d{2}-\d{2}$/m,
+    );
+  });
+});
+
+describe("loading it", () => {
+  it("require('pulumi-posthog') works under Node 24, and the client and provider entry points load", () => {
+    const result = runNode(
+      pkg.dir,
+      `const p = require("pulumi-posthog");
+       const c = require("pulumi-posthog/client");
+       require("pulumi-posthog/provider");
+       console.log(typeof p.Project, typeof p.Dashboard, typeof p.Invite, Object.keys(c).length > 0);`,
+    );
+    expect(result.stderr).toBe("");
+    expect(result.stdout.trim()).toBe("function function function true");
+  });
+
+  it.skipIf(!node20)(
+    "under Node 20 (the system node), require('pulumi-posthog') fails with one line naming the versions and PATH",
+    () => {
+      const bin = node20 as string;
+      const version = spawnSync(bin, ["--version"], { encoding: "utf8" }).stdout.trim().replace(/^v/, "");
+      const caught = spawnSync(
+        bin,
+        [
+          "-e",
+          `try { require("pulumi-posthog"); } catch (e) { process.stderr.write(e.message + "\\n"); process.exit(1); }`,
+        ],
+        { cwd: pkg.dir, encoding: "utf8" },
+      );
+      expect(caught.status).toBe(1);
+      const lines = caught.stderr.trimEnd().split("\n");
+      expect(lines).toHaveLength(1);
+      const [line = ""] = lines;
+      expect(line).toContain(`runs on ${version} (`);
+      expect(line).toContain("needs Node.js >= 22.19");
+      expect(line).toContain("PATH");
+      // Uncaught (what a user running their program sees), that line is what Node prints as the error.
+      const uncaught = spawnSync(bin, ["-e", `require("pulumi-posthog")`], {
+        cwd: pkg.dir,
+        encoding: "utf8",
+      });
+      expect(uncaught.status).not.toBe(0);
+      expect(uncaught.stderr).toContain(`Error: ${line}`);
+      expect(uncaught.stderr).not.toContain("reading 'bind'");
+    },
+  );
+});
+
+describe("a strict program using the package", () => {
+  const program = `import * as pulumi from "@pulumi/pulumi";
+import * as posthog from "pulumi-posthog";
+
+const web = new posthog.Project("web", { name: "Web", timezone: "Europe/Berlin" });
+const kpis = new posthog.Dashboard("kpis", { name: "KPIs", projectId: web.id, restrictionLevel: 37 });
+new posthog.Invite("jane", { targetEmail: "jane@example.com", level: "admin" });
+export const projectApiToken = pulumi.secret(web.apiToken);
+export const dashboardName = kpis.name;
+`;
+
+  it.each([{ module: "commonjs" as const }, { module: "node16" as const }])(
+    "compiles with tsc --strict, module $module, without skipLibCheck",
+    (options) => {
+      const { status, output } = compile(pkg, program, options);
+      expect(output).toBe("");
+      expect(status).toBe(0);
+    },
+  );
+
+  it("and tsc catches a mistake in it (the check above can fail)", () => {
+    const { status, output } = compile(
+      pkg,
+      program.replace('level: "admin"', 'level: "owner-ish"'),
+      { module: "node16" },
+      "mistake",
+    );
+    expect(status).not.toBe(0);
+    expect(output).toMatch(/^mistake\.ts\(6,\d+\): error TS2322: Type '"owner-ish"' is not assignable/);
+  });
+});
+
+describe("dependencies", () => {
+  it("installing it pulled no HTTP server framework (fastify is an optional peer dependency)", () => {
+    const modules = readdirSync(join(pkg.dir, "node_modules"));
+    expect(modules).not.toContain("fastify");
+    expect(modules).not.toContain("pino");
+    expect(modules).not.toContain("avvio");
+    const manifest = JSON.parse(readFileSync(join(pkg.packageDir, "package.json"), "utf8"));
+    expect(manifest.dependencies).not.toHaveProperty("fastify");
+    expect(manifest.peerDependenciesMeta).toEqual({
+      "@pulumi/pulumi": { optional: true },
+      fastify: { optional: true },
+    });
+  });
+
+  it("without fastify, the emulator module and its bin fail in one line that names the install command", () => {
+    const loaded = runNode(
+      pkg.dir,
+      `try { require("pulumi-posthog/emulator"); } catch (e) { process.stderr.write(e.message + "\\n"); process.exit(3); }`,
+    );
+    expect(loaded.status).toBe(3);
+    expect(loaded.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(loaded.stderr).toContain("npm install --save-dev fastify@5");
+
+    const bin = spawnSync(join(pkg.dir, "node_modules", ".bin", "posthog-emulator"), ["--port", "0"], {
+      cwd: pkg.dir,
+      encoding: "utf8",
+      env: { ...process.env, PATH: `${dirname(nodeBin)}:${process.env.PATH ?? ""}` },
+    });
+    expect(bin.status).toBe(1);
+    expect(bin.stdout).toBe("");
+    expect(bin.stderr).toBe(
+      "posthog-emulator: pulumi-posthog/emulator: the PostHog emulator needs fastify 5, which is not installed " +
+        "(an optional peer dependency of pulumi-posthog: the provider and the client do not need it): " +
+        "run `npm install --save-dev fastify@5` in the project that runs it\n",
+    );
+  });
+
+  it("the client alone installs and loads without @pulumi/pulumi", () => {
+    const dir = join(pkg.base, "client-only");
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, "package.json"),
+      JSON.stringify({ name: "client-only", version: "1.0.0", private: true }),
+    );
+    sh("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", pkg.tarball], dir);
+    expect(existsSync(join(dir, "node_modules", "@pulumi"))).toBe(false);
+    expect(existsSync(join(dir, "node_modules", "fastify"))).toBe(false);
+    const client = runNode(
+      dir,
+      `const c = require("pulumi-posthog/client"); console.log(Object.keys(c).length > 0);`,
+    );
+    expect(client.stderr).toBe("");
+    expect(client.stdout.trim()).toBe("true");
+    // The Pulumi SDK entry point does need it, and says which module is missing.
+    const sdk = runNode(
+      dir,
+      `try { require("pulumi-posthog"); } catch (e) { console.log(e.code, e.message.split("\\n")[0]); }`,
+    );
+    expect(sdk.stdout).toContain("MODULE_NOT_FOUND Cannot find module '@pulumi/pulumi'");
+  }, 120_000);
+});
+
+describe("links", () => {
+  /** Every Markdown file of the packed package that the npm page or a reader opens: README.md and docs/. */
+  const markdownFiles = (): string[] =>
+    pkg.files.filter((f) => f === "README.md" || (f.startsWith("docs/") && f.endsWith(".md")));
+
+  it("every relative link in README.md and docs/**/*.md points to a file in the tarball", () => {
+    const dangling: string[] = [];
+    let checked = 0;
+    for (const file of markdownFiles()) {
+      const text = readFileSync(join(pkg.packageDir, file), "utf8")
+        .replace(/```[\s\S]*?```/g, "")
+        .replace(/`[^`\n]*`/g, "");
+      const targets = [
+        ...[...text.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1] ?? ""),
+        ...[...text.matchAll(/^\s*\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$/gm)].map((m) => m[1] ?? ""),
+      ];
+      for (const target of targets) {
+        if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith("#") || target.startsWith("//"))
+          continue;
+        const path = decodeURIComponent(target.replace(/[#?].*$/, ""));
+        const resolved = normalize(join(dirname(file), path)).replace(/\/$/, "");
+        checked++;
+        const inside = !relative(".", resolved).startsWith("..");
+        const present =
+          inside &&
+          (pkg.files.includes(resolved) ||
+            (existsSync(join(pkg.packageDir, resolved)) &&
+              statSync(join(pkg.packageDir, resolved)).isFile()));
+        if (!present) dangling.push(`${file}: ${target}`);
+      }
+    }
+    expect(checked).toBeGreaterThan(10);
+    expect(dangling, `dangling links:\n${dangling.join("\n")}`).toEqual([]);
+  });
+});

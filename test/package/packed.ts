@@ -1,0 +1,176 @@
+/**
+ * The package as a user gets it: `npm pack` of a copy of this checkout that holds only sources (no dist/, so the
+ * `prepare` script must build it), installed into a fresh project beside `@pulumi/pulumi` and `typescript` (the
+ * versions of our lock file, from the npm cache at ~/.npm: offline when it holds them). Tests that need the
+ * installed package call `installPacked()` once per test file (in `beforeAll`, with a generous timeout) and then
+ * `compile()` / `runNode()` in its directory.
+ */
+import { type SpawnSyncReturns, spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** This checkout. */
+export const root = join(__dirname, "..", "..");
+/** Node 24 of node_modules/.bin (the system Node may be older than the package's floor). */
+export const nodeBin = join(root, "node_modules", ".bin", "node");
+/** PATH with node_modules/.bin first, so `npm`, `node` and `tsc` are this checkout's. */
+export const toolPath = `${join(root, "node_modules", ".bin")}:${process.env.PATH ?? ""}`;
+
+/** What the package needs to be packed: the sources `prepare` builds and the files it ships. */
+const SOURCES = [
+  "package.json",
+  "tsconfig.json",
+  "tsconfig.pack.json",
+  "README.md",
+  "LICENSE",
+  "CHANGELOG.md",
+  "docs",
+  "examples/ci",
+  "provider",
+  "sdk",
+  "emulator",
+];
+
+/** The version of `name` in our package-lock.json. */
+export function lockedVersion(name: string): string {
+  const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { version?: string }>;
+  };
+  const version = lock.packages[`node_modules/${name}`]?.version;
+  if (!version) throw new Error(`${name} is not in package-lock.json`);
+  return version;
+}
+
+/** Runs `command` to completion; throws with its output unless it exits 0. */
+export function sh(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): string {
+  const result = spawnSync(command, args, {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, PATH: toolPath, npm_config_update_notifier: "false", ...env },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (result.status !== 0) {
+    throw new Error(
+      `${command} ${args.join(" ")} (in ${cwd}) exited ${result.status}:\n${result.stdout}\n${result.stderr}`,
+    );
+  }
+  return result.stdout;
+}
+
+/** A packed and installed package. */
+export type Packed = {
+  /** Temporary directory holding everything below; removed by `cleanup()`. */
+  base: string;
+  /** The tarball (`pulumi-posthog-<version>.tgz`). */
+  tarball: string;
+  /** Paths in the tarball, relative to the package root (`dist/sdk/index.js`, `LICENSE`, …), sorted. */
+  files: string[];
+  /** The fresh project: node_modules holds the tarball's package, @pulumi/pulumi and typescript. */
+  dir: string;
+  /** The installed package: `<dir>/node_modules/pulumi-posthog`. */
+  packageDir: string;
+  cleanup(): void;
+};
+
+let packed: Packed | undefined;
+
+/**
+ * Packs a source-only copy of this checkout and installs the tarball into a fresh project (once per test file;
+ * later calls return the same install). Takes tens of seconds: call it in `beforeAll` with a timeout of
+ * minutes. Throws with npm's output if packing (the `prepare` build) or installing fails.
+ */
+export function installPacked(): Packed {
+  if (packed) return packed;
+  const base = mkdtempSync(join(tmpdir(), "pulumi-posthog-packed-"));
+  try {
+    const src = join(base, "src");
+    for (const entry of SOURCES) cpSync(join(root, entry), join(src, entry), { recursive: true });
+    symlinkSync(join(root, "node_modules"), join(src, "node_modules"), "dir");
+    // `npm pack` runs `prepare`, which builds dist/ from the sources: there is none before.
+    const name =
+      sh("npm", ["pack", "--silent", "--pack-destination", base], src).trim().split("\n").at(-1) ?? "";
+    const tarball = join(base, name);
+    const files = sh("tar", ["-tzf", tarball], base)
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => line.replace(/^package\//, ""))
+      .sort();
+    const dir = join(base, "app");
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, "package.json"),
+      `${JSON.stringify({ name: "app", version: "1.0.0", private: true }, null, 2)}\n`,
+    );
+    sh(
+      "npm",
+      [
+        "install",
+        "--prefer-offline",
+        "--no-audit",
+        "--no-fund",
+        tarball,
+        `@pulumi/pulumi@${lockedVersion("@pulumi/pulumi")}`,
+        `typescript@${lockedVersion("typescript")}`,
+      ],
+      dir,
+    );
+    packed = {
+      base,
+      tarball,
+      files,
+      dir,
+      packageDir: join(dir, "node_modules", "pulumi-posthog"),
+      cleanup: () => rmSync(base, { recursive: true, force: true }),
+    };
+    return packed;
+  } catch (error) {
+    rmSync(base, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Runs `node -e <code>` in `dir` with the given Node binary (default Node 24); returns the whole result. */
+export function runNode(dir: string, code: string, node: string = nodeBin): SpawnSyncReturns<string> {
+  return spawnSync(node, ["-e", code], {
+    cwd: dir,
+    encoding: "utf8",
+    env: { ...process.env, PATH: toolPath },
+  });
+}
+
+/** Compiler options of a user's strict program (what `pulumi new typescript` sets, plus `strict`). */
+export type ProgramOptions = {
+  module: "commonjs" | "node16";
+  moduleResolution?: "node10" | "node16" | "bundler";
+};
+
+/**
+ * Type-checks `source` as `<name>.ts` in the installed project with `tsc --strict --noEmit` (no `skipLibCheck`:
+ * the package's .d.ts files are checked too). Returns tsc's status and output (`file(line,col): error TS…`).
+ */
+export function compile(
+  pkg: Packed,
+  source: string,
+  options: ProgramOptions = { module: "commonjs" },
+  name = "program",
+): { status: number | null; output: string } {
+  const dir = join(pkg.dir, `tsc-${name}-${options.module}`);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${name}.ts`), source);
+  const compilerOptions: Record<string, unknown> = {
+    strict: true,
+    target: "es2022",
+    module: options.module,
+    noEmit: true,
+    types: [],
+  };
+  if (options.moduleResolution) compilerOptions.moduleResolution = options.moduleResolution;
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({ compilerOptions, files: [`${name}.ts`] }, null, 2),
+  );
+  const tsc = join(pkg.dir, "node_modules", "typescript", "bin", "tsc");
+  const result = spawnSync(nodeBin, [tsc, "-p", dir], { cwd: dir, encoding: "utf8" });
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}
