@@ -1,0 +1,258 @@
+#!/usr/bin/env node
+/**
+ * `pulumi-posthog export`: writes a live PostHog organization as a Pulumi program that adopts it.
+ *
+ *   pulumi-posthog export [--out DIR] [--stack NAME] [--project ID ...] [--only KINDS]
+ *   pulumi-posthog export dashboard ID [--project ID] --out FILE
+ *
+ * Connection settings as the provider reads them from the environment: POSTHOG_API_KEY (required; a key with
+ * `:read` scopes is enough), POSTHOG_HOST (default https://us.posthog.com), POSTHOG_ORGANIZATION_ID (default
+ * the key's current organization), POSTHOG_PROJECT_ID (the default of --project; else the key's current
+ * project), POSTHOG_RATE_LIMIT. Only GET requests are sent. Progress and the summary go to stderr; exit code 0
+ * on success, 1 on an error (one line saying what to fix), 2 on bad usage.
+ */
+import "../node-version"; // first: fails early, in one line, on a Node.js too old for undici
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { closeAllConnections, createClient, type PostHogClient } from "../client";
+import { packageVersion } from "../version";
+import { dashboardTemplate, dashboardTemplateText } from "./dashboard-template";
+import { EXPORT_KINDS, parseKinds, readOrganization, type Snapshot } from "./organization";
+import { renderProgram } from "./program";
+
+export const USAGE = `Usage:
+  pulumi-posthog export [--out DIR] [--stack NAME] [--project ID ...] [--only KINDS]
+  pulumi-posthog export dashboard ID [--project ID] --out FILE
+
+Writes the PostHog organization as a Pulumi program that adopts it (index.ts, Pulumi.yaml,
+Pulumi.<stack>.yaml, dashboards/<key>.json), or one dashboard's template JSON. Reads only (GET).
+
+Options:
+  --out DIR       output directory (default: posthog-org); for "export dashboard", the file to write
+  --stack NAME    stack whose settings file is written, Pulumi.<NAME>.yaml (default: dev)
+  --project ID    project to export, repeatable (default: POSTHOG_PROJECT_ID, else the key's current project)
+  --only KINDS    comma-separated, among: ${EXPORT_KINDS.join(", ")}
+  -h, --help      this help
+
+Connection (as the provider reads it): POSTHOG_API_KEY (required; :read scopes suffice), POSTHOG_HOST,
+POSTHOG_ORGANIZATION_ID, POSTHOG_PROJECT_ID.`;
+
+/** Where the CLI writes and what it reads (injectable for tests). */
+export interface CliIo {
+  stderr: (line: string) => void;
+  stdout: (line: string) => void;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+class UsageError extends Error {}
+
+const STACK_NAME = /^[A-Za-z0-9_.-]+$/;
+
+/**
+ * Runs the command line `argv` (without `node` and the script), e.g. `["export", "--out", "dir"]`.
+ * @returns the exit code: 0 done, 1 failed (the error printed on stderr), 2 bad usage.
+ */
+export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (e) {
+    io.stderr(`pulumi-posthog: ${(e as Error).message}`);
+    io.stderr('Run "pulumi-posthog --help" for the usage.');
+    return 2;
+  }
+  if (parsed.help) {
+    io.stdout(USAGE);
+    return 0;
+  }
+  let client: PostHogClient | undefined;
+  try {
+    client = createClient({}, { get: (key) => envSetting(io.env, key) });
+    if (parsed.dashboard !== undefined) return await exportDashboard(client, parsed, io);
+    return await exportOrganization(client, parsed, io);
+  } catch (e) {
+    io.stderr(`pulumi-posthog export failed: ${(e as Error).message}`);
+    return 1;
+  } finally {
+    if (client) await closeAllConnections().catch(() => {});
+  }
+}
+
+/** The environment as the provider reads it (the CLI has no Pulumi config): `posthog:apiKey` → POSTHOG_API_KEY. */
+function envSetting(env: NodeJS.ProcessEnv, key: string): string | undefined {
+  const name = key
+    .replace(/^posthog:/, "POSTHOG_")
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toUpperCase();
+  const v = env[name];
+  return v === "" ? undefined : v;
+}
+
+function parse(argv: string[]) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      out: { type: "string" },
+      stack: { type: "string" },
+      project: { type: "string", multiple: true },
+      only: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) return { help: true as const };
+  const [command, sub, id, ...rest] = positionals;
+  if (command !== "export") {
+    throw new UsageError(
+      command === undefined ? "expected the command export" : `unknown command "${command}"; expected export`,
+    );
+  }
+  const stack = values.stack ?? "dev";
+  if (!STACK_NAME.test(stack)) {
+    throw new UsageError(`Invalid --stack "${stack}": letters, digits, "-", "_" and "." only`);
+  }
+  for (const p of values.project ?? []) {
+    if (!/^\d+$/.test(p)) throw new UsageError(`Invalid --project "${p}": expected a project id (a number)`);
+  }
+  const kinds = parseKinds(values.only);
+  if (sub === undefined) {
+    return { help: false as const, out: values.out ?? "posthog-org", stack, projects: values.project, kinds };
+  }
+  if (sub !== "dashboard") throw new UsageError(`unknown argument "${sub}"; expected "export dashboard ID"`);
+  if (id === undefined || !/^\d+$/.test(id) || rest.length > 0) {
+    throw new UsageError("expected export dashboard ID --out FILE, with the dashboard's id (a number)");
+  }
+  if (values.out === undefined)
+    throw new UsageError("export dashboard needs --out FILE (the template to write)");
+  if ((values.project?.length ?? 0) > 1) throw new UsageError("export dashboard takes at most one --project");
+  return {
+    help: false as const,
+    out: values.out,
+    stack,
+    projects: values.project,
+    kinds,
+    dashboard: Number(id),
+  };
+}
+
+type Parsed = Exclude<ReturnType<typeof parse>, { help: true }>;
+
+async function exportDashboard(client: PostHogClient, parsed: Parsed, io: CliIo): Promise<number> {
+  const projectId = parsed.projects?.[0];
+  const id = parsed.dashboard as number;
+  const dashboard = await client.dashboards.retrieve({ id, ...(projectId ? { projectId } : {}) });
+  const { template, omitted } = dashboardTemplate(dashboard);
+  const file = resolve(io.cwd, parsed.out);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, dashboardTemplateText(template));
+  io.stderr(
+    `Wrote ${parsed.out}: template of dashboard ${id} "${dashboard.name ?? ""}", ${template.tiles.length} tiles`,
+  );
+  for (const o of omitted) io.stderr(`  left out: ${o.what}: ${o.why}`);
+  if (template.tiles.length === 0) {
+    io.stderr(
+      "  warning: no tile a template can carry; create_from_template_json refuses a template without tiles",
+    );
+  }
+  io.stderr(`Requests: ${client.stats().attempts} (GET only)`);
+  return 0;
+}
+
+async function exportOrganization(client: PostHogClient, parsed: Parsed, io: CliIo): Promise<number> {
+  io.stderr(
+    `Reading ${client.settings.host} (organization ${client.settings.organizationId ?? "@current"})…`,
+  );
+  const snapshot = await readOrganization(client, {
+    kinds: parsed.kinds,
+    ...(parsed.projects ? { projects: parsed.projects } : {}),
+    progress: (line) => io.stderr(`  ${line}`),
+  });
+  const files = renderProgram(snapshot, { stack: parsed.stack, version: packageVersion });
+  const out = resolve(io.cwd, parsed.out);
+  mkdirSync(join(out, "dashboards"), { recursive: true });
+  const kept: string[] = [];
+  for (const [path, text] of files) {
+    const target = join(out, path);
+    if ((path === "package.json" || path === "tsconfig.json") && existsSync(target)) {
+      kept.push(path);
+      continue;
+    }
+    writeFileSync(target, text);
+  }
+  // Templates of dashboards no longer exported would be promoted by mistake: remove them.
+  const stale = readdirSync(join(out, "dashboards")).filter(
+    (f) => f.endsWith(".json") && !files.has(`dashboards/${f}`),
+  );
+  for (const f of stale) rmSync(join(out, "dashboards", f));
+  for (const line of summary(snapshot, parsed.out, parsed.stack, files, kept, stale)) io.stderr(line);
+  return 0;
+}
+
+/** The summary lines: exported per kind, skipped and why, requests made. */
+export function summary(
+  s: Snapshot,
+  out: string,
+  stack: string,
+  files: Map<string, string>,
+  kept: string[] = [],
+  stale: string[] = [],
+): string[] {
+  const dashboards = s.projects.flatMap((p) => p.dashboards);
+  const counts: [string, number | string][] = [];
+  if (s.kinds.has("domains")) counts.push(["domains", s.domains.length]);
+  if (s.kinds.has("members")) counts.push(["members", s.members.length]);
+  if (s.kinds.has("invites")) counts.push(["invites", s.invites.length]);
+  if (s.kinds.has("batch-exports")) counts.push(["batch exports", s.batchExports.length]);
+  if (s.kinds.has("projects")) counts.push(["projects", s.projects.length]);
+  if (s.kinds.has("dashboards")) {
+    const templated = dashboards.filter((d) => d.template !== undefined).length;
+    counts.push(["dashboards", `${dashboards.length} (${templated} with a template)`]);
+  }
+  if (s.kinds.has("collaborators")) {
+    counts.push(["collaborators", dashboards.reduce((n, d) => n + d.collaborators.length, 0)]);
+  }
+  if (s.kinds.has("sharing")) {
+    counts.push(["shared dashboards", dashboards.filter((d) => d.dashboard.is_shared).length]);
+  }
+  const lines = [
+    `Exported to ${out} (stack ${stack}; ${files.size - kept.length} files):`,
+    `  ${counts.map(([k, n]) => `${k}: ${n}`).join(", ")}`,
+  ];
+  if (kept.length > 0) lines.push(`  kept the existing ${kept.join(" and ")}`);
+  if (stale.length > 0) lines.push(`  removed ${stale.length} template(s) of dashboards no longer exported`);
+  if (s.skipped.length > 0) {
+    lines.push(`Skipped (${s.skipped.length}):`);
+    for (const k of s.skipped) lines.push(`  ${k.kind}: ${k.what}: ${k.why}`);
+  } else lines.push("Skipped: nothing");
+  const r = s.requests;
+  const total = r.lists + r.dashboardDetails + r.collaboratorLists + r.other;
+  lines.push(
+    `Requests: ${total} (GET only): ${r.lists} list pages, ${r.dashboardDetails} dashboard details, ` +
+      `${r.collaboratorLists} collaborator lists${r.other > 0 ? `, ${r.other} other` : ""}`,
+  );
+  return lines;
+}
+
+function defaultIo(): CliIo {
+  return {
+    stderr: (line) => process.stderr.write(`${line}\n`),
+    stdout: (line) => process.stdout.write(`${line}\n`),
+    env: process.env,
+    cwd: process.cwd(),
+  };
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      process.stderr.write(`pulumi-posthog: ${(e as Error).message}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
