@@ -74,7 +74,12 @@ const argsError = (error: Error & { code?: string }): CliError => {
     case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
       return new CliError(`unknown option ${option ?? ""} ${HELP_HINT}`.replace("  ", " "), 2);
     case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
-      return new CliError(`${option ?? "an option"} needs a value ${HELP_HINT}`, 2);
+      return error.message.includes("ambiguous")
+        ? new CliError(
+            `${option ?? "an option"} needs a value; one that starts with "-" is written ${option ?? "--option"}=<value>`,
+            2,
+          )
+        : new CliError(`${option ?? "an option"} needs a value ${HELP_HINT}`, 2);
     case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL": {
       const arg = /'([^']*)'/.exec(error.message)?.[1] ?? "";
       return new CliError(`unexpected argument "${arg}": every option starts with -- ${HELP_HINT}`, 2);

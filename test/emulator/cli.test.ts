@@ -117,7 +117,8 @@ describe("errors are one line on stderr, without the usage text", () => {
   it.each([
     [["--port", "abc"], '--port needs an integer from 0 to 65535, got "abc"'],
     [["--port", "65536"], '--port needs an integer from 0 to 65535, got "65536"'],
-    [["--port", "-1"], "--port needs a value"],
+    [["--port", "-1"], '--port needs a value; one that starts with "-" is written --port=<value>'],
+    [["--port=-1"], '--port needs an integer from 0 to 65535, got "-1"'],
     [["--port"], "--port needs a value"],
     [["--latency-ms", "60001"], '--latency-ms needs an integer from 0 to 60000, got "60001"'],
     [["--bogus"], "unknown option --bogus (posthog-emulator --help lists the options)"],
