@@ -418,11 +418,11 @@ export function argsModule(resources: readonly ResourceInfo[]): string {
   return out;
 }
 
-/** Formats TypeScript with the repository's biome settings (its CLI, reading stdin). */
-function formatTs(text: string, path: string, root: string): string {
-  const bin = join(root, "node_modules", ".bin", process.platform === "win32" ? "biome.cmd" : "biome");
+/** Formats TypeScript with the repository's biome and its settings (the CLI, reading stdin). */
+function formatTs(text: string, path: string): string {
+  const bin = join(ROOT, "node_modules", ".bin", process.platform === "win32" ? "biome.cmd" : "biome");
   return execFileSync(bin, ["format", `--stdin-file-path=${path}`], {
-    cwd: root,
+    cwd: ROOT,
     input: text,
     encoding: "utf8",
   });
@@ -514,9 +514,7 @@ function skeleton(r: ResourceInfo): string {
 
 /** Every generated file with its expected content. */
 export function generate(root = ROOT, resources = readResources(root)): Generated[] {
-  const out: Generated[] = [
-    { path: "sdk/args.ts", content: formatTs(argsModule(resources), "sdk/args.ts", root) },
-  ];
+  const out: Generated[] = [{ path: "sdk/args.ts", content: formatTs(argsModule(resources), "sdk/args.ts") }];
   for (const r of resources) {
     const path = `docs/resources/${r.kebab}.md`;
     const file = join(root, path);
