@@ -5,6 +5,7 @@
  * one-line `exec` wrapper standing in for node_modules/.bin/posthog-emulator (same process, same pid).
  */
 import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +16,12 @@ const recipe = join(root, "examples", "ci", "posthog-emulator.sh");
 const cli = join(root, "dist", "emulator", "cli.js");
 let dir: string;
 let env: NodeJS.ProcessEnv;
+/**
+ * The seed key of this file's emulators: it shows in their command lines, so the processes this file started
+ * are told apart from those of other test files running at the same time.
+ */
+const marker = `phx_recipe${randomBytes(12).toString("hex")}`;
+const flags = ["--port", "0", "--rate-limit", "off", "--api-key", marker];
 
 /** Whether process `pid` runs (a zombie, exited but not yet reaped by its parent, does not). */
 const alive = (pid: number): boolean => {
@@ -22,11 +29,11 @@ const alive = (pid: number): boolean => {
   return state !== "" && !state.startsWith("Z");
 };
 
-/** Pids of every process whose command line runs this checkout's emulator. */
+/** Pids of the emulator processes this file started (running this checkout's emulator with its key). */
 const emulatorPids = (): number[] =>
   spawnSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
     .stdout.split("\n")
-    .filter((line) => line.includes(cli) && !line.includes("<defunct>"))
+    .filter((line) => line.includes(cli) && line.includes(marker) && !line.includes("<defunct>"))
     .map((line) => Number.parseInt(line, 10));
 
 /** A command (run by the recipe) that records what it saw: the POSTHOG_* variables and a members call. */
@@ -51,9 +58,10 @@ beforeAll(() => {
     ...process.env,
     PATH: `${join(root, "node_modules", ".bin")}:${process.env.PATH ?? ""}`,
     POSTHOG_EMULATOR_BIN: bin,
+    POSTHOG_EMULATOR_FLAGS: flags.join(" "),
   };
   for (const name of Object.keys(env))
-    if (name.startsWith("POSTHOG_") && name !== "POSTHOG_EMULATOR_BIN") delete env[name];
+    if (name.startsWith("POSTHOG_") && !name.startsWith("POSTHOG_EMULATOR_")) delete env[name];
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -71,7 +79,7 @@ describe("posthog-emulator.sh run -- <command>", () => {
       const { status, env: vars } = JSON.parse(readFileSync(seen, "utf8"));
       expect(status).toBe(200);
       expect(vars.POSTHOG_HOST).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      expect(vars.POSTHOG_API_KEY).toMatch(/^phx_/);
+      expect(vars.POSTHOG_API_KEY).toBe(marker); // POSTHOG_EMULATOR_FLAGS reached the emulator
       expect(vars.POSTHOG_PROJECT_ID).toBe("1001");
       const pid = Number(vars.POSTHOG_EMULATOR_PID);
       expect(pid).toBeGreaterThan(0);
@@ -103,7 +111,7 @@ describe("posthog-emulator.sh run -- <command>", () => {
 
 describe("posthog-emulator.sh start / stop (one step each, e.g. in GitHub Actions)", () => {
   it("start prints NAME=value lines for $GITHUB_ENV; stop kills that pid and waits until it is gone", () => {
-    const started = spawnSync("bash", [recipe, "start", "--port", "0"], {
+    const started = spawnSync("bash", [recipe, "start", ...flags], {
       env,
       encoding: "utf8",
       timeout: 40_000,
