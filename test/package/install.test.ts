@@ -191,8 +191,9 @@ describe("dependencies", () => {
       JSON.stringify({ name: "client-only", version: "1.0.0", private: true }),
     );
     sh("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", pkg.tarball], dir);
-    expect(existsSync(join(dir, "node_modules", "@pulumi"))).toBe(false);
-    expect(existsSync(join(dir, "node_modules", "fastify"))).toBe(false);
+    // Neither optional peer is installed: the whole install is the package and its two dependencies.
+    const installed = readdirSync(join(dir, "node_modules")).filter((name) => !name.startsWith("."));
+    expect(installed.sort()).toEqual(["pulumi-posthog", "undici", "zod"]);
     const client = runNode(
       dir,
       `const c = require("pulumi-posthog/client"); console.log(Object.keys(c).length > 0);`,
