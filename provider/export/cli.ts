@@ -231,7 +231,7 @@ export function summary(
   const total = r.lists + r.dashboardDetails + r.collaboratorLists + r.other;
   lines.push(
     `Requests: ${total} (GET only): ${r.lists} list pages, ${r.dashboardDetails} dashboard details, ` +
-      `${r.collaboratorLists} collaborator lists${r.other > 0 ? `, ${r.other} other` : ""}`,
+      `${r.collaboratorLists} collaborator list(s)${r.other > 0 ? `, ${r.other} other` : ""}`,
   );
   return lines;
 }

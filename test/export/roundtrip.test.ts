@@ -9,6 +9,8 @@
  * stack pointing at another project with no ids creates the dashboards from their templates, and exporting that
  * project gives the same templates.
  */
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
   existsSync,
   mkdirSync,
@@ -24,12 +26,15 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../provider/export/cli";
 import { type RunResult, runStack } from "../../tools/stack/engine";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { startTestEmulator, type TestEmulator, type TestResponse } from "../support/emulator";
 
 const root = join(__dirname, "..", "..");
 const work = mkdtempSync(join(tmpdir(), "export-"));
 const stateFile = join(work, "world.json");
+/** The program exported from the default project (the awkward cases), run through the engine. */
 const out = join(work, "program");
+/** The export of the default project and the Bulk project (150 dashboards in all: two list pages). */
+const full = join(work, "full");
 
 const READ_SCOPES = [
   "organization:read",
@@ -38,11 +43,14 @@ const READ_SCOPES = [
   "dashboard:read",
   "batch_export:read",
 ];
-const BULK = 146; // with the 4 named ones: 150 dashboards, two pages of the list (100 per page)
+const BULK = 146; // with the 4 named ones of the default project: 150 dashboards, the Bulk list in two pages
 
 let emu: TestEmulator;
 let readKey: string;
 let stagingId: number;
+let bulkId: number;
+let fullExport: { code: number; lines: string[] };
+let original: Record<string, unknown>;
 const ids: Record<string, number> = {};
 let exported: { code: number; lines: string[] };
 
@@ -55,13 +63,13 @@ const world = (): Record<string, unknown> => {
   return rest;
 };
 
-async function ok(method: string, path: string, body?: unknown): Promise<any> {
+async function ok(method: string, path: string, body?: unknown): Promise<TestResponse["body"]> {
   const r = await emu.call(method, path, body === undefined ? {} : { body });
   if (r.status >= 300) throw new Error(`${method} ${path} → ${r.status} ${r.text}`);
   return r.body;
 }
 
-async function runExport(args: string[], key = readKey) {
+async function runExport(args: string[], key = readKey): Promise<{ code: number; lines: string[] }> {
   const lines: string[] = [];
   const code = await main(["export", ...args], {
     stderr: (l) => lines.push(l),
@@ -103,11 +111,11 @@ beforeAll(async () => {
   readKey = await emu.createKey({ scopes: READ_SCOPES });
   const org = emu.org;
   const dash = `${emu.project}/dashboards`;
-  // An expired invite, then (3 days later) a pending one.
+  // An expired invite, then (4 days later: invites last 3) a pending one.
   await ok("POST", `${org}/invites/`, { target_email: "old.invite@example.com", level: 1 });
   await emu.control("POST", "/clock", { advanceSeconds: 4 * 24 * 3600 });
   await ok("POST", `${org}/invites/`, { target_email: "nora@example.com", first_name: "Nora", level: 8 });
-  // A verified and an unverified domain.
+  // A verified domain (JIT provisioning on) and an unverified one.
   const verified = await ok("POST", `${org}/domains/`, { domain: "verified.example.com" });
   await emu.control("POST", "/dns", {
     name: "_posthog-challenge.verified.example.com",
@@ -117,15 +125,15 @@ beforeAll(async () => {
   await ok("PATCH", `${org}/domains/${verified.id}/`, { jit_provisioning_enabled: true });
   await ok("POST", `${org}/domains/`, { domain: "pending.example.com" });
   // A paused and a running batch export (both seeded running).
-  const exportsList = await ok("GET", `${org}/batch_exports/`);
-  await ok("POST", `${org}/batch_exports/${exportsList.results[1].id}/pause/`);
-  // Dashboards: from a template, restricted, with a collaborator and shared; non-ASCII and duplicate names; one
-  // soft-deleted; one shared then unshared; and the bulk.
-  const fromTemplate = await ok("POST", `${dash}/create_from_template_json/`, { template });
-  ids.team = fromTemplate.id;
+  const batchExports = await ok("GET", `${org}/batch_exports/`);
+  await ok("POST", `${org}/batch_exports/${batchExports.results[1].id}/pause/`);
+  // Dashboards: one from template JSON, restricted, pinned, with a collaborator, shared; non-ASCII and duplicate
+  // names; one soft-deleted; one shared then unshared.
+  ids.team = (await ok("POST", `${dash}/create_from_template_json/`, { template })).id;
   await ok("PATCH", `${dash}/${ids.team}/`, { restriction_level: 37, pinned: true });
-  const mia = (await ok("GET", `${org}/members/`)).results.find((m: any) => m.user.email.startsWith("mia"));
-  await ok("POST", `${dash}/${ids.team}/collaborators/`, { user_uuid: mia.user.uuid, level: 37 });
+  const members = (await ok("GET", `${org}/members/`)).results as { user: { email: string; uuid: string } }[];
+  const mia = members.find((m) => m.user.email.startsWith("mia"));
+  await ok("POST", `${dash}/${ids.team}/collaborators/`, { user_uuid: mia?.user.uuid, level: 37 });
   await ok("PATCH", `${dash}/${ids.team}/sharing/`, { enabled: true });
   ids.japanese = (await ok("POST", `${dash}/`, { name: "日本語のダッシュボード" })).id;
   ids.kpis1 = (await ok("POST", `${dash}/`, { name: "KPIs", description: "Firsts", tags: ["b", "a"] })).id;
@@ -134,10 +142,24 @@ beforeAll(async () => {
   await ok("PATCH", `${dash}/${ids.kpis2}/sharing/`, { enabled: false });
   ids.deleted = (await ok("POST", `${dash}/`, { name: "Gone" })).id;
   await ok("PATCH", `${dash}/${ids.deleted}/`, { deleted: true });
-  for (let i = 1; i <= BULK; i++)
-    await ok("POST", `${dash}/`, { name: `Bulk ${String(i).padStart(3, "0")}` });
+  // Another project with the bulk of the dashboards, and an empty one to promote to.
+  bulkId = (await ok("POST", `${org}/projects/`, { name: "Bulk" })).id;
+  for (let i = 1; i <= BULK; i++) {
+    await ok("POST", `/api/projects/${bulkId}/dashboards/`, { name: `Bulk ${String(i).padStart(3, "0")}` });
+  }
   stagingId = (await ok("POST", `${org}/projects/`, { name: "Staging" })).id;
+  original = world();
 
+  await clearLog();
+  fullExport = await runExport([
+    "--out",
+    full,
+    "--project",
+    String(emu.projectId),
+    "--project",
+    String(bulkId),
+  ]);
+  fullLog = await requests();
   await clearLog();
   exported = await runExport(["--out", out, "--stack", "dev"]);
   // The program resolves its packages as in a user's directory after `npm install`.
@@ -154,40 +176,246 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
+let fullLog: Log;
+const writes = (log: Log) =>
+  log.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path} ${r.status}`);
+const read = (dir: string, file: string) => readFileSync(join(dir, file), "utf8");
+const filesOf = (dir: string): string[] =>
+  readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((f) => !f.startsWith("node_modules") && !f.startsWith(".") && f !== "dashboards")
+    .sort();
+const detailPath = /^\/api\/projects\/\d+\/dashboards\/(\d+)\/$/;
+
 describe("pulumi-posthog export", () => {
-  it("reads with GET only, the lists plus one detail per dashboard, and says so", async () => {
-    console.log(exported.lines.join("\n"));
-    expect(exported.code).toBe(0);
-    const log = await requests();
-    expect(log.filter((r) => r.method !== "GET")).toEqual([]);
-    expect(log.filter((r) => r.status >= 400)).toEqual([]);
+  it("sends only GETs with a :read key, paginated: the lists plus one detail per dashboard, counted in its summary", () => {
+    expect(fullExport.code).toBe(0);
+    expect(fullLog.filter((r) => r.method !== "GET" || r.status !== 200)).toEqual([]);
+    const details = fullLog.map((r) => detailPath.exec(r.path)?.[1]).filter((id) => id !== undefined);
+    expect(details).toHaveLength(150);
+    expect(new Set(details).size).toBe(150); // one each
+    expect(details).not.toContain(String(ids.deleted));
+    const bulkPages = fullLog.filter((r) => r.path === `/api/projects/${bulkId}/dashboards/`);
+    expect(bulkPages).toHaveLength(2); // 146 dashboards, 100 per page
+    const collaboratorLists = fullLog.filter((r) => r.path.endsWith("/collaborators/"));
+    expect(collaboratorLists.map((r) => r.path)).toEqual([
+      `${emu.project}/dashboards/${ids.team}/collaborators/`,
+    ]); // only the restricted dashboard's
+    const lists = fullLog.length - 150 - 1;
+    expect(fullExport.lines).toContain(
+      `Requests: ${fullLog.length} (GET only): ${lists} list pages, 150 dashboard details, 1 collaborator list(s)`,
+    );
+  });
+
+  it("reports what it skipped and why, and what it exported per kind", () => {
+    expect(fullExport.lines).toContain(
+      "  invites: invite of old.invite@example.com: expired (an expired invite cannot be adopted; send a new one)",
+    );
+    expect(fullExport.lines).toContain(
+      "  domains: 2, members: 4, invites: 1, batch exports: 2, projects: 2, dashboards: 150 (1 with a template), " +
+        "collaborators: 1, shared dashboards: 1",
+    );
+    expect(fullExport.lines.some((l) => l.startsWith("  dashboard details: 146/146"))).toBe(true);
+  });
+
+  it("writes the program, its settings and the template of each dashboard with tiles; no secret anywhere", async () => {
+    expect(filesOf(out)).toEqual([
+      "Pulumi.dev.yaml",
+      "Pulumi.yaml",
+      "dashboards/tableau-de-bord-equipe.json",
+      "index.ts",
+      "package.json",
+      "tsconfig.json",
+    ]);
+    const index = read(out, "index.ts");
+    const names = [...index.matchAll(/new posthog\.Dashboard\(\s*"([^"]+)"/g)].map((m) => m[1]);
+    const japanese = `dashboard-${createHash("sha256").update("日本語のダッシュボード").digest("hex").slice(0, 8)}`;
+    expect(names).toEqual(["tableau-de-bord-equipe", japanese, "kpis", "kpis-2"]);
+    expect(index).toContain('name: "日本語のダッシュボード"');
+    expect(index).not.toContain("Gone");
+    expect(index).toContain("dashboardId: tableauDeBordEquipe.id.apply(Number)");
+    expect(index).toContain("projectId: defaultProject.id");
+    expect(index).toMatch(/^import \* as posthog from "pulumi-posthog";$/m);
+    const imports = [...index.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]);
+    expect(imports).toEqual(["node:fs", "@pulumi/pulumi", "pulumi-posthog"]);
+    const settings = read(out, "Pulumi.dev.yaml");
+    expect(settings).toContain(`tableau-de-bord-equipe: ${ids.team}`);
+    expect(settings).toContain('targetEmail: "nora@example.com"');
+    expect(settings).not.toContain("old.invite@example.com");
+    expect(settings).toMatch(/key: "persons-to-bigquery"\n\s+batchExportId: "[^"]+"\n\s+paused: true/);
+    expect(settings).toMatch(/key: "events-to-s3"\n\s+batchExportId: "[^"]+"\n\s+paused: false/);
+    expect(settings).toMatch(/domain: "verified.example.com"\n\s+jitProvisioningEnabled: true/);
+    expect(settings).toContain('- domain: "pending.example.com"');
+    expect(JSON.parse(read(out, "dashboards/tableau-de-bord-equipe.json")).tiles).toHaveLength(2);
+    // Secrets: the keys, the public link's token, the projects' API tokens.
+    const sharing = await ok("GET", `${emu.project}/dashboards/${ids.team}/sharing/`);
+    const tokens = (await ok("GET", `${emu.org}/projects/`)).results.map(
+      (p: { api_token: string }) => p.api_token,
+    );
+    const secrets = [emu.apiKey, readKey, sharing.access_token, ...tokens];
+    for (const dir of [out, full]) {
+      for (const f of filesOf(dir)) {
+        const text = read(dir, f);
+        for (const secret of secrets) expect(text.includes(secret), `${f} holds a secret`).toBe(false);
+      }
+    }
+  });
+
+  it("writes index.ts as biome formats it, and the same files again on a second export", async () => {
+    const biome = spawnSync(
+      join(root, "node_modules", ".bin", "biome"),
+      ["format", "--stdin-file-path=index.ts"],
+      {
+        input: read(out, "index.ts"),
+        encoding: "utf8",
+      },
+    );
+    expect(biome.status).toBe(0);
+    expect(biome.stdout).toBe(read(out, "index.ts"));
+    const again = join(work, "again");
+    expect((await runExport(["--out", again, "--stack", "dev"])).code).toBe(0);
+    for (const f of filesOf(out)) expect(read(again, f), f).toBe(read(out, f));
+  });
+
+  it("skips the kinds the key may not read, naming the scope; --only narrows the export", async () => {
+    const narrow = await emu.createKey({ scopes: ["organization:read", "project:read", "dashboard:read"] });
+    const dir = join(work, "narrow");
+    const r = await runExport(["--out", dir], narrow);
+    expect(r.code).toBe(0);
+    expect(r.lines).toContain(
+      "  members: all members: the API key may not read them (403; it needs the scope organization_member:read: " +
+        "API key missing required scope 'organization_member:read')",
+    );
+    expect(
+      r.lines.some(
+        (l) => l.startsWith("  batch-exports: all batch-exports:") && l.includes("batch_export:read"),
+      ),
+    ).toBe(true);
+    expect(read(dir, "Pulumi.dev.yaml")).not.toContain("batchExportId");
+    const only = await runExport(["--out", join(work, "only"), "--only", "dashboards"]);
+    expect(only.code).toBe(0);
+    const settings = read(join(work, "only"), "Pulumi.dev.yaml");
+    expect(settings).toContain("posthog-org:dashboards:");
+    expect(settings).toContain("posthog-org:projects:");
+    expect(settings).not.toContain("posthog-org:members:");
+    await clearLog();
+    const bad = await runExport(["--out", dir, "--only", "dashboards,widgets"]);
+    expect(bad.code).toBe(2);
+    expect(bad.lines[0]).toBe(
+      'pulumi-posthog: Invalid --only: unknown kind "widgets"; accepted: domains, members, invites, projects, ' +
+        "dashboards, collaborators, sharing, batch-exports",
+    );
+    expect(await requests()).toEqual([]);
+  });
+
+  it("export dashboard ID --out FILE writes the template the full export wrote", async () => {
+    const file = join(work, "one", "team.json");
+    const r = await runExport(["dashboard", String(ids.team), "--out", file]);
+    expect(r.code).toBe(0);
+    expect(readFileSync(file, "utf8")).toBe(read(out, "dashboards/tableau-de-bord-equipe.json"));
   });
 });
 
-describe("the generated program", () => {
+describe("the generated program through the stand-in engine", () => {
   const env = () => ({ POSTHOG_HOST: emu.url, POSTHOG_API_KEY: emu.apiKey });
   const stack = (operation: "up" | "preview" | "destroy", name = "dev"): Promise<RunResult> =>
     runStack({ operation, projectDir: out, stack: name, statePath: join(work, `${name}.json`), env: env() });
+  let adopted = 0;
 
-  it("up adopts everything and changes nothing", async () => {
+  it("up adopts every object: creates none, deletes none, changes no field", async () => {
     const before = world();
     await clearLog();
-    const t0 = Date.now();
     const up = await stack("up");
-    console.log(
-      "up ms",
-      Date.now() - t0,
-      up.counts,
-      up.diagnostics.filter((d) => d.severity === "error"),
-    );
     expect(up.ok).toBe(true);
-    const log = await requests();
-    console.log(
-      log
-        .filter((r) => r.method !== "GET")
-        .map((r) => `${r.method} ${r.path} ${r.status}`)
-        .slice(0, 40),
-    );
+    // 2 domains, 4 members, 1 invite, 2 batch exports, 1 project, 4 dashboards, 1 sharing, 1 collaborator
+    expect(up.counts).toEqual({ create: 16, update: 0, replace: 0, delete: 0, same: 0 });
+    adopted = up.counts.create;
     expect(world()).toEqual(before);
-  }, 300_000);
+    const sent = writes(await requests());
+    expect(sent.filter((w) => /^(DELETE|PUT) /.test(w))).toEqual([]);
+    // What is not a GET: the adoption PATCH of each dashboard (same values) and the collaborator's add, which
+    // PostHog refuses as already there (400), whereupon it is adopted.
+    const dashboardPatches = sent.filter((w) =>
+      /^PATCH \/api\/projects\/\d+\/dashboards\/\d+\/ 200$/.test(w),
+    );
+    expect(dashboardPatches).toHaveLength(4);
+    expect(sent.filter((w) => !dashboardPatches.includes(w)).sort()).toEqual([
+      `PATCH ${emu.project}/dashboards/${ids.team}/sharing/ 200`,
+      `POST ${emu.project}/dashboards/${ids.team}/collaborators/ 400`,
+    ]);
+  }, 120_000);
+
+  it("the next preview shows no changes", async () => {
+    await clearLog();
+    const preview = await stack("preview");
+    expect(preview.ok).toBe(true);
+    expect(preview.counts).toEqual({ create: 0, update: 0, replace: 0, delete: 0, same: adopted });
+    expect(writes(await requests())).toEqual([]);
+  }, 120_000);
+
+  it("destroy leaves the organization as it was found", async () => {
+    const destroy = await stack("destroy");
+    expect(destroy.ok).toBe(true);
+    expect(destroy.counts.delete).toBe(adopted);
+    expect(world()).toEqual(original);
+  }, 120_000);
+});
+
+describe("promotion: the same program on a stack of another project, with no ids", () => {
+  it("creates each dashboard from its template: exporting that project gives the same templates", async () => {
+    const settings = [
+      "config:",
+      `  posthog:host: ${JSON.stringify(emu.url)}`,
+      `  posthog:organizationId: ${JSON.stringify(emu.organizationId)}`,
+      "  posthog-org:projects:",
+      "    default-project:",
+      '      name: "Staging"',
+      `      id: ${stagingId}`,
+      "",
+    ].join("\n");
+    writeFileSync(join(out, "Pulumi.staging.yaml"), settings);
+    await clearLog();
+    const env = { POSTHOG_HOST: emu.url, POSTHOG_API_KEY: emu.apiKey };
+    const run = (operation: "up" | "destroy") =>
+      runStack({ operation, projectDir: out, stack: "staging", statePath: join(work, "staging.json"), env });
+    const up = await run("up");
+    expect(up.ok).toBe(true);
+    // the project adopted; 4 dashboards, the sharing and the collaborator created
+    expect(up.counts).toEqual({ create: 7, update: 0, replace: 0, delete: 0, same: 0 });
+    const sent = writes(await requests());
+    // Three plain dashboards (no tile to template), one from its template then given its settings, its sharing
+    // and its collaborator, all in the staging project; the project itself adopted as it is.
+    const staging = `/api/projects/${stagingId}/dashboards/`;
+    expect(sent.map((w) => w.replace(/dashboards\/\d+\//, "dashboards/:id/")).sort()).toEqual([
+      `PATCH ${staging}:id/ 200`,
+      `PATCH ${staging}:id/sharing/ 200`,
+      `POST ${staging} 201`,
+      `POST ${staging} 201`,
+      `POST ${staging} 201`,
+      `POST ${staging}:id/collaborators/ 201`,
+      `POST ${staging}create_from_template_json/ 200`,
+    ]);
+    const promoted = join(work, "promoted");
+    const again = await runExport([
+      "--out",
+      promoted,
+      "--project",
+      String(stagingId),
+      "--only",
+      "sharing,collaborators",
+    ]);
+    expect(again.code).toBe(0);
+    expect(read(promoted, "dashboards/tableau-de-bord-equipe.json")).toBe(
+      read(out, "dashboards/tableau-de-bord-equipe.json"),
+    );
+    // The same dashboards (names, settings), sharing and collaborator, in the other project.
+    const resources = (text: string) =>
+      [...text.matchAll(/new posthog\.(\w+)\(\s*("[^"]+")/g)].map((m) => `${m[1]} ${m[2]}`);
+    expect(resources(read(promoted, "index.ts")).sort()).toEqual(resources(read(out, "index.ts")).sort());
+    const args = (text: string) =>
+      [...text.matchAll(/^ {2}(name|description|pinned|tags|restrictionLevel): .*$/gm)].map((m) => m[0]);
+    expect(args(read(promoted, "index.ts")).sort()).toEqual(args(read(out, "index.ts")).sort());
+    const destroy = await run("destroy");
+    expect(destroy.ok).toBe(true);
+    expect((await ok("GET", `/api/projects/${stagingId}/dashboards/`)).count).toBe(0);
+  }, 180_000);
 });
