@@ -218,6 +218,7 @@ describe("pulumi-posthog export", () => {
   });
 
   it("writes the program, its settings and the template of each dashboard with tiles; no secret anywhere", async () => {
+    expect(exported.code).toBe(0);
     expect(filesOf(out)).toEqual([
       "Pulumi.dev.yaml",
       "Pulumi.yaml",
