@@ -80,13 +80,16 @@ function identifierMaker(): (key: string, suffix: string) => string {
   };
 }
 
-/** A TypeScript string literal as biome formats it: double quotes, single quotes when that escapes less. */
+/**
+ * A TypeScript string literal as biome formats it: double quotes, unless the text holds more double quotes than
+ * single ones (then single quotes, which escape less).
+ */
 function tsString(s: string): string {
   const json = JSON.stringify(s);
-  if (s.includes('"') && !s.includes("'")) {
-    return `'${json.slice(1, -1).replace(/\\"/g, '"')}'`;
-  }
-  return json;
+  const doubles = s.split('"').length - 1;
+  const singles = s.split("'").length - 1;
+  if (doubles <= singles) return json;
+  return `'${json.slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'`;
 }
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;

@@ -24,6 +24,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { main } from "../../provider/export/cli";
 import { type RunResult, runStack } from "../../tools/stack/engine";
 import { startTestEmulator, type TestEmulator, type TestResponse } from "../support/emulator";
@@ -43,7 +44,7 @@ const READ_SCOPES = [
   "dashboard:read",
   "batch_export:read",
 ];
-const BULK = 146; // with the 4 named ones of the default project: 150 dashboards, the Bulk list in two pages
+const BULK = 145; // with the 5 named ones of the default project: 150 dashboards, the Bulk list in two pages
 
 let emu: TestEmulator;
 let readKey: string;
@@ -140,6 +141,7 @@ beforeAll(async () => {
   ids.kpis2 = (await ok("POST", `${dash}/`, { name: "KPIs" })).id;
   await ok("PATCH", `${dash}/${ids.kpis2}/sharing/`, { enabled: true });
   await ok("PATCH", `${dash}/${ids.kpis2}/sharing/`, { enabled: false });
+  ids.quoted = (await ok("POST", `${dash}/`, { name: 'Revenue "Q1" — l\'équipe "core"' })).id;
   ids.deleted = (await ok("POST", `${dash}/`, { name: "Gone" })).id;
   await ok("PATCH", `${dash}/${ids.deleted}/`, { deleted: true });
   // Another project with the bulk of the dashboards, and an empty one to promote to.
@@ -195,7 +197,7 @@ describe("pulumi-posthog export", () => {
     expect(new Set(details).size).toBe(150); // one each
     expect(details).not.toContain(String(ids.deleted));
     const bulkPages = fullLog.filter((r) => r.path === `/api/projects/${bulkId}/dashboards/`);
-    expect(bulkPages).toHaveLength(2); // 146 dashboards, 100 per page
+    expect(bulkPages).toHaveLength(2); // 145 dashboards, 100 per page
     const collaboratorLists = fullLog.filter((r) => r.path.endsWith("/collaborators/"));
     expect(collaboratorLists.map((r) => r.path)).toEqual([
       `${emu.project}/dashboards/${ids.team}/collaborators/`,
@@ -214,7 +216,7 @@ describe("pulumi-posthog export", () => {
       "  domains: 2, members: 4, invites: 1, batch exports: 2, projects: 2, dashboards: 150 (1 with a template), " +
         "collaborators: 1, shared dashboards: 1",
     );
-    expect(fullExport.lines.some((l) => l.startsWith("  dashboard details: 146/146"))).toBe(true);
+    expect(fullExport.lines.some((l) => l.startsWith("  dashboard details: 145/145"))).toBe(true);
   });
 
   it("writes the program, its settings and the template of each dashboard with tiles; no secret anywhere", async () => {
@@ -230,7 +232,8 @@ describe("pulumi-posthog export", () => {
     const index = read(out, "index.ts");
     const names = [...index.matchAll(/new posthog\.Dashboard\(\s*"([^"]+)"/g)].map((m) => m[1]);
     const japanese = `dashboard-${createHash("sha256").update("日本語のダッシュボード").digest("hex").slice(0, 8)}`;
-    expect(names).toEqual(["tableau-de-bord-equipe", japanese, "kpis", "kpis-2"]);
+    expect(names).toEqual(["tableau-de-bord-equipe", japanese, "kpis", "kpis-2", "revenue-q1-l-equipe-core"]);
+    expect(index).toContain(`name: 'Revenue "Q1" — l\\'équipe "core"',`);
     expect(index).toContain('name: "日本語のダッシュボード"');
     expect(index).not.toContain("Gone");
     expect(index).toContain("dashboardId: tableauDeBordEquipe.id.apply(Number)");
@@ -247,6 +250,29 @@ describe("pulumi-posthog export", () => {
     expect(settings).toMatch(/domain: "verified.example.com"\n\s+jitProvisioningEnabled: true/);
     expect(settings).toContain('- domain: "pending.example.com"');
     expect(JSON.parse(read(out, "dashboards/tableau-de-bord-equipe.json")).tiles).toHaveLength(2);
+    // The stack settings as YAML reads them.
+    const config = parseYaml(settings).config;
+    expect(config["posthog-org:members"]).toEqual([
+      { email: "adam.admin@example.com", level: 8 },
+      { email: "max.member@example.com", level: 1 },
+      { email: "mia.member@example.com", level: 1 },
+      { email: "olivia.owner@example.com", level: 15 },
+    ]);
+    expect(config["posthog-org:projects"]).toEqual({
+      "default-project": { name: "Default project", id: emu.projectId },
+    });
+    expect(config["posthog-org:dashboards"]).toEqual({
+      "tableau-de-bord-equipe": ids.team,
+      [japanese]: ids.japanese,
+      kpis: ids.kpis1,
+      "kpis-2": ids.kpis2,
+      "revenue-q1-l-equipe-core": ids.quoted,
+    });
+    expect(config["posthog-org:invites"]).toEqual([
+      { targetEmail: "nora@example.com", level: 8, firstName: "Nora" },
+    ]);
+    expect(config["posthog:host"]).toBe(emu.url);
+    expect(config["posthog:apiKey"]).toBeUndefined();
     // Secrets: the keys, the public link's token, the projects' API tokens.
     const sharing = await ok("GET", `${emu.project}/dashboards/${ids.team}/sharing/`);
     const tokens = (await ok("GET", `${emu.org}/projects/`)).results.map(
@@ -327,8 +353,8 @@ describe("the generated program through the stand-in engine", () => {
     await clearLog();
     const up = await stack("up");
     expect(up.ok).toBe(true);
-    // 2 domains, 4 members, 1 invite, 2 batch exports, 1 project, 4 dashboards, 1 sharing, 1 collaborator
-    expect(up.counts).toEqual({ create: 16, update: 0, replace: 0, delete: 0, same: 0 });
+    // 2 domains, 4 members, 1 invite, 2 batch exports, 1 project, 5 dashboards, 1 sharing, 1 collaborator
+    expect(up.counts).toEqual({ create: 17, update: 0, replace: 0, delete: 0, same: 0 });
     adopted = up.counts.create;
     expect(world()).toEqual(before);
     const sent = writes(await requests());
@@ -338,7 +364,7 @@ describe("the generated program through the stand-in engine", () => {
     const dashboardPatches = sent.filter((w) =>
       /^PATCH \/api\/projects\/\d+\/dashboards\/\d+\/ 200$/.test(w),
     );
-    expect(dashboardPatches).toHaveLength(4);
+    expect(dashboardPatches).toHaveLength(5);
     expect(sent.filter((w) => !dashboardPatches.includes(w)).sort()).toEqual([
       `PATCH ${emu.project}/dashboards/${ids.team}/sharing/ 200`,
       `POST ${emu.project}/dashboards/${ids.team}/collaborators/ 400`,
@@ -380,15 +406,16 @@ describe("promotion: the same program on a stack of another project, with no ids
       runStack({ operation, projectDir: out, stack: "staging", statePath: join(work, "staging.json"), env });
     const up = await run("up");
     expect(up.ok).toBe(true);
-    // the project adopted; 4 dashboards, the sharing and the collaborator created
-    expect(up.counts).toEqual({ create: 7, update: 0, replace: 0, delete: 0, same: 0 });
+    // the project adopted; 5 dashboards, the sharing and the collaborator created
+    expect(up.counts).toEqual({ create: 8, update: 0, replace: 0, delete: 0, same: 0 });
     const sent = writes(await requests());
-    // Three plain dashboards (no tile to template), one from its template then given its settings, its sharing
+    // Four plain dashboards (no tile to template), one from its template then given its settings, its sharing
     // and its collaborator, all in the staging project; the project itself adopted as it is.
     const staging = `/api/projects/${stagingId}/dashboards/`;
     expect(sent.map((w) => w.replace(/dashboards\/\d+\//, "dashboards/:id/")).sort()).toEqual([
       `PATCH ${staging}:id/ 200`,
       `PATCH ${staging}:id/sharing/ 200`,
+      `POST ${staging} 201`,
       `POST ${staging} 201`,
       `POST ${staging} 201`,
       `POST ${staging} 201`,
