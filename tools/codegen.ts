@@ -61,6 +61,8 @@ export interface ResourceInfo {
   /** Inputs whose change replaces the object: every input when the resource has no update. */
   replaceOnChanges: string[];
   hasUpdate: boolean;
+  /** A replacement deletes the old object before creating the new one (names unique on the server). */
+  deleteBeforeReplace: boolean;
 }
 
 /** A generated file: its path relative to the root and its full expected content. */
@@ -174,7 +176,11 @@ function groupsOf(sf: ts.SourceFile, name: string): Group[] {
 }
 
 /** `replaceOnChanges` and `update` of the `defineResource({…})` call of a resource file. */
-function lifecycleOf(sf: ts.SourceFile): { replaceOnChanges: string[]; hasUpdate: boolean } {
+function lifecycleOf(sf: ts.SourceFile): {
+  replaceOnChanges: string[];
+  hasUpdate: boolean;
+  deleteBeforeReplace: boolean;
+} {
   let def: ts.ObjectLiteralExpression | undefined;
   const visit = (n: ts.Node): void => {
     if (def) return;
@@ -189,13 +195,16 @@ function lifecycleOf(sf: ts.SourceFile): { replaceOnChanges: string[]; hasUpdate
   if (!def) return fail(`${sf.fileName}: no defineResource({…}) call`);
   let replaceOnChanges: string[] = [];
   let hasUpdate = false;
+  let deleteBeforeReplace = false;
   for (const p of def.properties) {
     const key = p.name && ts.isIdentifier(p.name) ? p.name.text : undefined;
     if (key === "update") hasUpdate = true;
+    if (key === "deleteBeforeReplace" && ts.isPropertyAssignment(p))
+      deleteBeforeReplace = p.initializer.kind === ts.SyntaxKind.TrueKeyword;
     if (key === "replaceOnChanges" && ts.isPropertyAssignment(p))
       replaceOnChanges = stringsOf(p.initializer, sf, `${sf.fileName}: replaceOnChanges`);
   }
-  return { replaceOnChanges, hasUpdate };
+  return { replaceOnChanges, hasUpdate, deleteBeforeReplace };
 }
 
 /** The `declare readonly x: pulumi.Output<T>` properties of class `name` in an SDK file. */
@@ -345,6 +354,7 @@ export function readResources(root = ROOT): ResourceInfo[] {
       outputs: outputsOf(sdk, r.name),
       replaceOnChanges: life.hasUpdate ? life.replaceOnChanges : inputs.map((i) => i.name),
       hasUpdate: life.hasUpdate,
+      deleteBeforeReplace: life.deleteBeforeReplace,
     };
   });
 }
@@ -455,6 +465,10 @@ export function inputsTable(r: ResourceInfo): string {
       ? `A change of ${replacing.join(", ") || "no input"} replaces the ${r.name}; other changes update it in place.`
       : `There is no update: a change of any input replaces the ${r.name}.`,
   );
+  if (r.deleteBeforeReplace)
+    notes.push(
+      `A replacement deletes the old ${r.name} before creating the new one (the name is unique in PostHog).`,
+    );
   return [
     "| Input | Type | Required | Default | On change | Description |",
     "| --- | --- | --- | --- | --- | --- |",
