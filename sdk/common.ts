@@ -1,7 +1,11 @@
 /** Helpers shared by the SDK resource classes. */
 import * as pulumi from "@pulumi/pulumi";
 
-/** Resource args: each input of `T` (a `z.input` of the provider's inputs schema) may be a `pulumi.Input`. */
+/**
+ * Each input of `T` (a `z.input` of a provider's inputs schema) as a `pulumi.Input`. The SDK's Args types are
+ * generated (sdk/args.ts, with each property's documentation); test/docs/args-match.test.ts proves each one
+ * mutually assignable with `Args<z.input<typeof Schema>>`, so the two cannot drift.
+ */
 export type Args<T> = { [K in keyof T]: pulumi.Input<T[K]> };
 
 /** The Pulumi module of every type token: `pulumi-nodejs:dynamic/posthog:<Name>`. */
