@@ -164,13 +164,15 @@ beforeAll(async () => {
   fullLog = await requests();
   await clearLog();
   exported = await runExport(["--out", out, "--stack", "dev"]);
-  // The program resolves its packages as in a user's directory after `npm install`.
-  const modules = join(out, "node_modules");
-  mkdirSync(join(modules, "@pulumi"), { recursive: true });
-  mkdirSync(join(modules, "@types"), { recursive: true });
-  symlinkSync(root, join(modules, "pulumi-posthog"), "dir");
-  symlinkSync(join(root, "node_modules", "@pulumi", "pulumi"), join(modules, "@pulumi", "pulumi"), "dir");
-  symlinkSync(join(root, "node_modules", "@types", "node"), join(modules, "@types", "node"), "dir");
+  // The programs resolve their packages as in a user's directory after `npm install`.
+  for (const dir of [out, full]) {
+    const modules = join(dir, "node_modules");
+    mkdirSync(join(modules, "@pulumi"), { recursive: true });
+    mkdirSync(join(modules, "@types"), { recursive: true });
+    symlinkSync(root, join(modules, "pulumi-posthog"), "dir");
+    symlinkSync(join(root, "node_modules", "@pulumi", "pulumi"), join(modules, "@pulumi", "pulumi"), "dir");
+    symlinkSync(join(root, "node_modules", "@types", "node"), join(modules, "@types", "node"), "dir");
+  }
 }, 120_000);
 
 afterAll(async () => {
@@ -342,10 +344,10 @@ describe("pulumi-posthog export", () => {
   });
 });
 
-describe("the generated program through the stand-in engine", () => {
+describe("the generated program (150 dashboards in two projects) through the stand-in engine", () => {
   const env = () => ({ POSTHOG_HOST: emu.url, POSTHOG_API_KEY: emu.apiKey });
   const stack = (operation: "up" | "preview" | "destroy", name = "dev"): Promise<RunResult> =>
-    runStack({ operation, projectDir: out, stack: name, statePath: join(work, `${name}.json`), env: env() });
+    runStack({ operation, projectDir: full, stack: name, statePath: join(work, `${name}.json`), env: env() });
   let adopted = 0;
 
   it("up adopts every object: creates none, deletes none, changes no field", async () => {
@@ -353,8 +355,8 @@ describe("the generated program through the stand-in engine", () => {
     await clearLog();
     const up = await stack("up");
     expect(up.ok).toBe(true);
-    // 2 domains, 4 members, 1 invite, 2 batch exports, 1 project, 5 dashboards, 1 sharing, 1 collaborator
-    expect(up.counts).toEqual({ create: 17, update: 0, replace: 0, delete: 0, same: 0 });
+    // 2 domains, 4 members, 1 invite, 2 batch exports, 2 projects, 150 dashboards, 1 sharing, 1 collaborator
+    expect(up.counts).toEqual({ create: 163, update: 0, replace: 0, delete: 0, same: 0 });
     adopted = up.counts.create;
     expect(world()).toEqual(before);
     const sent = writes(await requests());
@@ -364,7 +366,7 @@ describe("the generated program through the stand-in engine", () => {
     const dashboardPatches = sent.filter((w) =>
       /^PATCH \/api\/projects\/\d+\/dashboards\/\d+\/ 200$/.test(w),
     );
-    expect(dashboardPatches).toHaveLength(5);
+    expect(dashboardPatches).toHaveLength(150);
     expect(sent.filter((w) => !dashboardPatches.includes(w)).sort()).toEqual([
       `PATCH ${emu.project}/dashboards/${ids.team}/sharing/ 200`,
       `POST ${emu.project}/dashboards/${ids.team}/collaborators/ 400`,
