@@ -540,25 +540,57 @@ export function generate(root = ROOT, resources = readResources(root)): Generate
   return out;
 }
 
-/** A readable diff of two texts: the changed block between their common first and last lines. */
+/**
+ * A readable diff of two texts: the changed lines (`-` on disk, `+` generated) with 2 lines of context, in hunks
+ * headed by their line numbers (a longest-common-subsequence diff of the lines).
+ */
 export function diff(path: string, was: string, now: string): string {
   const a = was.split("\n");
   const b = now.split("\n");
-  let start = 0;
-  while (start < a.length && start < b.length && a[start] === b[start]) start++;
-  let endA = a.length;
-  let endB = b.length;
-  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
-    endA--;
-    endB--;
+  // lcs[i][j]: length of the longest common subsequence of a[i..] and b[j..]
+  const lcs = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+  for (let i = a.length - 1; i >= 0; i--) {
+    const row = lcs[i] as number[];
+    const below = lcs[i + 1] as number[];
+    for (let j = b.length - 1; j >= 0; j--)
+      row[j] = a[i] === b[j] ? (below[j + 1] ?? 0) + 1 : Math.max(below[j] ?? 0, row[j + 1] ?? 0);
   }
-  return [
-    `--- ${path} (on disk)`,
-    `+++ ${path} (generated)`,
-    `@@ line ${start + 1} @@`,
-    ...a.slice(start, endA).map((l) => `-${l}`),
-    ...b.slice(start, endB).map((l) => `+${l}`),
-  ].join("\n");
+  type Op = { kind: " " | "-" | "+"; text: string; lineA: number; lineB: number };
+  const ops: Op[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (i < a.length && j < b.length && a[i] === b[j]) {
+      ops.push({ kind: " ", text: a[i] ?? "", lineA: i++, lineB: j++ });
+    } else if (i < a.length && (j >= b.length || (lcs[i + 1]?.[j] ?? 0) >= (lcs[i]?.[j + 1] ?? 0))) {
+      ops.push({ kind: "-", text: a[i] ?? "", lineA: i++, lineB: j });
+    } else {
+      ops.push({ kind: "+", text: b[j] ?? "", lineA: i, lineB: j++ });
+    }
+  }
+  const out = [`--- ${path} (on disk)`, `+++ ${path} (generated)`];
+  const context = 2;
+  let k = 0;
+  while (k < ops.length) {
+    if (ops[k]?.kind === " ") {
+      k++;
+      continue;
+    }
+    let start = Math.max(0, k - context);
+    let end = k;
+    // extend the hunk while changes follow within 2·context lines
+    for (let m = k; m < ops.length; m++) {
+      if (ops[m]?.kind !== " ") end = m;
+      else if (m - end > 2 * context) break;
+    }
+    end = Math.min(ops.length - 1, end + context);
+    while (start > 0 && ops[start - 1]?.kind !== " ") start--;
+    const first = ops[start];
+    out.push(`@@ on disk line ${(first?.lineA ?? 0) + 1}, generated line ${(first?.lineB ?? 0) + 1} @@`);
+    for (let m = start; m <= end; m++) out.push(`${ops[m]?.kind}${ops[m]?.text}`);
+    k = end + 1;
+  }
+  return out.join("\n");
 }
 
 /** The files whose content differs from what the schemas give, each with its diff ("" when missing). */

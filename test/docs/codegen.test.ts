@@ -93,9 +93,15 @@ describe("tools/codegen.ts", () => {
     );
   });
 
-  it("diff shows the changed block only", () => {
+  it("diff shows the changed lines in hunks with context", () => {
     expect(diff("f", "a\nb\nc\n", "a\nB\nc\n")).toBe(
-      "--- f (on disk)\n+++ f (generated)\n@@ line 2 @@\n-b\n+B",
+      "--- f (on disk)\n+++ f (generated)\n@@ on disk line 1, generated line 1 @@\n a\n-b\n+B\n c\n ",
     );
+    const far = diff("g", "1\n2\nx\n4\n5\n6\n7\n8\n9\ny\n", "1\n2\nX\n4\n5\n6\n7\n8\n9\nY\n").split("\n");
+    expect(far.filter((l) => l.startsWith("@@"))).toEqual([
+      "@@ on disk line 1, generated line 1 @@",
+      "@@ on disk line 8, generated line 8 @@",
+    ]);
+    expect(far.filter((l) => /^[-+][^-+]/.test(l))).toEqual(["-x", "+X", "-y", "+Y"]);
   });
 });
