@@ -373,11 +373,21 @@ describe("the generated program (150 dashboards in two projects) through the sta
     ]);
   }, 120_000);
 
-  it("the next preview shows no changes", async () => {
+  it("the next preview shows no changes, with a refresh too (the drift gate)", async () => {
     await clearLog();
     const preview = await stack("preview");
     expect(preview.ok).toBe(true);
     expect(preview.counts).toEqual({ create: 0, update: 0, replace: 0, delete: 0, same: adopted });
+    const refreshed = await runStack({
+      operation: "preview",
+      refresh: true,
+      projectDir: full,
+      stack: "dev",
+      statePath: join(work, "dev.json"),
+      env: env(),
+    });
+    expect(refreshed.ok).toBe(true);
+    expect(refreshed.counts).toEqual({ create: 0, update: 0, replace: 0, delete: 0, same: adopted });
     expect(writes(await requests())).toEqual([]);
   }, 120_000);
 
