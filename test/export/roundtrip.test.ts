@@ -336,6 +336,20 @@ describe("pulumi-posthog export", () => {
     expect(await requests()).toEqual([]);
   });
 
+  it("is the package's pulumi-posthog bin (built), which prints its usage", () => {
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+    const bin = join(root, pkg.bin["pulumi-posthog"]);
+    expect(readFileSync(bin, "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
+    const help = spawnSync(process.execPath, [bin, "--help"], { encoding: "utf8" });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^Usage:\n {2}pulumi-posthog export \[--out DIR\]/);
+    const bad = spawnSync(process.execPath, [bin, "import"], { encoding: "utf8" });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toBe(
+      'pulumi-posthog: unknown command "import"; expected export\nRun "pulumi-posthog --help" for the usage.\n',
+    );
+  });
+
   it("export dashboard ID --out FILE writes the template the full export wrote", async () => {
     const file = join(work, "one", "team.json");
     const r = await runExport(["dashboard", String(ids.team), "--out", file]);
