@@ -205,13 +205,23 @@ export const LookupArgsSchemas = {
 // getMember
 
 /** Arguments of {@link getMember}: exactly one of `email` (any case) or `userUuid`. */
-export type GetMemberArgs =
-  | { email: string; organizationId?: string }
-  | { userUuid: string; organizationId?: string };
+export type GetMemberArgs = GetMemberByEmail | GetMemberByUuid;
+/** {@link getMember} by e-mail address. */
+export interface GetMemberByEmail {
+  /** The member's e-mail address (compared case-insensitively). */
+  email: string;
+  /** The organization id; default: `posthog:organizationId`, else the key's current organization. */
+  organizationId?: string;
+}
+/** {@link getMember} by user UUID. */
+export interface GetMemberByUuid {
+  /** The member's user UUID. */
+  userUuid: string;
+  /** The organization id; default: `posthog:organizationId`, else the key's current organization. */
+  organizationId?: string;
+}
 /** Arguments of {@link getMemberOutput}: those of {@link getMember}, each a `pulumi.Input`. */
-export type GetMemberOutputArgs =
-  | InputArgs<{ email: string; organizationId?: string }>
-  | InputArgs<{ userUuid: string; organizationId?: string }>;
+export type GetMemberOutputArgs = InputArgs<GetMemberByEmail> | InputArgs<GetMemberByUuid>;
 
 /** A member as returned by {@link getMember}. */
 export interface MemberInfo {
@@ -280,13 +290,23 @@ export function getMemberOutput(
 // getProject
 
 /** Arguments of {@link getProject}: exactly one of `id` or `name` (exact, case-sensitive). */
-export type GetProjectArgs =
-  | { id: number | string; organizationId?: string }
-  | { name: string; organizationId?: string };
+export type GetProjectArgs = GetProjectById | GetProjectByName;
+/** {@link getProject} by id. */
+export interface GetProjectById {
+  /** The project id: a positive integer or its decimal string. */
+  id: number | string;
+  /** The organization id; default: `posthog:organizationId`, else the key's current organization. */
+  organizationId?: string;
+}
+/** {@link getProject} by name. */
+export interface GetProjectByName {
+  /** The project's exact name (case-sensitive); several projects of that name are an error naming their ids. */
+  name: string;
+  /** The organization id; default: `posthog:organizationId`, else the key's current organization. */
+  organizationId?: string;
+}
 /** Arguments of {@link getProjectOutput}: those of {@link getProject}, each a `pulumi.Input`. */
-export type GetProjectOutputArgs =
-  | InputArgs<{ id: number | string; organizationId?: string }>
-  | InputArgs<{ name: string; organizationId?: string }>;
+export type GetProjectOutputArgs = InputArgs<GetProjectById> | InputArgs<GetProjectByName>;
 
 /**
  * Finds a project by id (GET `/api/organizations/:organization_id/projects/:id/`, every field) or by exact
