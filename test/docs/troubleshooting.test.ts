@@ -64,6 +64,7 @@ const SOURCES = [
   ...ls("provider/client"),
   ...ls("provider"),
   ...ls("provider/resources"),
+  ...(existsSync(join(root, "provider/export")) ? ls("provider/export") : []),
   ...ls("sdk"),
   "emulator/cli.ts",
   "emulator/fastify-installed.ts",
