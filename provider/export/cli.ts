@@ -15,7 +15,7 @@ import "../node-version"; // first: fails early, in one line, on a Node.js too o
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { closeAllConnections, createClient, type PostHogClient } from "../client";
+import { closeAllConnections, createClient, type PostHogClient, resolveSettings } from "../client";
 import { packageVersion } from "../version";
 import { dashboardTemplate, dashboardTemplateText } from "./dashboard-template";
 import { EXPORT_KINDS, parseKinds, readOrganization, type Snapshot } from "./organization";
@@ -69,7 +69,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   }
   let client: PostHogClient | undefined;
   try {
-    client = createClient({}, { get: (key) => envSetting(io.env, key) });
+    client = createClient(resolveSettings({}, undefined, io.env));
     if (parsed.dashboard !== undefined) return await exportDashboard(client, parsed, io);
     return await exportOrganization(client, parsed, io);
   } catch (e) {
@@ -78,16 +78,6 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   } finally {
     if (client) await closeAllConnections().catch(() => {});
   }
-}
-
-/** The environment as the provider reads it (the CLI has no Pulumi config): `posthog:apiKey` → POSTHOG_API_KEY. */
-function envSetting(env: NodeJS.ProcessEnv, key: string): string | undefined {
-  const name = key
-    .replace(/^posthog:/, "POSTHOG_")
-    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
-    .toUpperCase();
-  const v = env[name];
-  return v === "" ? undefined : v;
 }
 
 function parse(argv: string[]) {

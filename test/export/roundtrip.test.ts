@@ -350,6 +350,33 @@ describe("pulumi-posthog export", () => {
     );
   });
 
+  it("fails in one line naming the setting to fix, writing nothing", async () => {
+    const lines: string[] = [];
+    const dir = join(work, "nothing");
+    const code = await main(["export", "--out", dir], {
+      stderr: (l) => lines.push(l),
+      stdout: (l) => lines.push(l),
+      env: { POSTHOG_HOST: emu.url },
+      cwd: work,
+    });
+    expect(code).toBe(1);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^pulumi-posthog export failed: No PostHog API key: .*POSTHOG_API_KEY/);
+    const wrongOrg = await main(["export", "--out", dir], {
+      stderr: (l) => lines.push(l),
+      stdout: () => {},
+      env: {
+        POSTHOG_HOST: emu.url,
+        POSTHOG_API_KEY: readKey,
+        POSTHOG_ORGANIZATION_ID: "0b5e7a9c-0000-4000-8000-000000000000",
+      },
+      cwd: work,
+    });
+    expect(wrongOrg).toBe(1);
+    expect(lines.at(-1)).toContain("POSTHOG_ORGANIZATION_ID");
+    expect(existsSync(dir)).toBe(false);
+  });
+
   it("export dashboard ID --out FILE writes the template the full export wrote", async () => {
     const file = join(work, "one", "team.json");
     const r = await runExport(["dashboard", String(ids.team), "--out", file]);
