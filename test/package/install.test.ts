@@ -9,8 +9,19 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
+import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compile, installPacked, nodeBin, type Packed, runNode, sh } from "./packed";
+import {
+  compile,
+  installPacked,
+  lockedVersion,
+  nodeBin,
+  type Packed,
+  root,
+  runNode,
+  sh,
+  toolPath,
+} from "./packed";
 
 let pkg: Packed;
 beforeAll(() => {
@@ -50,6 +61,7 @@ describe("the tarball", () => {
       "dist/provider/client/index.d.ts",
       "dist/emulator/index.js",
       "dist/emulator/cli.js",
+      "dist/provider/export/cli.js",
     ]) {
       expect(pkg.files, file).toContain(file);
     }
@@ -243,4 +255,152 @@ describe("links", () => {
     expect(checked).toBeGreaterThan(10);
     expect(dangling, `dangling links:\n${dangling.join("\n")}`).toEqual([]);
   });
+});
+
+/** The ```ts blocks of a packed Markdown file (each is a complete program). */
+const tsBlocks = (file: string): string[] =>
+  [...readFileSync(join(pkg.packageDir, file), "utf8").matchAll(/```ts\n([\s\S]*?)```/g)].map(
+    (m) => m[1] ?? "",
+  );
+
+describe("what a user does next (issue 13, done when)", () => {
+  beforeAll(() => {
+    // What a user adds for the docs' examples and the testing example: Node's types, vitest, and fastify for the
+    // emulator. After the dependency tests above, which need fastify absent (tests of a file run in order).
+    sh(
+      "npm",
+      [
+        "install",
+        "--prefer-offline",
+        "--no-audit",
+        "--no-fund",
+        "--save-dev",
+        `@types/node@${lockedVersion("@types/node")}`,
+        `vitest@${lockedVersion("vitest")}`,
+        `fastify@${lockedVersion("fastify")}`,
+      ],
+      pkg.dir,
+    );
+  }, 600_000);
+
+  it("the programs of the README's quick start and of docs/_index.md compile with tsc --strict", () => {
+    const programs = [...tsBlocks("README.md").slice(0, 1), ...tsBlocks("docs/_index.md").slice(0, 1)];
+    expect(programs).toHaveLength(2);
+    programs.forEach((source, i) => {
+      const { status, output } = compile(
+        pkg,
+        source.replace(/^/, '/// <reference types="node" />\n'),
+        { module: "commonjs" },
+        `docs-${i}`,
+      );
+      expect(output).toBe("");
+      expect(status).toBe(0);
+    });
+  }, 120_000);
+
+  it("`dashboardId: true` (and the Dashboard resource itself) fail to compile, at dashboardId", () => {
+    for (const [name, value] of [
+      ["bool", "true"],
+      ["resource", "kpis"],
+    ] as const) {
+      const { status, output } = compile(
+        pkg,
+        `import * as posthog from "pulumi-posthog";
+const kpis = new posthog.Dashboard("kpis", { name: "KPIs" });
+new posthog.DashboardSharing("kpis", { dashboardId: ${value} });
+export const id = kpis.id;
+`,
+        { module: "commonjs" },
+        `dashboard-id-${name}`,
+      );
+      expect(status, name).not.toBe(0);
+      // The error points at the property (line 3, where `dashboardId` starts).
+      const column = 'new posthog.DashboardSharing("kpis", { '.length + 1;
+      expect(output, name).toMatch(
+        new RegExp(`\\(3,${column}\\): error TS2322: Type '.*' is not assignable`),
+      );
+    }
+  }, 120_000);
+
+  it("the installed bin `pulumi-posthog` runs (the export command's usage)", () => {
+    const bin = join(pkg.dir, "node_modules", ".bin", "pulumi-posthog");
+    const result = spawnSync(bin, ["--help"], {
+      cwd: pkg.dir,
+      encoding: "utf8",
+      env: { ...process.env, PATH: toolPath },
+    });
+    expect(result.status, result.stderr).toBe(0);
+    expect(`${result.stdout}${result.stderr}`).toContain("pulumi-posthog export");
+  });
+
+  it("an editor shows documentation for every property of every Args type of the installed package", () => {
+    const argsDts = readFileSync(join(pkg.packageDir, "dist", "sdk", "args.d.ts"), "utf8");
+    const names = [...argsDts.matchAll(/^export (?:interface|type) (\w+Args)\b/gm)].map((m) => m[1] ?? "");
+    expect(names.length).toBeGreaterThanOrEqual(9);
+    const file = join(pkg.dir, "hover", "hover.ts");
+    const text = `import type * as posthog from "pulumi-posthog";\n${names
+      .map((n) => `export type H_${n} = posthog.${n};`)
+      .join("\n")}\n`;
+    const options: ts.CompilerOptions = {
+      strict: true,
+      module: ts.ModuleKind.Node16,
+      moduleResolution: ts.ModuleResolutionKind.Node16,
+      target: ts.ScriptTarget.ES2022,
+      noEmit: true,
+      types: [],
+    };
+    const host = ts.createCompilerHost(options);
+    const getSourceFile = host.getSourceFile.bind(host);
+    host.getSourceFile = (f, l, ...rest) =>
+      f === file ? ts.createSourceFile(f, text, l, true) : getSourceFile(f, l, ...rest);
+    const fileExists = host.fileExists.bind(host);
+    host.fileExists = (f) => f === file || fileExists(f);
+    const program = ts.createProgram([file], options, host);
+    const checker = program.getTypeChecker();
+    const sf = program.getSourceFile(file);
+    if (!sf) throw new Error("hover.ts did not load");
+    expect(
+      program.getSemanticDiagnostics(sf).map((d) => ts.flattenDiagnosticMessageText(d.messageText, " ")),
+    ).toEqual([]);
+    // The declarations come from the installed copy, not from this checkout.
+    const posthogFiles = program.getSourceFiles().filter((s) => s.fileName.includes("/pulumi-posthog/"));
+    expect(posthogFiles.length).toBeGreaterThan(0);
+    expect(posthogFiles.every((s) => s.fileName.startsWith(pkg.packageDir))).toBe(true);
+    const missing: string[] = [];
+    let seen = 0;
+    for (const st of sf.statements) {
+      if (!ts.isTypeAliasDeclaration(st)) continue;
+      const type = checker.getTypeAtLocation(st.name);
+      const members = type.isUnion()
+        ? type.types.flatMap((t) => checker.getPropertiesOfType(t))
+        : checker.getPropertiesOfType(type);
+      for (const p of members) {
+        seen++;
+        if (ts.displayPartsToString(p.getDocumentationComment(checker)).trim() === "")
+          missing.push(`${st.name.text}.${p.name}`);
+      }
+    }
+    expect(seen).toBeGreaterThan(50);
+    expect(missing).toEqual([]);
+  }, 120_000);
+
+  it("the testing example (examples/testing) passes in the fresh project, against the installed package", () => {
+    const dir = join(pkg.dir, "testing");
+    mkdirSync(dir, { recursive: true });
+    const source = join(root, "examples", "testing");
+    for (const f of readdirSync(source).filter((n) => n.endsWith(".ts")))
+      writeFileSync(join(dir, f), readFileSync(join(source, f)));
+    const vitest = join(pkg.dir, "node_modules", "vitest", "vitest.mjs");
+    const result = spawnSync(
+      nodeBin,
+      [vitest, "run", "--root", dir, "--testTimeout=30000", "--hookTimeout=60000", "--reporter=verbose"],
+      { cwd: pkg.dir, encoding: "utf8", env: { ...process.env, PATH: toolPath, CI: "true" } },
+    );
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes
+    const output = `${result.stdout}${result.stderr}`.replace(/\u001b\[[0-9;]*m/g, "");
+    expect(result.status, output).toBe(0);
+    const files = readdirSync(dir).filter((n) => n.endsWith(".test.ts")).length;
+    expect(files).toBeGreaterThanOrEqual(4);
+    expect(output).toMatch(new RegExp(`Test Files\\s+${files} passed \\(${files}\\)`));
+  }, 300_000);
 });
