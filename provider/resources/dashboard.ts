@@ -277,8 +277,18 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
     const where = journalContext(api.settings, resourceName);
     let d: Dashboard;
     if (want.dashboardId !== undefined) {
-      // Adopt: PATCH with deleted:false also restores a soft-deleted dashboard (GET would answer 404).
-      d = await patch(api, projectId, want.dashboardId, { ...convergeBody(want, undefined, true) });
+      // Adopt: read it, then PATCH only what differs, so adopting a dashboard that already matches the program
+      // (an exported organization's first up) writes nothing. A soft-deleted one answers 404 to GET: PATCH with
+      // deleted:false restores it and converges it in one request.
+      let found: Dashboard | undefined;
+      try {
+        found = await api.dashboards.retrieve({ projectId, id: want.dashboardId });
+      } catch (e) {
+        if (!isObjectGone(e)) throw e;
+      }
+      const body = convergeBody(want, found && toOutputs(found, projectId, want, true), found === undefined);
+      d =
+        found && Object.keys(body).length === 0 ? found : await patch(api, projectId, want.dashboardId, body);
     } else if (want.templateJson !== undefined) {
       // PostHog names the new dashboard after the template; the PATCH below gives it the declared settings.
       const templateName = want.templateJson.template_name;

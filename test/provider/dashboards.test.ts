@@ -187,6 +187,32 @@ describe("Dashboard provider (real host over gRPC)", () => {
     expect((await emu.control("GET", "/requests")) as unknown[]).toHaveLength(1);
   });
 
+  it("adopting a dashboard that already matches the inputs writes nothing (GET only); a differing one gets one PATCH of the difference", async () => {
+    const pre = await emu.api("POST", `${dash()}/`, { name: "As is", description: "kept", tags: ["a"] });
+    const id = (pre.body as Dashboard).id;
+    await emu.control("DELETE", "/requests");
+    const adopted = await create(host, "Dashboard", "as-is", {
+      name: "As is",
+      description: "kept",
+      tags: ["a"],
+      dashboardId: id,
+    });
+    expect(adopted.id).toBe(String(id));
+    const writes = (await requests()).filter((r) => r.method !== "GET");
+    expect(writes).toEqual([]);
+    await emu.control("DELETE", "/requests");
+    const changed = await create(host, "Dashboard", "as-is-2", {
+      name: "As is",
+      description: "changed",
+      tags: ["a"],
+      dashboardId: id,
+    });
+    expect(changed.id).toBe(String(id));
+    const log = (await emu.control("GET", "/requests")) as { method: string; path: string }[];
+    expect(log.filter((r) => r.method !== "GET").map((r) => r.method)).toEqual(["PATCH"]);
+    expect((await emu.api("GET", `${dash()}/${id}/`)).body).toMatchObject({ description: "changed" });
+  });
+
   it("rejects bad inputs naming the property, with no request", async () => {
     await emu.control("DELETE", "/requests");
     const provider = await serializeProvider("Dashboard");
