@@ -64,11 +64,17 @@ export const dashboardSharingProvider = defineResource<
   replaceOnChanges: ["dashboardId", "projectId"],
   async create(api, want) {
     const projectId = await resolveProjectId(api, want.projectId);
-    const s = await api.sharing.update({
-      projectId,
-      dashboardId: want.dashboardId,
-      body: { enabled: want.enabled },
-    });
+    // Read first: sharing already as declared (an exported organization's first up) is taken as it is, with
+    // no write; otherwise one PATCH.
+    const live = await api.sharing.retrieve({ projectId, dashboardId: want.dashboardId });
+    const s =
+      live.enabled === want.enabled
+        ? live
+        : await api.sharing.update({
+            projectId,
+            dashboardId: want.dashboardId,
+            body: { enabled: want.enabled },
+          });
     return { id: String(want.dashboardId), outs: toOutputs(s, want.dashboardId, projectId) };
   },
   async read(api, id, props) {

@@ -353,4 +353,21 @@ describe("DashboardSharing provider", () => {
     expect((await emu.api("GET", `${dash()}/${d.id}/sharing/`)).body).toMatchObject({ enabled: false });
     await destroy(host, d);
   });
+
+  it("sharing already as declared is taken with no write (GET only); otherwise one PATCH", async () => {
+    const d = await create(host, "Dashboard", "already-shared", { name: "Already shared" });
+    await emu.api("PATCH", `${dash()}/${d.id}/sharing/`, { enabled: true });
+    const token = ((await emu.api("GET", `${dash()}/${d.id}/sharing/`)).body as { access_token: string })
+      .access_token;
+    await emu.control("DELETE", "/requests");
+    const s = await create(host, "DashboardSharing", "already-shared", { dashboardId: Number(d.id) });
+    expect((await requests()).filter((r) => r.method !== "GET")).toEqual([]);
+    expect(s.outs.accessToken).toBe(token);
+    await destroy(host, s);
+    await emu.control("DELETE", "/requests");
+    const again = await create(host, "DashboardSharing", "already-shared", { dashboardId: Number(d.id) });
+    expect((await requests()).filter((r) => r.method !== "GET").map((r) => r.method)).toEqual(["PATCH"]);
+    await destroy(host, again);
+    await destroy(host, d);
+  });
 });
