@@ -83,6 +83,10 @@ export const dashboardCollaboratorProvider = defineResource<
     const projectId = await resolveProjectId(api, want.projectId);
     const where = { projectId, dashboardId: want.dashboardId, userUuid: want.userUuid };
     const id = `${want.dashboardId}/${want.userUuid}`;
+    // Read first: a user who already is a collaborator (an exported organization's first up) is adopted with no
+    // write; PostHog would refuse the add with a 400 anyway.
+    const existing = await api.collaborators.find(where);
+    if (existing) return { id, outs: toOutputs(existing, want, projectId) };
     try {
       const c = await api.collaborators.add({
         ...where,

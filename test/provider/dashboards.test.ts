@@ -262,12 +262,15 @@ describe("DashboardCollaborator provider", () => {
     expect((await plan(host, c, { dashboardId: Number(d.id), userUuid: MIA })).diff.changes).toBe(false);
     expect((await refresh(host, c)).id).toBe(c.id);
 
-    // adopt: a second create of the same collaborator converges instead of failing or duplicating
+    // adopt: a second create of the same collaborator converges instead of failing or duplicating, and sends
+    // no write (the collaborator is found first)
+    await emu.control("DELETE", "/requests");
     const again = await create(host, "DashboardCollaborator", "mia-again", {
       dashboardId: Number(d.id),
       userUuid: MIA,
     });
     expect(again.id).toBe(c.id);
+    expect((await requests()).filter((r) => r.method !== "GET")).toEqual([]);
     const list = (await emu.api("GET", `${dash()}/${d.id}/collaborators/`)).body as unknown[];
     expect(list).toHaveLength(1);
 
