@@ -15,6 +15,8 @@ beside pulumi-posthog (\`npm install --save-dev fastify@5\`).
   --host <addr>           interface to bind (default 127.0.0.1)
   --rate-limit <spec>     off | <perMinute>/<perHour> (default 480/4800, per API key)
   --latency-ms <n>        added latency before every API request, 0-60000 (default 0)
+  --latency-jitter-ms <n> each request's latency varies by up to ± this, 0-60000 (default 0),
+                          e.g. --latency-ms 80 --latency-jitter-ms 20: 60-100 ms
   --state-file <path>     load the world from this JSON file (if present) and save after every write
   --api-key <phx_...>     use this seed key instead of a random one
   --fault <json>          arm a fault at start, e.g. '{"path":"/domains/","status":503}' (repeatable)
@@ -53,6 +55,7 @@ const FLAGS: Record<string, string> = {
   host: "--host",
   rateLimit: "--rate-limit",
   latencyMs: "--latency-ms",
+  latencyJitterMs: "--latency-jitter-ms",
   stateFile: "--state-file",
   apiKey: "--api-key",
   faults: "--fault",
@@ -103,6 +106,7 @@ export function parseCli(argv: string[]): EmulatorOptions | "help" {
         host: { type: "string" },
         "rate-limit": { type: "string" },
         "latency-ms": { type: "string" },
+        "latency-jitter-ms": { type: "string" },
         "state-file": { type: "string" },
         "api-key": { type: "string" },
         fault: { type: "string", multiple: true },
@@ -139,6 +143,8 @@ export function parseCli(argv: string[]): EmulatorOptions | "help" {
   }
   const latency = integer("--latency-ms", v["latency-ms"], 60_000);
   if (latency !== undefined) options.latencyMs = latency;
+  const jitter = integer("--latency-jitter-ms", v["latency-jitter-ms"], 60_000);
+  if (jitter !== undefined) options.latencyJitterMs = jitter;
   if (v["state-file"] !== undefined) options.stateFile = v["state-file"];
   if (v["api-key"] !== undefined) options.apiKey = v["api-key"];
   if (v["no-paid-features"]) options.paidFeatures = false;

@@ -91,8 +91,17 @@ export const EmulatorOptionsSchema = z.object({
       z.literal(false),
     ])
     .default({ perMinute: 480, perHour: 4800 }),
-  /** Added latency before every API request, in milliseconds. */
+  /**
+   * Added latency before every API request, in milliseconds: a network's round trip as the client sees it
+   * (e.g. 80 for a client in Europe talking to PostHog's US cloud).
+   */
   latencyMs: z.number().int().min(0).max(60_000).default(0),
+  /**
+   * Jitter of that latency, in milliseconds: each API request waits `latencyMs` plus a uniformly random whole
+   * number from −`latencyJitterMs` to +`latencyJitterMs` (never less than 0 in all). With `latencyMs: 80,
+   * latencyJitterMs: 20` every request waits 60–100 ms. The request log shows each request's wait.
+   */
+  latencyJitterMs: z.number().int().min(0).max(60_000).default(0),
   /** JSON file the world is loaded from (if present) and saved to after every write. */
   stateFile: z.string().min(1).optional(),
   /** Paid features (restriction level 37, collaborators, sharing, unlimited projects); default on. */
@@ -178,6 +187,18 @@ function sendFrameworkError(error: FastifyError, _request: FastifyRequest, reply
 const pathname = (request: FastifyRequest): string => request.url.split("?")[0] ?? request.url;
 const isControl = (request: FastifyRequest): boolean => pathname(request).startsWith("/_emulator");
 
+/**
+ * The latency to add to one API request (ms): `latencyMs` plus a uniform whole number in
+ * [−latencyJitterMs, +latencyJitterMs], at least 0.
+ */
+export function addedLatencyMs(emu: Pick<Emulator, "latencyMs" | "latencyJitterMs">): number {
+  const jitter =
+    emu.latencyJitterMs > 0
+      ? Math.floor(Math.random() * (2 * emu.latencyJitterMs + 1)) - emu.latencyJitterMs
+      : 0;
+  return Math.max(0, emu.latencyMs + jitter);
+}
+
 const pickFault = (emu: Emulator, request: FastifyRequest): FaultRecord | undefined => {
   const path = pathname(request);
   for (const fault of emu.faults) {
@@ -239,6 +260,8 @@ export function buildEmulatorApp(emu: Emulator): FastifyInstance {
   });
 
   const dropped = new WeakSet<FastifyRequest>();
+  /** The latency added to each API request (for its log entry). */
+  const latencies = new WeakMap<FastifyRequest, number>();
   const logged = new WeakSet<FastifyRequest>();
   const log = (request: FastifyRequest, status: number, durationMs: number) => {
     logged.add(request);
@@ -248,6 +271,7 @@ export function buildEmulatorApp(emu: Emulator): FastifyInstance {
       query: { ...(request.query as Record<string, unknown>) },
       status,
       durationMs: Math.round(durationMs * 100) / 100,
+      latencyMs: latencies.get(request) ?? 0,
       at: nowIso(emu.world),
     });
     // Keep the newest 10,000 entries; trimming in batches keeps the cost per request constant.
@@ -257,7 +281,9 @@ export function buildEmulatorApp(emu: Emulator): FastifyInstance {
   app.addHook("onRequest", async (request, reply) => {
     if (!queryDecodes(request.url)) throw badUrl();
     if (isControl(request)) return;
-    if (emu.latencyMs > 0) await sleep(emu.latencyMs);
+    const latency = addedLatencyMs(emu);
+    latencies.set(request, latency);
+    if (latency > 0) await sleep(latency);
     const fault = pickFault(emu, request);
     if (!fault) return;
     if (fault.delayMs) await sleep(fault.delayMs);
@@ -319,6 +345,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     paidFeatures: opts.paidFeatures,
     rateLimit: opts.rateLimit,
     latencyMs: opts.latencyMs,
+    latencyJitterMs: opts.latencyJitterMs,
     throttles: new Map(),
     faults: opts.faults.map((f, i) => ({ ...f, id: `startup-${i}`, pattern: new RegExp(f.path), hits: 0 })),
     requestLog: [],

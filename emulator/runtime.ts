@@ -37,6 +37,8 @@ export type Emulator = {
   paidFeatures: boolean;
   rateLimit: { perMinute: number; perHour: number } | false;
   latencyMs: number;
+  /** Jitter of the added latency (± ms, uniform). */
+  latencyJitterMs: number;
   throttles: Map<string, ThrottleHistory>;
   faults: FaultRecord[];
   requestLog: RequestLogEntry[];

@@ -286,5 +286,7 @@ export const RequestLogEntrySchema = z.object({
   query: z.record(z.string(), z.unknown()),
   status: z.number().int(),
   durationMs: z.number(),
+  /** The latency the emulator added before handling it (`latencyMs` ± `latencyJitterMs`), in ms. */
+  latencyMs: z.number().int(),
   at: z.string(),
 });
