@@ -1,6 +1,6 @@
 /**
  * Shared pieces of the resource modules: the embedded user schema, the page wrapper, body and response
- * parsing (a predicate compiled from the schema first, zod when it cannot vouch for a body), pagination
+ * parsing (zod's `safeParse`, through its public API only), pagination
  * (iterate / all), the short-lived shared list reads behind `find()`, and the per-client context every
  * resource module receives.
  */
@@ -139,227 +139,22 @@ export function createContext(settings: Settings, transport: Transport): ClientC
 }
 
 /**
- * Validates a request body before any HTTP request; throws InvalidInputError naming the property. A body the
- * schema accepts unchanged (see {@link acceptsUnchanged}) is returned as it is (the transport serializes it
- * once, before the first attempt); any other goes through zod.
+ * Validates a request body with `schema` (zod's `safeParse`) before any HTTP request, and returns what zod
+ * gives back (defaults applied, loose objects keeping unknown keys); the transport serializes it once,
+ * before the first attempt.
+ * @throws InvalidInputError naming the property (`what` and zod's path) and what it accepts.
  */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {
-  if (acceptsUnchanged(schema)?.(body)) return body as z.output<S>;
   const r = schema.safeParse(body);
   if (!r.success) throw invalidInput(what, r.error);
   return r.data;
 }
 
-/** A predicate over a value: true only when the schema it was made from accepts the value unchanged. */
-type Accepts = (v: unknown) => boolean;
-
-const acceptors = new WeakMap<z.ZodType, Accepts | null>();
-
-/** The fields of a zod 4 schema definition (`_zod.def`) that {@link acceptsUnchanged} reads. */
-export interface ZodDef {
-  type: string;
-  checks?: { _zod: { def: Record<string, unknown> } }[];
-  innerType?: z.ZodType;
-  element?: z.ZodType;
-  shape?: Record<string, z.ZodType>;
-  catchall?: z.ZodType;
-  keyType?: z.ZodType;
-  valueType?: z.ZodType;
-  options?: z.ZodType[];
-  values?: unknown[];
-  entries?: Record<string, unknown>;
-  format?: string;
-  /** The input side of a pipe (a transform). */
-  in?: z.ZodType;
-}
-
-/** The internals of a zod 4 schema: its definition, and `optin` ("optional" when a key may be missing). */
-function internalsOf(schema: z.ZodType): { def: ZodDef; optin?: string } {
-  return (schema as unknown as { _zod: { def: ZodDef; optin?: string } })._zod;
-}
-
-/** The definition of a zod 4 schema (`_zod.def`). */
-export function zodDef(schema: z.ZodType): ZodDef {
-  return internalsOf(schema).def;
-}
-
 /**
- * A plain object (as JSON.parse or an object literal makes), without an own `__proto__` key (zod drops that
- * key). zod takes other objects too (a Date, a class instance) but copies only their own keys: only zod may
- * judge those.
- */
-function isRecord(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  const proto = Object.getPrototypeOf(v);
-  return (proto === Object.prototype || proto === null) && !Object.hasOwn(v, "__proto__");
-}
-
-/** A length check of a string or array (`min_length`/`max_length`), or null for any other check. */
-function lengthCheck(c: Record<string, unknown>): ((n: number) => boolean) | null {
-  if (c.check === "min_length") return (n) => n >= (c.minimum as number);
-  if (c.check === "max_length") return (n) => n <= (c.maximum as number);
-  return null;
-}
-
-/** A number check (`.int()`, bounds), or null for any other check. */
-function numberCheck(c: Record<string, unknown>): ((n: number) => boolean) | null {
-  const bound = c.value as number;
-  if (c.check === "number_format" && c.format === "safeint") return Number.isSafeInteger;
-  if (c.check === "greater_than") return c.inclusive ? (n) => n >= bound : (n) => n > bound;
-  if (c.check === "less_than") return c.inclusive ? (n) => n <= bound : (n) => n < bound;
-  return null;
-}
-
-/**
- * A `.refine(fn)` check: passes when `fn` returns a truthy value that is not a promise (an async refinement
- * is left to zod). Null for other custom checks (`superRefine`, conditional `when`), which only zod can run.
- */
-function refineCheck(c: Record<string, unknown>): ((v: unknown) => boolean) | null {
-  if (c.check !== "custom" || typeof c.fn !== "function" || c.when !== undefined) return null;
-  const fn = c.fn as (v: unknown) => unknown;
-  return (v) => {
-    const r = fn(v);
-    return Boolean(r) && !(r instanceof Promise);
-  };
-}
-
-/**
- * Every check of `def`: on the value itself (refinements) or, through `make`, on what `make` reads of it
- * (a length, the number); null when one of them is of a kind neither knows.
- */
-function allChecks<T>(
-  def: ZodDef,
-  make: (c: Record<string, unknown>) => ((x: T) => boolean) | null,
-): { on: (x: T) => boolean; refine: (v: unknown) => boolean } | null {
-  const on: ((x: T) => boolean)[] = [];
-  const refines: ((v: unknown) => boolean)[] = [];
-  for (const c of def.checks ?? []) {
-    const f = make(c._zod.def);
-    const r = f ? undefined : refineCheck(c._zod.def);
-    if (f) on.push(f);
-    else if (r) refines.push(r);
-    else return null;
-  }
-  return {
-    on: on.length === 0 ? () => true : (x) => on.every((f) => f(x)),
-    refine: refines.length === 0 ? () => true : (v) => refines.every((f) => f(v)),
-  };
-}
-
-const noCheck = () => null;
-
-function build(schema: z.ZodType): Accepts | null {
-  const def = zodDef(schema);
-  switch (def.type) {
-    case "unknown":
-    case "any":
-      return () => true;
-    case "null":
-      return (v) => v === null;
-    case "boolean":
-      return def.checks?.length ? null : (v) => typeof v === "boolean";
-    case "string": {
-      if (def.format !== undefined) return null; // e-mail, uuid, url…: zod's own patterns decide
-      const checks = allChecks<number>(def, lengthCheck);
-      if (!checks) return null;
-      return (v) => typeof v === "string" && checks.on(v.length) && checks.refine(v);
-    }
-    case "number": {
-      const checks = allChecks<number>(def, numberCheck);
-      if (!checks) return null;
-      return (v) => typeof v === "number" && Number.isFinite(v) && checks.on(v) && checks.refine(v);
-    }
-    case "literal": {
-      const values = new Set(def.values);
-      return (v) => values.has(v);
-    }
-    case "enum": {
-      const values = new Set(Object.values(def.entries ?? {}));
-      return (v) => values.has(v);
-    }
-    case "optional":
-    case "nullable": {
-      const inner = acceptsUnchanged(def.innerType as z.ZodType);
-      if (!inner || def.checks?.length) return null;
-      return def.type === "optional" ? (v) => v === undefined || inner(v) : (v) => v === null || inner(v);
-    }
-    case "array": {
-      const element = acceptsUnchanged(def.element as z.ZodType);
-      const checks = allChecks<number>(def, lengthCheck);
-      if (!element || !checks) return null;
-      return (v) => {
-        if (!Array.isArray(v) || !checks.on(v.length)) return false;
-        for (let i = 0; i < v.length; i++) if (!element(v[i])) return false; // holes are undefined, as for zod
-        return checks.refine(v);
-      };
-    }
-    case "record": {
-      const key = zodDef(def.keyType as z.ZodType);
-      const value = acceptsUnchanged(def.valueType as z.ZodType);
-      if (key.type !== "string" || key.format !== undefined || key.checks?.length || !value) return null;
-      if (def.checks?.length) return null;
-      return (v) => {
-        if (!isRecord(v)) return false;
-        for (const k in v) if (Object.hasOwn(v, k) && !value(v[k])) return false;
-        return true;
-      };
-    }
-    case "object": {
-      // Only loose objects keep every key, so only they give back the value unchanged.
-      const checks = allChecks<never>(def, noCheck);
-      if (!def.catchall || zodDef(def.catchall).type !== "unknown" || !checks) return null;
-      const props: [string, Accepts, boolean][] = [];
-      for (const [k, prop] of Object.entries(def.shape ?? {})) {
-        const accepts = acceptsUnchanged(prop);
-        if (!accepts) return null;
-        // zod lets a key be missing only when its schema is optional (not merely accepting undefined)
-        props.push([k, accepts, internalsOf(prop).optin === "optional"]);
-      }
-      return (v) => {
-        if (!isRecord(v)) return false;
-        for (const [k, accepts, optional] of props) {
-          if (Object.hasOwn(v, k) ? !accepts(v[k]) : !optional) return false;
-        }
-        return checks.refine(v);
-      };
-    }
-    case "union": {
-      const options: Accepts[] = [];
-      for (const o of def.options ?? []) {
-        const accepts = acceptsUnchanged(o);
-        if (!accepts) return null;
-        options.push(accepts);
-      }
-      if (def.checks?.length) return null;
-      return (v) => options.some((o) => o(v));
-    }
-    default:
-      return null; // transforms, pipes, defaults, custom checks…: only zod can tell
-  }
-}
-
-/**
- * A plain predicate compiled once from `schema`: true only for values that `schema` accepts and gives back
- * unchanged (loose objects, records, arrays, optional/nullable, unions, literals, enums, strings with length
- * checks, numbers with `.int()` and bounds, booleans, null, unknown, and `.refine()` on any of them). Null when
- * the schema holds anything else (transforms, defaults, formats, stripping or strict objects, `superRefine`),
- * which only zod can judge.
- * It answers in a fraction of zod's time on a full response; `test/client/accepts.property.test.ts` checks
- * it against zod on generated values.
- */
-export function acceptsUnchanged(schema: z.ZodType): Accepts | null {
-  let accepts = acceptors.get(schema);
-  if (accepts === undefined) {
-    accepts = build(schema);
-    acceptors.set(schema, accepts);
-  }
-  return accepts;
-}
-
-/**
- * Parses a response body; throws UnexpectedResponseError naming the field and the expectation. A body the
- * schema accepts unchanged (see {@link acceptsUnchanged}) is returned as it is; any other goes through zod,
- * which transforms it or names what is wrong.
+ * Parses a response body with `schema` (zod's `safeParse`, once per response) and returns zod's output:
+ * response schemas are loose objects, so fields the client does not know are kept; transforms apply.
+ * @throws UnexpectedResponseError (with `method`, `path`, the status) naming the first wrong field and the
+ * expectation, e.g. `unexpected response shape: results.0.level: Invalid input…`.
  */
 export function parseResponse<S extends z.ZodType>(
   schema: S,
@@ -367,7 +162,6 @@ export function parseResponse<S extends z.ZodType>(
   method: HttpMethod,
   path: string,
 ): z.output<S> {
-  if (acceptsUnchanged(schema)?.(res.body)) return res.body as z.output<S>;
   const r = schema.safeParse(res.body);
   if (r.success) return r.data;
   const issue = r.error.issues[0];

@@ -336,7 +336,8 @@ export function createTransport(settings: Settings): Transport {
       if (req.signal) return withRetries(req);
       const id = buildUrl(req.path, req.query);
       const pending = inflight.get(id);
-      // A joiner gets its own copy of the body: callers may be handed the parsed body itself (parseResponse).
+      // A joiner gets its own copy of the body: zod's output (parseResponse) shares the values it does not
+      // check (a loose object's unknown keys, `z.unknown()` fields) with the body it was given.
       if (pending) return pending.promise.then(copyOf);
       const entry = { path: req.path, promise: withRetries(req) };
       entry.promise
