@@ -16,6 +16,10 @@
  *     (Pulumi's default parallelism is unbounded), the emulator's rate limit on at --fleet-rate per minute and
  *     the client's limiter at the same rate (posthog:rateLimit); the naive provider likewise.
  * (e) RSS of the provider host process after the fleet (VmRSS from /proc/<pid>/status).
+ * latency: `up`, `preview --refresh`, `destroy` of the example and of a generated program of --latency-size
+ *     resources (300) through the stand-in engine, the emulator at --latency-ms (80) ± --latency-jitter-ms (20)
+ *     and at 0, real rate limits; ours and naive; then three stacks applying at once with one key
+ *     (bench/latency.ts; `--only shared-key` runs that part alone). Not in the default --only: about 10 minutes.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -29,6 +33,7 @@ import { Agent, request } from "undici";
 import { closeAllConnections, createClient } from "../provider/client";
 import * as ours from "../provider/index";
 import { startProviderHost } from "../tools/provider-host";
+import { type LatencyResults, latencyTable, runLatencyBench } from "./latency";
 import { type NaiveConfig, naiveProviders } from "./naive-provider";
 import { repoRoot, serializeOurs } from "./soak-core";
 
@@ -592,6 +597,9 @@ async function main(): Promise<void> {
       fleet: { type: "string", default: "1000" },
       "fleet-rate": { type: "string", default: "600" },
       only: { type: "string", default: "a,b,c,sub,d" },
+      "latency-size": { type: "string", default: "300" },
+      "latency-ms": { type: "string", default: "80" },
+      "latency-jitter-ms": { type: "string", default: "20" },
     },
   });
   const progress = (s: string) => process.stderr.write(`bench: ${s}\n`);
@@ -599,6 +607,14 @@ async function main(): Promise<void> {
   const results: Record<string, unknown> = { machine: machine(), startedAt: new Date().toISOString() };
 
   const only = new Set(values.only.split(","));
+  // Sections not run this time keep their figures from the previous run (an --only run updates its own).
+  const file = join(root, "bench", "results.json");
+  let previous: Record<string, unknown> = {};
+  try {
+    previous = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+  } catch {
+    previous = {};
+  }
   const emu = await startEmu("off");
   try {
     if (only.has("a")) {
@@ -628,9 +644,28 @@ async function main(): Promise<void> {
     progress("(d) fleet through the provider host (rate limit on)");
     results.fleet = await fleet(Number(values.fleet), Number(values["fleet-rate"]));
   }
+  if (only.has("latency") || only.has("shared-key")) {
+    progress("latency: up, preview --refresh, destroy at real latency and rate limits (bench/latency.ts)");
+    const latency = await runLatencyBench({
+      latencyMs: Number(values["latency-ms"]),
+      jitterMs: Number(values["latency-jitter-ms"]),
+      size: Number(values["latency-size"]),
+      scenarios: only.has("latency"),
+      sharedKey: only.has("shared-key") || only.has("latency"),
+      progress,
+    });
+    // --only shared-key keeps the scenarios of the last latency run
+    results.latency = only.has("latency")
+      ? latency
+      : {
+          ...(previous.latency as object),
+          ...latency,
+          scenarios: (previous.latency as LatencyResults | undefined)?.scenarios ?? {},
+        };
+  }
   results.machine = { ...(results.machine as object), loadAverageAfter: loadavg().map((l) => round(l)) };
   results.totalSeconds = round((performance.now() - started) / 1000, 1);
-  writeFileSync(join(root, "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify({ ...previous, ...results }, null, 2)}\n`);
   if (values.json) console.log(JSON.stringify(results, null, 2));
   else console.log(table(results));
 }
@@ -726,6 +761,10 @@ function table(r: Record<string, unknown>): string {
     lines.push(
       `(e) provider host RSS after the fleet: ours ${f.ours.hostRssMiB} MiB, naive ${f.naive.hostRssMiB} MiB`,
     );
+  }
+  if (r.latency) {
+    lines.push("");
+    lines.push(latencyTable(r.latency as LatencyResults));
   }
   lines.push("");
   lines.push(`total ${r.totalSeconds} s; written to bench/results.json`);

@@ -35,6 +35,19 @@ let stackConfig: ConfigGetter | undefined;
 
 /** The client of {@link operationClient}: built on first use after each `configure()`. */
 let current: PostHogClient | undefined;
+/** The client of {@link operationClient} for a refresh's reads (`findCacheMs`: {@link REFRESH_SNAPSHOT_MS}). */
+let refreshing: PostHogClient | undefined;
+/** Whether this process has started a create, update or delete (of any resource type). */
+let wrote = false;
+/** `<type>/<id>` of every object read so far in this process. */
+const readBefore = new Set<string>();
+
+/**
+ * How long a list read made during a refresh serves the refresh's later reads (ms): 60 s. The engine reads at
+ * most 4 × CPUs resources at once, so the reads of 60 members arrive in waves; sharing only lists in flight
+ * would send one list per wave (8 waves, on 2 CPUs), sharing the first one sends ⌈N/100⌉ pages.
+ */
+export const REFRESH_SNAPSHOT_MS = 60_000;
 
 /**
  * The client for a provider operation. Its settings are resolved once per `configure()` (the host calls it
@@ -42,8 +55,17 @@ let current: PostHogClient | undefined;
  * (`POSTHOG_API_KEY`, `POSTHOG_HOST`, `POSTHOG_ORGANIZATION_ID`, `POSTHOG_PROJECT_ID`, …), as a native
  * provider reads its environment at Configure. Without `configure()` (in-process use), the environment is read
  * on the first operation. Nothing is captured in the serialized provider.
- * `find()` list reads are shared only while in flight (`findCacheMs: 0`): the concurrent reads of a refresh
- * still cost one list request, but no operation sees a list read before a change made outside Pulumi.
+ *
+ * `find()` list reads (members, invites, a dashboard's collaborators: PostHog has no GET of one) are shared:
+ * - by a refresh's reads (`read` is `{type, id}` of an object not read before in this process, and the process
+ *   has made no create, update or delete: a `pulumi refresh` or the refresh of `--refresh`, one provider host
+ *   per run): a list read is reused for {@link REFRESH_SNAPSHOT_MS} after it completed, so a refresh reads each
+ *   list once (a snapshot, as `pulumi refresh` reports the organization at one moment), whatever the engine's
+ *   parallelism;
+ * - otherwise only while in flight (`findCacheMs: 0`): concurrent operations share one list request, and no
+ *   later operation (a create, an update, a second read of the same object) sees a list read from before a
+ *   change made outside Pulumi.
+ * A write through the provider drops the shared lists of its path either way (the client's coalescing).
  * Connection pools and the rate limiter are shared process-wide by the client module.
  *
  * Before handing the client out, it proves the settings reach PostHog: `checkAccess({once: true})`, one GET of
@@ -55,11 +77,19 @@ let current: PostHogClient | undefined;
  * @throws the access check's errors (UnauthenticatedError, NotFoundError, ForbiddenError, ConnectionError…),
  *   naming the setting to check and where it came from.
  */
-export async function operationClient(): Promise<PostHogClient> {
-  // One client per configure(): building one costs ~45 µs, and re-reading the seven settings from config and
-  // environment before every operation ~6 µs more (bench/run.ts, section a).
-  current ??= createClient({ coalescing: { findCacheMs: 0 } }, stackConfig);
-  const client = current;
+export async function operationClient(read?: { type: string; id: string }): Promise<PostHogClient> {
+  // One pair of clients per configure(), from the same settings: building one costs ~45 µs, and re-reading the
+  // seven settings from config and environment before every operation ~6 µs more (bench/run.ts, section a).
+  if (!current || !refreshing) {
+    const strict = createClient({ coalescing: { findCacheMs: 0 } }, stackConfig);
+    refreshing = createClient({ coalescing: { findCacheMs: REFRESH_SNAPSHOT_MS } }, stackConfig);
+    current = strict;
+  }
+  let client = current;
+  const key = read && `${read.type}/${read.id}`;
+  if (key === undefined) wrote = true;
+  else if (!wrote && !readBefore.has(key)) client = refreshing;
+  if (key !== undefined) readBefore.add(key);
   await client.checkAccess({ once: true });
   return client;
 }
@@ -289,6 +319,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
     async configure(req) {
       stackConfig = req.config;
       current = undefined;
+      refreshing = undefined;
     },
 
     async check(_olds, news) {
@@ -361,7 +392,8 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       managedByState(def.name, id);
       const old = withoutProvider(props) as O;
       let live: O | undefined;
-      const api = await operationClient(); // outside the try: its errors are never "gone"
+      // outside the try: its errors are never "gone"
+      const api = await operationClient({ type: def.name, id });
       try {
         live = await def.read(api, id, old);
       } catch (e) {

@@ -1,0 +1,729 @@
+/**
+ * `npm run bench -- --only latency` (and `--only shared-key`): the wall time users feel for `pulumi up`,
+ * `pulumi preview --refresh` and `pulumi destroy`, with the emulator answering after a network round trip
+ * (default 80 ms ± 20 ms, uniform) and PostHog's real per-key rate limits (480/minute, 4,800/hour, 429 without
+ * `Retry-After`, "Expected available in N seconds." in the body).
+ *
+ * Programs, each through the stand-in engine (tools/stack/engine.ts: the real Node runtime, the real
+ * dynamic-provider host, creates as the program registers them, refresh and deletes 4 × CPUs at a time):
+ * - `example`: examples/gitops on the dev stack (14 resources of every kind; a DNS automation publishes the
+ *   domain's TXT record, as `npm start` does);
+ * - `generated`: a program of N resources (default 300): N/5 Members (seeded users), N/5 Invites, N/5
+ *   DashboardCollaborators (on one restricted dashboard per project, user = a Member's id) and the rest
+ *   Dashboards, across 3 projects (the seeded one and two more, existing).
+ * The naive provider of bench/naive-provider.ts runs variants of both with the kinds it has (Dashboard, Invite,
+ * Member, DashboardCollaborator): for `generated` the same 300 objects; for `example` its 8 resources of those
+ * kinds (invites, members, the two dashboards, the collaborator). Both variants get the same emulator, seed,
+ * latency and limits; ratios are normalised by each program's own floor, so they compare across variants.
+ *
+ * Every operation starts with a fresh rate-limit budget (the emulator's throttle history cleared, as if the
+ * operations ran minutes apart), on an emulator (child process) started for each (program, provider, latency).
+ * For each operation: wall time, requests sent (the emulator's log, the DNS automation's polls left out), 429s,
+ * failed operations, and
+ *
+ *   ratioToFloor = (wall at latency − wall of the same operation at zero latency)
+ *                  ÷ max(longest chain of dependent requests × mean RTT, requests ÷ (480/60 s))
+ *
+ * The chain (see {@link chainOf}): the dependency graph is the checkpoint's (`dependencies` of each resource, as
+ * the program declared them through inputs); each resource weighs the requests its operation sends one after
+ * another ({@link REQUESTS}, read from provider/resources/*.ts and bench/naive-provider.ts, cross-checked: the
+ * modelled total per operation is printed beside the requests sent at zero latency); ours adds the access check
+ * (one GET before the first operation of each provider process). up: the heaviest path through the graph;
+ * refresh: the heaviest single read (all run at once); destroy: the heaviest path through the reversed graph.
+ * `preview --refresh` is the refresh's chain plus the program's data-source reads (getBatchExports).
+ *
+ * Shared key: three engines on three stacks of the generated program (disjoint objects) apply at once with
+ * one key: three provider processes, each with its own client-side limiter at 480/minute, so the server's
+ * limit is what holds them; 429s must be waited out ("Expected available in N seconds"); reported against
+ * the shared floor (all requests ÷ 480/minute).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { loadCheckpoint } from "../tools/stack/checkpoint";
+import { type RunResult, runStack } from "../tools/stack/engine";
+import { dnsAutomation, seedApi } from "../tools/stack/seed-api";
+import { repoRoot } from "./soak-core";
+
+const root = repoRoot();
+const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+/** PostHog's limits per personal API key. */
+const PER_MINUTE = 480;
+const PER_HOUR = 4800;
+const RATE_PER_SECOND = PER_MINUTE / 60;
+
+export type ProviderKind = "ours" | "naive";
+export type ProgramKind = "example" | "generated";
+export type OpName = "up" | "previewRefresh" | "destroy";
+const OPS: OpName[] = ["up", "previewRefresh", "destroy"];
+
+/** An emulator CLI in a child process (its CPU is not charged to the engine's process). */
+interface Emu {
+  url: string;
+  apiKey: string;
+  organizationId: string;
+  projectId: number;
+  child: ChildProcess;
+  /** Control plane (seed key): `/_emulator/<path>`. */
+  control(method: string, path: string, body?: unknown): Promise<unknown>;
+  stop(): Promise<void>;
+}
+
+async function startEmu(latencyMs: number, jitterMs: number): Promise<Emu> {
+  const child = spawn(
+    process.execPath,
+    [
+      join(root, "dist", "emulator", "cli.js"),
+      "--port",
+      "0",
+      "--rate-limit",
+      `${PER_MINUTE}/${PER_HOUR}`,
+      "--latency-ms",
+      String(latencyMs),
+      "--latency-jitter-ms",
+      String(jitterMs),
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const [line] = (await once(createInterface({ input: child.stdout as NodeJS.ReadableStream }), "line")) as [
+    string,
+  ];
+  const info = JSON.parse(line) as { url: string; apiKey: string; organizationId: string; projectId: number };
+  const control = seedApi(info.url, info.apiKey);
+  return {
+    ...info,
+    child,
+    control: (m, p, b) => control.call(m, `/_emulator${p}`, b),
+    async stop() {
+      child.kill("SIGTERM");
+      if (child.exitCode === null) await once(child, "exit");
+    },
+  };
+}
+
+interface LogEntry {
+  method: string;
+  path: string;
+  status: number;
+  latencyMs: number;
+}
+
+/** The DNS automation's poll (seed-api.ts lists `@current` domains); the providers name the organization. */
+const isDnsPoll = (e: LogEntry) => e.path === "/api/organizations/@current/domains/";
+
+/** What the bench seeds and the programs use. */
+interface Seed {
+  /** The provider's key (full access; its own rate-limit budget). */
+  key: string;
+  projects: number[];
+  /** Users that are members (level 1), per stack. */
+  users: { email: string; uuid: string }[][];
+}
+
+/**
+ * Seeds `stacks` sets of `members` users (organization members, level 1) and two more projects; creates the
+ * provider's key. Seeding uses the seed key (a budget of its own); throttles are cleared afterwards.
+ */
+async function seed(emu: Emu, stacks: number, members: number): Promise<Seed> {
+  const api = seedApi(emu.url, emu.apiKey);
+  const users: Seed["users"] = [];
+  for (let s = 0; s < stacks; s++) {
+    const set: Seed["users"][number] = [];
+    for (let i = 0; i < members; i++) {
+      const made = (await emu.control("POST", "/users", {
+        email: `s${s}.person${i}@example.com`,
+        first_name: `Person ${i}`,
+        level: 1,
+      })) as { user: { uuid: string; email: string } };
+      set.push({ email: made.user.email, uuid: made.user.uuid });
+    }
+    users.push(set);
+  }
+  const projects = [emu.projectId];
+  for (const name of ["Latency B", "Latency C"])
+    projects.push(
+      ((await api.call("POST", "/api/organizations/@current/projects/", { name })) as { id: number }).id,
+    );
+  const { key } = (await emu.control("POST", "/api-keys", {})) as { key: string };
+  await emu.control("POST", "/rate-limit", { perMinute: PER_MINUTE, perHour: PER_HOUR });
+  return { key, projects, users };
+}
+
+/** Sizes of the generated program of `n` resources. */
+export function generatedSizes(n: number) {
+  const fifth = Math.floor(n / 5);
+  return { projects: 3, members: fifth, invites: fifth, collaborators: fifth, dashboards: n - 3 * fifth };
+}
+
+/**
+ * Writes a program directory: Pulumi.yaml (plain JavaScript, no ts-node), Pulumi.<stack>.yaml, index.js, and
+ * node_modules links to this checkout (pulumi-posthog) and its @pulumi/pulumi, as after `npm install`.
+ */
+function writeProgram(dir: string, stacks: string[], source: string): void {
+  mkdirSync(join(dir, "node_modules", "@pulumi"), { recursive: true });
+  writeFileSync(
+    join(dir, "Pulumi.yaml"),
+    "name: latency-bench\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n",
+  );
+  for (const s of stacks) writeFileSync(join(dir, `Pulumi.${s}.yaml`), "config: {}\n");
+  writeFileSync(join(dir, "index.js"), source);
+  symlinkSync(root, join(dir, "node_modules", "pulumi-posthog"), "dir");
+  symlinkSync(
+    join(root, "node_modules", "@pulumi", "pulumi"),
+    join(dir, "node_modules", "@pulumi", "pulumi"),
+    "dir",
+  );
+}
+
+/** The naive program's prelude: providers from bench/naive-provider.ts, configured from the environment. */
+const naivePrelude = `
+const { naiveProviders } = require(${JSON.stringify(join(root, "dist", "bench", "naive-provider.js"))});
+const env = process.env;
+const naive = (projectId) => naiveProviders({ host: env.POSTHOG_HOST, apiKey: env.POSTHOG_API_KEY,
+  organizationId: env.POSTHOG_ORGANIZATION_ID, projectId: Number(projectId ?? env.POSTHOG_PROJECT_ID) });
+class Naive extends pulumi.dynamic.Resource {
+  constructor(kind, provider, name, props, opts) { super(provider, name, props, opts, "naive", kind); }
+}
+`;
+
+/**
+ * The generated program's source (see the module doc), ours or naive. Stack `s` of `stacks` uses its own users,
+ * names and e-mails, so three stacks manage disjoint objects in one organization.
+ */
+function generatedSource(provider: ProviderKind, n: number, seedData: Seed): string {
+  const z = generatedSizes(n);
+  const data = { sizes: z, projects: seedData.projects, users: seedData.users };
+  const common = `const pulumi = require("@pulumi/pulumi");
+const data = ${JSON.stringify(data)};
+const s = Number(pulumi.getStack().replace(/\\D/g, "") || 0);
+const users = data.users[s];
+const z = data.sizes;
+const perProject = (total, p) => Math.floor(total / 3) + (p < total % 3 ? 1 : 0);
+`;
+  if (provider === "ours")
+    return `${common}const posthog = require("pulumi-posthog");
+const members = users.slice(0, z.members).map((u, i) =>
+  new posthog.Member("member-" + i, { email: u.email, level: "member", retainOnDelete: true }));
+for (let i = 0; i < z.invites; i++)
+  new posthog.Invite("invite-" + i, { targetEmail: "s" + s + ".invitee" + i + "@example.com", sendEmail: false });
+let c = 0;
+data.projects.forEach((projectId, p) => {
+  for (let d = 0; d < perProject(z.dashboards, p); d++) {
+    const restricted = d === 0;
+    const dash = new posthog.Dashboard("dash-" + p + "-" + d, { projectId, name: "S" + s + " dashboard " + p + "-" + d,
+      ...(restricted ? { restrictionLevel: 37 } : {}) });
+    if (restricted)
+      for (let k = 0; k < perProject(z.collaborators, p); k++, c++)
+        new posthog.DashboardCollaborator("collab-" + p + "-" + k, { projectId, dashboardId: dash.id.apply(Number),
+          userUuid: members[c % members.length].id });
+  }
+});
+`;
+  return `${common}${naivePrelude}
+const byProject = Object.fromEntries(data.projects.map((p) => [p, naive(p)]));
+const first = byProject[data.projects[0]];
+const members = users.slice(0, z.members).map((u, i) =>
+  new Naive("Member", first.Member, "member-" + i, { email: u.email, level: 1 }));
+for (let i = 0; i < z.invites; i++)
+  new Naive("Invite", first.Invite, "invite-" + i, { target_email: "s" + s + ".invitee" + i + "@example.com", level: 1 });
+let c = 0;
+data.projects.forEach((projectId, p) => {
+  const pr = byProject[projectId];
+  for (let d = 0; d < perProject(z.dashboards, p); d++) {
+    const restricted = d === 0;
+    const dash = new Naive("Dashboard", pr.Dashboard, "dash-" + p + "-" + d, { name: "S" + s + " dashboard " + p + "-" + d,
+      ...(restricted ? { restriction_level: 37 } : {}) });
+    if (restricted)
+      for (let k = 0; k < perProject(z.collaborators, p); k++, c++)
+        new Naive("DashboardCollaborator", pr.DashboardCollaborator, "collab-" + p + "-" + k,
+          { dashboardId: dash.id, userUuid: members[c % members.length].id });
+  }
+});
+`;
+}
+
+/** The naive variant of examples/gitops (dev stack): its resources of the kinds the naive provider has. */
+function exampleNaiveSource(): string {
+  return `const pulumi = require("@pulumi/pulumi");
+${naivePrelude}
+const p = naive();
+for (const [email, first_name, level] of [["priya.patel@acme-analytics.com", "Priya", 1], ["jonas.berg@acme-analytics.com", "Jonas", 8]])
+  new Naive("Invite", p.Invite, "invite-" + email, { target_email: email, first_name, level });
+const members = {};
+for (const [email, level] of [["adam.admin@example.com", 8], ["mia.member@example.com", 1], ["max.member@example.com", 1]])
+  members[email] = new Naive("Member", p.Member, "member-" + email, { email, level });
+new Naive("Dashboard", p.Dashboard, "team-overview", { name: "Team overview", pinned: true, tags: ["gitops", "dev"] });
+const kpis = new Naive("Dashboard", p.Dashboard, "web-kpis", { name: "Web KPIs", restriction_level: 37, tags: ["gitops", "dev"] });
+new Naive("DashboardCollaborator", p.DashboardCollaborator, "kpi-editor-mia.member@example.com",
+  { dashboardId: kpis.id, userUuid: members["mia.member@example.com"].id });
+`;
+}
+
+/**
+ * Requests each operation sends one after another, per resource type (the last segment of the type token),
+ * read from provider/resources/*.ts (ours) and bench/naive-provider.ts (naive) for the inputs these programs
+ * declare. `create` of a restricted Dashboard (restrictionLevel 37) is `createRestricted`.
+ * Ours: Dashboard create POST (+ PATCH of the restriction level), read GET, delete PATCH deleted;
+ * Invite create POST, read list (find), delete DELETE; Member create list (find; level as declared: no PATCH),
+ * read list, delete none (retainOnDelete); DashboardCollaborator create list (find first) + POST, read list,
+ * delete DELETE; Project create POST, read GET, delete DELETE; Domain create GET (find by name) + POST, read
+ * GET, delete DELETE; DomainVerification create GET + verify + GET (once the record is published), read GET,
+ * delete none; DashboardSharing create GET (+ PATCH when it differs), read GET, delete PATCH; BatchExportPause
+ * create GET + pause, read GET, delete unpause.
+ * Naive: one request each, but Member create lists every page then PATCHes, Member and Invite reads list every
+ * page (one page here), Member delete sends nothing.
+ */
+export const REQUESTS: Record<
+  ProviderKind,
+  Record<string, { create: number; createRestricted?: number; read: number; delete: number }>
+> = {
+  ours: {
+    Dashboard: { create: 1, createRestricted: 2, read: 1, delete: 1 },
+    Invite: { create: 1, read: 1, delete: 1 },
+    Member: { create: 1, read: 1, delete: 0 },
+    DashboardCollaborator: { create: 2, read: 1, delete: 1 },
+    Project: { create: 1, read: 1, delete: 1 },
+    Domain: { create: 2, read: 1, delete: 1 },
+    DomainVerification: { create: 3, read: 1, delete: 0 },
+    DashboardSharing: { create: 1, read: 1, delete: 1 },
+    BatchExportPause: { create: 2, read: 1, delete: 1 },
+  },
+  naive: {
+    Dashboard: { create: 1, read: 1, delete: 1 },
+    Invite: { create: 1, read: 1, delete: 1 },
+    Member: { create: 2, read: 1, delete: 0 },
+    DashboardCollaborator: { create: 1, read: 1, delete: 1 },
+  },
+};
+
+interface GraphNode {
+  urn: string;
+  kind: string;
+  restricted: boolean;
+  dependencies: string[];
+}
+
+/** The custom resources of a checkpoint with their dependencies (parents count as dependencies). */
+function graphOf(statePath: string, project: string, stack: string): GraphNode[] {
+  const cp = loadCheckpoint(statePath, project, stack);
+  const custom = cp.resources.filter((r) => r.custom);
+  const urns = new Set(custom.map((r) => r.urn));
+  return custom.map((r) => ({
+    urn: r.urn,
+    kind: r.type.split(":").at(-1) ?? r.type,
+    restricted: r.inputs.restrictionLevel === 37 || r.inputs.restriction_level === 37,
+    dependencies: [...r.dependencies, ...(r.parent ? [r.parent] : [])].filter((u) => urns.has(u)),
+  }));
+}
+
+/**
+ * The longest chain of dependent requests of one operation over `graph` (see the module doc).
+ * `invokes`: data-source reads of the program that the chain waits for (1 in the example: getBatchExports).
+ */
+export function chainOf(
+  graph: GraphNode[],
+  provider: ProviderKind,
+  op: OpName,
+  invokes: number,
+): { chain: number; modelledRequests: number } {
+  const table = REQUESTS[provider];
+  const weight = (n: GraphNode, o: "create" | "read" | "delete") => {
+    const row = table[n.kind];
+    if (!row) throw new Error(`no request count for ${n.kind}`);
+    return o === "create" && n.restricted ? (row.createRestricted ?? row.create) : row[o];
+  };
+  const access = provider === "ours" ? 1 : 0;
+  const byUrn = new Map(graph.map((n) => [n.urn, n]));
+  const longest = (o: "create" | "delete") => {
+    const memo = new Map<string, number>();
+    const dependents = new Map<string, GraphNode[]>();
+    for (const n of graph)
+      for (const d of n.dependencies) dependents.set(d, [...(dependents.get(d) ?? []), n]);
+    const visit = (n: GraphNode): number => {
+      const known = memo.get(n.urn);
+      if (known !== undefined) return known;
+      const before =
+        o === "create"
+          ? n.dependencies.map((d) => byUrn.get(d)).filter((x): x is GraphNode => x !== undefined)
+          : (dependents.get(n.urn) ?? []);
+      const extra = o === "create" && n.kind === "BatchExportPause" ? invokes : 0;
+      const v = weight(n, o) + Math.max(extra, ...before.map(visit));
+      memo.set(n.urn, v);
+      return v;
+    };
+    return Math.max(0, ...graph.map(visit));
+  };
+  const sum = (o: "create" | "read" | "delete") => graph.reduce((a, n) => a + weight(n, o), 0);
+  if (op === "up")
+    return { chain: access + longest("create"), modelledRequests: access + sum("create") + invokes };
+  if (op === "destroy")
+    return { chain: access + longest("delete"), modelledRequests: access + sum("delete") };
+  const reads = Math.max(0, ...graph.map((n) => weight(n, "read")));
+  return { chain: access + reads + invokes, modelledRequests: access + sum("read") + invokes };
+}
+
+/** One operation's measured figures. */
+export interface OpFigures {
+  wallSeconds: number;
+  requests: number;
+  throttled: number;
+  failed: number;
+  /** Mean added latency of the requests (ms; 0 at zero latency). */
+  meanRttMs: number;
+  /** List requests per list path (refresh only): GETs of members/invites/collaborators lists. */
+  lists?: Record<string, number>;
+  firstError?: string;
+}
+
+/** List endpoints whose reads coalesce: members, invites, a dashboard's collaborators. */
+const listPath = /\/(members|invites|collaborators)\/$/;
+
+/**
+ * Runs up → preview --refresh → destroy of one program with one provider on a fresh emulator at `latencyMs`
+ * (± `jitterMs`). Resolves each operation's figures and the dependency graph after `up`.
+ */
+async function runSequence(
+  program: ProgramKind,
+  provider: ProviderKind,
+  size: number,
+  latencyMs: number,
+  jitterMs: number,
+  progress: (s: string) => void,
+): Promise<{ ops: Record<OpName, OpFigures>; graph: GraphNode[] }> {
+  const emu = await startEmu(latencyMs, jitterMs);
+  const work = mkdtempSync(join(tmpdir(), "posthog-latency-"));
+  let dns: ReturnType<typeof dnsAutomation> | undefined;
+  try {
+    const seeded = await seed(emu, 1, program === "generated" ? generatedSizes(size).members : 0);
+    let projectDir = root;
+    let configFile: string | undefined;
+    let project = "posthog-gitops";
+    if (program === "example" && provider === "ours") {
+      configFile = join(root, "examples", "gitops", "Pulumi.dev.yaml");
+    } else {
+      projectDir = join(work, "program");
+      project = "latency-bench";
+      writeProgram(
+        projectDir,
+        ["dev"],
+        program === "example" ? exampleNaiveSource() : generatedSource(provider, size, seeded),
+      );
+    }
+    const statePath = join(work, "dev.json");
+    const env = {
+      POSTHOG_HOST: emu.url,
+      POSTHOG_API_KEY: seeded.key,
+      POSTHOG_ORGANIZATION_ID: emu.organizationId,
+      POSTHOG_PROJECT_ID: String(emu.projectId),
+    };
+    if (program === "example" && provider === "ours") dns = dnsAutomation(seedApi(emu.url, emu.apiKey));
+    const ops = {} as Record<OpName, OpFigures>;
+    let graph: GraphNode[] = [];
+    for (const op of OPS) {
+      await emu.control("POST", "/rate-limit", { perMinute: PER_MINUTE, perHour: PER_HOUR });
+      await emu.control("DELETE", "/requests");
+      const t0 = performance.now();
+      const result = await runStack({
+        operation: op === "previewRefresh" ? "preview" : op,
+        ...(op === "previewRefresh" ? { refresh: true } : {}),
+        projectDir,
+        stack: "dev",
+        statePath,
+        ...(configFile ? { configFile } : {}),
+        env,
+      });
+      const wall = (performance.now() - t0) / 1000;
+      const log = ((await emu.control("GET", "/requests")) as LogEntry[]).filter((e) => !isDnsPoll(e));
+      ops[op] = figures(result, wall, log, emu, seeded.key, op === "previewRefresh");
+      progress(
+        `  ${program}/${provider} @${latencyMs}ms ${op}: ${round(wall, 1)} s, ${ops[op].requests} requests, ${ops[op].throttled} × 429, ${ops[op].failed} failed`,
+      );
+      if (op === "up") graph = graphOf(statePath, project, "dev");
+    }
+    return { ops, graph };
+  } finally {
+    await dns?.stop();
+    await emu.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function figures(
+  result: RunResult,
+  wall: number,
+  log: LogEntry[],
+  emu: Emu,
+  key: string,
+  refresh: boolean,
+): OpFigures {
+  const failedSteps = result.steps.filter((s) => s.error);
+  const programError = result.ok
+    ? undefined
+    : result.diagnostics.find((d) => d.severity === "error")?.message;
+  const firstError = (failedSteps[0]?.error ?? programError)
+    ?.replaceAll(key, "[key]")
+    .replaceAll(emu.apiKey, "[key]")
+    .slice(0, 300);
+  const lists: Record<string, number> = {};
+  if (refresh)
+    for (const e of log)
+      if (e.method === "GET" && listPath.test(e.path) && e.status === 200)
+        lists[e.path] = (lists[e.path] ?? 0) + 1;
+  return {
+    wallSeconds: round(wall, 2),
+    requests: log.length,
+    throttled: log.filter((e) => e.status === 429).length,
+    failed: failedSteps.length + (result.ok || failedSteps.length > 0 ? 0 : 1),
+    meanRttMs: round(log.reduce((a, e) => a + e.latencyMs, 0) / Math.max(1, log.length), 1),
+    ...(refresh ? { lists } : {}),
+    ...(firstError ? { firstError } : {}),
+  };
+}
+
+/** One scenario's row: an operation of a program with a provider, at latency and at zero latency. */
+export interface ScenarioResult {
+  program: ProgramKind;
+  provider: ProviderKind;
+  operation: OpName;
+  resources: number;
+  atLatency: OpFigures;
+  atZero: OpFigures;
+  /** Longest chain of dependent requests (see chainOf) and the requests the model expects. */
+  chain: number;
+  modelledRequests: number;
+  /** chain × mean RTT, and requests (at latency, 429s left out) ÷ 8/s, in seconds. */
+  chainFloorSeconds: number;
+  rateFloorSeconds: number;
+  /** (wall at latency − wall at zero) ÷ max(chainFloorSeconds, rateFloorSeconds). */
+  ratioToFloor: number;
+  /** The same difference ÷ chainFloorSeconds alone. */
+  ratioToChain: number;
+}
+
+/** The refresh list bound: ⌈N/100⌉ + 1 list requests for the N objects of each list read by a refresh. */
+export interface ListCheck {
+  path: string;
+  kind: string;
+  objects: number;
+  requests: number;
+  limit: number;
+  ok: boolean;
+}
+
+export interface SharedKeyResult {
+  stacks: number;
+  resourcesPerStack: number;
+  wallSeconds: number;
+  requests: number;
+  throttled: number;
+  failed: number;
+  /** All non-429 requests ÷ 480/minute. */
+  sharedFloorSeconds: number;
+  ratioToSharedFloor: number;
+  perStack: { wallSeconds: number; failed: number; firstError?: string }[];
+}
+
+export interface LatencyResults {
+  latencyMs: number;
+  jitterMs: number;
+  rateLimit: { perMinute: number; perHour: number };
+  size: number;
+  scenarios: Record<string, ScenarioResult>;
+  refreshLists?: ListCheck[];
+  sharedKey?: SharedKeyResult;
+}
+
+export interface LatencyOptions {
+  latencyMs?: number;
+  jitterMs?: number;
+  /** Resources of the generated program (default 300). */
+  size?: number;
+  programs?: ProgramKind[];
+  providers?: ProviderKind[];
+  /** Run the scenarios (default true). */
+  scenarios?: boolean;
+  /** Run the shared-key scenario (default true). */
+  sharedKey?: boolean;
+  progress?: (line: string) => void;
+}
+
+/** Kind of the objects listed at a list path. */
+const listKind = (path: string) =>
+  path.endsWith("/members/") ? "Member" : path.endsWith("/invites/") ? "Invite" : "DashboardCollaborator";
+
+/**
+ * Runs the latency section (see the module doc). Needs `npm run build` first (the emulator CLI, the SDK and the
+ * naive provider are loaded from dist/).
+ */
+export async function runLatencyBench(o: LatencyOptions = {}): Promise<LatencyResults> {
+  const latencyMs = o.latencyMs ?? 80;
+  const jitterMs = o.jitterMs ?? 20;
+  const size = o.size ?? 300;
+  const progress = o.progress ?? (() => undefined);
+  const results: LatencyResults = {
+    latencyMs,
+    jitterMs,
+    rateLimit: { perMinute: PER_MINUTE, perHour: PER_HOUR },
+    size,
+    scenarios: {},
+  };
+  if (o.scenarios !== false)
+    for (const program of o.programs ?? ["example", "generated"]) {
+      for (const provider of o.providers ?? ["ours", "naive"]) {
+        progress(`latency: ${program} with ${provider} at ${latencyMs} ± ${jitterMs} ms, then at 0 ms`);
+        const lat = await runSequence(program, provider, size, latencyMs, jitterMs, progress);
+        const zero = await runSequence(program, provider, size, 0, 0, progress);
+        const invokes = program === "example" && provider === "ours" ? 1 : 0;
+        for (const op of OPS) {
+          const { chain, modelledRequests } = chainOf(lat.graph, provider, op, invokes);
+          const a = lat.ops[op];
+          const z = zero.ops[op];
+          const chainFloor = (chain * a.meanRttMs) / 1000;
+          const rateFloor = (a.requests - a.throttled) / RATE_PER_SECOND;
+          const delta = a.wallSeconds - z.wallSeconds;
+          results.scenarios[`${program}.${provider}.${op}`] = {
+            program,
+            provider,
+            operation: op,
+            resources: lat.graph.length,
+            atLatency: a,
+            atZero: z,
+            chain,
+            modelledRequests,
+            chainFloorSeconds: round(chainFloor, 2),
+            rateFloorSeconds: round(rateFloor, 2),
+            ratioToFloor: round(delta / Math.max(chainFloor, rateFloor), 3),
+            ratioToChain: round(delta / chainFloor, 3),
+          };
+        }
+        if (program === "generated" && provider === "ours") {
+          const z = generatedSizes(size);
+          const perDashboard = Math.ceil(z.collaborators / 3);
+          results.refreshLists = Object.entries(lat.ops.previewRefresh.lists ?? {}).map(
+            ([path, requests]) => {
+              const kind = listKind(path);
+              const objects = kind === "Member" ? z.members : kind === "Invite" ? z.invites : perDashboard;
+              const limit = Math.ceil(objects / 100) + 1;
+              return { path, kind, objects, requests, limit, ok: requests <= limit };
+            },
+          );
+        }
+      }
+    }
+  if (o.sharedKey !== false) results.sharedKey = await sharedKey(size, latencyMs, jitterMs, progress);
+  return results;
+}
+
+/** Three engines, three stacks of the generated program, one key, at once (see the module doc). */
+async function sharedKey(
+  size: number,
+  latencyMs: number,
+  jitterMs: number,
+  progress: (s: string) => void,
+): Promise<SharedKeyResult> {
+  const stacks = ["s0", "s1", "s2"];
+  progress(
+    `shared key: ${stacks.length} stacks of ${size} resources, one key, at ${latencyMs} ± ${jitterMs} ms`,
+  );
+  const emu = await startEmu(latencyMs, jitterMs);
+  const work = mkdtempSync(join(tmpdir(), "posthog-shared-key-"));
+  try {
+    const seeded = await seed(emu, stacks.length, generatedSizes(size).members);
+    const projectDir = join(work, "program");
+    writeProgram(projectDir, stacks, generatedSource("ours", size, seeded));
+    const env = {
+      POSTHOG_HOST: emu.url,
+      POSTHOG_API_KEY: seeded.key,
+      POSTHOG_ORGANIZATION_ID: emu.organizationId,
+      POSTHOG_PROJECT_ID: String(emu.projectId),
+    };
+    await emu.control("DELETE", "/requests");
+    const t0 = performance.now();
+    const runs = await Promise.all(
+      stacks.map(async (stack) => {
+        const r = await runStack({
+          operation: "up",
+          projectDir,
+          stack,
+          statePath: join(work, `${stack}.json`),
+          env,
+        });
+        return { r, wall: (performance.now() - t0) / 1000 };
+      }),
+    );
+    const wall = (performance.now() - t0) / 1000;
+    const log = (await emu.control("GET", "/requests")) as LogEntry[];
+    const throttled = log.filter((e) => e.status === 429).length;
+    const floor = ((log.length - throttled) / PER_MINUTE) * 60;
+    const perStack = runs.map(({ r, wall: w }) => {
+      const f = figures(r, w, [], emu, seeded.key, false);
+      return {
+        wallSeconds: f.wallSeconds,
+        failed: f.failed,
+        ...(f.firstError ? { firstError: f.firstError } : {}),
+      };
+    });
+    return {
+      stacks: stacks.length,
+      resourcesPerStack: size,
+      wallSeconds: round(wall, 1),
+      requests: log.length,
+      throttled,
+      failed: perStack.reduce((a, s) => a + s.failed, 0),
+      sharedFloorSeconds: round(floor, 1),
+      ratioToSharedFloor: round(wall / floor, 3),
+      perStack,
+    };
+  } finally {
+    await emu.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** The human-readable table of {@link runLatencyBench}'s results. */
+export function latencyTable(r: LatencyResults): string {
+  const lines: string[] = [];
+  lines.push(
+    `latency: RTT ${r.latencyMs} ± ${r.jitterMs} ms, rate limit ${r.rateLimit.perMinute}/min ${r.rateLimit.perHour}/h per key; generated program ${r.size} resources`,
+  );
+  lines.push(
+    "  scenario                              wall@RTT  wall@0   Δ s   req  429 fail  chain modelled  floor: chain s  req÷rate s  ratioToFloor  ratioToChain",
+  );
+  for (const [name, s] of Object.entries(r.scenarios))
+    lines.push(
+      `  ${name.padEnd(36)} ${String(s.atLatency.wallSeconds).padStart(8)} ${String(s.atZero.wallSeconds).padStart(7)} ${String(round(s.atLatency.wallSeconds - s.atZero.wallSeconds, 1)).padStart(5)} ${String(s.atLatency.requests).padStart(5)} ${String(s.atLatency.throttled).padStart(4)} ${String(s.atLatency.failed + s.atZero.failed).padStart(4)} ${String(s.chain).padStart(6)} ${`${s.modelledRequests}/${s.atZero.requests}`.padStart(8)} ${String(s.chainFloorSeconds).padStart(15)} ${String(s.rateFloorSeconds).padStart(11)} ${String(s.ratioToFloor).padStart(13)} ${String(s.ratioToChain).padStart(13)}`,
+    );
+  if (r.refreshLists) {
+    const bad = r.refreshLists.filter((l) => !l.ok);
+    lines.push(
+      `  refresh of the generated program: list requests within ⌈N/100⌉ + 1 per list: ${bad.length === 0 ? "OK" : `EXCEEDED (${bad.length})`}`,
+    );
+    const byKind = new Map<string, { lists: number; requests: number; limit: number }>();
+    for (const l of r.refreshLists) {
+      const k = byKind.get(l.kind) ?? { lists: 0, requests: 0, limit: 0 };
+      byKind.set(l.kind, { lists: k.lists + 1, requests: k.requests + l.requests, limit: k.limit + l.limit });
+    }
+    for (const [kind, k] of byKind)
+      lines.push(
+        `    ${kind.padEnd(22)} ${k.requests} list requests over ${k.lists} list(s) (limit ${k.limit})`,
+      );
+    for (const l of bad)
+      lines.push(`    EXCEEDED ${l.path}: ${l.requests} > ${l.limit} (${l.objects} objects)`);
+  }
+  const sk = r.sharedKey;
+  if (sk) {
+    lines.push(
+      `  shared key: ${sk.stacks} stacks × ${sk.resourcesPerStack} resources up at once, one key: wall ${sk.wallSeconds} s, ${sk.requests} requests (${sk.throttled} × 429), ${sk.failed} failed; shared floor ${sk.sharedFloorSeconds} s (ratio ${sk.ratioToSharedFloor})`,
+    );
+    for (const [i, s] of sk.perStack.entries())
+      lines.push(
+        `    stack s${i}: ${s.wallSeconds} s, ${s.failed} failed${s.firstError ? `: ${s.firstError}` : ""}`,
+      );
+  }
+  for (const [name, s] of Object.entries(r.scenarios))
+    for (const f of [s.atLatency, s.atZero]) if (f.firstError) lines.push(`  ${name}: ${f.firstError}`);
+  return lines.join("\n");
+}
