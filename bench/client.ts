@@ -1,6 +1,6 @@
 /**
  * Benchmark: per-request cost of the PostHog client against a bare `undici.request` to the same emulator in
- * the same run (target: client median ≤ 1.10 × bare median).
+ * the same run (a figure, not a target: the loopback target was retired in issue 15).
  *
  * Run after a build: `npm run build && node_modules/.bin/node dist/bench/client.js [--rounds 20] [--per-round 100]`
  * (or via `npm run bench`). The emulator runs in a child process (rate limit off) so its CPU time is not

@@ -205,14 +205,15 @@ function jsonValue(v: unknown): unknown {
   return out;
 }
 
-/** The property schemas of an object schema (through pipes), or {} when it is not an object schema. */
+/**
+ * The property schemas of an object schema (through pipes: a refined or transformed object), or {} when it is
+ * not an object schema. Uses zod's public classes (`ZodObject.shape`, `ZodPipe.in`).
+ */
 function shapeOf(schema: z.ZodType): Record<string, z.ZodType> {
-  let s: unknown = schema;
+  let s: z.ZodType = schema;
   for (let i = 0; i < 10; i++) {
-    const def = (s as { def?: { type?: string; in?: unknown; shape?: Record<string, z.ZodType> } }).def;
-    if (!def) break;
-    if (def.type === "object" && def.shape) return def.shape;
-    if (def.type === "pipe") s = def.in;
+    if (s instanceof z.ZodObject) return s.shape as Record<string, z.ZodType>;
+    if (s instanceof z.ZodPipe) s = s.in as z.ZodType;
     else break;
   }
   return {};
