@@ -8,17 +8,10 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { readResources } from "../../tools/codegen";
 import type { ProviderHost } from "../../tools/provider-host";
-import {
-  repoRoot,
-  serializeProvider,
-  startConfiguredHost,
-  startTestEmulator,
-  type TestEmulator,
-  urnOf,
-} from "../provider/harness";
+import { repoRoot, serializeProvider, type TestEmulator, urnOf, useProviderHost } from "../provider/harness";
 import { compile, compilerOptions } from "./compile";
 
 const dist = join(repoRoot, "dist", "sdk");
@@ -185,13 +178,9 @@ describe("hover documentation in the emitted .d.ts", () => {
 describe("dashboardId at run time (the provider's check on the real dynamic-provider host)", () => {
   let emu: TestEmulator;
   let host: ProviderHost;
-  beforeAll(async () => {
-    emu = await startTestEmulator();
-    host = await startConfiguredHost(emu);
-  });
-  afterAll(async () => {
-    await host?.close();
-    await emu?.close();
+  useProviderHost((e, h) => {
+    emu = e;
+    host = h;
   });
 
   it.each([

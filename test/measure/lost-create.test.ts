@@ -3,27 +3,22 @@
  * Project adopt the object that create made, so the user's next `up` does not create a second one. Through
  * the real provider host; the emulator drops the response of exactly one POST.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ProviderHost } from "../../tools/provider-host";
 import {
   create,
   failure,
   serializeProvider,
-  startConfiguredHost,
-  startTestEmulator,
   type TestEmulator,
   urnOf,
+  useProviderHost,
 } from "../provider/harness";
 
 let emu: TestEmulator;
 let host: ProviderHost;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  host = await startConfiguredHost(emu);
-});
-afterAll(async () => {
-  await host?.close();
-  await emu?.close();
+useProviderHost((e, h) => {
+  emu = e;
+  host = h;
 });
 
 const count = async (path: string, name: string) =>

@@ -3,19 +3,15 @@
  * they were found unless an input says to delete them; objects the provider created are deleted as before.
  * Real HTTP against the emulator, through the real provider host.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ProviderHost } from "../../tools/provider-host";
-import { create, destroy, startConfiguredHost, startTestEmulator, type TestEmulator } from "./harness";
+import { create, destroy, type TestEmulator, useProviderHost } from "./harness";
 
 let emu: TestEmulator;
 let host: ProviderHost;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  host = await startConfiguredHost(emu);
-});
-afterAll(async () => {
-  await host?.close();
-  await emu?.close();
+useProviderHost((e, h) => {
+  emu = e;
+  host = h;
 });
 
 const org = () => `/api/organizations/${emu.organizationId}`;

@@ -4,30 +4,18 @@
  * values, with no HTTP request; and the API (the emulator) does refuse the same value, so the check mirrors it.
  * Values at the limits pass `check` and are accepted by the API (full creates through the host).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BODY_LIMIT_BYTES as EMULATOR_BODY_LIMIT } from "../../emulator";
 import { BODY_LIMIT_BYTES } from "../../provider/limits";
 import type { ProviderHost } from "../../tools/provider-host";
-import {
-  create,
-  destroy,
-  serializeProvider,
-  startConfiguredHost,
-  startTestEmulator,
-  type TestEmulator,
-  urnOf,
-} from "./harness";
+import { create, destroy, serializeProvider, type TestEmulator, urnOf, useProviderHost } from "./harness";
 
 let emu: TestEmulator;
 let host: ProviderHost;
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  host = await startConfiguredHost(emu);
-});
-afterAll(async () => {
-  await host?.close();
-  await emu?.close();
+useProviderHost((e, h) => {
+  emu = e;
+  host = h;
 });
 
 const org = () => `/api/organizations/${emu.organizationId}`;

@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { startEmulator } from "../../emulator";
 import { type ProviderHost, startProviderHost } from "../../tools/provider-host";
 
@@ -99,6 +99,24 @@ export async function startConfiguredHost(
     ["posthog:apiKey"],
   );
   return host;
+}
+
+/**
+ * Registers `beforeAll`/`afterAll` hooks of the calling test file (or `describe`): a fresh emulator and a provider
+ * host configured for it ({@link startConfiguredHost}), handed to `use` once started, both closed afterwards.
+ */
+export function useProviderHost(use: (emu: TestEmulator, host: ProviderHost) => void): void {
+  let emu: TestEmulator | undefined;
+  let host: ProviderHost | undefined;
+  beforeAll(async () => {
+    emu = await startTestEmulator();
+    host = await startConfiguredHost(emu);
+    use(emu, host);
+  });
+  afterAll(async () => {
+    await host?.close();
+    await emu?.close();
+  });
 }
 
 /** A resource under test: what the engine keeps in state. */

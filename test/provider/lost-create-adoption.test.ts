@@ -4,27 +4,15 @@
  * dashboard instead of leaving it to be made again. Real HTTP: the emulator answers one POST 502 without
  * applying it, or drops the answer of one it applied; the real provider host.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ProviderHost } from "../../tools/provider-host";
-import {
-  create,
-  failure,
-  serializeProvider,
-  startConfiguredHost,
-  startTestEmulator,
-  type TestEmulator,
-  urnOf,
-} from "./harness";
+import { create, failure, serializeProvider, type TestEmulator, urnOf, useProviderHost } from "./harness";
 
 let emu: TestEmulator;
 let host: ProviderHost;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  host = await startConfiguredHost(emu);
-});
-afterAll(async () => {
-  await host?.close();
-  await emu?.close();
+useProviderHost((e, h) => {
+  emu = e;
+  host = h;
 });
 
 const named = async (path: string, name: string) =>

@@ -5,7 +5,7 @@
  * outputs or the API add (the person behind a Member's e-mail). test/stack/one-object.test.ts runs the same
  * through a program using the SDK.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ProviderHost } from "../../tools/provider-host";
 import {
   create,
@@ -13,21 +13,17 @@ import {
   plan,
   serializeProvider,
   startConfiguredHost,
-  startTestEmulator,
   type TestEmulator,
   urnOf,
+  useProviderHost,
 } from "./harness";
 
 let emu: TestEmulator;
 let host: ProviderHost;
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  host = await startConfiguredHost(emu);
-});
-afterAll(async () => {
-  await host?.close();
-  await emu?.close();
+useProviderHost((e, h) => {
+  emu = e;
+  host = h;
 });
 
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ProviderHost } from "../../tools/provider-host";
 import {
   create,
@@ -7,23 +7,18 @@ import {
   plan,
   refresh,
   serializeProvider,
-  startConfiguredHost,
-  startTestEmulator,
   type TestEmulator,
   update,
   urnOf,
+  useProviderHost,
 } from "./harness";
 
 let emu: TestEmulator;
 let host: ProviderHost;
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  host = await startConfiguredHost(emu);
-});
-afterAll(async () => {
-  await host?.close();
-  await emu?.close();
+useProviderHost((e, h) => {
+  emu = e;
+  host = h;
 });
 
 const org = () => `/api/organizations/${emu.organizationId}`;
