@@ -40,7 +40,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { loadCheckpoint } from "../tools/stack/checkpoint";
@@ -54,6 +54,8 @@ const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 const PER_MINUTE = 480;
 const PER_HOUR = 4800;
 const RATE_PER_SECOND = PER_MINUTE / 60;
+/** The stand-in engine's (and Pulumi's default) parallelism: 4 × CPUs. */
+const ENGINE_PARALLEL = 4 * availableParallelism();
 
 export type ProviderKind = "ours" | "naive";
 export type ProgramKind = "example" | "generated";
@@ -483,6 +485,28 @@ function figures(
   };
 }
 
+const median = (xs: number[]): number => {
+  const v = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(v.length / 2);
+  return v.length % 2 ? (v[m] as number) : ((v[m - 1] as number) + (v[m] as number)) / 2;
+};
+
+/** The rounds of one operation as one: median wall and requests, all 429s and failures, every wall. */
+function combine(rounds: OpFigures[]): OpFigures & { wallSamples: number[] } {
+  const first = rounds[0] as OpFigures;
+  const firstError = rounds.find((r) => r.firstError)?.firstError;
+  return {
+    wallSeconds: round(median(rounds.map((r) => r.wallSeconds))),
+    requests: Math.round(median(rounds.map((r) => r.requests))),
+    throttled: rounds.reduce((a, r) => a + r.throttled, 0),
+    failed: rounds.reduce((a, r) => a + r.failed, 0),
+    meanRttMs: round(rounds.reduce((a, r) => a + r.meanRttMs, 0) / rounds.length, 1),
+    ...(first.lists ? { lists: first.lists } : {}),
+    ...(firstError ? { firstError } : {}),
+    wallSamples: rounds.map((r) => r.wallSeconds),
+  };
+}
+
 /** One scenario's row: an operation of a program with a provider, at latency and at zero latency. */
 export interface ScenarioResult {
   program: ProgramKind;
@@ -501,6 +525,13 @@ export interface ScenarioResult {
   ratioToFloor: number;
   /** The same difference ÷ chainFloorSeconds alone. */
   ratioToChain: number;
+  /**
+   * refresh and destroy: the engine runs 4 × CPUs operations at once, so their requests take at least
+   * ⌈modelled requests ÷ (4 × CPUs)⌉ round trips (up: its creates are not limited; the chain). In seconds.
+   */
+  engineFloorSeconds: number;
+  /** The difference ÷ max(chainFloorSeconds, engineFloorSeconds): how close to what latency alone costs. */
+  ratioToEngineFloor: number;
 }
 
 /** The refresh list bound: ⌈N/100⌉ + 1 list requests for the N objects of each list read by a refresh. */
@@ -523,6 +554,12 @@ export interface SharedKeyResult {
   /** All non-429 requests ÷ 480/minute. */
   sharedFloorSeconds: number;
   ratioToSharedFloor: number;
+  /**
+   * What PostHog's sliding window allows: 480 requests in any 60 s, so the last of n requests goes out no sooner
+   * than ⌊(n − 1)/480⌋ × 60 s (a burst of 480 at once is allowed: below requests ÷ rate for n < 960).
+   */
+  slidingWindowFloorSeconds: number;
+  ratioToSlidingWindowFloor: number | null;
   perStack: { wallSeconds: number; failed: number; firstError?: string }[];
 }
 
@@ -543,6 +580,8 @@ export interface LatencyOptions {
   size?: number;
   programs?: ProgramKind[];
   providers?: ProviderKind[];
+  /** Rounds of every scenario, at latency and at zero (default 3): walls are the medians. */
+  repeat?: number;
   /** Run the scenarios (default true). */
   scenarios?: boolean;
   /** Run the shared-key scenario (default true). */
@@ -570,49 +609,75 @@ export async function runLatencyBench(o: LatencyOptions = {}): Promise<LatencyRe
     size,
     scenarios: {},
   };
-  if (o.scenarios !== false)
-    for (const program of o.programs ?? ["example", "generated"]) {
-      for (const provider of o.providers ?? ["ours", "naive"]) {
-        progress(`latency: ${program} with ${provider} at ${latencyMs} ± ${jitterMs} ms, then at 0 ms`);
-        const lat = await runSequence(program, provider, size, latencyMs, jitterMs, progress);
-        const zero = await runSequence(program, provider, size, 0, 0, progress);
-        const invokes = program === "example" && provider === "ours" ? 1 : 0;
-        for (const op of OPS) {
-          const { chain, modelledRequests } = chainOf(lat.graph, provider, op, invokes);
-          const a = lat.ops[op];
-          const z = zero.ops[op];
-          const chainFloor = (chain * a.meanRttMs) / 1000;
-          const rateFloor = (a.requests - a.throttled) / RATE_PER_SECOND;
-          const delta = a.wallSeconds - z.wallSeconds;
-          results.scenarios[`${program}.${provider}.${op}`] = {
-            program,
-            provider,
-            operation: op,
-            resources: lat.graph.length,
-            atLatency: a,
-            atZero: z,
-            chain,
-            modelledRequests,
-            chainFloorSeconds: round(chainFloor, 2),
-            rateFloorSeconds: round(rateFloor, 2),
-            ratioToFloor: round(delta / Math.max(chainFloor, rateFloor), 3),
-            ratioToChain: round(delta / chainFloor, 3),
-          };
-        }
-        if (program === "generated" && provider === "ours") {
-          const z = generatedSizes(size);
-          const perDashboard = Math.ceil(z.collaborators / 3);
-          results.refreshLists = Object.entries(lat.ops.previewRefresh.lists ?? {}).map(
-            ([path, requests]) => {
-              const kind = listKind(path);
-              const objects = kind === "Member" ? z.members : kind === "Invite" ? z.invites : perDashboard;
-              const limit = Math.ceil(objects / 100) + 1;
-              return { path, kind, objects, requests, limit, ok: requests <= limit };
-            },
-          );
+  if (o.scenarios !== false) {
+    const repeat = Math.max(1, o.repeat ?? 3);
+    const pairs: { program: ProgramKind; provider: ProviderKind }[] = [];
+    for (const program of o.programs ?? ["example", "generated"])
+      for (const provider of o.providers ?? ["ours", "naive"]) pairs.push({ program, provider });
+    type Seq = Awaited<ReturnType<typeof runSequence>>;
+    const runs = pairs.map(() => ({ lat: [] as Seq[], zero: [] as Seq[] }));
+    // Repeated, latency and zero alternating first, so that a drift of the machine's load hits both alike.
+    for (let rep = 0; rep < repeat; rep++)
+      for (const [i, { program, provider }] of pairs.entries()) {
+        progress(`latency: ${program} with ${provider}, round ${rep + 1} of ${repeat}`);
+        const run = runs[i] as (typeof runs)[number];
+        const at = (ms: number) =>
+          runSequence(program, provider, size, ms, ms === 0 ? 0 : jitterMs, progress);
+        if (rep % 2 === 0) {
+          run.lat.push(await at(latencyMs));
+          run.zero.push(await at(0));
+        } else {
+          run.zero.push(await at(0));
+          run.lat.push(await at(latencyMs));
         }
       }
+    for (const [i, { program, provider }] of pairs.entries()) {
+      const run = runs[i] as (typeof runs)[number];
+      const graph = (run.lat[0] as Seq).graph;
+      const invokes = program === "example" && provider === "ours" ? 1 : 0;
+      for (const op of OPS) {
+        const { chain, modelledRequests } = chainOf(graph, provider, op, invokes);
+        const a = combine(run.lat.map((r) => r.ops[op]));
+        const z = combine(run.zero.map((r) => r.ops[op]));
+        const chainFloor = (chain * a.meanRttMs) / 1000;
+        const rateFloor = (a.requests - a.throttled) / RATE_PER_SECOND;
+        const delta = a.wallSeconds - z.wallSeconds;
+        const engineFloor =
+          op === "up" ? chainFloor : (Math.ceil(modelledRequests / ENGINE_PARALLEL) * a.meanRttMs) / 1000;
+        results.scenarios[`${program}.${provider}.${op}`] = {
+          program,
+          provider,
+          operation: op,
+          resources: graph.length,
+          atLatency: a,
+          atZero: z,
+          chain,
+          modelledRequests,
+          chainFloorSeconds: round(chainFloor, 2),
+          rateFloorSeconds: round(rateFloor, 2),
+          ratioToFloor: round(delta / Math.max(chainFloor, rateFloor), 3),
+          ratioToChain: round(delta / chainFloor, 3),
+          engineFloorSeconds: round(engineFloor, 2),
+          ratioToEngineFloor: round(delta / Math.max(chainFloor, engineFloor), 3),
+        };
+      }
+      if (program === "generated" && provider === "ours") {
+        const z = generatedSizes(size);
+        const perDashboard = Math.ceil(z.collaborators / 3);
+        // the worst of the refreshes, at latency and at zero
+        const worst: Record<string, number> = {};
+        for (const r of [...run.lat, ...run.zero])
+          for (const [path, n] of Object.entries(r.ops.previewRefresh.lists ?? {}))
+            worst[path] = Math.max(worst[path] ?? 0, n);
+        results.refreshLists = Object.entries(worst).map(([path, requests]) => {
+          const kind = listKind(path);
+          const objects = kind === "Member" ? z.members : kind === "Invite" ? z.invites : perDashboard;
+          const limit = Math.ceil(objects / 100) + 1;
+          return { path, kind, objects, requests, limit, ok: requests <= limit };
+        });
+      }
     }
+  }
   if (o.sharedKey !== false) results.sharedKey = await sharedKey(size, latencyMs, jitterMs, progress);
   return results;
 }
@@ -658,6 +723,7 @@ async function sharedKey(
     const log = (await emu.control("GET", "/requests")) as LogEntry[];
     const throttled = log.filter((e) => e.status === 429).length;
     const floor = ((log.length - throttled) / PER_MINUTE) * 60;
+    const windowFloor = Math.floor((log.length - throttled - 1) / PER_MINUTE) * 60;
     const perStack = runs.map(({ r, wall: w }) => {
       const f = figures(r, w, [], emu, seeded.key, false);
       return {
@@ -675,6 +741,8 @@ async function sharedKey(
       failed: perStack.reduce((a, s) => a + s.failed, 0),
       sharedFloorSeconds: round(floor, 1),
       ratioToSharedFloor: round(wall / floor, 3),
+      slidingWindowFloorSeconds: windowFloor,
+      ratioToSlidingWindowFloor: windowFloor > 0 ? round(wall / windowFloor, 3) : null,
       perStack,
     };
   } finally {
@@ -690,11 +758,11 @@ export function latencyTable(r: LatencyResults): string {
     `latency: RTT ${r.latencyMs} ± ${r.jitterMs} ms, rate limit ${r.rateLimit.perMinute}/min ${r.rateLimit.perHour}/h per key; generated program ${r.size} resources`,
   );
   lines.push(
-    "  scenario                              wall@RTT  wall@0   Δ s   req  429 fail  chain modelled  floor: chain s  req÷rate s  ratioToFloor  ratioToChain",
+    "  scenario                              wall@RTT  wall@0   Δ s   req  429 fail  chain modelled  floor: chain s  req÷rate s  ratioToFloor  engine floor s  ratioToEngineFloor",
   );
   for (const [name, s] of Object.entries(r.scenarios))
     lines.push(
-      `  ${name.padEnd(36)} ${String(s.atLatency.wallSeconds).padStart(8)} ${String(s.atZero.wallSeconds).padStart(7)} ${String(round(s.atLatency.wallSeconds - s.atZero.wallSeconds, 1)).padStart(5)} ${String(s.atLatency.requests).padStart(5)} ${String(s.atLatency.throttled).padStart(4)} ${String(s.atLatency.failed + s.atZero.failed).padStart(4)} ${String(s.chain).padStart(6)} ${`${s.modelledRequests}/${s.atZero.requests}`.padStart(8)} ${String(s.chainFloorSeconds).padStart(15)} ${String(s.rateFloorSeconds).padStart(11)} ${String(s.ratioToFloor).padStart(13)} ${String(s.ratioToChain).padStart(13)}`,
+      `  ${name.padEnd(36)} ${String(s.atLatency.wallSeconds).padStart(8)} ${String(s.atZero.wallSeconds).padStart(7)} ${String(round(s.atLatency.wallSeconds - s.atZero.wallSeconds, 1)).padStart(5)} ${String(s.atLatency.requests).padStart(5)} ${String(s.atLatency.throttled).padStart(4)} ${String(s.atLatency.failed + s.atZero.failed).padStart(4)} ${String(s.chain).padStart(6)} ${`${s.modelledRequests}/${s.atZero.requests}`.padStart(8)} ${String(s.chainFloorSeconds).padStart(15)} ${String(s.rateFloorSeconds).padStart(11)} ${String(s.ratioToFloor).padStart(13)} ${String(s.engineFloorSeconds).padStart(15)} ${String(s.ratioToEngineFloor).padStart(19)}`,
     );
   if (r.refreshLists) {
     const bad = r.refreshLists.filter((l) => !l.ok);
@@ -716,7 +784,7 @@ export function latencyTable(r: LatencyResults): string {
   const sk = r.sharedKey;
   if (sk) {
     lines.push(
-      `  shared key: ${sk.stacks} stacks × ${sk.resourcesPerStack} resources up at once, one key: wall ${sk.wallSeconds} s, ${sk.requests} requests (${sk.throttled} × 429), ${sk.failed} failed; shared floor ${sk.sharedFloorSeconds} s (ratio ${sk.ratioToSharedFloor})`,
+      `  shared key: ${sk.stacks} stacks × ${sk.resourcesPerStack} resources up at once, one key: wall ${sk.wallSeconds} s, ${sk.requests} requests (${sk.throttled} × 429), ${sk.failed} failed; shared floor (requests ÷ 480/min) ${sk.sharedFloorSeconds} s (ratio ${sk.ratioToSharedFloor}), sliding-window floor ${sk.slidingWindowFloorSeconds} s (ratio ${sk.ratioToSlidingWindowFloor})`,
     );
     for (const [i, s] of sk.perStack.entries())
       lines.push(

@@ -18,7 +18,7 @@
  * (e) RSS of the provider host process after the fleet (VmRSS from /proc/<pid>/status).
  * latency: `up`, `preview --refresh`, `destroy` of the example and of a generated program of --latency-size
  *     resources (300) through the stand-in engine, the emulator at --latency-ms (80) ± --latency-jitter-ms (20)
- *     and at 0, real rate limits; ours and naive; then three stacks applying at once with one key
+ *     and at 0, real rate limits, --latency-repeat (3) rounds, median walls; ours and naive; then three stacks applying at once with one key
  *     (bench/latency.ts; `--only shared-key` runs that part alone). Not in the default --only: about 10 minutes.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -600,6 +600,7 @@ async function main(): Promise<void> {
       "latency-size": { type: "string", default: "300" },
       "latency-ms": { type: "string", default: "80" },
       "latency-jitter-ms": { type: "string", default: "20" },
+      "latency-repeat": { type: "string", default: "3" },
     },
   });
   const progress = (s: string) => process.stderr.write(`bench: ${s}\n`);
@@ -650,6 +651,7 @@ async function main(): Promise<void> {
       latencyMs: Number(values["latency-ms"]),
       jitterMs: Number(values["latency-jitter-ms"]),
       size: Number(values["latency-size"]),
+      repeat: Number(values["latency-repeat"]),
       scenarios: only.has("latency"),
       sharedKey: only.has("shared-key") || only.has("latency"),
       progress,
