@@ -301,7 +301,7 @@ export const REQUESTS: Record<
   },
 };
 
-interface GraphNode {
+export interface GraphNode {
   urn: string;
   kind: string;
   restricted: boolean;
