@@ -60,3 +60,39 @@ export function compile(
   }
   return out;
 }
+
+/**
+ * What an editor shows on hover for each property of the type aliases that `text` declares, compiled as the file
+ * `file` (held in memory) with `options`: the properties with no documentation (`Alias.property`), how many
+ * properties were seen, the file's semantic diagnostics, and the names of the files the program loaded.
+ */
+export function hoverDocumentation(file: string, text: string, options: ts.CompilerOptions) {
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (f, l, ...rest) =>
+    f === file ? ts.createSourceFile(f, text, l, true) : getSourceFile(f, l, ...rest);
+  const fileExists = host.fileExists.bind(host);
+  host.fileExists = (f) => f === file || fileExists(f);
+  const program = ts.createProgram([file], options, host);
+  const checker = program.getTypeChecker();
+  const sf = program.getSourceFile(file);
+  if (!sf) throw new Error(`${file} did not load`);
+  const diagnostics = program
+    .getSemanticDiagnostics(sf)
+    .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+  const missing: string[] = [];
+  let seen = 0;
+  for (const st of sf.statements) {
+    if (!ts.isTypeAliasDeclaration(st)) continue;
+    const type = checker.getTypeAtLocation(st.name);
+    const members = type.isUnion()
+      ? type.types.flatMap((t) => checker.getPropertiesOfType(t))
+      : checker.getPropertiesOfType(type);
+    for (const p of members) {
+      seen++;
+      if (ts.displayPartsToString(p.getDocumentationComment(checker)).trim() === "")
+        missing.push(`${st.name.text}.${p.name}`);
+    }
+  }
+  return { missing, seen, diagnostics, files: program.getSourceFiles().map((s) => s.fileName) };
+}

@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { readResources } from "../../tools/codegen";
 import type { ProviderHost } from "../../tools/provider-host";
 import { repoRoot, serializeProvider, type TestEmulator, urnOf, useProviderHost } from "../provider/harness";
-import { compile, compilerOptions } from "./compile";
+import { compile, compilerOptions, hoverDocumentation } from "./compile";
 
 const dist = join(repoRoot, "dist", "sdk");
 
@@ -142,34 +142,8 @@ describe("hover documentation in the emitted .d.ts", () => {
     const text = `import type * as posthog from "pulumi-posthog";\n${resources
       .map((r) => `export type A_${r.name} = posthog.${r.name}Args;`)
       .join("\n")}\n`;
-    const opts = compilerOptions();
-    const host = ts.createCompilerHost(opts);
-    const getSourceFile = host.getSourceFile.bind(host);
-    host.getSourceFile = (f, l, ...rest) =>
-      f === file ? ts.createSourceFile(f, text, l, true) : getSourceFile(f, l, ...rest);
-    const fileExists = host.fileExists.bind(host);
-    host.fileExists = (f) => f === file || fileExists(f);
-    const program = ts.createProgram([file], opts, host);
-    const checker = program.getTypeChecker();
-    const sf = program.getSourceFile(file);
-    if (!sf) throw new Error("no source");
-    expect(
-      program.getSemanticDiagnostics(sf).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n")),
-    ).toEqual([]);
-    const missing: string[] = [];
-    let seen = 0;
-    for (const st of sf.statements) {
-      if (!ts.isTypeAliasDeclaration(st)) continue;
-      const type = checker.getTypeAtLocation(st.name);
-      const members = type.isUnion()
-        ? type.types.flatMap((t) => checker.getPropertiesOfType(t))
-        : checker.getPropertiesOfType(type);
-      for (const p of members) {
-        seen++;
-        const doc = ts.displayPartsToString(p.getDocumentationComment(checker));
-        if (doc.trim() === "") missing.push(`${st.name.text}.${p.name}`);
-      }
-    }
+    const { missing, seen, diagnostics } = hoverDocumentation(file, text, compilerOptions());
+    expect(diagnostics).toEqual([]);
     expect(seen).toBeGreaterThan(50);
     expect(missing).toEqual([]);
   }, 60_000);
