@@ -656,6 +656,14 @@ async function main(): Promise<void> {
       sharedKey: only.has("shared-key") || only.has("latency"),
       progress,
     });
+    // The targets of issue 15: a failing one sets the exit status (the table says which).
+    const refresh = latency.scenarios["generated.ours.previewRefresh"];
+    if (
+      latency.refreshLists?.some((l) => !l.ok) ||
+      (refresh && refresh.ratioToFloor > 1.5) ||
+      (latency.sharedKey && latency.sharedKey.failed > 0)
+    )
+      process.exitCode = 1;
     // --only shared-key keeps the scenarios of the last latency run
     results.latency = only.has("latency")
       ? latency
