@@ -688,9 +688,10 @@ function table(r: Record<string, unknown>): string {
     `machine: ${m.cpu}, ${m.cores} cores, node ${m.node}, load ${m.loadAverage.join(" ")} → ${m.loadAverageAfter.join(" ")}`,
   );
   lines.push("");
-  lines.push(
-    "(a) overhead, Dashboard, ours (provider from dist, in process) vs bare undici.request — target ≤ 1.10",
-  );
+  if (r.overhead)
+    lines.push(
+      "(a) overhead, Dashboard, ours (provider from dist, in process) vs bare undici.request — target ≤ 1.10",
+    );
   for (const [op, v] of Object.entries(
     (r.overhead ?? {}) as Record<
       string,
@@ -706,8 +707,10 @@ function table(r: Record<string, unknown>): string {
       lines.push(`  client bench: ${ep}: client/bare ${v.ratio}`);
   for (const e of (r.emulatorBench as { name?: string; rps?: number; ratio?: number }[] | undefined) ?? [])
     lines.push(`  emulator bench: ${JSON.stringify(e).slice(0, 160)}`);
-  lines.push("");
-  lines.push("(b) requests per operation (emulator request log) — ours / naive");
+  if (r.requests) {
+    lines.push("");
+    lines.push("(b) requests per operation (emulator request log) — ours / naive");
+  }
   const req = r.requests as
     | undefined
     | {
