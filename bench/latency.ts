@@ -6,7 +6,7 @@
  *
  * Programs, each through the stand-in engine (tools/stack/engine.ts: the real Node runtime, the real
  * dynamic-provider host, creates as the program registers them, refresh and deletes 4 × CPUs at a time):
- * - `example`: examples/gitops on the dev stack (14 resources of every kind; a DNS automation publishes the
+ * - `example`: examples/gitops on the dev stack (13 resources of every kind; a DNS automation publishes the
  *   domain's TXT record, as `npm start` does);
  * - `generated`: a program of N resources (default 300): N/5 Members (seeded users), N/5 Invites, N/5
  *   DashboardCollaborators (on one restricted dashboard per project, user = a Member's id) and the rest
