@@ -1,70 +1,34 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunOptions, type RunResult, runStack } from "../../tools/stack/engine";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import type { RunResult } from "../../tools/stack/engine";
+import { type Declared, useFixtureProgram } from "./fixture-program";
 
 // Issue 12, point 5: two resources of one program that manage one object used to fight forever (`up` exited 0,
 // and every later refresh + up re-sent the invite or flipped the level back). A program using the SDK
 // (test/stack/fixtures/posthog, `require("pulumi-posthog")`) runs through the stand-in engine, the real Node
 // runtime and the real dynamic-provider host, against the emulator. Each case fails on the code before the fix.
-const root = join(__dirname, "..", "..");
-const projectDir = join(__dirname, "fixtures", "posthog");
-const work = mkdtempSync(join(tmpdir(), "one-object-"));
 const MIA = { uuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d03", email: "mia.member@example.com" };
 const MAX = { uuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d04", email: "max.member@example.com" };
 
-let emu: TestEmulator;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  if (!existsSync(join(root, "dist", "sdk", "index.js"))) {
-    throw new Error(
-      "dist/ is missing: the fixture loads the built SDK (pulumi-posthog); run `npm run build` first",
-    );
-  }
-  emu = await startTestEmulator();
-  env = {
-    POSTHOG_HOST: emu.url,
-    POSTHOG_API_KEY: emu.apiKey,
-    POSTHOG_ORGANIZATION_ID: emu.organizationId,
-    POSTHOG_PROJECT_ID: String(emu.projectId),
-  };
-});
-afterAll(async () => {
-  await emu?.close();
-  rmSync(work, { recursive: true, force: true });
-});
-
-type Declared = [type: string, name: string, args: Record<string, unknown>][];
+const fx = useFixtureProgram({ prefix: "one-object" });
 let counter = 0;
 
-/** A stack of the fixture program with its own settings file and checkpoint. */
+/** A new stack of the fixture program with its own settings file and checkpoint. */
 function newStack() {
   counter += 1;
-  const stack = `s${counter}`;
-  const configFile = join(work, `Pulumi.${stack}.yaml`);
-  const statePath = join(work, `${stack}.json`);
-  return {
-    statePath,
-    run(operation: RunOptions["operation"], resources: Declared): Promise<RunResult> {
-      writeFileSync(configFile, `config:\n  fx:resources: ${JSON.stringify(JSON.stringify(resources))}\n`);
-      return runStack({ operation, projectDir, stack, statePath, configFile, env });
-    },
-  };
+  return fx.stack(`s${counter}`);
 }
 
 /** The writes (not GETs) the emulator received since the last call. */
 async function writesSince(): Promise<string[]> {
-  const log = (await emu.control("GET", "/requests")).body as { method: string; path: string }[];
-  await emu.control("DELETE", "/requests");
+  const log = (await fx.emu().control("GET", "/requests")).body as { method: string; path: string }[];
+  await fx.emu().control("DELETE", "/requests");
   return log.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
 }
 const errors = (r: RunResult) => r.steps.filter((s) => s.error).map((s) => `${s.name}: ${s.error}`);
 const ops = (r: RunResult) => r.steps.map((s) => `${s.op} ${s.name}`);
 const level = async (uuid: string) => {
-  const page = (await emu.call("GET", `${emu.org}/members/`)).body as {
+  const page = (await fx.emu().call("GET", `${fx.emu().org}/members/`)).body as {
     results: { user: { uuid: string }; level: number }[];
   };
   return page.results.find((m) => m.user.uuid === uuid)?.level;
@@ -91,7 +55,7 @@ describe("one object, one resource (a program using the SDK, through the stand-i
     // At most the first one (its create may start before the second's check fails, as in the engine).
     const sent = await writesSince();
     expect(sent.length).toBeLessThanOrEqual(1);
-    for (const w of sent) expect(w).toBe(`POST ${emu.org}/invites/`);
+    for (const w of sent) expect(w).toBe(`POST ${fx.emu().org}/invites/`);
 
     // Before: refresh + up re-sent an invite on every run (each new invite replaces the other's).
     expect((await s.run("refresh", program)).ok).toBe(true);
@@ -120,7 +84,7 @@ describe("one object, one resource (a program using the SDK, through the stand-i
     // At most mia-admin's (its update may start before mia-member's check fails, as in the engine).
     const sent = await writesSince();
     expect(sent.length).toBeLessThanOrEqual(1);
-    for (const w of sent) expect(w).toBe(`PATCH ${emu.org}/members/${MIA.uuid}/`);
+    for (const w of sent) expect(w).toBe(`PATCH ${fx.emu().org}/members/${MIA.uuid}/`);
     const after = await level(MIA.uuid);
     expect(after).toBe(sent.length === 1 ? 8 : 1);
     expect((await s.run("refresh", program)).ok).toBe(true);
@@ -130,7 +94,7 @@ describe("one object, one resource (a program using the SDK, through the stand-i
     expect(await writesSince()).toEqual([]);
     expect(await level(MIA.uuid)).toBe(after);
     expect((await s.run("destroy", [])).ok).toBe(true);
-    await emu.call("PATCH", `${emu.org}/members/${MIA.uuid}/`, { body: { level: 1 } });
+    await fx.emu().call("PATCH", `${fx.emu().org}/members/${MIA.uuid}/`, { body: { level: 1 } });
   }, 120_000);
 
   it("a Member by e-mail and one by user UUID of the same person fail naming both, and never flip the level", async () => {
@@ -155,7 +119,7 @@ describe("one object, one resource (a program using the SDK, through the stand-i
     expect(await writesSince()).toEqual([]);
     expect(await level(MAX.uuid)).toBe(after);
     expect((await s.run("destroy", [])).ok).toBe(true);
-    await emu.call("PATCH", `${emu.org}/members/${MAX.uuid}/`, { body: { level: 1 } });
+    await fx.emu().call("PATCH", `${fx.emu().org}/members/${MAX.uuid}/`, { body: { level: 1 } });
   }, 120_000);
 
   it("after a refresh, a level-only change of a Member shows only ~level (declared by e-mail or by user UUID)", async () => {
@@ -188,6 +152,6 @@ describe("one object, one resource (a program using the SDK, through the stand-i
     expect(readFileSync(s.statePath, "utf8")).not.toContain("__resourceName");
     expect((await s.run("destroy", [])).ok).toBe(true);
     for (const uuid of [MIA.uuid, MAX.uuid])
-      await emu.call("PATCH", `${emu.org}/members/${uuid}/`, { body: { level: 1 } });
+      await fx.emu().call("PATCH", `${fx.emu().org}/members/${uuid}/`, { body: { level: 1 } });
   }, 120_000);
 });

@@ -1,46 +1,13 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunOptions, type RunResult, runStack } from "../../tools/stack/engine";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { describe, expect, it } from "vitest";
+import type { RunOptions, RunResult } from "../../tools/stack/engine";
+import { type Declared, useFixtureProgram } from "./fixture-program";
 
 // Issue 13: `restrictionLevel: 37` on an organization without PostHog's advanced permissions silently became 21
 // (effectiveRestrictionLevel). A program using the SDK (test/stack/fixtures/posthog) runs through the stand-in
 // engine against the emulator with its paid features off; the SDK's warning reaches the engine as a diagnostic.
-const root = join(__dirname, "..", "..");
-const projectDir = join(__dirname, "fixtures", "posthog");
-const work = mkdtempSync(join(tmpdir(), "restriction-"));
-
-let emu: TestEmulator;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  if (!existsSync(join(root, "dist", "sdk", "index.js"))) {
-    throw new Error(
-      "dist/ is missing: the fixture loads the built SDK (pulumi-posthog); run `npm run build` first",
-    );
-  }
-  emu = await startTestEmulator({ paidFeatures: false });
-  env = {
-    POSTHOG_HOST: emu.url,
-    POSTHOG_API_KEY: emu.apiKey,
-    POSTHOG_ORGANIZATION_ID: emu.organizationId,
-    POSTHOG_PROJECT_ID: String(emu.projectId),
-  };
-});
-afterAll(async () => {
-  await emu?.close();
-  rmSync(work, { recursive: true, force: true });
-});
-
-type Declared = [type: string, name: string, args: Record<string, unknown>][];
-
-function run(operation: RunOptions["operation"], stack: string, resources: Declared): Promise<RunResult> {
-  const configFile = join(work, `Pulumi.${stack}.yaml`);
-  writeFileSync(configFile, `config:\n  fx:resources: ${JSON.stringify(JSON.stringify(resources))}\n`);
-  return runStack({ operation, projectDir, stack, statePath: join(work, `${stack}.json`), configFile, env });
-}
+const fx = useFixtureProgram({ prefix: "restriction", paidFeatures: false });
+const run = (operation: RunOptions["operation"], stack: string, resources: Declared): Promise<RunResult> =>
+  fx.stack(stack).run(operation, resources);
 
 const warnings = (r: RunResult) =>
   r.diagnostics.filter((d) => d.severity === "warning").map((d) => d.message);
