@@ -546,14 +546,13 @@ const dashboardOps: Operation[] = [
       // PostHog (posthog/api/dashboards/dashboard.py `create_from_template_json`, then
       // posthog/helpers/dashboard_templates.py `create_from_template`): the dashboard takes the template's name,
       // description and filters, tags only with the tagging feature; template `variables` are not applied.
-      // NOTE: the real action leaves `creation_mode` at the model default ("default"); the emulator answers
-      // "template", which existing tests of the provider rely on.
+      // `creation_mode` stays at the model default, "default": neither function sets it.
       const dashboard = newDashboard(ctx, {
         name: template.template_name,
         description: template.dashboard_description,
         filters: template.dashboard_filters,
         tags: ctx.emu.paidFeatures ? (template.tags ?? []) : [],
-        creation_mode: "template",
+        creation_mode: "default",
       });
       // Each INSIGHT tile makes a new sample insight (name, description and query as given, null when absent),
       // each TEXT tile a new text card; both keep the tile's layouts and colour. Older versions spelled the type

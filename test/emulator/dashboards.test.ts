@@ -229,7 +229,7 @@ describe("dashboards", () => {
       name: "From JSON",
       description: "desc",
       filters: { date_from: "-30d" },
-      creation_mode: "template",
+      creation_mode: "default", // as PostHog: create_from_template never sets it
       tags: ["t"],
     });
     expect(res.body.tiles).toHaveLength(2);

