@@ -29,16 +29,21 @@ const TemplateTileSchema = z
   .looseObject({
     /** "INSIGHT" or "TEXT" (older templates: lowercase); PostHog skips tiles of other types. */
     type: z.string({ error: 'expected a tile type such as "INSIGHT" or "TEXT"' }),
-    name: z.string({ error: "expected a string" }).optional(),
-    description: z.string({ error: "expected a string" }).optional(),
+    // name, description, body and layouts may be null: PostHog's own "save as template" writes null for an
+    // unnamed insight, and create_from_template reads them with `.get()` (posthog/helpers/dashboard_templates.py).
+    name: z.string({ error: "expected a string or null" }).nullable().optional(),
+    description: z.string({ error: "expected a string or null" }).nullable().optional(),
     /** The text of a TEXT tile (at most 4,000 characters). */
-    body: z.string({ error: "expected a string" }).optional(),
+    body: z.string({ error: "expected a string or null" }).nullable().optional(),
     query: z.unknown().optional(),
-    layouts: z.record(z.string(), z.unknown(), { error: "expected an object of layouts" }).optional(),
+    layouts: z
+      .record(z.string(), z.unknown(), { error: "expected an object of layouts or null" })
+      .nullable()
+      .optional(),
     color: z.string({ error: "expected a string or null" }).nullable().optional(),
   })
   .superRefine((tile, ctx) => {
-    if (tile.type.toUpperCase() === "TEXT" && tile.body !== undefined && tile.body.length > 4000) {
+    if (tile.type.toUpperCase() === "TEXT" && typeof tile.body === "string" && tile.body.length > 4000) {
       ctx.addIssue({
         code: "custom",
         path: ["body"],

@@ -236,8 +236,21 @@ describe("values at the limits pass check and the API accepts them", () => {
       templateJson: template,
     });
     expect(fromTemplate.outs.name).toBe("Edge T");
+    // As PostHog's "save as template" writes an unnamed insight and a text card: nulls where a value is absent.
+    const withNulls = await create(host, "Dashboard", "edge-nulls", {
+      name: "Edge N",
+      templateJson: {
+        ...template,
+        tiles: [
+          { type: "INSIGHT", name: null, description: null, query: { kind: "TrendsQuery" }, layouts: null },
+          { type: "TEXT", body: null, layouts: {}, color: null },
+        ],
+      },
+    });
+    expect(withNulls.outs.name).toBe("Edge N");
     await destroy(host, plain);
     await destroy(host, fromTemplate);
+    await destroy(host, withNulls);
   });
 
   it('time zones: canonical names, "UTC", aliases such as "Asia/Kolkata" and "US/Eastern", "Etc/GMT+5"', async () => {
