@@ -1,55 +1,13 @@
-/**
- * `npm run bench -- --only latency` (and `--only shared-key`): the wall time users feel for `pulumi up`,
- * `pulumi preview --refresh` and `pulumi destroy`, with the emulator answering after a network round trip
- * (default 80 ms ± 20 ms, uniform) and PostHog's real per-key rate limits (480/minute, 4,800/hour, 429 without
- * `Retry-After`, "Expected available in N seconds." in the body).
- *
- * Programs, each through the stand-in engine (tools/stack/engine.ts: the real Node runtime, the real
- * dynamic-provider host, creates as the program registers them, refresh and deletes 4 × CPUs at a time):
- * - `example`: examples/gitops on the dev stack (13 resources of every kind; a DNS automation publishes the
- *   domain's TXT record, as `npm start` does);
- * - `generated`: a program of N resources (default 300): N/5 Members (seeded users), N/5 Invites, N/5
- *   DashboardCollaborators (on one restricted dashboard per project, user = a Member's id) and the rest
- *   Dashboards, across 3 projects (the seeded one and two more, existing).
- * The naive provider of bench/naive-provider.ts runs variants of both with the kinds it has (Dashboard, Invite,
- * Member, DashboardCollaborator): for `generated` the same 300 objects; for `example` its 8 resources of those
- * kinds (invites, members, the two dashboards, the collaborator). Both variants get the same emulator, seed,
- * latency and limits; ratios are normalised by each program's own floor, so they compare across variants.
- *
- * Every operation starts with a fresh rate-limit budget (the emulator's throttle history cleared, as if the
- * operations ran minutes apart), on an emulator (child process) started for each (program, provider, latency).
- * For each operation: wall time, requests sent (the emulator's log, the DNS automation's polls left out), 429s,
- * failed operations, and
- *
- *   ratioToFloor = (wall at latency − wall of the same operation at zero latency)
- *                  ÷ max(longest chain of dependent requests × mean RTT, requests ÷ (480/60 s))
- *
- * The chain (see {@link chainOf}): the dependency graph is the checkpoint's (`dependencies` of each resource, as
- * the program declared them through inputs); each resource weighs the requests its operation sends one after
- * another ({@link REQUESTS}, read from provider/resources/*.ts and bench/naive-provider.ts, cross-checked: the
- * modelled total per operation is printed beside the requests sent at zero latency); ours adds the access check
- * (one GET before the first operation of each provider process). up: the heaviest path through the graph;
- * refresh: the heaviest single read (all run at once); destroy: the heaviest path through the reversed graph.
- * `preview --refresh` is the refresh's chain plus the program's data-source reads (getBatchExports).
- *
- * Shared key: three engines on three stacks of the generated program (disjoint objects) apply at once with
- * one key: three provider processes, each with its own client-side limiter at 480/minute, so the server's
- * limit is what holds them; 429s must be waited out ("Expected available in N seconds"); reported against
- * the shared floor (all requests ÷ 480/minute).
- */
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { loadCheckpoint } from "../tools/stack/checkpoint";
 import { type RunResult, runStack } from "../tools/stack/engine";
 import { dnsAutomation, seedApi } from "../tools/stack/seed-api";
+import { type Emu, median, round, startEmu } from "./emulator-process";
 import { repoRoot } from "./soak-core";
 
 const root = repoRoot();
-const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 /** PostHog's limits per personal API key. */
 const PER_MINUTE = 480;
 const PER_HOUR = 4800;
@@ -62,49 +20,16 @@ export type ProgramKind = "example" | "generated";
 export type OpName = "up" | "previewRefresh" | "destroy";
 const OPS: OpName[] = ["up", "previewRefresh", "destroy"];
 
-/** An emulator CLI in a child process (its CPU is not charged to the engine's process). */
-interface Emu {
-  url: string;
-  apiKey: string;
-  organizationId: string;
-  projectId: number;
-  child: ChildProcess;
-  /** Control plane (seed key): `/_emulator/<path>`. */
-  control(method: string, path: string, body?: unknown): Promise<unknown>;
-  stop(): Promise<void>;
-}
-
-async function startEmu(latencyMs: number, jitterMs: number): Promise<Emu> {
-  const child = spawn(
-    process.execPath,
-    [
-      join(root, "dist", "emulator", "cli.js"),
-      "--port",
-      "0",
-      "--rate-limit",
-      `${PER_MINUTE}/${PER_HOUR}`,
-      "--latency-ms",
-      String(latencyMs),
-      "--latency-jitter-ms",
-      String(jitterMs),
-    ],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  const [line] = (await once(createInterface({ input: child.stdout as NodeJS.ReadableStream }), "line")) as [
-    string,
-  ];
-  const info = JSON.parse(line) as { url: string; apiKey: string; organizationId: string; projectId: number };
-  const control = seedApi(info.url, info.apiKey);
-  return {
-    ...info,
-    child,
-    control: (m, p, b) => control.call(m, `/_emulator${p}`, b),
-    async stop() {
-      child.kill("SIGTERM");
-      if (child.exitCode === null) await once(child, "exit");
-    },
-  };
-}
+/** The emulator CLI in a child process (its CPU is not charged to the engine's process) at PostHog's limits. */
+const startEmuChild = (latencyMs: number, jitterMs: number): Promise<Emu> =>
+  startEmu(root, [
+    "--rate-limit",
+    `${PER_MINUTE}/${PER_HOUR}`,
+    "--latency-ms",
+    String(latencyMs),
+    "--latency-jitter-ms",
+    String(jitterMs),
+  ]);
 
 interface LogEntry {
   method: string;
@@ -395,7 +320,7 @@ async function runSequence(
   jitterMs: number,
   progress: (s: string) => void,
 ): Promise<{ ops: Record<OpName, OpFigures>; graph: GraphNode[] }> {
-  const emu = await startEmu(latencyMs, jitterMs);
+  const emu = await startEmuChild(latencyMs, jitterMs);
   const work = mkdtempSync(join(tmpdir(), "posthog-latency-"));
   let dns: ReturnType<typeof dnsAutomation> | undefined;
   try {
@@ -484,12 +409,6 @@ function figures(
     ...(firstError ? { firstError } : {}),
   };
 }
-
-const median = (xs: number[]): number => {
-  const v = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(v.length / 2);
-  return v.length % 2 ? (v[m] as number) : ((v[m - 1] as number) + (v[m] as number)) / 2;
-};
 
 /** The rounds of one operation as one: median wall and requests, all 429s and failures, every wall. */
 function combine(rounds: OpFigures[]): OpFigures & { wallSamples: number[] } {
@@ -694,7 +613,7 @@ async function sharedKey(
   progress(
     `shared key: ${stacks.length} stacks of ${size} resources, one key, at ${latencyMs} ± ${jitterMs} ms`,
   );
-  const emu = await startEmu(latencyMs, jitterMs);
+  const emu = await startEmuChild(latencyMs, jitterMs);
   const work = mkdtempSync(join(tmpdir(), "posthog-shared-key-"));
   try {
     const seeded = await seed(emu, stacks.length, generatedSizes(size).members);

@@ -21,18 +21,18 @@
  *     and at 0, real rate limits, --latency-repeat (3) rounds, median walls; ours and naive; then three stacks applying at once with one key
  *     (bench/latency.ts; `--only shared-key` runs that part alone). Not in the default --only: about 10 minutes.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { Agent, request } from "undici";
 import { closeAllConnections, createClient } from "../provider/client";
 import * as ours from "../provider/index";
 import { startProviderHost } from "../tools/provider-host";
+import { type Emu, median, round, startEmu } from "./emulator-process";
 import { type LatencyResults, latencyTable, runLatencyBench } from "./latency";
 import { type NaiveConfig, naiveProviders } from "./naive-provider";
 import { repoRoot, serializeOurs } from "./soak-core";
@@ -43,58 +43,8 @@ const serializer = nativeRequire("@pulumi/pulumi/runtime/closure/serializeClosur
   serializeFunction(f: () => unknown, o: { allowSecrets: boolean }): Promise<{ text: string }>;
 };
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-};
-const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
-
-interface Emu {
-  url: string;
-  apiKey: string;
-  organizationId: string;
-  projectId: number;
-  child: ChildProcess;
-  control(method: string, path: string, body?: unknown): Promise<unknown>;
-  api(method: string, path: string, body?: unknown): Promise<unknown>;
-  stop(): Promise<void>;
-}
-
 /** The emulator CLI in a child process (so its CPU time is not charged to the measured process). */
-async function startEmu(rateLimit: string): Promise<Emu> {
-  const child = spawn(
-    process.execPath,
-    [join(root, "dist", "emulator", "cli.js"), "--port", "0", "--rate-limit", rateLimit],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  const [line] = (await once(createInterface({ input: child.stdout as NodeJS.ReadableStream }), "line")) as [
-    string,
-  ];
-  const info = JSON.parse(line) as Omit<Emu, "child" | "control" | "api" | "stop">;
-  const send = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${info.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${info.apiKey}`, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    if (res.status >= 400) throw new Error(`${method} ${path} → ${res.status} ${text.slice(0, 200)}`);
-    return text ? (JSON.parse(text) as unknown) : undefined;
-  };
-  return {
-    ...info,
-    child,
-    control: (m, p, b) => send(m, `/_emulator${p}`, b),
-    api: send,
-    async stop() {
-      child.kill("SIGTERM");
-      await once(child, "exit");
-    },
-  };
-}
+const startEmuChild = (rateLimit: string): Promise<Emu> => startEmu(root, ["--rate-limit", rateLimit]);
 
 /** Number of API requests `fn` makes, from the emulator's request log. */
 async function requestsOf(emu: Emu, fn: () => Promise<unknown>): Promise<number> {
@@ -513,7 +463,7 @@ async function fleet(size: number, perMinute: number) {
   );
   const urn = (t: string, i: number) => `urn:pulumi:bench::fleet::pulumi-nodejs:dynamic/posthog:${t}::r${i}`;
   const run = async (kind: "ours" | "naive") => {
-    const emu = await startEmu(rate);
+    const emu = await startEmuChild(rate);
     const host = await startProviderHost({ cwd: root, project: "fleet", deadlineMs: 600_000 });
     try {
       await host.configure(
@@ -616,7 +566,7 @@ async function main(): Promise<void> {
   } catch {
     previous = {};
   }
-  const emu = await startEmu("off");
+  const emu = await startEmuChild("off");
   try {
     if (only.has("a")) {
       progress("(a) overhead");
