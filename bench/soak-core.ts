@@ -22,6 +22,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { startEmulator } from "../emulator";
+import { mapLimit } from "../provider/export/organization";
 import { type ProviderHost, startProviderHost } from "../tools/provider-host";
 
 /** The checkout root (the directory with package.json), from bench/ or dist/bench/. */
@@ -157,14 +158,7 @@ function program(n: number, run: string, version: 1 | 2, collaboratorUuid: strin
 
 /** Runs `tasks` with at most `limit` in flight. */
 async function pool(limit: number, tasks: (() => Promise<void>)[]): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < tasks.length) {
-      const t = tasks[next++];
-      if (t) await t();
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  await mapLimit(tasks, limit, (t) => t());
 }
 
 const messageOf = (e: unknown): string =>

@@ -81,9 +81,8 @@ export async function operationClient(read?: { type: string; id: string }): Prom
   // One pair of clients per configure(), from the same settings: building one costs ~45 µs, and re-reading the
   // seven settings from config and environment before every operation ~6 µs more (bench/run.ts, section a).
   if (!current || !refreshing) {
-    const strict = createClient({ coalescing: { findCacheMs: 0 } }, stackConfig);
+    current = createClient({ coalescing: { findCacheMs: 0 } }, stackConfig);
     refreshing = createClient({ coalescing: { findCacheMs: REFRESH_SNAPSHOT_MS } }, stackConfig);
-    current = strict;
   }
   let client = current;
   const key = read && `${read.type}/${read.id}`;
