@@ -1,21 +1,15 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator } from "../../emulator";
-import { type RunOptions, type RunResult, runStack } from "../../tools/stack/engine";
-import { dnsAutomation, seedApi } from "../../tools/stack/seed-api";
+import { describe, expect, it } from "vitest";
+import type { RunResult } from "../../tools/stack/engine";
+import { useExampleStack } from "./example-stack";
 
 // The example (examples/gitops, dev stack) through the stand-in engine, which previews as the engine does: an
 // updated resource's preview outputs are its new inputs, so dependents wired to output-only properties would
 // preview as replacements (issue 11). Also: standalone refresh uses the provider settings stored at the last up.
 const root = join(__dirname, "..", "..");
-const work = mkdtempSync(join(tmpdir(), "gitops-preview-"));
-const statePath = join(work, "state.json");
+const { work, statePath, run } = useExampleStack("gitops-preview");
 const stackFile = readFileSync(join(root, "examples", "gitops", "Pulumi.dev.yaml"), "utf8");
-let emulator: Awaited<ReturnType<typeof startEmulator>>;
-let env: Record<string, string>;
-let dns: ReturnType<typeof dnsAutomation> | undefined;
 
 /** The dev stack's settings with `edit` applied, written to a file of its own (like `--config-file`). */
 function settings(name: string, edit: (text: string) => string): string {
@@ -25,29 +19,7 @@ function settings(name: string, edit: (text: string) => string): string {
   writeFileSync(file, text);
   return file;
 }
-const run = (operation: RunOptions["operation"], more: Partial<RunOptions> = {}) =>
-  runStack({ operation, projectDir: root, stack: "dev", statePath, env, ...more });
 const changes = (r: RunResult) => r.steps.filter((s) => s.op !== "same").map((s) => `${s.op} ${s.name}`);
-
-beforeAll(async () => {
-  emulator = await startEmulator({ rateLimit: false });
-  env = {
-    POSTHOG_HOST: emulator.url,
-    POSTHOG_API_KEY: emulator.apiKey,
-    POSTHOG_ORGANIZATION_ID: emulator.organizationId,
-  };
-  // DomainVerification waits for the TXT record: publish it as a DNS automation would.
-  dns = dnsAutomation(seedApi(emulator.url, emulator.apiKey), 200);
-  const up = await run("up");
-  expect(up.ok, JSON.stringify(up.diagnostics.filter((d) => d.severity === "error"))).toBe(true);
-}, 120_000);
-
-afterAll(async () => {
-  await dns?.stop();
-  await run("destroy");
-  await emulator.close();
-  rmSync(work, { recursive: true, force: true });
-}, 60_000);
 
 describe("examples/gitops previews as the engine does", () => {
   it("a project timezone change previews as exactly one update, no replacement", async () => {

@@ -1,29 +1,20 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator } from "../../emulator";
-import { type RunOptions, runStack } from "../../tools/stack/engine";
-import { dnsAutomation, seedApi } from "../../tools/stack/seed-api";
+import { seedApi } from "../../tools/stack/seed-api";
+import { useExampleStack } from "./example-stack";
 
 // Issue 12, points 1 and 7, as a user meets them: examples/gitops (dev stack) through the stand-in engine against
 // the emulator. A refresh with a wrong organization id, or a host answering 404 to everything, used to exit 0 and
 // drop 9 (11) of the 13 resources from the state; an `up` with a wrong project id created the Project and paused
 // the export before the Dashboard failed. Now both fail naming the setting, the state is kept as it was, and the
 // wrong project id fails before any write.
-const root = join(__dirname, "..", "..");
-const work = mkdtempSync(join(tmpdir(), "wrong-settings-"));
-const statePath = join(work, "state.json");
-let emulator: Awaited<ReturnType<typeof startEmulator>>;
-let env: Record<string, string>;
-let dns: ReturnType<typeof dnsAutomation> | undefined;
+const example = useExampleStack("wrong-settings");
+const { work, statePath, run } = example;
 let notPostHog: ReturnType<typeof createServer>;
 let notPostHogUrl: string;
-
-const run = (operation: RunOptions["operation"], more: Partial<RunOptions> = {}) =>
-  runStack({ operation, projectDir: root, stack: "dev", statePath, env, ...more });
 
 /** The checkpoint's resources: urn, id and outputs (encrypted secrets shown as "[secret]": their IV changes). */
 function stateOf(path = statePath) {
@@ -40,55 +31,35 @@ function stateOf(path = statePath) {
 }
 
 type Logged = { method: string; path: string };
-const control = async (method: string, path: string) => {
-  const res = await fetch(`${emulator.url}/_emulator${path}`, {
-    method,
-    headers: { authorization: `Bearer ${emulator.apiKey}` },
-  });
-  const text = await res.text();
-  return text ? (JSON.parse(text) as unknown) : undefined;
-};
+const control = (method: string, path: string) =>
+  seedApi(example.emulator().url, example.emulator().apiKey).call(method, `/_emulator${path}`);
 
+// A server answering 404 to everything: a host that is not PostHog.
 beforeAll(async () => {
-  emulator = await startEmulator({ rateLimit: false });
-  env = {
-    POSTHOG_HOST: emulator.url,
-    POSTHOG_API_KEY: emulator.apiKey,
-    POSTHOG_ORGANIZATION_ID: emulator.organizationId,
-  };
-  // DomainVerification waits for the TXT record: publish it as a DNS automation would.
-  dns = dnsAutomation(seedApi(emulator.url, emulator.apiKey), 200);
   notPostHog = createServer((_req, res) => {
     res.writeHead(404, { "content-type": "text/html" });
     res.end("<html><body><h1>404 Not Found</h1></body></html>");
   });
   await new Promise<void>((resolve) => notPostHog.listen(0, "127.0.0.1", resolve));
   notPostHogUrl = `http://127.0.0.1:${(notPostHog.address() as { port: number }).port}`;
-  const up = await run("up");
-  expect(up.ok, JSON.stringify(up.diagnostics.filter((d) => d.severity === "error"))).toBe(true);
-}, 120_000);
-
+});
 afterAll(async () => {
-  await dns?.stop();
-  await run("destroy");
-  await emulator.close();
   await new Promise<void>((resolve) => notPostHog.close(() => resolve()));
-  rmSync(work, { recursive: true, force: true });
-}, 60_000);
+});
 
 describe("refresh with a wrong organization id or host keeps the state (issue 12, point 1)", () => {
   it("POSTHOG_ORGANIZATION_ID of another organization: fails naming it and the host; nothing leaves the state", async () => {
     const before = stateOf();
     expect(before.filter((r) => r.id !== undefined).length).toBeGreaterThanOrEqual(13);
     const other = randomUUID();
-    const refresh = await run("refresh", { env: { ...env, POSTHOG_ORGANIZATION_ID: other } });
+    const refresh = await run("refresh", { env: { ...example.env(), POSTHOG_ORGANIZATION_ID: other } });
     expect(refresh.ok).toBe(false);
     expect(refresh.steps.filter((s) => s.op === "delete")).toEqual([]);
     const errors = refresh.steps.filter((s) => s.error).map((s) => s.error ?? "");
     expect(errors.length).toBeGreaterThan(0);
     for (const error of errors) {
       expect(error).toContain(
-        `organization ${other} (set by the environment variable POSTHOG_ORGANIZATION_ID) was not found at ${emulator.url}`,
+        `organization ${other} (set by the environment variable POSTHOG_ORGANIZATION_ID) was not found at ${example.emulator().url}`,
       );
     }
     expect(stateOf()).toEqual(before);
@@ -96,7 +67,7 @@ describe("refresh with a wrong organization id or host keeps the state (issue 12
 
   it("POSTHOG_HOST answering 404 to everything: fails naming POSTHOG_HOST; nothing leaves the state", async () => {
     const before = stateOf();
-    const refresh = await run("refresh", { env: { ...env, POSTHOG_HOST: notPostHogUrl } });
+    const refresh = await run("refresh", { env: { ...example.env(), POSTHOG_HOST: notPostHogUrl } });
     expect(refresh.ok).toBe(false);
     expect(refresh.steps.filter((s) => s.op === "delete")).toEqual([]);
     const errors = refresh.steps.filter((s) => s.error).map((s) => s.error ?? "");
@@ -123,7 +94,7 @@ describe("a wrong project id fails before any write (issue 12, point 7)", () => 
   it("up of a new stack with POSTHOG_PROJECT_ID=99999: every operation fails, nothing is written", async () => {
     const fresh = join(work, "fresh.json");
     await control("DELETE", "/requests");
-    const up = await run("up", { statePath: fresh, env: { ...env, POSTHOG_PROJECT_ID: "99999" } });
+    const up = await run("up", { statePath: fresh, env: { ...example.env(), POSTHOG_PROJECT_ID: "99999" } });
     expect(up.ok).toBe(false);
     const log = (await control("GET", "/requests")) as Logged[];
     expect(log.filter((r) => r.method !== "GET")).toEqual([]);
