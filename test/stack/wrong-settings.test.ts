@@ -30,6 +30,19 @@ function stateOf(path = statePath) {
   return checkpoint.resources.map((r) => ({ urn: r.urn, id: r.id, outputs: secretless(r.outputs) }));
 }
 
+/**
+ * A refresh with `override` in the environment fails, deletes nothing, and each of its errors (at least one)
+ * contains `message`.
+ */
+async function refreshFailsEachNaming(override: Record<string, string>, message: string): Promise<void> {
+  const refresh = await run("refresh", { env: { ...example.env(), ...override } });
+  expect(refresh.ok).toBe(false);
+  expect(refresh.steps.filter((s) => s.op === "delete")).toEqual([]);
+  const errors = refresh.steps.filter((s) => s.error).map((s) => s.error ?? "");
+  expect(errors.length).toBeGreaterThan(0);
+  for (const error of errors) expect(error).toContain(message);
+}
+
 type Logged = { method: string; path: string };
 const control = (method: string, path: string) =>
   seedApi(example.emulator().url, example.emulator().apiKey).call(method, `/_emulator${path}`);
@@ -52,31 +65,19 @@ describe("refresh with a wrong organization id or host keeps the state (issue 12
     const before = stateOf();
     expect(before.filter((r) => r.id !== undefined).length).toBeGreaterThanOrEqual(13);
     const other = randomUUID();
-    const refresh = await run("refresh", { env: { ...example.env(), POSTHOG_ORGANIZATION_ID: other } });
-    expect(refresh.ok).toBe(false);
-    expect(refresh.steps.filter((s) => s.op === "delete")).toEqual([]);
-    const errors = refresh.steps.filter((s) => s.error).map((s) => s.error ?? "");
-    expect(errors.length).toBeGreaterThan(0);
-    for (const error of errors) {
-      expect(error).toContain(
-        `organization ${other} (set by the environment variable POSTHOG_ORGANIZATION_ID) was not found at ${example.emulator().url}`,
-      );
-    }
+    await refreshFailsEachNaming(
+      { POSTHOG_ORGANIZATION_ID: other },
+      `organization ${other} (set by the environment variable POSTHOG_ORGANIZATION_ID) was not found at ${example.emulator().url}`,
+    );
     expect(stateOf()).toEqual(before);
   }, 90_000);
 
   it("POSTHOG_HOST answering 404 to everything: fails naming POSTHOG_HOST; nothing leaves the state", async () => {
     const before = stateOf();
-    const refresh = await run("refresh", { env: { ...example.env(), POSTHOG_HOST: notPostHogUrl } });
-    expect(refresh.ok).toBe(false);
-    expect(refresh.steps.filter((s) => s.op === "delete")).toEqual([]);
-    const errors = refresh.steps.filter((s) => s.error).map((s) => s.error ?? "");
-    expect(errors.length).toBeGreaterThan(0);
-    for (const error of errors) {
-      expect(error).toContain(
-        `check the host ${notPostHogUrl}, set by the environment variable POSTHOG_HOST`,
-      );
-    }
+    await refreshFailsEachNaming(
+      { POSTHOG_HOST: notPostHogUrl },
+      `check the host ${notPostHogUrl}, set by the environment variable POSTHOG_HOST`,
+    );
     expect(stateOf()).toEqual(before);
   }, 90_000);
 
