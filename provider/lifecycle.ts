@@ -93,6 +93,31 @@ export async function operationClient(read?: { type: string; id: string }): Prom
   return client;
 }
 
+/** How a resource's `read` is called (see {@link ResourceDefinition.read}). */
+export interface ReadMode {
+  /** True for a refresh's read: list reads are shared for {@link REFRESH_SNAPSHOT_MS}; read from them. */
+  fromLists: boolean;
+}
+
+/**
+ * The live object for a `read`: in a refresh (`how.fromLists`), as its list shows it (`find`, a shared list
+ * read), and only when the list does not show it (soft-deleted, or moved between two page reads by a change
+ * made meanwhile) by one GET (`retrieve`), whose 404 then says the object is gone; outside a refresh, one GET.
+ * Only for a resource whose list items carry every field its outputs come from.
+ * @throws what `find` or `retrieve` throw
+ */
+export async function listedOrRetrieved<T>(
+  how: ReadMode,
+  find: () => Promise<T | undefined>,
+  retrieve: () => Promise<T>,
+): Promise<T> {
+  if (how.fromLists) {
+    const listed = await find();
+    if (listed !== undefined) return listed;
+  }
+  return retrieve();
+}
+
 /** A record of outputs: input-shaped fields plus the server's fields, camelCase. */
 export type Outputs = Record<string, unknown>;
 
@@ -143,8 +168,11 @@ export interface ResourceDefinition<S extends z.ZodType<Record<string, unknown>>
   /**
    * Reads the live object; `undefined` when it is gone. A NotFoundError counts as gone only when PostHog says
    * the object itself is missing (`isObjectGone`); any other error is thrown and the state is kept.
+   * `how.fromLists` is true when this read is one of a refresh's (see {@link operationClient}): the client then
+   * shares list reads for {@link REFRESH_SNAPSHOT_MS}, so a resource whose list carries every field it reports
+   * reads the object from its list page (⌈N/100⌉ requests for N objects) instead of one GET each.
    */
-  read(api: PostHogClient, id: string, props: O): Promise<O | undefined>;
+  read(api: PostHogClient, id: string, props: O, how: ReadMode): Promise<O | undefined>;
   /** Updates in place; absent means every change replaces. */
   update?(api: PostHogClient, id: string, olds: O, news: z.output<S>): Promise<O>;
   /** Deletes the object; a 404 saying the object itself is missing (`isObjectGone`) counts as done. */
@@ -395,7 +423,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       // outside the try: its errors are never "gone"
       const api = await operationClient({ type: def.name, id });
       try {
-        live = await def.read(api, id, old);
+        live = await def.read(api, id, old, { fromLists: api === refreshing });
       } catch (e) {
         if (!isNotFound(e)) throw e;
         live = undefined;

@@ -154,9 +154,21 @@ const itemPath = (ctx: ClientContext, p: DashboardIdParams) =>
 
 /** Operations on dashboards. */
 export function dashboards(ctx: ClientContext) {
+  const reads = listOperations(ctx, (p?: ProjectParams & PageParams) => listPath(ctx, p), DashboardSchema);
   return {
     /** GET `/api/projects/:project_id/dashboards/` (dashboard:read): `list` (one page), `iterate`, `all` (list subset). */
-    ...listOperations(ctx, (p?: ProjectParams & PageParams) => listPath(ctx, p), DashboardSchema),
+    ...reads,
+    /**
+     * The dashboard with this id as the project's list shows it (the list subset: no `tiles`, `filters`,
+     * `variables`), or undefined when the list does not show it: soft-deleted, unlisted, or moved between two
+     * page reads by a change made meanwhile (GET it to tell). Served from a list read shared by concurrent and
+     * recent `find()` calls (see `coalescing.findCacheMs`): N finds in one project cost ⌈count/pageSize⌉ requests.
+     */
+    find: async (p: DashboardIdParams): Promise<Dashboard | undefined> => {
+      const lp = listPath(ctx, p);
+      const items = await ctx.sharedList(lp, () => reads.all({ projectId: ctx.project(p) }));
+      return items.find((d) => d.id === p.id);
+    },
     /** POST `…/dashboards/` (dashboard:write) → 201 dashboard. */
     create: async (p: ProjectParams & { body: DashboardBody }) =>
       call(

@@ -11,7 +11,7 @@
  */
 import { z } from "zod";
 import { AmbiguousWriteError, type BatchExport, type PostHogClient } from "../client";
-import { defineResource } from "../lifecycle";
+import { defineResource, listedOrRetrieved } from "../lifecycle";
 import { beginCreate, journalContext } from "../lost-create";
 
 /** Inputs of a BatchExportPause. */
@@ -105,8 +105,14 @@ export const batchExportPauseProvider = defineResource<
     op.made(b.id);
     return { id: b.id, outs: toOutputs(b, pausedBefore) };
   },
-  async read(api, id, props) {
-    return toOutputs(await api.batchExports.retrieve({ id }), props.pausedBefore);
+  async read(api, id, props, how) {
+    // A refresh reads it from the organization's list (it carries `paused` and `last_paused_at`).
+    const live = await listedOrRetrieved(
+      how,
+      () => api.batchExports.find({ id }),
+      () => api.batchExports.retrieve({ id }),
+    );
+    return toOutputs(live, props.pausedBefore);
   },
   async update(api, id, olds, want) {
     // One request: pause/unpause are idempotent on the server; refresh picks up lastPausedAt.

@@ -21,7 +21,7 @@ import {
   type PostHogClient,
 } from "../client";
 import { exclusive } from "../inputs";
-import { defineResource, ProjectIdInput, resolveProjectId } from "../lifecycle";
+import { defineResource, listedOrRetrieved, ProjectIdInput, resolveProjectId } from "../lifecycle";
 import { beginCreate, type CreateOperation, journalContext } from "../lost-create";
 
 /** A tile of template JSON: `{type: "INSIGHT", name, description, query, layouts, color}` or `{type: "TEXT", body, …}`. */
@@ -353,16 +353,20 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
     }
     return { id: String(d.id), outs: toOutputs(d, projectId, want, want.dashboardId !== undefined) };
   },
-  async read(api, id, props) {
+  async read(api, id, props, how) {
     const old = props;
     const projectId = old.projectId ?? (await resolveProjectId(api));
+    const where = { projectId, id: Number(id) };
     try {
-      return toOutputs(
-        await api.dashboards.retrieve({ projectId, id: Number(id) }),
-        projectId,
-        old,
-        old.adopted,
+      // A refresh reads it from the project's list (it carries every field of the outputs): ⌈N/100⌉ requests
+      // for N dashboards of a project; one missing from the list is soft-deleted or moved between two page
+      // reads, and one GET tells which.
+      const live = await listedOrRetrieved(
+        how,
+        () => api.dashboards.find(where),
+        () => api.dashboards.retrieve(where),
       );
+      return toOutputs(live, projectId, old, old.adopted);
     } catch (e) {
       // Dashboards cannot be hard-deleted, so PostHog's 404 for the dashboard means soft-deleted: keep the id,
       // show the drift. A 404 for the project, the endpoint or from another server is an error (isObjectGone).

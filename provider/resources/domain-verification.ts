@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { type Domain, ForbiddenError, type PostHogClient, ValidationError } from "../client";
-import { defineResource } from "../lifecycle";
+import { defineResource, listedOrRetrieved } from "../lifecycle";
 
 /** Inputs of a DomainVerification. */
 export const DomainVerificationInputsSchema = z.strictObject({
@@ -119,8 +119,14 @@ export const domainVerificationProvider = defineResource<
     const d = await verifyWithBackoff(api, want.domainId, want.timeoutSeconds);
     return { id: d.id, outs: toOutputs(d, want) };
   },
-  async read(api, id, props) {
-    return toOutputs(await api.domains.retrieve({ id }), props);
+  async read(api, id, props, how) {
+    // A refresh reads the domain from the organization's list, shared with the Domain's read.
+    const live = await listedOrRetrieved(
+      how,
+      () => api.domains.find({ id }),
+      () => api.domains.retrieve({ id }),
+    );
+    return toOutputs(live, props);
   },
   async update(api, id, _olds, want) {
     return toOutputs(await verifyWithBackoff(api, id, want.timeoutSeconds), want);

@@ -20,7 +20,7 @@ import {
   type PostHogClient,
   ValidationError,
 } from "../client";
-import { defineResource } from "../lifecycle";
+import { defineResource, listedOrRetrieved } from "../lifecycle";
 import { beginCreate, journalContext } from "../lost-create";
 
 /** SSO providers PostHog can enforce ("" = none). */
@@ -266,8 +266,14 @@ export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOu
     // JIT/SSO cannot be set before verification; SAML fields were sent with the create.
     return { id: created.id, outs: announce(toOutputs(created, want, false)) };
   },
-  async read(api, id, props) {
-    return toOutputs(await api.domains.retrieve({ id }), props, props.adopted);
+  async read(api, id, props, how) {
+    // A refresh reads it from the organization's list (the same fields as a GET).
+    const live = await listedOrRetrieved(
+      how,
+      () => api.domains.find({ id }),
+      () => api.domains.retrieve({ id }),
+    );
+    return toOutputs(live, props, props.adopted);
   },
   async update(api, id, olds, want) {
     // One PATCH against the state last read; a second only if the domain turned out verified meanwhile

@@ -97,3 +97,113 @@ describe("the reads of a refresh share one list read", () => {
     await emu.api("PATCH", `${org()}/members/${users[4]?.uuid}/`, { level: 1 });
   });
 });
+
+// Dashboards have a GET of one, but a refresh reads them from their project's list: it carries every field a
+// Dashboard reports, so N dashboards cost ⌈N/100⌉ list requests instead of N GETs. A dashboard the list does
+// not show is soft-deleted, unlisted, or was moved between two page reads by a change made meanwhile: one GET
+// tells which.
+describe("a refresh reads dashboards from their project's list", () => {
+  const MANAGED = 6;
+  const FILLER = 140; // with the managed ones: two list pages of 100
+  let dashProvider: string;
+  const managed: { id: string; name: string }[] = [];
+  const dashPath = () => `/api/projects/${emu.projectId}/dashboards/`;
+
+  beforeAll(async () => {
+    for (let i = 0; i < FILLER; i++)
+      await emu.api("POST", dashPath(), { name: `Filler ${String(i).padStart(3, "0")}` });
+    // made through the provider, as `up` makes them; their names sort after the filler: the second page
+    const writer = await newHost();
+    for (let i = 0; i < MANAGED; i++) {
+      const d = await create(writer, "Dashboard", `zeta-${i}`, { name: `Zeta ${i}` });
+      managed.push({ id: d.id, name: `Zeta ${i}` });
+    }
+    dashProvider = await serializeProvider("Dashboard");
+  }, 60_000);
+
+  /** Refresh (Read) of managed dashboard `i` with the outputs its create stored. */
+  const readDashboard = (host: ProviderHost, i: number) => {
+    const d = managed[i] as { id: string; name: string };
+    const outs = {
+      name: d.name,
+      description: "",
+      pinned: false,
+      tags: [],
+      restrictionLevel: 21,
+      projectId: String(emu.projectId),
+      deleteInsights: false,
+      deleted: false,
+      __provider: dashProvider,
+    };
+    return host.read(d.id, urnOf("Dashboard", `zeta-${i}`), outs, { name: d.name });
+  };
+  const requests = async () =>
+    (
+      (await emu.control("GET", "/requests")) as {
+        method: string;
+        path: string;
+        query: Record<string, string>;
+      }[]
+    ).filter((r) => r.method === "GET" && r.path.startsWith(dashPath()));
+  const lists = (log: { path: string }[]) => log.filter((r) => r.path === dashPath()).length;
+  const gets = (log: { path: string }[], id: string) =>
+    log.filter((r) => r.path === `${dashPath()}${id}/`).length;
+
+  it("reads 6 dashboards 4 at a time with the 2 pages of the list, no GET of one; a name changed outside shows", async () => {
+    const first = managed[0] as { id: string };
+    await emu.api("PATCH", `${dashPath()}${first.id}/`, { name: "Zeta 0 renamed" });
+    const host = await newHost();
+    await emu.control("DELETE", "/requests");
+    const names: string[] = [];
+    await waves(MANAGED, 4, async (i) => {
+      const r = await readDashboard(host, i);
+      expect(r.id).toBe(managed[i]?.id);
+      names[i] = r.props.name as string;
+      if (i === 0) expect(r.inputs?.name).toBe("Zeta 0 renamed"); // drift: the refreshed inputs
+    });
+    expect(names).toEqual(["Zeta 0 renamed", ...managed.slice(1).map((d) => d.name)]);
+    const log = await requests();
+    expect(lists(log)).toBe(2); // before: none, and one GET per dashboard
+    expect(log.length).toBe(2);
+    await emu.api("PATCH", `${dashPath()}${first.id}/`, { name: "Zeta 0" });
+  });
+
+  it("a soft-deleted dashboard (not in the list) is confirmed by one GET: 404, so deleted, id kept", async () => {
+    const gone = managed[1] as { id: string };
+    await emu.api("PATCH", `${dashPath()}${gone.id}/`, { deleted: true });
+    const host = await newHost();
+    await emu.control("DELETE", "/requests");
+    const r = await readDashboard(host, 1);
+    expect(r.id).toBe(gone.id);
+    expect(r.props.deleted).toBe(true);
+    const other = await readDashboard(host, 2);
+    expect(other.props.deleted).toBe(false);
+    const log = await requests();
+    expect(gets(log, gone.id)).toBe(1);
+    expect(gets(log, String(managed[2]?.id))).toBe(0);
+    expect(lists(log)).toBe(2);
+    await emu.api("PATCH", `${dashPath()}${gone.id}/`, { deleted: false });
+  });
+
+  it("a dashboard moved between two page reads (renamed meanwhile) is found by one GET, with its new name", async () => {
+    const moved = managed[3] as { id: string };
+    // the first list request passes; the second (page 2) waits 1.5 s, during which the dashboard is renamed so
+    // that it sorts onto page 1, which was already read
+    await emu.control("POST", "/faults", { method: "GET", path: `^${dashPath()}$`, times: 1 });
+    await emu.control("POST", "/faults", { method: "GET", path: `^${dashPath()}$`, delayMs: 1500, times: 1 });
+    const host = await newHost();
+    await emu.control("DELETE", "/requests");
+    const reading = readDashboard(host, 3);
+    for (let t = 0; t < 100 && lists(await requests()) < 1; t++) await new Promise((r) => setTimeout(r, 20));
+    await emu.api("PATCH", `${dashPath()}${moved.id}/`, { name: "Aardvark (moved)" });
+    const r = await reading;
+    await emu.control("DELETE", "/faults");
+    expect(r.id).toBe(moved.id);
+    expect(r.props.deleted).toBe(false);
+    expect(r.props.name).toBe("Aardvark (moved)");
+    const log = await requests();
+    expect(lists(log)).toBe(2);
+    expect(gets(log, moved.id)).toBe(1);
+    await emu.api("PATCH", `${dashPath()}${moved.id}/`, { name: "Zeta 3" });
+  });
+});
