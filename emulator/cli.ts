@@ -14,6 +14,7 @@ beside pulumi-posthog (\`npm install --save-dev fastify@5\`).
   --port <n>              TCP port, 0-65535 (default 0: a free port)
   --host <addr>           interface to bind (default 127.0.0.1)
   --rate-limit <spec>     off | <perMinute>/<perHour> (default 480/4800, per API key)
+  --invite-budget <spec>  off | <perHour>/<perDay> (default 50/200 invites, per organization)
   --latency-ms <n>        added latency before every API request, 0-60000 (default 0)
   --latency-jitter-ms <n> each request's latency varies by up to ± this, 0-60000 (default 0),
                           e.g. --latency-ms 80 --latency-jitter-ms 20: 60-100 ms
@@ -54,12 +55,26 @@ const FLAGS: Record<string, string> = {
   port: "--port",
   host: "--host",
   rateLimit: "--rate-limit",
+  inviteBudget: "--invite-budget",
   latencyMs: "--latency-ms",
   latencyJitterMs: "--latency-jitter-ms",
   stateFile: "--state-file",
   apiKey: "--api-key",
   faults: "--fault",
   paidFeatures: "--no-paid-features",
+};
+
+/** A limit flag: `off` (false) or two positive whole numbers `<a>/<b>`; undefined when the flag is absent. */
+const limitPair = (
+  flag: string,
+  raw: string | undefined,
+  form: string,
+): [number, number] | false | undefined => {
+  if (raw === undefined) return undefined;
+  if (raw === "off") return false;
+  const m = /^(\d+)\/(\d+)$/.exec(raw);
+  if (m && Number(m[1]) > 0 && Number(m[2]) > 0) return [Number(m[1]), Number(m[2])];
+  throw new CliError(`${flag} must be "off" or ${form}, got "${raw}"`, 2);
 };
 
 const integer = (flag: string, raw: string | undefined, max: number): number | undefined => {
@@ -105,6 +120,7 @@ export function parseCli(argv: string[]): EmulatorOptions | "help" {
         port: { type: "string" },
         host: { type: "string" },
         "rate-limit": { type: "string" },
+        "invite-budget": { type: "string" },
         "latency-ms": { type: "string" },
         "latency-jitter-ms": { type: "string" },
         "state-file": { type: "string" },
@@ -128,19 +144,10 @@ export function parseCli(argv: string[]): EmulatorOptions | "help" {
   const port = integer("--port", v.port, 65535);
   if (port !== undefined) options.port = port;
   if (v.host !== undefined) options.host = v.host;
-  const rate = v["rate-limit"];
-  if (rate !== undefined) {
-    const m = /^(\d+)\/(\d+)$/.exec(rate);
-    if (rate === "off") options.rateLimit = false;
-    else if (m && Number(m[1]) > 0 && Number(m[2]) > 0) {
-      options.rateLimit = { perMinute: Number(m[1]), perHour: Number(m[2]) };
-    } else {
-      throw new CliError(
-        `--rate-limit must be "off" or <perMinute>/<perHour> (e.g. 480/4800), got "${rate}"`,
-        2,
-      );
-    }
-  }
+  const rate = limitPair("--rate-limit", v["rate-limit"], "<perMinute>/<perHour> (e.g. 480/4800)");
+  if (rate !== undefined) options.rateLimit = rate && { perMinute: rate[0], perHour: rate[1] };
+  const budget = limitPair("--invite-budget", v["invite-budget"], "<perHour>/<perDay> (e.g. 50/200)");
+  if (budget !== undefined) options.inviteBudget = budget && { perHour: budget[0], perDay: budget[1] };
   const latency = integer("--latency-ms", v["latency-ms"], 60_000);
   if (latency !== undefined) options.latencyMs = latency;
   const jitter = integer("--latency-jitter-ms", v["latency-jitter-ms"], 60_000);

@@ -15,6 +15,7 @@ import {
   ControlClockSchema,
   ControlDnsSchema,
   ControlFaultSchema,
+  ControlInviteBudgetSchema,
   ControlRateLimitSchema,
   ControlUserSchema,
 } from "./schemas";
@@ -66,7 +67,7 @@ function addUser(
 
 /**
  * The control plane under `/_emulator/` (authorized by the seed key): API keys, DNS TXT records, the
- * clock, users, invite acceptance, fault injection, the request log and rate limits.
+ * clock, users, invite acceptance, fault injection, the request log, rate limits and the invite budget.
  */
 export function registerControlPlane(app: FastifyInstance, emu: Emulator): void {
   // `changesWorld`: the handler may change the world (then it runs through `transact` and is saved).
@@ -201,6 +202,17 @@ export function registerControlPlane(app: FastifyInstance, emu: Emulator): void 
           emu.rateLimit = "enabled" in body ? false : { perMinute: body.perMinute, perHour: body.perHour };
           emu.throttles.clear();
           return { status: 200, body: { rateLimit: emu.rateLimit } };
+        },
+        false,
+      ),
+      route(
+        "POST",
+        "/invite-budget",
+        (request) => {
+          const body = parseBody(ControlInviteBudgetSchema, request.body);
+          emu.inviteBudget = "enabled" in body ? false : { perHour: body.perHour, perDay: body.perDay };
+          emu.inviteHistory = [];
+          return { status: 200, body: { inviteBudget: emu.inviteBudget } };
         },
         false,
       ),

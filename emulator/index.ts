@@ -92,6 +92,17 @@ export const EmulatorOptionsSchema = z.object({
     ])
     .default({ perMinute: 480, perHour: 4800 }),
   /**
+   * The organization's invite budget (the real service: 50 invites an hour and 200 a day, counted per invite,
+   * a bulk request counting each of its invites), or false for none. A request whose invites do not fit is
+   * answered 429 with the wait until they do.
+   */
+  inviteBudget: z
+    .union([
+      z.object({ perHour: z.number().int().min(1), perDay: z.number().int().min(1) }),
+      z.literal(false),
+    ])
+    .default({ perHour: 50, perDay: 200 }),
+  /**
    * Added latency before every API request, in milliseconds: a network's round trip as the client sees it
    * (e.g. 80 for a client in Europe talking to PostHog's US cloud).
    */
@@ -347,6 +358,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     latencyMs: opts.latencyMs,
     latencyJitterMs: opts.latencyJitterMs,
     throttles: new Map(),
+    inviteBudget: opts.inviteBudget,
+    inviteHistory: [],
     faults: opts.faults.map((f, i) => ({ ...f, id: `startup-${i}`, pattern: new RegExp(f.path), hits: 0 })),
     requestLog: [],
     controlKeyHash: hashKey(apiKey),

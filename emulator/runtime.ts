@@ -40,6 +40,12 @@ export type Emulator = {
   /** Jitter of the added latency (± ms, uniform). */
   latencyJitterMs: number;
   throttles: Map<string, ThrottleHistory>;
+  /**
+   * The organization's invite budget (PostHog: 50 invites an hour, 200 a day, counted per invite), or false
+   * for none; `inviteHistory` holds one emulator-clock time per invite it let through, oldest first.
+   */
+  inviteBudget: { perHour: number; perDay: number } | false;
+  inviteHistory: number[];
   faults: FaultRecord[];
   requestLog: RequestLogEntry[];
   /** sha256 of the printed seed key, which authorizes the control plane. */
@@ -74,6 +80,8 @@ export type Operation = {
   url: string;
   scope: string | null;
   parent: "organization" | "project" | "user";
+  /** For the operations that send invites: how many the request body sends (counted by the invite budget). */
+  invites?: (body: unknown) => number;
   handle(ctx: Ctx): Result;
 };
 
@@ -247,6 +255,34 @@ export function throttle(emu: Emulator, key: ApiKeyRecord): void {
   if (waits.length > 0) throw throttled(Math.max(...waits));
 }
 
+/**
+ * The organization's invite budget (PostHog's OrganizationInviteBurstThrottle, 50/hour, and
+ * OrganizationInviteSustainedThrottle, 200/day: keyed per organization, counting invites, not requests; PR
+ * PostHog/posthog#74302): a request sending `count` invites passes only when both windows have room for all of
+ * them, and is then counted; otherwise 429 throttled naming the wait until they fit (a request that can never
+ * fit waits a whole window).
+ */
+export function throttleInvites(emu: Emulator, count: number): void {
+  if (emu.inviteBudget === false || count < 1) return;
+  const now = nowMs(emu.world);
+  const history = emu.inviteHistory;
+  while (history.length > 0 && (history[0] ?? 0) <= now - 86_400_000) history.shift();
+  const waits: number[] = [];
+  for (const [limit, duration] of [
+    [emu.inviteBudget.perHour, 3_600_000],
+    [emu.inviteBudget.perDay, 86_400_000],
+  ] as const) {
+    const inWindow = history.filter((t) => t > now - duration);
+    const over = inWindow.length + count - limit;
+    if (over <= 0) continue;
+    // the `over` oldest invites of the window must leave it first
+    const leaving = inWindow[over - 1];
+    waits.push(leaving === undefined ? duration / 1000 : (leaving + duration - now) / 1000);
+  }
+  if (waits.length > 0) throw throttled(Math.max(...waits));
+  for (let i = 0; i < count; i++) history.push(now);
+}
+
 const currentProject = (world: World, user: UserRecord): ProjectRecord | undefined =>
   world.projects.find((p) => p.id === user.current_team_id) ?? world.projects[0];
 
@@ -302,6 +338,7 @@ export function runOperation(emu: Emulator, op: Operation, request: FastifyReque
     throw forbidden(op.parent === "project" ? "You don't have access to the project." : undefined);
   }
   throttle(emu, key);
+  if (op.invites) throttleInvites(emu, op.invites(request.body));
   return op.handle({
     emu,
     world,

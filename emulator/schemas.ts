@@ -274,6 +274,12 @@ export const ControlFaultSchema = z.object({
 });
 export type ControlFault = z.output<typeof ControlFaultSchema>;
 
+/** `POST /_emulator/invite-budget`: the organization's invite budget, or `{enabled: false}` for none. */
+export const ControlInviteBudgetSchema = z.union([
+  z.object({ perHour: z.number().int().min(1), perDay: z.number().int().min(1) }),
+  z.object({ enabled: z.literal(false) }),
+]);
+
 export const ControlRateLimitSchema = z.union([
   z.object({ perMinute: z.number().int().min(1), perHour: z.number().int().min(1) }),
   z.object({ enabled: z.literal(false) }),

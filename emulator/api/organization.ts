@@ -288,6 +288,7 @@ const inviteOps: Operation[] = [
     url: `${ORG}/invites/`,
     scope: "organization_member:write",
     parent: "organization",
+    invites: () => 1,
     handle: (ctx) => {
       const invite = prepareInvite(ctx, parseBody(InviteCreateSchema, ctx.body), "");
       storeInvite(ctx.world, invite);
@@ -299,6 +300,7 @@ const inviteOps: Operation[] = [
     url: `${ORG}/invites/bulk/`,
     scope: "organization_member:write",
     parent: "organization",
+    invites: (body) => (Array.isArray(body) ? body.length : 1),
     handle: (ctx) => {
       if (!Array.isArray(ctx.body)) {
         throw invalid("This endpoint needs an array of data for bulk invite creation.");

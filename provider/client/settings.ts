@@ -2,8 +2,9 @@
  * Client options and their resolution into {@link Settings}: explicit options, then the Pulumi config
  * (`posthog:apiKey`, `posthog:host`, `posthog:organizationId`, `posthog:projectId`), then the environment
  * (`POSTHOG_API_KEY`, `POSTHOG_HOST`, `POSTHOG_ORGANIZATION_ID`, `POSTHOG_PROJECT_ID`; and the tuning knob
- * knobs `posthog:findCacheMs` / `POSTHOG_FIND_CACHE_MS`, `posthog:rateLimit` / `POSTHOG_RATE_LIMIT` and
- * `posthog:retryBaseDelayMs` / `POSTHOG_RETRY_BASE_DELAY_MS`).
+ * knobs `posthog:findCacheMs` / `POSTHOG_FIND_CACHE_MS`, `posthog:rateLimit` / `POSTHOG_RATE_LIMIT`,
+ * `posthog:maxRateLimitWait` / `POSTHOG_MAX_RATE_LIMIT_WAIT` and `posthog:retryBaseDelayMs` /
+ * `POSTHOG_RETRY_BASE_DELAY_MS`).
  *
  * The API key is held in an {@link ApiKey} wrapper whose string, JSON and `util.inspect` forms are
  * `[secret]`; only the transport unwraps it, for the `Authorization` header.
@@ -97,6 +98,14 @@ export const ClientOptionsSchema = z.strictObject({
   coalescing: z.strictObject({ findCacheMs: z.number().int().nonnegative() }).partial().optional(),
   /** Page size used by `all()`/`iterate()`/`find()` when no `limit` is given. Default 100. */
   pageSize: positiveInt.optional(),
+  /**
+   * The longest wait named by a 429 ("Expected available in N seconds") that the client waits out, in
+   * milliseconds; a longer one fails at once, naming the wait and the time it frees (e.g. PostHog's invite
+   * budget of 50 invites an hour, or a key's 4,800 requests an hour, used up). Default 120,000 (2 minutes:
+   * PostHog's per-minute throttle never asks more than 60 s). Also settable as Pulumi config
+   * `posthog:maxRateLimitWait` or env `POSTHOG_MAX_RATE_LIMIT_WAIT` (seconds, or with a unit: `90s`, `10m`, `1h`).
+   */
+  maxRateLimitWaitMs: z.number().int().nonnegative().optional(),
 });
 
 /** Options accepted by {@link createClient} and {@link resolveSettings}. */
@@ -149,6 +158,8 @@ export interface Settings {
   readonly rateLimit: { perMinute: number; perHour: number } | false;
   readonly findCacheMs: number;
   readonly pageSize: number;
+  /** The longest 429 wait the client waits out (ms); see {@link ClientOptions} `maxRateLimitWaitMs`. */
+  readonly maxRateLimitWaitMs: number;
 }
 
 /** Reads Pulumi-style config (`get("posthog:apiKey")`); `pulumi.dynamic` Config objects fit. */
@@ -180,6 +191,7 @@ const SOURCED_SETTINGS = {
   retryBaseDelayMs: "POSTHOG_RETRY_BASE_DELAY_MS",
   rateLimit: "POSTHOG_RATE_LIMIT",
   findCacheMs: "POSTHOG_FIND_CACHE_MS",
+  maxRateLimitWait: "POSTHOG_MAX_RATE_LIMIT_WAIT",
 } as const;
 type SourcedSetting = keyof typeof SOURCED_SETTINGS;
 
@@ -318,6 +330,10 @@ export function resolveSettings(
       millis("posthog:findCacheMs", fromSources("findCacheMs")) ??
       DEFAULT_FIND_CACHE_MS,
     pageSize: o.pageSize ?? 100,
+    maxRateLimitWaitMs:
+      o.maxRateLimitWaitMs ??
+      durationMs("posthog:maxRateLimitWait", fromSources("maxRateLimitWait")) ??
+      120_000,
   };
   return Object.freeze(settings);
 }
@@ -341,6 +357,23 @@ function millis(name: string, raw: string | undefined): number | undefined {
     );
   }
   return Number(raw);
+}
+
+/**
+ * Parses a duration setting: whole seconds (`"90"`), or a whole number with a unit `s`, `m` or `h` (`"90s"`,
+ * `"10m"`, `"1h"`); in milliseconds.
+ * @throws InvalidInputError naming the setting and the accepted forms.
+ */
+function durationMs(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const m = /^(\d+)\s*(s|m|h)?$/.exec(raw.trim());
+  if (!m) {
+    throw new InvalidInputError(
+      name,
+      `Invalid ${name}: expected whole seconds ("120"), or with a unit s, m or h ("90s", "10m", "1h")`,
+    );
+  }
+  return Number(m[1]) * { s: 1_000, m: 60_000, h: 3_600_000 }[(m[2] ?? "s") as "s" | "m" | "h"];
 }
 
 /**

@@ -109,6 +109,51 @@ function sharedInflight(scope: string): Map<string, InflightGet> {
   return m;
 }
 
+/**
+ * Requests PostHog throttled for longer than `maxRateLimitWaitMs`, per `<scope> <method> <path>`: until `until`
+ * (epoch ms) the same request fails at once with `error`'s words, without being sent (PostHog said it would be
+ * refused until then: the invites of a program beyond the organization's invite budget cost no request each).
+ */
+const throttledUntil = new Map<string, { until: number; detail: string; hint: string }>();
+
+/** What PostHog allows, named in the error of a 429 whose wait is too long. */
+function budgetOf(req: HttpRequest): string {
+  return req.method === "POST" && /\/invites\/(bulk\/)?$/.test(req.path)
+    ? "PostHog allows an organization 50 invites an hour and 200 a day, counted per invite: the invites not sent " +
+        "now are sent by the next `pulumi up` once that time has passed, none twice"
+    : "PostHog allows a personal API key 480 requests a minute and 4,800 an hour";
+}
+
+/**
+ * The error for a 429 whose wait (`waitSeconds`, as PostHog named it) is longer than the client waits out:
+ * the wait, the time it frees (UTC), what PostHog allows and the setting to raise. Nothing was applied.
+ */
+function tooLongThrottle(
+  req: HttpRequest,
+  error: RateLimitedError,
+  waitSeconds: number,
+  settings: Settings,
+): RateLimitedError {
+  const at = new Date(Date.now() + waitSeconds * 1000);
+  const when = `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+  const detail =
+    `PostHog throttled this request for ${formatWait(waitSeconds)} (until about ${when}), longer than ` +
+    `posthog:maxRateLimitWait (${formatWait(settings.maxRateLimitWaitMs / 1000)}): not waiting; nothing was applied`;
+  const hint = `${budgetOf(req)}. Run again after ${when}, or raise posthog:maxRateLimitWait (POSTHOG_MAX_RATE_LIMIT_WAIT)`;
+  return new RateLimitedError(
+    { method: req.method, path: req.path, status: 429, type: error.type, code: error.code, detail, hint },
+    waitSeconds,
+  );
+}
+
+/** `90 s`, `12 min`, `2 h 5 min`. */
+function formatWait(seconds: number): string {
+  const s = Math.ceil(seconds);
+  if (s < 120) return `${s} s`;
+  const minutes = Math.ceil(s / 60);
+  return minutes < 120 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
 /** Closes every shared connection pool (e.g. at the end of a script or test run). */
 export async function closeAllConnections(): Promise<void> {
   const all = [...pools.values()];
@@ -273,6 +318,22 @@ export function createTransport(settings: Settings): Transport {
     const limiterWait = { ms: 0 };
     let slept = 0;
     const started = Date.now();
+    const throttleKey = `${scope} ${req.method} ${req.path}`;
+    const throttled = throttledUntil.get(throttleKey);
+    if (throttled && throttled.until > started) {
+      // PostHog said this request is refused until then: fail without sending it.
+      throw new RateLimitedError(
+        {
+          method: req.method,
+          path: req.path,
+          code: "throttled",
+          detail: `not sent: ${throttled.detail}`,
+          hint: throttled.hint,
+        },
+        Math.ceil((throttled.until - started) / 1000),
+        true,
+      );
+    }
     for (let attempt = 1; ; attempt++) {
       let error: PostHogError;
       try {
@@ -302,6 +363,19 @@ export function createTransport(settings: Settings): Transport {
         advisedSeconds !== undefined
           ? Math.ceil(advisedSeconds * 1000)
           : Math.floor(Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1)));
+      if (
+        error instanceof RateLimitedError &&
+        advisedSeconds !== undefined &&
+        delayMs > settings.maxRateLimitWaitMs
+      ) {
+        const tooLong = tooLongThrottle(req, error, advisedSeconds, settings);
+        throttledUntil.set(throttleKey, {
+          until: Date.now() + delayMs,
+          detail: tooLong.detail ?? "",
+          hint: tooLong.hint ?? "",
+        });
+        throw tooLong;
+      }
       if (attempt >= maxAttempts || waited + delayMs > maxTotalWaitMs) throw error;
       // No connection at all: keep trying only within the connect timeout (a closed port fails within it).
       if (isConnectFailure(error) && Date.now() - started + delayMs > settings.timeouts.connectMs)

@@ -12,7 +12,13 @@
  */
 import { z } from "zod";
 import { keptOnDestroy } from "../adopted";
-import { AmbiguousWriteError, type Invite, type PostHogClient, ValidationError } from "../client";
+import {
+  AmbiguousWriteError,
+  type Invite,
+  type PostHogClient,
+  RateLimitedError,
+  ValidationError,
+} from "../client";
 import { defineResource, EmailInput, OrganizationLevelInput } from "../lifecycle";
 import { beginCreate } from "../lost-create";
 
@@ -141,6 +147,11 @@ async function send(api: PostHogClient, want: In): Promise<Invite> {
       return mine.find((i) => i.id === made.id) as Invite;
     }
     op.failed();
+    if (e instanceof RateLimitedError) {
+      // The organization's invite budget (or the key's) is used up for longer than posthog:maxRateLimitWait:
+      // nothing was sent for this address; the next up sends it.
+      throw new Error(`The invite for ${want.targetEmail} was not sent: ${e.message}`, { cause: e });
+    }
     if (e instanceof ValidationError && /already belongs/i.test(e.detail ?? "")) {
       throw new Error(
         `${want.targetEmail} is already a member of the organization: manage their level with a Member ` +

@@ -128,6 +128,10 @@ describe("errors are one line on stderr, without the usage text", () => {
       '--rate-limit must be "off" or <perMinute>/<perHour> (e.g. 480/4800), got "lots"',
     ],
     [["--rate-limit", "0/10"], '--rate-limit must be "off" or <perMinute>/<perHour>'],
+    [
+      ["--invite-budget", "many"],
+      '--invite-budget must be "off" or <perHour>/<perDay> (e.g. 50/200), got "many"',
+    ],
     [["--api-key", "nope"], "--api-key: apiKey must look like phx_ followed by 16+ URL-safe characters"],
     [["--fault", "{"], '--fault needs a JSON object, got "{"'],
     [["--fault", '{"path":"/domains/","status":"busy"}'], "status: Invalid input: expected number"],
