@@ -128,7 +128,11 @@ export class MethodNotAllowedError extends PostHogError {}
  */
 export class RateLimitedError extends PostHogError {
   readonly retryAfterSeconds: number | undefined;
-  /** True when the client's own rate limit refused to wait that long (no request was sent; status undefined). */
+  /**
+   * True when no request was sent: the client's own rate limit refused to wait that long (status undefined), or
+   * PostHog throttled the same request earlier for longer than `maxRateLimitWaitMs` and that wait is not over
+   * (status 429, PostHog's standing answer).
+   */
   readonly clientSide: boolean;
   constructor(details: ErrorDetails, retryAfterSeconds: number | undefined, clientSide = false) {
     super(details);

@@ -149,7 +149,7 @@ function tooLongThrottle(
 /** `90 s`, `12 min`, `2 h 5 min`. */
 function formatWait(seconds: number): string {
   const s = Math.ceil(seconds);
-  if (s < 120) return `${s} s`;
+  if (s <= 120) return `${s} s`;
   const minutes = Math.ceil(s / 60);
   return minutes < 120 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
@@ -326,6 +326,8 @@ export function createTransport(settings: Settings): Transport {
         {
           method: req.method,
           path: req.path,
+          // the answer PostHog gave this request earlier, standing until `until` (clientSide: not sent now)
+          status: 429,
           code: "throttled",
           detail: `not sent: ${throttled.detail}`,
           hint: throttled.hint,

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import type { RunResult } from "../../tools/stack/engine";
+import { type Declared, useFixtureProgram } from "./fixture-program";
+
+// PostHog allows an organization 50 invites an hour and 200 a day. A program declaring more than the budget allows:
+// `up` sends those that fit, each other fails clearly (the budget, the time it frees), and the next `up` once the
+// budget frees sends the rest: no invite twice, none lost. The emulator's budget is set to 3 an hour here.
+
+const fx = useFixtureProgram({ prefix: "invite-budget" });
+const EMAILS = ["a", "b", "c", "d", "e"].map((x) => `budget.${x}@example.com`);
+const program: Declared = EMAILS.map((email, i) => [
+  "Invite",
+  `inv-${i}`,
+  { targetEmail: email, sendEmail: false },
+]);
+
+const invitePosts = async () =>
+  ((await fx.emu().control("GET", "/requests")).body as { method: string; path: string; status: number }[])
+    .filter((r) => r.method === "POST" && r.path === `${fx.emu().org}/invites/`)
+    .map((r) => r.status);
+const pending = async () =>
+  ((await fx.emu().call("GET", `${fx.emu().org}/invites/`)).body.results as { target_email: string }[])
+    .map((i) => i.target_email)
+    .sort();
+const errors = (r: RunResult) => r.steps.filter((s) => s.error).map((s) => s.error as string);
+
+describe("more invites than the organization's invite budget", () => {
+  it("up sends those that fit and fails the others clearly; the next up, once it frees, sends the rest once", async () => {
+    await fx.emu().control("POST", "/invite-budget", { perHour: 3, perDay: 10 });
+    await fx.emu().control("DELETE", "/requests");
+    const s = fx.stack("budget");
+    const first = await s.run("up", program);
+    expect(first.ok).toBe(false);
+    expect(first.counts.create).toBe(3);
+    const failed = errors(first);
+    expect(failed.length).toBeGreaterThan(0);
+    for (const e of failed) {
+      expect(e).toMatch(
+        /The invite for budget\.[a-e]@example\.com was not sent: POST \S+\/invites\/ → 429 throttled/,
+      );
+      expect(e).toMatch(/until about \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+      expect(e).toContain("PostHog allows an organization 50 invites an hour and 200 a day");
+      expect(e).toContain("posthog:maxRateLimitWait");
+    }
+    // PostHog refused what was sent at once; an invite started after a refusal is not sent at all
+    const posts = await invitePosts();
+    expect(posts.filter((st) => st === 201).length).toBe(3);
+    expect(posts.filter((st) => st === 429).length).toBeGreaterThanOrEqual(1);
+    expect(posts.filter((st) => st === 429).length).toBeLessThanOrEqual(failed.length);
+    expect(await pending()).toHaveLength(3);
+
+    // an hour later (the emulator's clock) the budget is free: the next up sends the two left, nothing else
+    await fx.emu().control("POST", "/clock", { advanceSeconds: 3600 });
+    await fx.emu().control("DELETE", "/requests");
+    const second = await s.run("up", program);
+    expect(errors(second)).toEqual([]);
+    expect(second.ok).toBe(true);
+    expect(second.counts.create).toBe(2);
+    expect(second.counts.same).toBe(3);
+    expect(await invitePosts()).toEqual([201, 201]);
+    expect(await pending()).toEqual([...EMAILS].sort());
+
+    const third = await s.run("preview", program);
+    expect(third.counts.same).toBe(5);
+    expect(await s.run("destroy", program)).toMatchObject({ ok: true });
+    expect(await pending()).toEqual([]);
+  });
+});
