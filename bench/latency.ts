@@ -1,4 +1,13 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadCheckpoint } from "../tools/stack/checkpoint";
@@ -20,9 +29,15 @@ export type ProgramKind = "example" | "generated";
 export type OpName = "up" | "previewRefresh" | "destroy";
 const OPS: OpName[] = ["up", "previewRefresh", "destroy"];
 
-/** The emulator CLI in a child process (its CPU is not charged to the engine's process) at PostHog's limits. */
+/**
+ * The emulator CLI in a child process (its CPU is not charged to the engine's process) at PostHog's request limits.
+ * The invite budget (50 invites an hour per organization) is lifted: the generated program declares 60 invites per
+ * 300 resources, and these benchmarks measure the request budget (test/stack/invite-budget.test.ts covers the other).
+ */
 const startEmuChild = (latencyMs: number, jitterMs: number): Promise<Emu> =>
   startEmu(root, [
+    "--invite-budget",
+    "off",
     "--rate-limit",
     `${PER_MINUTE}/${PER_HOUR}`,
     "--latency-ms",
@@ -193,7 +208,7 @@ new Naive("DashboardCollaborator", p.DashboardCollaborator, "kpi-editor-mia.memb
  * Requests each operation sends one after another, per resource type (the last segment of the type token),
  * read from provider/resources/*.ts (ours) and bench/naive-provider.ts (naive) for the inputs these programs
  * declare. `create` of a restricted Dashboard (restrictionLevel 37) is `createRestricted`.
- * Ours: Dashboard create POST (+ PATCH of the restriction level), read GET, delete PATCH deleted;
+ * Ours: Dashboard create POST (+ PATCH of the restriction level), read GET (a refresh: its project's list, shared), delete PATCH deleted;
  * Invite create POST, read list (find), delete DELETE; Member create list (find; level as declared: no PATCH),
  * read list, delete none (retainOnDelete); DashboardCollaborator create list (find first) + POST, read list,
  * delete DELETE; Project create POST, read GET, delete DELETE; Domain create GET (find by name) + POST, read
@@ -300,25 +315,62 @@ export interface OpFigures {
   failed: number;
   /** Mean added latency of the requests (ms; 0 at zero latency). */
   meanRttMs: number;
-  /** List requests per list path (refresh only): GETs of members/invites/collaborators lists. */
+  /** List requests per list path (refresh only): GETs of members/invites/collaborators/dashboards lists. */
   lists?: Record<string, number>;
+  /** Peak resident memory of the provider host process during the operation (VmHWM, MiB; Linux). */
+  providerRssMiB?: number;
+  /** Size of the checkpoint after the operation (bytes). */
+  stateBytes?: number;
   firstError?: string;
 }
 
-/** List endpoints whose reads coalesce: members, invites, a dashboard's collaborators. */
-const listPath = /\/(members|invites|collaborators)\/$/;
+/** List endpoints a refresh reads: members, invites, a dashboard's collaborators, a project's dashboards. */
+const listPath = /\/(members|invites|collaborators|dashboards)\/$/;
+
+/**
+ * Samples the peak resident memory (VmHWM, MiB) of this process's provider-host children (the dynamic-provider
+ * host the stand-in engine starts) every 200 ms until `stop()`, which resolves the largest seen (undefined where
+ * /proc is missing).
+ */
+export function sampleProviderRss(): { stop(): number | undefined } {
+  let peak: number | undefined;
+  const sample = () => {
+    try {
+      const kids = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8")
+        .trim()
+        .split(/\s+/);
+      for (const pid of kids) {
+        if (!pid || !readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("dynamic-provider")) continue;
+        const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+        if (m) peak = Math.max(peak ?? 0, Math.round(Number(m[1]) / 1024));
+      }
+    } catch {
+      // a child that just exited, or no /proc
+    }
+  };
+  const timer = setInterval(sample, 200);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return peak;
+    },
+  };
+}
 
 /**
  * Runs up → preview --refresh → destroy of one program with one provider on a fresh emulator at `latencyMs`
- * (± `jitterMs`). Resolves each operation's figures and the dependency graph after `up`.
+ * (± `jitterMs`). Resolves each operation's figures and the dependency graph after `up`. `extraEnv` goes to the
+ * program and the provider host (e.g. `NODE_OPTIONS: "--cpu-prof"` to profile them).
  */
-async function runSequence(
+export async function runSequence(
   program: ProgramKind,
   provider: ProviderKind,
   size: number,
   latencyMs: number,
   jitterMs: number,
   progress: (s: string) => void,
+  extraEnv: Record<string, string> = {},
 ): Promise<{ ops: Record<OpName, OpFigures>; graph: GraphNode[] }> {
   const emu = await startEmuChild(latencyMs, jitterMs);
   const work = mkdtempSync(join(tmpdir(), "posthog-latency-"));
@@ -345,6 +397,7 @@ async function runSequence(
       POSTHOG_API_KEY: seeded.key,
       POSTHOG_ORGANIZATION_ID: emu.organizationId,
       POSTHOG_PROJECT_ID: String(emu.projectId),
+      ...extraEnv,
     };
     if (program === "example" && provider === "ours") dns = dnsAutomation(seedApi(emu.url, emu.apiKey));
     const ops = {} as Record<OpName, OpFigures>;
@@ -352,6 +405,7 @@ async function runSequence(
     for (const op of OPS) {
       await emu.control("POST", "/rate-limit", { perMinute: PER_MINUTE, perHour: PER_HOUR });
       await emu.control("DELETE", "/requests");
+      const rss = sampleProviderRss();
       const t0 = performance.now();
       const result = await runStack({
         operation: op === "previewRefresh" ? "preview" : op,
@@ -363,8 +417,13 @@ async function runSequence(
         env,
       });
       const wall = (performance.now() - t0) / 1000;
+      const providerRssMiB = rss.stop();
       const log = ((await emu.control("GET", "/requests")) as LogEntry[]).filter((e) => !isDnsPoll(e));
-      ops[op] = figures(result, wall, log, emu, seeded.key, op === "previewRefresh");
+      ops[op] = {
+        ...figures(result, wall, log, emu, seeded.key, op === "previewRefresh"),
+        ...(providerRssMiB !== undefined ? { providerRssMiB } : {}),
+        ...(existsSync(statePath) ? { stateBytes: statSync(statePath).size } : {}),
+      };
       progress(
         `  ${program}/${provider} @${latencyMs}ms ${op}: ${round(wall, 1)} s, ${ops[op].requests} requests, ${ops[op].throttled} × 429, ${ops[op].failed} failed`,
       );
@@ -510,7 +569,13 @@ export interface LatencyOptions {
 
 /** Kind of the objects listed at a list path. */
 const listKind = (path: string) =>
-  path.endsWith("/members/") ? "Member" : path.endsWith("/invites/") ? "Invite" : "DashboardCollaborator";
+  path.endsWith("/members/")
+    ? "Member"
+    : path.endsWith("/invites/")
+      ? "Invite"
+      : path.endsWith("/collaborators/")
+        ? "DashboardCollaborator"
+        : "Dashboard";
 
 /**
  * Runs the latency section (see the module doc). Needs `npm run build` first (the emulator CLI, the SDK and the
@@ -591,7 +656,14 @@ export async function runLatencyBench(o: LatencyOptions = {}): Promise<LatencyRe
           .reduce((a, l) => (total(l) > total(a) ? l : a), {});
         results.refreshLists = Object.entries(worst).map(([path, requests]) => {
           const kind = listKind(path);
-          const objects = kind === "Member" ? z.members : kind === "Invite" ? z.invites : perDashboard;
+          const objects =
+            kind === "Member"
+              ? z.members
+              : kind === "Invite"
+                ? z.invites
+                : kind === "Dashboard"
+                  ? Math.ceil(z.dashboards / 3)
+                  : perDashboard;
           const limit = Math.ceil(objects / 100) + 1;
           return { path, kind, objects, requests, limit, ok: requests <= limit };
         });

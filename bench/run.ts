@@ -20,6 +20,9 @@
  *     resources (300) through the stand-in engine, the emulator at --latency-ms (80) ± --latency-jitter-ms (20)
  *     and at 0, real rate limits, --latency-repeat (3) rounds, median walls; ours and naive; then three stacks applying at once with one key
  *     (bench/latency.ts; `--only shared-key` runs that part alone). Not in the default --only: about 10 minutes.
+ * scale: `up`, `preview --refresh`, `destroy` of the generated program at --scale-sizes (300,1000,3000) resources,
+ *     ours (naive at the smallest), at --latency-ms, PostHog's rate limits; per run wall, requests, 429s, failures,
+ *     provider host peak RSS, checkpoint size; targets (bench/scale.ts). Not in the default --only: ~20 minutes.
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -35,6 +38,7 @@ import { startProviderHost } from "../tools/provider-host";
 import { type Emu, median, round, startEmu } from "./emulator-process";
 import { type LatencyResults, latencyTable, runLatencyBench } from "./latency";
 import { type NaiveConfig, naiveProviders } from "./naive-provider";
+import { runScaleBench, type ScaleResults, scaleTable } from "./scale";
 import { repoRoot, serializeOurs } from "./soak-core";
 
 const root = repoRoot();
@@ -551,6 +555,7 @@ async function main(): Promise<void> {
       "latency-ms": { type: "string", default: "80" },
       "latency-jitter-ms": { type: "string", default: "20" },
       "latency-repeat": { type: "string", default: "3" },
+      "scale-sizes": { type: "string", default: "300,1000,3000" },
     },
   });
   const progress = (s: string) => process.stderr.write(`bench: ${s}\n`);
@@ -622,6 +627,17 @@ async function main(): Promise<void> {
           ...latency,
           scenarios: (previous.latency as LatencyResults | undefined)?.scenarios ?? {},
         };
+  }
+  if (only.has("scale")) {
+    progress("scale: up, preview --refresh, destroy of 300 to 3,000 resources (bench/scale.ts)");
+    const scale = await runScaleBench({
+      sizes: values["scale-sizes"].split(",").map(Number),
+      latencyMs: Number(values["latency-ms"]),
+      jitterMs: Number(values["latency-jitter-ms"]),
+      progress,
+    });
+    if (scale.targets.some((t) => !t.ok)) process.exitCode = 1;
+    results.scale = scale;
   }
   results.machine = { ...(results.machine as object), loadAverageAfter: loadavg().map((l) => round(l)) };
   results.totalSeconds = round((performance.now() - started) / 1000, 1);
@@ -728,6 +744,10 @@ function table(r: Record<string, unknown>): string {
   if (r.latency) {
     lines.push("");
     lines.push(latencyTable(r.latency as LatencyResults));
+  }
+  if (r.scale) {
+    lines.push("");
+    lines.push(scaleTable(r.scale as ScaleResults));
   }
   lines.push("");
   lines.push(`total ${r.totalSeconds} s; written to bench/results.json`);

@@ -3,7 +3,7 @@
  * it) leaves for the next run, so that run adopts the object the dead create made instead of making a second
  * one (README, "Lost creates").
  *
- * - **What.** One small JSON file per create, written and fsync'd BEFORE the create's first write. When the create
+ * - **What.** One small JSON file per create, written and fsync'd (asynchronously, off the event loop) BEFORE the create's first write. When the create
  *   returns with an object, the entry records its id (`madeId`) and stays until a later operation of the run after
  *   it (diff, refresh, update, delete of that id) shows the engine recorded the object: an engine killed between
  *   the create's answer and its checkpoint loses the id, and the next run adopts it from here. A create that
@@ -30,17 +30,8 @@
  *   else after the dead create started is indistinguishable from it (two candidates: the create fails).
  */
 import { createHash } from "node:crypto";
-import {
-  closeSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+import { existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdir, open, readFile, rename, unlink } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
@@ -124,29 +115,31 @@ export function pendingCreate(key: JournalKey): JournalEntry | undefined {
 
 /**
  * Writes the entry of a create about to start (write to a temporary file, fsync, rename, fsync the directory),
- * replacing an older one of the same key. Failing to write is not fatal (the create goes on unjournaled;
- * a line on stdout says so).
+ * replacing an older one of the same key. Asynchronous: the provider host goes on serving other operations while
+ * the disk syncs (synchronous fsyncs cost ~5 ms each of blocked event loop per create, 1.7 s in an up of 300
+ * resources; bench/scale.ts). Failing to write is not fatal (the create goes on unjournaled; a line on stdout
+ * says so). Resolves once the entry is on disk.
  */
-export function recordCreate(entry: JournalEntry): void {
+export async function recordCreate(entry: JournalEntry): Promise<void> {
   const dir = journalDir();
   if (!dir) return;
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    await mkdir(dir, { recursive: true, mode: 0o700 });
     const file = fileOf(dir, entry);
-    const tmp = `${file}.${process.pid}.tmp`;
-    const fd = openSync(tmp, "w", 0o600);
+    const tmp = `${file}.${process.pid}.${++tmpCounter}.tmp`;
+    const fh = await open(tmp, "w", 0o600);
     try {
-      writeSync(fd, JSON.stringify({ ...entry, host: withoutCredentials(entry.host) }));
-      fsyncSync(fd);
+      await fh.writeFile(JSON.stringify({ ...entry, host: withoutCredentials(entry.host) }));
+      await fh.sync();
     } finally {
-      closeSync(fd);
+      await fh.close();
     }
-    renameSync(tmp, file);
-    const d = openSync(dir, "r");
+    await rename(tmp, file);
+    const d = await open(dir, "r");
     try {
-      fsyncSync(d);
+      await d.sync();
     } finally {
-      closeSync(d);
+      await d.close();
     }
   } catch (e) {
     console.log(
@@ -155,6 +148,9 @@ export function recordCreate(entry: JournalEntry): void {
     );
   }
 }
+
+/** Distinguishes the temporary files of concurrent writes of one process. */
+let tmpCounter = 0;
 
 /** Removes the entry of a create that failed with a definite answer (nothing made). */
 export function forgetCreate(key: JournalKey): void {
@@ -180,14 +176,21 @@ function madeFile(dir: string, type: string, id: string): string {
 
 /**
  * Records that the create of `entry` returned object `id`: the entry keeps it (`madeId`) until {@link settled}
- * sees that id in a later operation. Written like {@link recordCreate}.
+ * sees that id in a later operation. Written in place without fsync (a temporary file renamed over the entry):
+ * it survives a killed process; after a machine crash the entry written before the create (fsync'd) is still
+ * there, and the next create finds its object by name and time instead of by id.
  */
 export function completeCreate(entry: JournalEntry, id: string): void {
   const dir = journalDir();
   if (!dir) return;
-  recordCreate({ ...entry, madeId: id });
   try {
-    writeFileSync(madeFile(dir, entry.type, id), fileOf(dir, entry));
+    const file = fileOf(dir, entry);
+    const tmp = `${file}.${process.pid}.${++tmpCounter}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ ...entry, madeId: id, host: withoutCredentials(entry.host) }), {
+      mode: 0o600,
+    });
+    renameSync(tmp, file);
+    writeFileSync(madeFile(dir, entry.type, id), file);
   } catch {
     // without the index the entry stays until the next create of the resource reads and replaces it
   }
@@ -195,20 +198,18 @@ export function completeCreate(entry: JournalEntry, id: string): void {
 
 /**
  * An operation after the create (diff, refresh, update, delete of object `id` of `type`) shows the engine
- * recorded it: the create's entry is removed. One failed read when there is none (the usual case).
+ * recorded it: the create's entry is removed (asynchronously: other operations go on meanwhile; the operation
+ * awaits it, so a host ended right after it leaves none behind). One `stat` when there is none (the usual case).
  */
-export function settled(type: string, id: string): void {
+export async function settled(type: string, id: string): Promise<void> {
   const dir = journalDir();
   if (!dir || !id) return;
   const index = madeFile(dir, type, id);
+  if (!existsSync(index)) return; // no entry made this object (or it is gone already)
   try {
-    const entry = readFileSync(index, "utf8");
-    if (entry.startsWith(dir)) unlinkSync(entry);
-  } catch {
-    return; // no entry made this object (or it is gone already)
-  }
-  try {
-    unlinkSync(index);
+    const entry = await readFile(index, "utf8");
+    if (entry.startsWith(dir)) await unlink(entry).catch(() => undefined);
+    await unlink(index);
   } catch {
     // gone meanwhile
   }

@@ -389,7 +389,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
 
     async diff(id, olds, news) {
       // An existing resource of the run holds its object: a lost create never adopts it (lost-create.ts).
-      managedByState(def.name, id);
+      await managedByState(def.name, id);
       const n = withoutProvider(news);
       const o = (olds ?? {}) as O;
       let changed = keys.filter((k) => n[k] !== undefined && !sameValue(o[k], n[k]));
@@ -417,7 +417,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
     },
 
     async read(id, props) {
-      managedByState(def.name, id);
+      await managedByState(def.name, id);
       const old = withoutProvider(props) as O;
       let live: O | undefined;
       // outside the try: its errors are never "gone"
@@ -436,14 +436,14 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
 
     async update(id, olds, news) {
       if (!def.update) throw new Error(`${def.name} cannot be updated in place (every change replaces it)`);
-      managedByState(def.name, id);
+      await managedByState(def.name, id);
       const inputs = checkedInputs<S>(news);
       const outs = await def.update(await operationClient(), id, withoutProvider(olds) as O, inputs);
       return { outs: plain(outs) };
     },
 
     async delete(id, props) {
-      managedByState(def.name, id);
+      await managedByState(def.name, id);
       const api = await operationClient(); // outside the try: its errors are never "done"
       try {
         await def.delete(api, id, withoutProvider(props) as O);

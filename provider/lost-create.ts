@@ -83,9 +83,9 @@ export function markManaged(type: string, id: string): void {
  * An operation of the run on an existing resource (diff, refresh, update, delete) holds object `id` of `type`: it
  * is taken, and the engine recorded it, so the create journal's entry for it is removed.
  */
-export function managedByState(type: string, id: string): void {
+export async function managedByState(type: string, id: string): Promise<void> {
   markManaged(type, id);
-  settled(type, id);
+  await settled(type, id);
 }
 
 /** An object seen in a list after a lost create: its id, name and server creation time (ISO 8601). */
@@ -129,8 +129,11 @@ export interface CreateOperation {
     adoptHint: string,
     alsoNamed?: readonly string[],
   ): T | undefined;
-  /** Writes this create's journal entry (before its first write); `extra` e.g. `{pausedBefore}`. */
-  journal(extra?: Pick<JournalEntry, "pausedBefore" | "levelBefore">): void;
+  /**
+   * Writes this create's journal entry (before its first write: await it); `extra` e.g. `{pausedBefore}`.
+   * Resolves once it is on disk (never rejects: a failure to write is reported on stdout).
+   */
+  journal(extra?: Pick<JournalEntry, "pausedBefore" | "levelBefore">): Promise<void>;
   /** The create answered with object `id`: it is taken from now on. */
   made(id: string): void;
   /** The create failed with a definite answer (nothing made). */
@@ -258,10 +261,10 @@ export function beginCreate(
           `nothing was adopted. Adopt the right one explicitly with ${adoptHint} (and delete the others), or delete them all and run up again`,
       );
     },
-    journal(extra) {
+    async journal(extra) {
       if (journalKey) {
         entry = { ...journalKey, startedAt: rec.started, ...extra };
-        recordCreate(entry);
+        await recordCreate(entry);
       }
     },
     made(id) {

@@ -93,7 +93,7 @@ export const batchExportPauseProvider = defineResource<
     // A create of this resource that never returned (its run was killed) may have paused it already: what it
     // found before is what this resource found.
     const pausedBefore = op.previous?.pausedBefore ?? live.paused;
-    op.journal({ pausedBefore });
+    await op.journal({ pausedBefore });
     let b: BatchExport;
     try {
       b = await setPaused(api, want.batchExportId, want.paused, live);

@@ -325,7 +325,7 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
         const body = convergeBody(want, toOutputs(found, projectId, want, false), false);
         d = Object.keys(body).length > 0 ? await patch(api, projectId, found.id, body) : found;
       } else {
-        op.journal();
+        await op.journal();
         try {
           d = await api.dashboards.create({
             projectId,
@@ -420,7 +420,7 @@ async function fromTemplate(
   want: In,
   op: CreateOperation,
 ): Promise<Dashboard> {
-  op.journal();
+  await op.journal();
   try {
     const made = await api.dashboards.createFromTemplateJson({
       projectId,

@@ -231,7 +231,7 @@ export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOu
       return { id: d.id, outs: toOutputs(d, want, true) };
     }
     let created: Domain;
-    op.journal();
+    await op.journal();
     try {
       created = await api.domains.create({
         body: {

@@ -182,7 +182,7 @@ export const memberProvider = defineResource<typeof MemberInputsSchema, MemberOu
     const organization = api.settings.organizationId ?? "";
     const op = beginCreate("Member", organization, m.user.uuid, journalContext(api.settings, resourceName));
     const levelBefore = op.previous?.levelBefore ?? m.level;
-    op.journal({ levelBefore });
+    await op.journal({ levelBefore });
     let changed: Member | undefined;
     try {
       changed = await setLevel(

@@ -203,7 +203,7 @@ export const projectProvider = defineResource<typeof ProjectInputsSchema, Projec
         return { id: String(p.id), outs: toOutputs(p, { ...destroyMarker(want), adopted: false }) };
       }
     }
-    op.journal();
+    await op.journal();
     try {
       const p = await api.projects.create({
         body: { ...body(want), ...(want.isDemo !== undefined ? { is_demo: want.isDemo } : {}) },

@@ -1,0 +1,145 @@
+/**
+ * Scale: the generated program of bench/latency.ts (members, invites, dashboards in 3 projects, collaborators on
+ * the first dashboard of each) at 300, 1,000 and 3,000 resources with our provider, and at 300 with the naive
+ * one, through the stand-in engine: `up`, `preview --refresh`, `destroy`, each on a fresh emulator child answering
+ * after 80 ± 20 ms and throttling as PostHog does (480 requests a minute, 4,800 an hour per key; each operation
+ * starts with the windows empty, as runs minutes apart do; the invite budget is lifted, see latency.ts).
+ *
+ * Per run: wall seconds, requests the emulator answered, 429s, failed steps, the provider host's peak RSS, the
+ * checkpoint's size. Derived: seconds per resource and its growth from 300 to 3,000 (target ≤ 1.25), the refresh's
+ * requests (targets ≤ 15 at 300, ≤ 60 at 3,000), ours ÷ naive wall at 300 (target ≤ 1.05), and for each run the
+ * floor PostHog's sliding window sets: n requests need at least ⌊(n − 1)/480⌋ minutes.
+ *
+ *   npm run bench -- --only scale [--scale-sizes 300,1000,3000]     (about 20 minutes; results.json `scale`)
+ */
+import { round } from "./emulator-process";
+import { type OpName, type ProviderKind, runSequence } from "./latency";
+
+/** One operation of one program size with one provider. */
+export interface ScaleRun {
+  resources: number;
+  provider: ProviderKind;
+  operation: OpName;
+  wallSeconds: number;
+  requests: number;
+  throttled: number;
+  failed: number;
+  providerRssMiB: number | null;
+  stateBytes: number | null;
+  /** wallSeconds ÷ resources, in milliseconds. */
+  msPerResource: number;
+  /** What PostHog's sliding window of 480 a minute allows at best for these requests: ⌊(n − 1)/480⌋ × 60 s. */
+  windowFloorSeconds: number;
+  firstError?: string;
+}
+
+/** A target of the issue, checked on the runs. */
+export interface ScaleTarget {
+  name: string;
+  value: number | null;
+  limit: number;
+  ok: boolean;
+}
+
+export interface ScaleResults {
+  latencyMs: number;
+  jitterMs: number;
+  runs: ScaleRun[];
+  targets: ScaleTarget[];
+}
+
+const OPS: OpName[] = ["up", "previewRefresh", "destroy"];
+
+/** Runs the scale section (needs `npm run build`). `sizes` default 300, 1,000, 3,000; naive runs at the smallest. */
+export async function runScaleBench(
+  o: { sizes?: number[]; latencyMs?: number; jitterMs?: number; progress?: (line: string) => void } = {},
+): Promise<ScaleResults> {
+  const sizes = o.sizes ?? [300, 1000, 3000];
+  const latencyMs = o.latencyMs ?? 80;
+  const jitterMs = o.jitterMs ?? 20;
+  const progress = o.progress ?? (() => undefined);
+  const smallest = Math.min(...sizes);
+  const plan: { size: number; provider: ProviderKind }[] = sizes.flatMap((size) =>
+    size === smallest
+      ? [
+          { size, provider: "ours" as const },
+          { size, provider: "naive" as const },
+        ]
+      : [{ size, provider: "ours" as const }],
+  );
+  const runs: ScaleRun[] = [];
+  for (const { size, provider } of plan) {
+    progress(`scale: ${size} resources, ${provider}`);
+    const { ops, graph } = await runSequence("generated", provider, size, latencyMs, jitterMs, progress);
+    for (const operation of OPS) {
+      const f = ops[operation];
+      runs.push({
+        resources: graph.length,
+        provider,
+        operation,
+        wallSeconds: f.wallSeconds,
+        requests: f.requests,
+        throttled: f.throttled,
+        failed: f.failed,
+        providerRssMiB: f.providerRssMiB ?? null,
+        stateBytes: f.stateBytes ?? null,
+        msPerResource: round((f.wallSeconds * 1000) / Math.max(1, graph.length), 1),
+        windowFloorSeconds: Math.floor(Math.max(0, f.requests - f.throttled - 1) / 480) * 60,
+        ...(f.firstError ? { firstError: f.firstError } : {}),
+      });
+    }
+  }
+  return { latencyMs, jitterMs, runs, targets: targetsOf(runs, sizes) };
+}
+
+/** The issue's targets on these runs. */
+export function targetsOf(runs: ScaleRun[], sizes: number[]): ScaleTarget[] {
+  const smallest = Math.min(...sizes);
+  const largest = Math.max(...sizes);
+  const find = (size: number, provider: ProviderKind, op: OpName) =>
+    runs.find(
+      (r) => r.provider === provider && r.operation === op && Math.abs(r.resources - size) < size * 0.01,
+    );
+  const targets: ScaleTarget[] = [];
+  const add = (name: string, value: number | undefined, limit: number) =>
+    targets.push({ name, value: value ?? null, limit, ok: value !== undefined && value <= limit });
+  add(`preview --refresh requests at ${smallest}`, find(smallest, "ours", "previewRefresh")?.requests, 15);
+  if (largest >= 3000)
+    add(`preview --refresh requests at ${largest}`, find(largest, "ours", "previewRefresh")?.requests, 60);
+  add(
+    `failed at ${largest}`,
+    OPS.reduce((a, op) => a + (find(largest, "ours", op)?.failed ?? Number.NaN), 0),
+    0,
+  );
+  for (const op of OPS) {
+    const small = find(smallest, "ours", op);
+    const large = find(largest, "ours", op);
+    if (largest > smallest && small && large)
+      add(
+        `${op}: time per resource at ${largest} ÷ at ${smallest}`,
+        round(large.msPerResource / small.msPerResource, 2),
+        1.25,
+      );
+    const naive = find(smallest, "naive", op);
+    if (small && naive)
+      add(`${op}: ours ÷ naive wall at ${smallest}`, round(small.wallSeconds / naive.wallSeconds, 3), 1.05);
+  }
+  return targets;
+}
+
+/** The human-readable table of {@link runScaleBench}'s results. */
+export function scaleTable(r: ScaleResults): string {
+  const lines = [
+    `scale: generated program, RTT ${r.latencyMs} ± ${r.jitterMs} ms, 480/min 4,800/h per key`,
+    "  resources provider operation        wall s   ms/res  requests  429  failed  window floor s  host RSS MiB  state KiB",
+  ];
+  for (const x of r.runs)
+    lines.push(
+      `  ${String(x.resources).padStart(9)} ${x.provider.padEnd(8)} ${x.operation.padEnd(15)} ${String(x.wallSeconds).padStart(7)} ${String(x.msPerResource).padStart(8)} ${String(x.requests).padStart(9)} ${String(x.throttled).padStart(4)} ${String(x.failed).padStart(7)} ${String(x.windowFloorSeconds).padStart(15)} ${String(x.providerRssMiB ?? "—").padStart(12)} ${String(x.stateBytes === null ? "—" : round(x.stateBytes / 1024, 0)).padStart(10)}`,
+    );
+  for (const t of r.targets)
+    lines.push(`  target ${t.name}: ${t.value} ≤ ${t.limit}: ${t.ok ? "OK" : "MISSED"}`);
+  for (const x of r.runs)
+    if (x.firstError) lines.push(`  ${x.resources} ${x.provider} ${x.operation}: ${x.firstError}`);
+  return lines.join("\n");
+}
