@@ -5,8 +5,8 @@
  * both, instead.
  *
  * - **Who is who.** Pulumi's dynamic-provider interface gives `check`, `diff` and `create` no URN, so the SDK
- *   classes pass the resource's Pulumi name in the input `__resourceName`. `check` takes it out of the inputs it returns,
- *   so the name never reaches the state: no diff, no `~__resourceName`, nothing new for existing stacks. Later operations
+ *   classes pass the resource's Pulumi name in the input `__resource` (`{name, stack}`; `__resourceName` before). `check`
+ *   takes it out of the inputs it returns, so the name never reaches the state: no diff, nothing new for existing stacks. Later operations
  *   of the same resource find the name again from their inputs (what `check` returned), see {@link nameOf}.
  * - **Where.** The engine starts one dynamic-provider host process per deployment (a preview, an update), and
  *   every dynamic resource of the program goes through it; this module is loaded once in that process, so its
@@ -18,7 +18,7 @@
  *   Member declared by `userUuid` also holds the person's e-mail). Values unknown during a preview are not
  *   claimed; they are known when the same resource is checked during `up`.
  *
- * Resources declared without the SDK classes (no `__resourceName`) claim nothing.
+ * Resources declared without the SDK classes (no `__resource`) claim nothing.
  */
 
 /** A resource of the program: its type (e.g. "Invite") and its Pulumi name. */
@@ -78,7 +78,7 @@ export function rememberName(type: string, inputs: Record<string, unknown>, name
 }
 
 /**
- * The name of the resource whose `check` returned these inputs in this process, or undefined (no `__resourceName`, or
+ * The name of the resource whose `check` returned these inputs in this process, or undefined (no `__resource`, or
  * two resources with the very same inputs, whose claims then conflict already).
  */
 export function nameOf(type: string, inputs: Record<string, unknown>): string | undefined {

@@ -9,7 +9,7 @@
  *   the create's answer and its checkpoint loses the id, and the next run adopts it from here. A create that
  *   fails with a definite answer removes its entry. It holds the
  *   resource type, PostHog host (origin and path, never credentials), organization, scope (organization or
- *   project id), the Pulumi project and stack, the Pulumi resource name (`__resourceName`, passed by the SDK classes), the object's name,
+ *   project id), the Pulumi project and stack, the Pulumi resource name (`__resource`, passed by the SDK classes), the object's name,
  *   `startedAt` (epoch ms of this machine's clock) and, for BatchExportPause, whether the export was paused
  *   before (for Member, the person's level before). Nothing secret: no API key, no tokens, no outputs.
  * - **Where.** `$POSTHOG_CREATE_JOURNAL_DIR`, else `$XDG_STATE_HOME/pulumi-posthog/creates`, else

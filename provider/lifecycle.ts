@@ -321,7 +321,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
   /** The known identities of some inputs or outputs (none without `def.identity`). */
   const identities = (values: Record<string, unknown>): Identity[] =>
     (def.identity?.(values) ?? []).filter((i) => !i.key.includes(UNKNOWN));
-  /** Claims for the resource `name` (the SDK's `__resourceName`); check failures naming both resources on conflict. */
+  /** Claims for the resource `name` (the SDK's `__resource.name`); check failures naming both resources on conflict. */
   const claimFailures = (name: string | undefined, inputs: Record<string, unknown>) => {
     if (name === undefined) return [];
     const claimant: Claimant = { type: def.name, name };
@@ -352,11 +352,16 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
 
     async check(_olds, news) {
       const raw = withoutProvider(news);
-      // The resource's Pulumi name, passed by the SDK classes: used for claims, never part of the inputs.
-      const name = typeof raw.__resourceName === "string" ? raw.__resourceName : undefined;
+      // The resource's Pulumi name and stack (`<project>/<stack>`), passed by the SDK classes as `__resource`
+      // ({name, stack}; `__resourceName` and `__stack` in earlier versions): the name is used for claims, both key
+      // the create journal (lost-create.ts); never part of the inputs.
+      const passed = (raw.__resource ?? {}) as { name?: unknown; stack?: unknown };
+      const rawName = passed.name ?? raw.__resourceName;
+      const rawStack = passed.stack ?? raw.__stack;
+      const name = typeof rawName === "string" ? rawName : undefined;
+      if (typeof rawStack === "string") noteStack(rawStack);
+      delete raw.__resource;
       delete raw.__resourceName;
-      // The stack (`<project>/<stack>`) the SDK passes with it: it keys the create journal (lost-create.ts).
-      if (typeof raw.__stack === "string") noteStack(raw.__stack);
       delete raw.__stack;
       // Values unknown during preview cannot be validated: validate the rest, keep the unknowns as they are.
       const unknownKeys = Object.keys(raw).filter((k) => containsUnknown(raw[k]));

@@ -99,7 +99,7 @@ export interface Candidate {
 export interface JournalContext {
   host: string;
   organization: string;
-  /** The Pulumi resource name (`__resourceName`); without it (or without the stack) nothing is journaled. */
+  /** The Pulumi resource name (the SDK's `__resource.name`); without it (or without the stack) nothing is journaled. */
   resource: string | undefined;
 }
 
