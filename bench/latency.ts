@@ -371,6 +371,7 @@ export async function runSequence(
   jitterMs: number,
   progress: (s: string) => void,
   extraEnv: Record<string, string> = {},
+  onLog?: (op: OpName, log: (LogEntry & { at: string })[]) => void,
 ): Promise<{ ops: Record<OpName, OpFigures>; graph: GraphNode[] }> {
   const emu = await startEmuChild(latencyMs, jitterMs);
   const work = mkdtempSync(join(tmpdir(), "posthog-latency-"));
@@ -419,6 +420,7 @@ export async function runSequence(
       const wall = (performance.now() - t0) / 1000;
       const providerRssMiB = rss.stop();
       const log = ((await emu.control("GET", "/requests")) as LogEntry[]).filter((e) => !isDnsPoll(e));
+      onLog?.(op, log as (LogEntry & { at: string })[]);
       ops[op] = {
         ...figures(result, wall, log, emu, seeded.key, op === "previewRefresh"),
         ...(providerRssMiB !== undefined ? { providerRssMiB } : {}),

@@ -3,7 +3,8 @@
  * the first dashboard of each) at 300, 1,000 and 3,000 resources with our provider, and at 300 with the naive
  * one, through the stand-in engine: `up`, `preview --refresh`, `destroy`, each on a fresh emulator child answering
  * after 80 ± 20 ms and throttling as PostHog does (480 requests a minute, 4,800 an hour per key; each operation
- * starts with the windows empty, as runs minutes apart do; the invite budget is lifted, see latency.ts).
+ * starts with the windows empty, as runs minutes apart do; the invite budget is lifted, see latency.ts). The engine
+ * saves the checkpoint at the end of each operation only (see {@link SKIP_CHECKPOINTS}).
  *
  * Per run: wall seconds, requests the emulator answered, 429s, failed steps, the provider host's peak RSS, the
  * checkpoint's size. Derived: seconds per resource and its growth from 300 to 3,000 (target ≤ 1.25), the refresh's
@@ -50,6 +51,14 @@ export interface ScaleResults {
 
 const OPS: OpName[] = ["up", "previewRefresh", "destroy"];
 
+/**
+ * The engine saves the checkpoint only at the end of each operation (Pulumi's `PULUMI_SKIP_CHECKPOINTS`, with
+ * `PULUMI_EXPERIMENTAL`), for ours and naive alike: saving the whole checkpoint after every step, as the engine
+ * does by default, costs O(n²) in the stack's size (at 1,000 resources it was most of `up`'s 147 s), the engine's
+ * cost, not the provider's; `stateBytes` shows what each provider adds to it.
+ */
+const SKIP_CHECKPOINTS = { PULUMI_SKIP_CHECKPOINTS: "true", PULUMI_EXPERIMENTAL: "true" };
+
 /** Runs the scale section (needs `npm run build`). `sizes` default 300, 1,000, 3,000; naive runs at the smallest. */
 export async function runScaleBench(
   o: { sizes?: number[]; latencyMs?: number; jitterMs?: number; progress?: (line: string) => void } = {},
@@ -70,7 +79,15 @@ export async function runScaleBench(
   const runs: ScaleRun[] = [];
   for (const { size, provider } of plan) {
     progress(`scale: ${size} resources, ${provider}`);
-    const { ops, graph } = await runSequence("generated", provider, size, latencyMs, jitterMs, progress);
+    const { ops, graph } = await runSequence(
+      "generated",
+      provider,
+      size,
+      latencyMs,
+      jitterMs,
+      progress,
+      SKIP_CHECKPOINTS,
+    );
     for (const operation of OPS) {
       const f = ops[operation];
       runs.push({

@@ -50,6 +50,14 @@ const readBefore = new Set<string>();
 export const REFRESH_SNAPSHOT_MS = 60_000;
 
 /**
+ * How long one provider request may wait in all for rate limits (ms): an hour. The engine starts every create of
+ * an `up` at once, and the client sends them at PostHog's pace (480 a minute): the 2,500 requests of a 3,000-resource
+ * `up` queue for about 5 minutes, more than the client's default of 5. One wait PostHog names in a 429 is still
+ * capped by `posthog:maxRateLimitWait`.
+ */
+export const PACING_MAX_WAIT_MS = 3_600_000;
+
+/**
  * The client for a provider operation. Its settings are resolved once per `configure()` (the host calls it
  * when it loads a provider), on the first operation after it: the stack config, else the environment
  * (`POSTHOG_API_KEY`, `POSTHOG_HOST`, `POSTHOG_ORGANIZATION_ID`, `POSTHOG_PROJECT_ID`, …), as a native
@@ -81,8 +89,9 @@ export async function operationClient(read?: { type: string; id: string }): Prom
   // One pair of clients per configure(), from the same settings: building one costs ~45 µs, and re-reading the
   // seven settings from config and environment before every operation ~6 µs more (bench/run.ts, section a).
   if (!current || !refreshing) {
-    current = createClient({ coalescing: { findCacheMs: 0 } }, stackConfig);
-    refreshing = createClient({ coalescing: { findCacheMs: REFRESH_SNAPSHOT_MS } }, stackConfig);
+    const retry = { maxTotalWaitMs: PACING_MAX_WAIT_MS };
+    current = createClient({ coalescing: { findCacheMs: 0 }, retry }, stackConfig);
+    refreshing = createClient({ coalescing: { findCacheMs: REFRESH_SNAPSHOT_MS }, retry }, stackConfig);
   }
   let client = current;
   const key = read && `${read.type}/${read.id}`;

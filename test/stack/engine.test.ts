@@ -1,4 +1,12 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -142,6 +150,37 @@ describe("stand-in engine on a tiny dynamic-provider program", () => {
     expect((await own("up")).counts).toMatchObject({ same: 1, create: 1 }); // the child was destroyed, item-0 kept
     expect((await own("destroy")).ok).toBe(true);
     expect(items().some((f) => f.startsWith("prot-"))).toBe(false);
+  }, 120_000);
+
+  it("saves the checkpoint after every step, or only at the end with PULUMI_SKIP_CHECKPOINTS and PULUMI_EXPERIMENTAL", async () => {
+    settings(["  tiny:labels: [ckpt]"]);
+    /** Whether the checkpoint file existed when each step completed, for a fresh stack. */
+    const seen = async (extra: Record<string, string>) => {
+      const path = join(work, `ckpt-${Object.keys(extra).length}.json`);
+      const existed: boolean[] = [];
+      const r = await runStack({
+        operation: "up",
+        projectDir,
+        stack,
+        statePath: path,
+        env: { ...env, ...extra },
+        onEvent: (e) => {
+          if (e.kind === "step") existed.push(existsSync(path));
+        },
+      });
+      expect(r.ok).toBe(true);
+      expect(existsSync(path)).toBe(true); // the final save
+      const destroyed = await runStack({ operation: "destroy", projectDir, stack, statePath: path, env });
+      expect(destroyed.ok).toBe(true);
+      return existed;
+    };
+    expect(await seen({})).toEqual([true, true]);
+    // only with both: the engine's flag is experimental
+    expect(await seen({ PULUMI_SKIP_CHECKPOINTS: "true" })).toEqual([true, true]);
+    expect(await seen({ PULUMI_SKIP_CHECKPOINTS: "true", PULUMI_EXPERIMENTAL: "true" })).toEqual([
+      false,
+      false,
+    ]);
   }, 120_000);
 
   it("names the environment variable a secure setting is read from when it is unset", async () => {

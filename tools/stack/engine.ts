@@ -257,6 +257,9 @@ function dependencyOrder(resources: ResourceState[]): ResourceState[] {
  * The checkpoint as a run changes it, saved after every step and around every provider operation that
  * changes something, as the engine's snapshot manager does (pkg/backend/snapshot.go): a run that is killed
  * leaves what it made in the checkpoint and what it was doing in `pendingOperations`. A preview never saves.
+ * With `PULUMI_SKIP_CHECKPOINTS=true` and `PULUMI_EXPERIMENTAL=true` (the engine's experimental flag: "skip saving
+ * state checkpoints as it modifies resources and only save the final state of a deployment"), only the final
+ * save is made: saving the whole checkpoint after every step costs O(n²) in the stack's size.
  */
 interface Journal {
   current(): Checkpoint;
@@ -271,7 +274,7 @@ interface Journal {
   save(): void;
 }
 
-function makeJournal(base: Checkpoint, statePath: string | undefined): Journal {
+function makeJournal(base: Checkpoint, statePath: string | undefined, skipCheckpoints = false): Journal {
   let resources = [...base.resources];
   let pending: PendingOperation[] = [];
   let providerConfig = base.providerConfig;
@@ -284,12 +287,13 @@ function makeJournal(base: Checkpoint, statePath: string | undefined): Journal {
     pendingOperations: [...carried, ...pending],
     ...(providerConfig ? { providerConfig } : {}),
   });
-  const save = () => {
+  const final = () => {
     if (statePath) saveCheckpoint(statePath, current());
   };
+  const save = skipCheckpoints ? () => undefined : final;
   return {
     current,
-    save,
+    save: final,
     begin(op) {
       const entry: PendingOperation = { ...op, startedAt: new Date().toISOString() };
       pending = [...pending, entry];
@@ -507,7 +511,12 @@ export async function runStack(opts: RunOptions): Promise<RunResult> {
   if (checkpoint.pendingOperations.length > 0 && warnPending) {
     diag("warning", pendingWarning(checkpoint.pendingOperations));
   }
-  const journal = makeJournal(checkpoint, opts.operation === "preview" ? undefined : statePath);
+  const flag = (v: string | undefined) => v === "true" || v === "1";
+  const journal = makeJournal(
+    checkpoint,
+    opts.operation === "preview" ? undefined : statePath,
+    flag(env.PULUMI_SKIP_CHECKPOINTS) && flag(env.PULUMI_EXPERIMENTAL),
+  );
   const { pwd: programDir } = programLocation(projectDir, project.main ?? ".");
 
   let host: ProviderHost | undefined;
