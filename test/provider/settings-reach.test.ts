@@ -176,6 +176,8 @@ describe("the first operation proves organization and project before any write (
     expect(log).toEqual([
       `GET ${org()}/projects/${emu.projectId}/`, // the check
       `GET ${org()}/projects/${(project as Managed).id}/`,
+      // a refresh reads dashboards from their project's list; this one, soft-deleted above, is not in it: one GET
+      `GET /api/projects/${emu.projectId}/dashboards/`,
       `GET /api/projects/${emu.projectId}/dashboards/${(dashboard as Managed).id}/`,
       `GET ${org()}/projects/${(project as Managed).id}/`,
     ]);
