@@ -12,7 +12,13 @@
  */
 import { z } from "zod";
 import { keptOnDestroy } from "../adopted";
-import { AmbiguousWriteError, type Invite, type PostHogClient, ValidationError } from "../client";
+import {
+  AmbiguousWriteError,
+  type Invite,
+  type PostHogClient,
+  projectAccessLevelName,
+  ValidationError,
+} from "../client";
 import { defineResource, EmailInput, OrganizationLevelInput } from "../lifecycle";
 import { beginCreate } from "../lost-create";
 
@@ -90,12 +96,17 @@ function toOutputs(i: Invite, want: In | InviteOutputs, adopted: boolean | undef
     ...(want.deleteAdoptedOnDestroy !== undefined
       ? { deleteAdoptedOnDestroy: want.deleteAdoptedOnDestroy }
       : {}),
-    targetEmail: i.target_email,
+    // PostHog's model allows an invite without an e-mail (null): keep the address this resource knows
+    targetEmail: i.target_email ?? want.targetEmail,
     firstName: i.first_name ?? "",
     level: i.level,
     // null means no message: read it as "" so a declared "" does not replace the invite
     message: i.message ?? "",
-    privateProjectAccess: (i.private_project_access ?? []).map((p) => ({ id: p.id, level: p.level })),
+    // legacy integer levels (1, 8) read as the names a program declares, so they show no change
+    privateProjectAccess: (i.private_project_access ?? []).map((p) => ({
+      id: p.id,
+      level: projectAccessLevelName(p.level),
+    })),
     // write-only on the server: keep what was declared
     sendEmail: want.sendEmail,
     combinePendingInvites: want.combinePendingInvites,

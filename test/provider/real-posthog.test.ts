@@ -1,0 +1,99 @@
+/**
+ * Issue 21 through the REAL dynamic-provider host over gRPC, pointed at a fake PostHog (node:http,
+ * test/support/fake-posthog.ts) answering the real service's bodies (test/support/real-bodies.ts), where the
+ * emulator follows the API reference instead:
+ * - item 1: a Dashboard whose tiles have no ids, with a button tile and a free-form tile, refreshes; an Invite in
+ *   a list holding legacy integer project levels, a level "none" and an invite without e-mail refreshes, its
+ *   legacy level read as the name a program declares (no change in the next preview).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ProviderHost, startProviderHost } from "../../tools/provider-host";
+import { type FakePostHog, startFakePostHog } from "../support/fake-posthog";
+import { invites, ORG, PROJECT, realRoutes } from "../support/real-bodies";
+import { type Managed, plan, refresh, repoRoot, serializeProvider, urnOf } from "./harness";
+
+let fake: FakePostHog;
+let host: ProviderHost;
+
+beforeAll(async () => {
+  fake = await startFakePostHog(realRoutes());
+  host = await startProviderHost({ cwd: repoRoot, project: "posthog-test", deadlineMs: 30_000 });
+  await host.configure(
+    {
+      "posthog:apiKey": "phx_fakefakefakefakefakefake",
+      "posthog:host": fake.url,
+      "posthog:organizationId": ORG,
+      "posthog:projectId": String(PROJECT),
+    },
+    ["posthog:apiKey"],
+  );
+});
+afterAll(async () => {
+  await host?.close();
+  await fake?.close();
+});
+
+/** A resource as the state holds it after an earlier `up` (the fake server cannot create). */
+async function inState(
+  name: string,
+  resourceName: string,
+  id: string,
+  inputs: Record<string, unknown>,
+  outs: Record<string, unknown>,
+): Promise<Managed> {
+  const provider = await serializeProvider(name);
+  return {
+    name,
+    urn: urnOf(name, resourceName),
+    id,
+    provider,
+    inputs: { ...inputs, __provider: provider },
+    outs: { ...outs, __provider: provider },
+  };
+}
+
+describe("item 1: bodies the live PostHog returns never fail a read", () => {
+  it("a Dashboard with id-less, button and free-form tiles refreshes, and shows no change", async () => {
+    const want = { name: "Launch", description: "", pinned: false, tags: [], restrictionLevel: 21 };
+    const d = await inState("Dashboard", "launch", "7", want, {
+      ...want,
+      projectId: String(PROJECT),
+      deleteInsights: false,
+      deleted: false,
+      creationMode: "default",
+      effectiveRestrictionLevel: 21,
+      isShared: false,
+      createdAt: "2026-01-05T10:00:00Z",
+      adopted: false,
+    });
+    const read = await refresh(host, d);
+    expect(read.id).toBe("7");
+    expect(read.outs).toMatchObject({ name: "Launch", deleted: false, creationMode: "default" });
+    expect((await plan(host, read, want)).diff.changes).toBe(false);
+  });
+
+  it("an Invite refreshes from a list with legacy levels, level none and no e-mail; 8 reads as admin", async () => {
+    const want = {
+      targetEmail: "legacy.admin@example.com",
+      privateProjectAccess: [{ id: PROJECT, level: "admin" }],
+    };
+    const i = await inState("Invite", "legacy", invites.legacyAdmin.id, want, {
+      ...want,
+      firstName: "",
+      level: 1,
+      message: "",
+      sendEmail: true,
+      combinePendingInvites: false,
+      adopt: false,
+      isExpired: false,
+      accepted: false,
+      emailingAttemptMade: true,
+      createdAt: "2026-01-05T10:00:00Z",
+      adopted: false,
+    });
+    const read = await refresh(host, i);
+    expect(read.id).toBe(invites.legacyAdmin.id);
+    expect(read.outs.privateProjectAccess).toEqual([{ id: PROJECT, level: "admin" }]);
+    expect((await plan(host, read, want)).diff.changes).toBe(false);
+  });
+});
