@@ -72,7 +72,14 @@ export const DomainRecordSchema = z.object({
 });
 export type DomainRecord = z.infer<typeof DomainRecordSchema>;
 
-export const ProjectAccessSchema = z.object({ id: z.number().int(), level: z.enum(["member", "admin"]) });
+/**
+ * Access levels of an invite's private project, lowest first: PostHog's `ACCESS_CONTROL_LEVELS_MEMBER`
+ * (posthog/rbac/user_access_control.py), which posthog/models/organization_invite.py
+ * `validate_private_project_access` accepts.
+ */
+export const PROJECT_ACCESS_LEVELS = ["none", "member", "admin"] as const;
+export type ProjectAccessLevel = (typeof PROJECT_ACCESS_LEVELS)[number];
+export const ProjectAccessSchema = z.object({ id: z.number().int(), level: z.enum(PROJECT_ACCESS_LEVELS) });
 
 export const InviteRecordSchema = z.object({
   id: z.string(),

@@ -19,6 +19,8 @@ import {
   type MembershipRecord,
   memberJson,
   newProjectRecord,
+  PROJECT_ACCESS_LEVELS,
+  type ProjectAccessLevel,
   projectJson,
   projectListJson,
   tokenUrlsafe,
@@ -72,7 +74,8 @@ const batchExportOps: Operation[] = [
         batchExport.paused = true;
         batchExport.last_paused_at = ctx.now;
       }
-      return ok();
+      // As PostHog answers (products/batch_exports/backend/api/batch_export.py `pause`); the reference: no body.
+      return ok({ paused: true });
     },
   },
   {
@@ -84,7 +87,8 @@ const batchExportOps: Operation[] = [
       const batchExport = findBatchExport(ctx);
       parseBody(PauseSchema, ctx.body);
       batchExport.paused = false;
-      return ok();
+      // As PostHog answers (`unpause`: `{"paused": false}`); the reference: no body.
+      return ok({ paused: false });
     },
   },
 ];
@@ -198,8 +202,9 @@ const domainOps: Operation[] = [
       }
       const txt = ctx.world.dns[`_posthog-challenge.${domain.domain}`];
       if (txt !== undefined && txt === domain.verification_challenge) domain.verified_at = ctx.now;
-      // The seed: 200 with no body, whether or not the TXT record matched.
-      return ok();
+      // As PostHog answers (posthog/api/organization_domain.py `verify`): 200 with the domain, whether or not the
+      // TXT record matched; the reference: no body.
+      return ok(domainJson(domain));
     },
   },
 ];
@@ -240,10 +245,15 @@ function prepareInvite(ctx: Ctx, body: InviteCreate, attrPrefix: string): Invite
     const pending = ctx.world.invites.filter(
       (i) => i.target_email.toLowerCase() === email.toLowerCase() && !isInviteExpired(ctx.world, i),
     );
-    const byProject = new Map<number, "member" | "admin">();
+    const byProject = new Map<number, ProjectAccessLevel>();
     for (const entry of [...pending.flatMap((i) => i.private_project_access), ...access]) {
       const current = byProject.get(entry.id);
-      byProject.set(entry.id, current === "admin" || entry.level === "admin" ? "admin" : "member");
+      // the highest level per project wins (none < member < admin)
+      if (
+        current === undefined ||
+        PROJECT_ACCESS_LEVELS.indexOf(entry.level) > PROJECT_ACCESS_LEVELS.indexOf(current)
+      )
+        byProject.set(entry.id, entry.level);
     }
     level = Math.max(level, ...pending.map((i) => i.level));
     merged = [...byProject].map(([id, lvl]) => ({ id, level: lvl }));
@@ -309,8 +319,9 @@ const inviteOps: Operation[] = [
       const items = ctx.body.map((item, index) => parseBody(InviteCreateSchema, item, String(index)));
       const prepared = items.map((item, index) => prepareInvite(ctx, item, String(index)));
       for (const invite of prepared) storeInvite(ctx.world, invite);
-      // The seed: 200 with no body.
-      return ok();
+      // As PostHog answers (posthog/api/organization_invite.py `bulk`): 201 with the invites; the reference: 200,
+      // no body.
+      return created(prepared.map((invite) => inviteJson(ctx.world, invite)));
     },
   },
   {

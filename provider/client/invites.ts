@@ -20,6 +20,13 @@ export const OrganizationLevelSchema = z.literal([1, 8, 15]);
 export type OrganizationLevel = z.output<typeof OrganizationLevelSchema>;
 
 /**
+ * The access levels an invite may give to a private project, as PostHog accepts them on create:
+ * `ACCESS_CONTROL_LEVELS_MEMBER` (posthog/rbac/user_access_control.py), checked by
+ * posthog/models/organization_invite.py `validate_private_project_access`.
+ */
+export const PROJECT_ACCESS_LEVELS = ["none", "member", "admin"] as const;
+
+/**
  * One entry of `private_project_access` as PostHog answers it: a project (team) id and the access level in it,
  * "none", "member" or "admin" (posthog/models/organization_invite.py `validate_private_project_access`,
  * `ACCESS_CONTROL_LEVELS_MEMBER`), or, in invites stored before access control, the integer of the deprecated
@@ -66,7 +73,7 @@ export const InviteCreateBodySchema = z.looseObject({
   level: OrganizationLevelSchema.optional(),
   message: z.string().nullish(),
   private_project_access: z
-    .array(z.looseObject({ id: z.number().int(), level: z.enum(["member", "admin"]) }))
+    .array(z.looseObject({ id: z.number().int(), level: z.enum(PROJECT_ACCESS_LEVELS) }))
     .nullish(),
   send_email: z.boolean().optional(),
   combine_pending_invites: z.boolean().optional(),

@@ -16,6 +16,7 @@ import {
   AmbiguousWriteError,
   type Invite,
   type PostHogClient,
+  PROJECT_ACCESS_LEVELS,
   projectAccessLevelName,
   ValidationError,
 } from "../client";
@@ -32,14 +33,14 @@ export const InviteInputsSchema = z.strictObject({
   level: OrganizationLevelInput.default(1),
   /** A personal message in the invitation e-mail (no length limit beyond the 1 MiB request body). */
   message: z.string().optional(),
-  /** Access to private projects: `[{id: <project id>, level: "member" | "admin"}]`. Default []. */
+  /** Access to private projects: `[{id: <project id>, level: "none" | "member" | "admin"}]`. Default []. */
   privateProjectAccess: z
     .array(
       z.strictObject({
         /** Project (team) id. */
         id: z.number().int().positive({ error: "expected a project id (positive integer)" }),
         /** Access level in that project. */
-        level: z.enum(["member", "admin"], { error: 'expected "member" or "admin"' }),
+        level: z.enum(PROJECT_ACCESS_LEVELS, { error: 'expected "none", "member" or "admin"' }),
       }),
     )
     .default([]),

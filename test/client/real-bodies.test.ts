@@ -71,9 +71,9 @@ describe("invites: legacy project levels, level none, no e-mail", () => {
     expect((await client.invites.find({ id: invites.noEmail.id }))?.target_email).toBeNull();
   });
 
-  it("what is sent stays strict: a legacy level or none is refused before any request", async () => {
+  it("what is sent stays strict: a legacy level or an unknown name is refused before any request", async () => {
     const before = fake.requests.length;
-    for (const level of [8, "none"]) {
+    for (const level of [8, "viewer"]) {
       const err = await client.invites
         .create({
           body: {

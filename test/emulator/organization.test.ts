@@ -58,22 +58,25 @@ describe("batch exports", () => {
     ).toEqual(errorShape("invalid_request", "not_found", "Not found."));
   });
 
-  it("pause and unpause answer 200 with no body, are idempotent and keep last_paused_at", async () => {
+  it("pause and unpause answer 200 {paused} as PostHog does, are idempotent and keep last_paused_at", async () => {
     const e = emu();
     const id = (await e.call("GET", `${e.org}/batch_exports/`)).body.results[1].id;
     const pause = await e.call("POST", `${e.org}/batch_exports/${id}/pause/`);
     expect(pause.status).toBe(200);
-    expect(pause.text).toBe("");
+    expect(pause.body).toStrictEqual({ paused: true });
     const paused = (await e.call("GET", `${e.org}/batch_exports/${id}/`)).body;
     expect(paused.paused).toBe(true);
     expect(paused.last_paused_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
     await e.control("POST", "/clock", { advanceSeconds: 60 });
-    expect((await e.call("POST", `${e.org}/batch_exports/${id}/pause/`, { body: {} })).status).toBe(200);
+    const again = await e.call("POST", `${e.org}/batch_exports/${id}/pause/`, { body: {} });
+    expect([again.status, again.body]).toStrictEqual([200, { paused: true }]);
     expect((await e.call("GET", `${e.org}/batch_exports/${id}/`)).body.last_paused_at).toBe(
       paused.last_paused_at,
     );
-    expect((await e.call("POST", `${e.org}/batch_exports/${id}/unpause/`)).status).toBe(200);
-    expect((await e.call("POST", `${e.org}/batch_exports/${id}/unpause/`)).text).toBe("");
+    for (let i = 0; i < 2; i++) {
+      const unpause = await e.call("POST", `${e.org}/batch_exports/${id}/unpause/`);
+      expect([unpause.status, unpause.body]).toStrictEqual([200, { paused: false }]);
+    }
     const unpaused = (await e.call("GET", `${e.org}/batch_exports/${id}/`)).body;
     expect(unpaused.paused).toBe(false);
     expect(unpaused.last_paused_at).toBe(paused.last_paused_at);
@@ -155,11 +158,11 @@ describe("domains", () => {
     });
     expect(saml.status).toBe(200);
     expect(saml.body.has_saml).toBe(true);
-    // Without a matching TXT record verify answers 200 (no body) and the domain stays unverified.
+    // Without a matching TXT record verify answers 200 with the domain, as PostHog does, still unverified.
     const miss = await e.call("POST", `${path}verify/`);
     expect(miss.status).toBe(200);
-    expect(miss.text).toBe("");
-    expect((await e.call("GET", path)).body.is_verified).toBe(false);
+    expect(miss.body).toStrictEqual((await e.call("GET", path)).body);
+    expect(miss.body).toMatchObject({ id: created.id, is_verified: false, verified_at: null });
     await e.control("POST", "/dns", { name: "_posthog-challenge.verify.example.org", txt: "wrong" });
     await e.call("POST", `${path}verify/`);
     expect((await e.call("GET", path)).body.is_verified).toBe(false);
@@ -171,8 +174,10 @@ describe("domains", () => {
         })
       ).status,
     ).toBe(204);
-    expect((await e.call("POST", `${path}verify/`)).status).toBe(200);
+    const hit = await e.call("POST", `${path}verify/`);
+    expect(hit.status).toBe(200);
     const verified = (await e.call("GET", path)).body;
+    expect(hit.body).toStrictEqual(verified);
     expect(verified.is_verified).toBe(true);
     expect(verified.verified_at).not.toBeNull();
     const again = await e.call("POST", `${path}verify/`);
@@ -277,6 +282,43 @@ describe("invites", () => {
     });
   });
 
+  it('accepts project access level "none", as PostHog does; combining keeps the higher level', async () => {
+    await withEmulator(async (e) => {
+      const none = await e.call("POST", `${e.org}/invites/`, {
+        body: { target_email: "n@example.com", private_project_access: [{ id: e.projectId, level: "none" }] },
+      });
+      expect(none.status).toBe(201);
+      expect(none.body.private_project_access).toEqual([{ id: e.projectId, level: "none" }]);
+      expect((await e.call("GET", `${e.org}/invites/`)).body.results[0].private_project_access).toEqual([
+        { id: e.projectId, level: "none" },
+      ]);
+      const member = await e.call("POST", `${e.org}/invites/`, {
+        body: {
+          target_email: "n@example.com",
+          private_project_access: [{ id: e.projectId, level: "member" }],
+          combine_pending_invites: true,
+        },
+      });
+      expect(member.body.private_project_access).toEqual([{ id: e.projectId, level: "member" }]);
+      const kept = await e.call("POST", `${e.org}/invites/`, {
+        body: {
+          target_email: "n@example.com",
+          private_project_access: [{ id: e.projectId, level: "none" }],
+          combine_pending_invites: true,
+        },
+      });
+      expect(kept.body.private_project_access).toEqual([{ id: e.projectId, level: "member" }]);
+      const viewer = await e.call("POST", `${e.org}/invites/`, {
+        body: {
+          target_email: "v@example.com",
+          private_project_access: [{ id: e.projectId, level: "viewer" }],
+        },
+      });
+      expect(viewer.status).toBe(400);
+      expect(viewer.body).toMatchObject({ code: "invalid_choice", attr: "private_project_access__0__level" });
+    });
+  });
+
   it("validates email, level, project access, existing members and the inviter's level", async () => {
     const e = emu();
     const missing = await e.call("POST", `${e.org}/invites/`, { body: { first_name: "x" } });
@@ -333,7 +375,7 @@ describe("invites", () => {
     });
   });
 
-  it("bulk: JSON array of at most 20, all or nothing, 200 with no body", async () => {
+  it("bulk: JSON array of at most 20, all or nothing, 201 with the invites as PostHog answers", async () => {
     await withEmulator(async (e) => {
       const notArray = await e.call("POST", `${e.org}/invites/bulk/`, {
         body: { target_email: "a@example.com" },
@@ -361,9 +403,13 @@ describe("invites", () => {
       expect(oneBad.body.attr).toBe("1__target_email");
       expect((await e.call("GET", `${e.org}/invites/`)).body.count).toBe(0);
       const ok = await e.call("POST", `${e.org}/invites/bulk/`, { body: many.slice(0, 20) });
-      expect(ok.status).toBe(200);
-      expect(ok.text).toBe("");
-      expect((await e.call("GET", `${e.org}/invites/?limit=5`)).body.count).toBe(20);
+      expect(ok.status).toBe(201);
+      expect(ok.body.map((i: { target_email: string }) => i.target_email)).toEqual(
+        many.slice(0, 20).map((i) => i.target_email),
+      );
+      const listed = (await e.call("GET", `${e.org}/invites/?limit=20`)).body;
+      expect(listed.count).toBe(20);
+      for (const invite of ok.body) expect(listed.results).toContainEqual(invite);
     });
   });
 });

@@ -72,28 +72,35 @@ describe("item 1: bodies the live PostHog returns never fail a read", () => {
     expect((await plan(host, read, want)).diff.changes).toBe(false);
   });
 
-  it("an Invite refreshes from a list with legacy levels, level none and no e-mail; 8 reads as admin", async () => {
-    const want = {
-      targetEmail: "legacy.admin@example.com",
-      privateProjectAccess: [{ id: PROJECT, level: "admin" }],
-    };
-    const i = await inState("Invite", "legacy", invites.legacyAdmin.id, want, {
-      ...want,
-      firstName: "",
-      level: 1,
-      message: "",
-      sendEmail: true,
-      combinePendingInvites: false,
-      adopt: false,
-      isExpired: false,
-      accepted: false,
-      emailingAttemptMade: true,
-      createdAt: "2026-01-05T10:00:00Z",
-      adopted: false,
-    });
-    const read = await refresh(host, i);
-    expect(read.id).toBe(invites.legacyAdmin.id);
-    expect(read.outs.privateProjectAccess).toEqual([{ id: PROJECT, level: "admin" }]);
-    expect((await plan(host, read, want)).diff.changes).toBe(false);
-  });
+  it.each([
+    ["legacy 8", invites.legacyAdmin, "admin"],
+    ["legacy 1", invites.legacyMember, "member"],
+    ["none", invites.noAccess, "none"],
+  ])(
+    "an Invite refreshes from a list with legacy levels, none and no e-mail: %s reads as %s",
+    async (_, invite, level) => {
+      const want = {
+        targetEmail: invite.target_email,
+        privateProjectAccess: [{ id: PROJECT, level }],
+      };
+      const i = await inState("Invite", "legacy", invite.id, want, {
+        ...want,
+        firstName: "",
+        level: 1,
+        message: "",
+        sendEmail: true,
+        combinePendingInvites: false,
+        adopt: false,
+        isExpired: false,
+        accepted: false,
+        emailingAttemptMade: true,
+        createdAt: "2026-01-05T10:00:00Z",
+        adopted: false,
+      });
+      const read = await refresh(host, i);
+      expect(read.id).toBe(invite.id);
+      expect(read.outs.privateProjectAccess).toEqual([{ id: PROJECT, level }]);
+      expect((await plan(host, read, want)).diff.changes).toBe(false);
+    },
+  );
 });
