@@ -110,7 +110,9 @@ const domainOps: Operation[] = [
     scope: "organization:read",
     parent: "organization",
     handle: (ctx) => {
-      const items = [...ctx.world.domains].sort((a, b) => a.domain.localeCompare(b.domain)).map(domainJson);
+      const items = [...ctx.world.domains]
+        .sort((a, b) => a.domain.localeCompare(b.domain))
+        .map((d) => domainJson(d, ctx.emu.samlOnDomain));
       return ok(paginate(ctx.request, items));
     },
   },
@@ -125,7 +127,9 @@ const domainOps: Operation[] = [
       if (ctx.world.domains.some((d) => d.domain === body.domain)) {
         throw invalid("domain with this domain already exists.", "domain", "unique");
       }
-      // jit_provisioning_enabled and sso_enforcement are silently dropped: the domain is unverified.
+      // jit_provisioning_enabled and sso_enforcement are silently dropped: the domain is unverified. So are the
+      // saml_* fields by a PostHog that keeps SAML in identity_provider_config (unknown fields to its serializer).
+      const saml: Partial<typeof body> = ctx.emu.samlOnDomain ? body : {};
       const domain = {
         id: randomUUID(),
         domain: body.domain,
@@ -133,12 +137,12 @@ const domainOps: Operation[] = [
         verification_challenge: tokenUrlsafe(32),
         jit_provisioning_enabled: false,
         sso_enforcement: "",
-        saml_entity_id: body.saml_entity_id ?? null,
-        saml_acs_url: body.saml_acs_url ?? null,
-        saml_x509_cert: body.saml_x509_cert ?? null,
+        saml_entity_id: saml.saml_entity_id ?? null,
+        saml_acs_url: saml.saml_acs_url ?? null,
+        saml_x509_cert: saml.saml_x509_cert ?? null,
       };
       ctx.world.domains.push(domain);
-      return created(domainJson(domain));
+      return created(domainJson(domain, ctx.emu.samlOnDomain));
     },
   },
   {
@@ -146,7 +150,7 @@ const domainOps: Operation[] = [
     url: `${ORG}/domains/:id/`,
     scope: "organization:read",
     parent: "organization",
-    handle: (ctx) => ok(domainJson(findDomain(ctx))),
+    handle: (ctx) => ok(domainJson(findDomain(ctx), ctx.emu.samlOnDomain)),
   },
   {
     method: "PATCH",
@@ -171,10 +175,12 @@ const domainOps: Operation[] = [
       if (body.jit_provisioning_enabled !== undefined)
         domain.jit_provisioning_enabled = body.jit_provisioning_enabled;
       if (body.sso_enforcement !== undefined) domain.sso_enforcement = body.sso_enforcement;
-      if (body.saml_entity_id !== undefined) domain.saml_entity_id = body.saml_entity_id;
-      if (body.saml_acs_url !== undefined) domain.saml_acs_url = body.saml_acs_url;
-      if (body.saml_x509_cert !== undefined) domain.saml_x509_cert = body.saml_x509_cert;
-      return ok(domainJson(domain));
+      if (ctx.emu.samlOnDomain) {
+        if (body.saml_entity_id !== undefined) domain.saml_entity_id = body.saml_entity_id;
+        if (body.saml_acs_url !== undefined) domain.saml_acs_url = body.saml_acs_url;
+        if (body.saml_x509_cert !== undefined) domain.saml_x509_cert = body.saml_x509_cert;
+      }
+      return ok(domainJson(domain, ctx.emu.samlOnDomain));
     },
   },
   {
@@ -204,7 +210,7 @@ const domainOps: Operation[] = [
       if (txt !== undefined && txt === domain.verification_challenge) domain.verified_at = ctx.now;
       // As PostHog answers (posthog/api/organization_domain.py `verify`): 200 with the domain, whether or not the
       // TXT record matched; the reference: no body.
-      return ok(domainJson(domain));
+      return ok(domainJson(domain, ctx.emu.samlOnDomain));
     },
   },
 ];

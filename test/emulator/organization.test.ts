@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { parseCli } from "../../emulator/cli";
 import { type TestEmulator, useEmulator, withEmulator } from "../support/emulator";
 
 const emu = useEmulator();
@@ -232,6 +233,60 @@ describe("domains", () => {
         expect(res.status, `${method} ${path}`).toBe(403);
       }
     });
+  });
+});
+
+describe("domains as current PostHog serves them (samlOnDomain: false)", () => {
+  // posthog/api/organization_domain.py OrganizationDomainSerializer: SAML in identity_provider_config.
+  const NEWEST_FIELDS = [
+    "domain",
+    "has_id_jag",
+    "has_saml",
+    "has_scim",
+    "id",
+    "identity_provider_config",
+    "is_verified",
+    "jit_provisioning_enabled",
+    "scim_base_url",
+    "sso_enforcement",
+    "verification_challenge",
+    "verified_at",
+  ];
+
+  it("answers no saml_* field anywhere and ignores them when sent", async () => {
+    await withEmulator(
+      async (e) => {
+        const saml = {
+          saml_entity_id: "urn:x",
+          saml_acs_url: "https://idp.example.org/acs",
+          saml_x509_cert: "C",
+        };
+        const created = await e.call("POST", `${e.org}/domains/`, {
+          body: { domain: "new.example.org", ...saml },
+        });
+        expect(created.status).toBe(201);
+        expect(Object.keys(created.body).sort()).toEqual(NEWEST_FIELDS);
+        expect(created.body).toMatchObject({
+          has_saml: false,
+          identity_provider_config: null,
+          scim_base_url: null,
+        });
+        const path = `${e.org}/domains/${created.body.id}/`;
+        const patched = await e.call("PATCH", path, { body: saml });
+        expect(patched.status).toBe(200);
+        expect(patched.body).toStrictEqual(created.body);
+        expect((await e.call("GET", path)).body).toStrictEqual(created.body);
+        expect((await e.call("GET", `${e.org}/domains/`)).body.results).toStrictEqual([created.body]);
+        const verify = await e.call("POST", `${path}verify/`);
+        expect(Object.keys(verify.body).sort()).toEqual(NEWEST_FIELDS);
+      },
+      { samlOnDomain: false },
+    );
+  });
+
+  it("is the command line's --no-saml-on-domain", () => {
+    expect(parseCli(["--no-saml-on-domain"])).toEqual({ samlOnDomain: false });
+    expect(parseCli([])).toEqual({});
   });
 });
 

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, expect } from "vitest";
-import { startEmulator } from "../../emulator";
+import { type EmulatorOptions, startEmulator } from "../../emulator";
 import { type ProviderHost, startProviderHost } from "../../tools/provider-host";
 
 export const repoRoot = resolve(__dirname, "..", "..");
@@ -50,8 +50,9 @@ export interface TestEmulator {
   api(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
 }
 
-export async function startTestEmulator(): Promise<TestEmulator> {
-  const emu = await startEmulator({ rateLimit: false });
+/** Starts a fresh emulator (rate limit off) with `options` (e.g. `{samlOnDomain: false}`). */
+export async function startTestEmulator(options: EmulatorOptions = {}): Promise<TestEmulator> {
+  const emu = await startEmulator({ rateLimit: false, ...options });
   const send = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${emu.url}${path}`, {
       method,

@@ -4,13 +4,15 @@
  * emulator follows the API reference instead:
  * - item 1: a Dashboard whose tiles have no ids, with a button tile and a free-form tile, refreshes; an Invite in
  *   a list holding legacy integer project levels, a level "none" and an invite without e-mail refreshes, its
- *   legacy level read as the name a program declares (no change in the next preview).
+ *   legacy level read as the name a program declares (no change in the next preview);
+ * - item 3: a Domain of current PostHog (no `saml_*` fields, SAML in `identity_provider_config`) refreshes from
+ *   state recorded with SAML inputs, and the next preview fails, saying where SAML lives and what to do.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ProviderHost, startProviderHost } from "../../tools/provider-host";
 import { type FakePostHog, startFakePostHog } from "../support/fake-posthog";
-import { invites, ORG, PROJECT, realRoutes } from "../support/real-bodies";
-import { type Managed, plan, refresh, repoRoot, serializeProvider, urnOf } from "./harness";
+import { domain, invites, ORG, PROJECT, realRoutes } from "../support/real-bodies";
+import { failure, type Managed, plan, refresh, repoRoot, serializeProvider, urnOf } from "./harness";
 
 let fake: FakePostHog;
 let host: ProviderHost;
@@ -103,4 +105,42 @@ describe("item 1: bodies the live PostHog returns never fail a read", () => {
       expect((await plan(host, read, want)).diff.changes).toBe(false);
     },
   );
+});
+
+describe("item 3: a Domain of current PostHog, whose SAML settings live in identity_provider_config", () => {
+  it("refreshes from state recorded with SAML inputs; the next preview fails saying what to do, with no request", async () => {
+    const want = {
+      domain: "corp.example.com",
+      ssoEnforcement: "saml",
+      samlEntityId: "https://idp.example.com/entity",
+      samlAcsUrl: "https://idp.example.com/acs",
+    };
+    const d = await inState("Domain", "corp", domain.id, want, {
+      ...want,
+      jitProvisioningEnabled: false,
+      samlX509Cert: "",
+      adopt: false,
+      isVerified: true,
+      verifiedAt: domain.verified_at,
+      verificationChallenge: domain.verification_challenge,
+      challengeRecordName: "_posthog-challenge.corp.example.com",
+      hasSaml: true,
+      pendingSettings: null,
+      adopted: false,
+    });
+    const read = await refresh(host, d);
+    expect(read.outs).toMatchObject({ samlOnDomain: false, samlEntityId: "", samlAcsUrl: "", hasSaml: true });
+    const before = fake.requests.length;
+    const message = await failure(plan(host, read, want));
+    expect(message).toContain(
+      "Domain corp.example.com declares samlEntityId, samlAcsUrl, but this PostHog keeps SAML settings in the " +
+        "domain's identity_provider_config (its SSO configuration), not on the domain",
+    );
+    expect(message).toContain(
+      "Remove samlEntityId, samlAcsUrl from the Domain and configure SAML for corp.example.com in PostHog's SSO settings",
+    );
+    const { samlEntityId: _e, samlAcsUrl: _a, ...withoutSaml } = want;
+    expect((await plan(host, read, withoutSaml)).diff.changes).toBe(false);
+    expect(fake.requests.length).toBe(before);
+  });
 });

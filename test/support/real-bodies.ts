@@ -188,6 +188,26 @@ export const invites = {
   noEmail: invite("0190f0e2-3333-7000-8000-000000000004", null, null),
 };
 
+/**
+ * A domain as current PostHog serves it (posthog/api/organization_domain.py `OrganizationDomainSerializer`): no
+ * `saml_*` fields; SAML and SCIM live in the linked `identity_provider_config` (the id of an
+ * `IdentityProviderConfig`, a UUID, or null).
+ */
+export const domain = {
+  id: "0190f0e2-4444-7000-8000-000000000001",
+  domain: "corp.example.com",
+  is_verified: true,
+  verified_at: at,
+  verification_challenge: "Yq3oQz5t0bC9kLh2xWm8nRf4aSd7gUe1vJ6pTy0iOZc",
+  jit_provisioning_enabled: false,
+  sso_enforcement: "saml",
+  has_saml: true,
+  has_scim: false,
+  scim_base_url: null,
+  has_id_jag: false,
+  identity_provider_config: "0190f0e2-5555-7000-8000-000000000001",
+};
+
 /** The routes of the fake server serving the bodies above (the access check's project included). */
 export const realRoutes = () => ({
   [`GET ${ORG_PATH}/projects/${PROJECT}/`]: { body: project },
@@ -195,4 +215,6 @@ export const realRoutes = () => ({
   [`GET ${ORG_PATH}/invites/`]: { body: page(Object.values(invites)) },
   [`GET ${DASHBOARDS_PATH}/`]: { body: page([dashboardItem]) },
   [`GET ${DASHBOARDS_PATH}/7/`]: { body: dashboardDetail },
+  [`GET ${ORG_PATH}/domains/`]: { body: page([domain]) },
+  [`GET ${ORG_PATH}/domains/${domain.id}/`]: { body: domain },
 });
