@@ -339,36 +339,26 @@ describe("invites", () => {
 
   it('accepts project access level "none", as PostHog does; combining keeps the higher level', async () => {
     await withEmulator(async (e) => {
-      const none = await e.call("POST", `${e.org}/invites/`, {
-        body: { target_email: "n@example.com", private_project_access: [{ id: e.projectId, level: "none" }] },
-      });
+      /** Invites `email` with `level` on the seeded project (combining with pending invites when `combine`). */
+      const invite = (email: string, level: string, combine = false) =>
+        e.call("POST", `${e.org}/invites/`, {
+          body: {
+            target_email: email,
+            private_project_access: [{ id: e.projectId, level }],
+            ...(combine ? { combine_pending_invites: true } : {}),
+          },
+        });
+      const none = await invite("n@example.com", "none");
       expect(none.status).toBe(201);
       expect(none.body.private_project_access).toEqual([{ id: e.projectId, level: "none" }]);
       expect((await e.call("GET", `${e.org}/invites/`)).body.results[0].private_project_access).toEqual([
         { id: e.projectId, level: "none" },
       ]);
-      const member = await e.call("POST", `${e.org}/invites/`, {
-        body: {
-          target_email: "n@example.com",
-          private_project_access: [{ id: e.projectId, level: "member" }],
-          combine_pending_invites: true,
-        },
-      });
+      const member = await invite("n@example.com", "member", true);
       expect(member.body.private_project_access).toEqual([{ id: e.projectId, level: "member" }]);
-      const kept = await e.call("POST", `${e.org}/invites/`, {
-        body: {
-          target_email: "n@example.com",
-          private_project_access: [{ id: e.projectId, level: "none" }],
-          combine_pending_invites: true,
-        },
-      });
+      const kept = await invite("n@example.com", "none", true);
       expect(kept.body.private_project_access).toEqual([{ id: e.projectId, level: "member" }]);
-      const viewer = await e.call("POST", `${e.org}/invites/`, {
-        body: {
-          target_email: "v@example.com",
-          private_project_access: [{ id: e.projectId, level: "viewer" }],
-        },
-      });
+      const viewer = await invite("v@example.com", "viewer");
       expect(viewer.status).toBe(400);
       expect(viewer.body).toMatchObject({ code: "invalid_choice", attr: "private_project_access__0__level" });
     });

@@ -9,33 +9,31 @@
  * - at update of state written before the marker existed (the answer shows it); a refresh records it.
  * A Domain without SAML inputs works as before.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { UNKNOWN } from "../../provider/lifecycle";
 import type { ProviderHost } from "../../tools/provider-host";
 import {
   create,
+  createFails,
   destroy,
   failure,
+  inState,
   plan,
   refresh,
-  serializeProvider,
-  startConfiguredHost,
-  startTestEmulator,
   type TestEmulator,
-  urnOf,
+  updateFails,
+  useProviderHost,
 } from "./harness";
 
 let emu: TestEmulator;
 let host: ProviderHost;
-
-beforeAll(async () => {
-  emu = await startTestEmulator({ samlOnDomain: false });
-  host = await startConfiguredHost(emu);
-});
-afterAll(async () => {
-  await host?.close();
-  await emu?.close();
-});
+useProviderHost(
+  (e, h) => {
+    emu = e;
+    host = h;
+  },
+  { samlOnDomain: false },
+);
 
 type Logged = { method: string; path: string; status: number };
 const org = () => `/api/organizations/${emu.organizationId}`;
@@ -55,15 +53,10 @@ describe("a Domain declaring SAML inputs on a PostHog that keeps SAML elsewhere"
   it("fails its create after the POST when no domain showed it, deleting the domain it made", async () => {
     expect(await domains()).toEqual([]);
     await emu.control("DELETE", "/requests");
-    const provider = await serializeProvider("Domain");
-    const urn = urnOf("Domain", "first");
-    const checked = await host.check(
-      urn,
-      {},
-      { domain: "first.example.com", samlEntityId: "idp-1", __provider: provider },
-    );
-    expect(checked.failures).toEqual([]);
-    const message = await failure(host.create(urn, checked.inputs));
+    const message = await createFails(host, "Domain", "first", {
+      domain: "first.example.com",
+      samlEntityId: "idp-1",
+    });
     expect(message).toMatch(refusal("first.example.com", "samlEntityId"));
     expect(message).toContain("The domain this create made was deleted again: nothing is left");
     const sent = await requests();
@@ -101,12 +94,7 @@ describe("a Domain declaring SAML inputs on a PostHog that keeps SAML elsewhere"
       refusal("plain.example.com", "samlX509Cert"),
     );
     // update itself refuses too, before any request
-    const checked = await host.check(d.urn, d.inputs, {
-      ...want,
-      samlX509Cert: "PEM",
-      __provider: d.provider,
-    });
-    expect(await failure(host.update(d.id, d.urn, d.outs, checked.inputs))).toMatch(
+    expect(await updateFails(host, d, { ...want, samlX509Cert: "PEM" })).toMatch(
       refusal("plain.example.com", "samlX509Cert"),
     );
     expect(await requests()).toEqual([]);
@@ -115,16 +103,9 @@ describe("a Domain declaring SAML inputs on a PostHog that keeps SAML elsewhere"
   it("fails a create before any write when the organization's domains show it", async () => {
     expect((await domains()).map((d) => d.domain)).toEqual(["plain.example.com"]);
     await emu.control("DELETE", "/requests");
-    const provider = await serializeProvider("Domain");
-    const urn = urnOf("Domain", "second");
-    const checked = await host.check(
-      urn,
-      {},
-      { domain: "second.example.com", samlX509Cert: "PEM", __provider: provider },
-    );
-    expect(await failure(host.create(urn, checked.inputs))).toMatch(
-      refusal("second.example.com", "samlX509Cert"),
-    );
+    expect(
+      await createFails(host, "Domain", "second", { domain: "second.example.com", samlX509Cert: "PEM" }),
+    ).toMatch(refusal("second.example.com", "samlX509Cert"));
     expect(await requests()).toEqual([`GET ${org()}/domains/ 200`]);
     expect((await domains()).map((d) => d.domain)).toEqual(["plain.example.com"]);
   });
@@ -132,39 +113,25 @@ describe("a Domain declaring SAML inputs on a PostHog that keeps SAML elsewhere"
   it("state from before the marker: update fails on the answer, refresh records it, then preview fails", async () => {
     const [plain] = await domains();
     if (!plain) throw new Error("no domain");
-    const provider = await serializeProvider("Domain");
     // What an older version recorded after creating the domain with SAML on a PostHog that kept it on the domain.
     const want = { domain: "plain.example.com", ssoEnforcement: "saml", samlEntityId: "idp-1" };
-    const old = {
-      name: "Domain",
-      urn: urnOf("Domain", "plain"),
-      id: plain.id,
-      provider,
-      inputs: { ...want, __provider: provider },
-      outs: {
-        ...want,
-        jitProvisioningEnabled: false,
-        samlAcsUrl: "",
-        samlX509Cert: "",
-        adopt: false,
-        isVerified: false,
-        verifiedAt: null,
-        verificationChallenge: "x",
-        challengeRecordName: "_posthog-challenge.plain.example.com",
-        hasSaml: false,
-        pendingSettings: null,
-        adopted: false,
-        __provider: provider,
-      },
-    };
+    const old = await inState("Domain", "plain", plain.id, want, {
+      ...want,
+      jitProvisioningEnabled: false,
+      samlAcsUrl: "",
+      samlX509Cert: "",
+      adopt: false,
+      isVerified: false,
+      verifiedAt: null,
+      verificationChallenge: "x",
+      challengeRecordName: "_posthog-challenge.plain.example.com",
+      hasSaml: false,
+      pendingSettings: null,
+      adopted: false,
+    });
     // No marker: preview cannot know, and shows no change (the outputs say idp-1).
     expect((await plan(host, old, want)).diff.changes).toBe(false);
-    const checked = await host.check(old.urn, old.inputs, {
-      ...want,
-      samlEntityId: "idp-2",
-      __provider: provider,
-    });
-    expect(await failure(host.update(old.id, old.urn, old.outs, checked.inputs))).toMatch(
+    expect(await updateFails(host, old, { ...want, samlEntityId: "idp-2" })).toMatch(
       refusal("plain.example.com", "samlEntityId"),
     );
     const refreshed = await refresh(host, old);

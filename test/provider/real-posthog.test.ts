@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ProviderHost, startProviderHost } from "../../tools/provider-host";
 import { type FakePostHog, startFakePostHog } from "../support/fake-posthog";
 import { domain, invites, ORG, PROJECT, realRoutes } from "../support/real-bodies";
-import { failure, type Managed, plan, refresh, repoRoot, serializeProvider, urnOf } from "./harness";
+import { failure, inState, plan, refresh, repoRoot } from "./harness";
 
 let fake: FakePostHog;
 let host: ProviderHost;
@@ -34,25 +34,6 @@ afterAll(async () => {
   await host?.close();
   await fake?.close();
 });
-
-/** A resource as the state holds it after an earlier `up` (the fake server cannot create). */
-async function inState(
-  name: string,
-  resourceName: string,
-  id: string,
-  inputs: Record<string, unknown>,
-  outs: Record<string, unknown>,
-): Promise<Managed> {
-  const provider = await serializeProvider(name);
-  return {
-    name,
-    urn: urnOf(name, resourceName),
-    id,
-    provider,
-    inputs: { ...inputs, __provider: provider },
-    outs: { ...outs, __provider: provider },
-  };
-}
 
 describe("item 1: bodies the live PostHog returns never fail a read", () => {
   it("a Dashboard with id-less, button and free-form tiles refreshes, and shows no change", async () => {
