@@ -246,12 +246,22 @@ async function findByName(api: PostHogClient, name: string): Promise<Domain | un
 }
 
 /**
- * Throws {@link samlElsewhere} when `want` declares SAML inputs and the server's answer `d` shows this PostHog
- * keeps SAML elsewhere.
+ * {@link samlElsewhere} when the server keeps SAML elsewhere (`onDomain` false: what an answer showed or the
+ * outputs recorded; undefined: not known) and `v` declares SAML inputs; else undefined.
  */
+function samlRefusal(
+  onDomain: boolean | undefined,
+  domain: string,
+  v: Record<string, unknown>,
+): string | undefined {
+  const declared = declaredSaml(v);
+  return onDomain === false && declared.length > 0 ? samlElsewhere(domain, declared) : undefined;
+}
+
+/** Throws {@link samlRefusal}'s error when the server's answer `d` shows `want` cannot be applied. */
 function refuseSamlElsewhere(d: Domain, want: In): void {
-  const declared = declaredSaml(want);
-  if (declared.length > 0 && !samlOnDomain(d)) throw new Error(samlElsewhere(want.domain, declared));
+  const refusal = samlRefusal(samlOnDomain(d), want.domain, want);
+  if (refusal !== undefined) throw new Error(refusal);
 }
 
 /** Prints what waits for verification (the host's stdout reaches `pulumi up` as a log line). */
@@ -271,12 +281,12 @@ export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOu
   replaceOnChanges: ["domain"],
   deleteBeforeReplace: true,
   // The last answer showed this PostHog keeps SAML elsewhere: declared SAML inputs fail the preview, no request.
-  unsatisfiable(olds, news) {
-    const declared = declaredSaml(news);
-    return olds.samlOnDomain === false && declared.length > 0
-      ? samlElsewhere(typeof news.domain === "string" ? news.domain : olds.domain, declared)
-      : undefined;
-  },
+  unsatisfiable: (olds, news) =>
+    samlRefusal(
+      olds.samlOnDomain,
+      typeof news.domain === "string" && news.domain !== UNKNOWN ? news.domain : olds.domain,
+      news,
+    ),
   async create(api, want, _claim, resourceName) {
     const organization = api.settings.organizationId ?? "";
     const op = beginCreate("Domain", organization, want.domain, journalContext(api.settings, resourceName));
@@ -333,9 +343,8 @@ export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOu
     }
     // SAML fields were sent with the create; a PostHog that keeps SAML elsewhere ignored them (nothing in the list
     // showed it: the organization had no domain). The domain is deleted again: it was made only for a failure.
-    const declared = declaredSaml(want);
-    if (declared.length > 0 && !samlOnDomain(created)) {
-      const refusal = samlElsewhere(want.domain, declared);
+    const refusal = samlRefusal(samlOnDomain(created), want.domain, want);
+    if (refusal !== undefined) {
       try {
         await api.domains.delete({ id: created.id });
       } catch (e) {
@@ -360,9 +369,8 @@ export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOu
   async update(api, id, olds, want) {
     // One PATCH against the state last read; a second only if the domain turned out verified meanwhile
     // and JIT/SSO are still to apply (a GET only when there is nothing to send).
-    const declared = declaredSaml(want);
-    if (olds.samlOnDomain === false && declared.length > 0)
-      throw new Error(samlElsewhere(want.domain, declared));
+    const refusal = samlRefusal(olds.samlOnDomain, want.domain, want);
+    if (refusal !== undefined) throw new Error(refusal);
     const body = convergeBody(wireOf(id, olds), want);
     const d =
       Object.keys(body).length > 0
