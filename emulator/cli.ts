@@ -22,6 +22,8 @@ beside pulumi-posthog (\`npm install --save-dev fastify@5\`).
   --api-key <phx_...>     use this seed key instead of a random one
   --fault <json>          arm a fault at start, e.g. '{"path":"/domains/","status":503}' (repeatable)
   --no-paid-features      without restriction level 37, collaborators, sharing, more than one project
+  --no-saml-on-domain     serve domains as current PostHog does: no saml_* fields (SAML lives in
+                          identity_provider_config), writes of them ignored
   --help                  show this help
 
 Errors are one line on stderr: status 2 for a bad command line, 1 when the emulator cannot start
@@ -62,6 +64,7 @@ const FLAGS: Record<string, string> = {
   apiKey: "--api-key",
   faults: "--fault",
   paidFeatures: "--no-paid-features",
+  samlOnDomain: "--no-saml-on-domain",
 };
 
 /** A limit flag: `off` (false) or two positive whole numbers `<a>/<b>`; undefined when the flag is absent. */
@@ -127,6 +130,7 @@ export function parseCli(argv: string[]): EmulatorOptions | "help" {
         "api-key": { type: "string" },
         fault: { type: "string", multiple: true },
         "no-paid-features": { type: "boolean" },
+        "no-saml-on-domain": { type: "boolean" },
         help: { type: "boolean" },
       },
       strict: true,
@@ -155,6 +159,7 @@ export function parseCli(argv: string[]): EmulatorOptions | "help" {
   if (v["state-file"] !== undefined) options.stateFile = v["state-file"];
   if (v["api-key"] !== undefined) options.apiKey = v["api-key"];
   if (v["no-paid-features"]) options.paidFeatures = false;
+  if (v["no-saml-on-domain"]) options.samlOnDomain = false;
   if (v.fault) {
     options.faults = v.fault.map((raw) => {
       let json: unknown;

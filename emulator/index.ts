@@ -117,6 +117,12 @@ export const EmulatorOptionsSchema = z.object({
   stateFile: z.string().min(1).optional(),
   /** Paid features (restriction level 37, collaborators, sharing, unlimited projects); default on. */
   paidFeatures: z.boolean().default(true),
+  /**
+   * Domains carry the reference's `saml_entity_id`, `saml_acs_url`, `saml_x509_cert` (default). False serves them
+   * as current PostHog does (posthog/api/organization_domain.py): without `saml_*` fields (writes of them are
+   * ignored), SAML living in a linked `identity_provider_config` (null here).
+   */
+  samlOnDomain: z.boolean().default(true),
   /** The seed key (the owner's full-access key, which also authorizes the control plane). */
   apiKey: z
     .string()
@@ -354,6 +360,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const emu: Emulator = {
     world,
     paidFeatures: opts.paidFeatures,
+    samlOnDomain: opts.samlOnDomain,
     rateLimit: opts.rateLimit,
     latencyMs: opts.latencyMs,
     latencyJitterMs: opts.latencyJitterMs,

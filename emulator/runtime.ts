@@ -35,6 +35,8 @@ export type FaultRecord = ControlFault & { id: string; pattern: RegExp; hits: nu
 export type Emulator = {
   world: World;
   paidFeatures: boolean;
+  /** Domains carry `saml_*` fields (the reference); false: as current PostHog, SAML in `identity_provider_config`. */
+  samlOnDomain: boolean;
   rateLimit: { perMinute: number; perHour: number } | false;
   latencyMs: number;
   /** Jitter of the added latency (± ms, uniform). */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ProjectAccessSchema } from "./world";
 
 /**
  * Request-body schemas of the emulated API (one per operation). Unknown keys are dropped, as the real
@@ -58,10 +59,7 @@ export const InviteCreateSchema = z.object({
   first_name: z.string().max(30).default(""),
   level: MembershipLevelSchema.default(1),
   message: z.string().nullable().default(null),
-  private_project_access: z
-    .array(z.object({ id: z.number().int(), level: z.enum(["member", "admin"]) }))
-    .nullable()
-    .default([]),
+  private_project_access: z.array(ProjectAccessSchema).nullable().default([]),
   send_email: z.boolean().default(true),
   combine_pending_invites: z.boolean().default(false),
 });

@@ -72,7 +72,14 @@ export const DomainRecordSchema = z.object({
 });
 export type DomainRecord = z.infer<typeof DomainRecordSchema>;
 
-export const ProjectAccessSchema = z.object({ id: z.number().int(), level: z.enum(["member", "admin"]) });
+/**
+ * Access levels of an invite's private project, lowest first: PostHog's `ACCESS_CONTROL_LEVELS_MEMBER`
+ * (posthog/rbac/user_access_control.py), which posthog/models/organization_invite.py
+ * `validate_private_project_access` accepts.
+ */
+export const PROJECT_ACCESS_LEVELS = ["none", "member", "admin"] as const;
+export type ProjectAccessLevel = (typeof PROJECT_ACCESS_LEVELS)[number];
+export const ProjectAccessSchema = z.object({ id: z.number().int(), level: z.enum(PROJECT_ACCESS_LEVELS) });
 
 export const InviteRecordSchema = z.object({
   id: z.string(),
@@ -403,20 +410,40 @@ export const batchExportJson = (b: BatchExportRecord) => ({
   native_query: b.native_query,
 });
 
-/** §2.3 domain; `has_saml` is true when entity id, ACS URL and certificate are all set. */
-export const domainJson = (d: DomainRecord) => ({
-  id: d.id,
-  domain: d.domain,
-  is_verified: d.verified_at !== null,
-  verified_at: d.verified_at,
-  verification_challenge: d.verification_challenge,
-  jit_provisioning_enabled: d.jit_provisioning_enabled,
-  sso_enforcement: d.sso_enforcement,
-  has_saml: Boolean(d.saml_entity_id && d.saml_acs_url && d.saml_x509_cert),
-  saml_entity_id: d.saml_entity_id,
-  saml_acs_url: d.saml_acs_url,
-  saml_x509_cert: d.saml_x509_cert,
-});
+/**
+ * §2.3 domain; `has_saml` is true when entity id, ACS URL and certificate are all set. With `samlOnDomain` false,
+ * the domain as current PostHog serves it (posthog/api/organization_domain.py `OrganizationDomainSerializer`): no
+ * `saml_*` fields, SAML and SCIM living in a linked `identity_provider_config` (its id; none here, so null, and
+ * `has_saml`, `has_scim`, `has_id_jag` false).
+ */
+export const domainJson = (d: DomainRecord, samlOnDomain = true) => {
+  const common = {
+    id: d.id,
+    domain: d.domain,
+    is_verified: d.verified_at !== null,
+    verified_at: d.verified_at,
+    verification_challenge: d.verification_challenge,
+    jit_provisioning_enabled: d.jit_provisioning_enabled,
+    sso_enforcement: d.sso_enforcement,
+  };
+  if (!samlOnDomain) {
+    return {
+      ...common,
+      has_saml: false,
+      has_scim: false,
+      scim_base_url: null,
+      has_id_jag: false,
+      identity_provider_config: null,
+    };
+  }
+  return {
+    ...common,
+    has_saml: Boolean(d.saml_entity_id && d.saml_acs_url && d.saml_x509_cert),
+    saml_entity_id: d.saml_entity_id,
+    saml_acs_url: d.saml_acs_url,
+    saml_x509_cert: d.saml_x509_cert,
+  };
+};
 
 const INVITE_VALIDITY_MS = 3 * 24 * 3600 * 1000;
 

@@ -10,7 +10,8 @@
  *   and one object, one resource (provider/claims.ts): a second resource of the program managing the same
  *   object fails, naming both. No HTTP request.
  * - `diff`: compares the old OUTPUTS with the new inputs (an input left unset is not compared, so server
- *   defaults never show as changes); `replaces` and `deleteBeforeReplace`. No HTTP request.
+ *   defaults never show as changes); `replaces` and `deleteBeforeReplace`; fails when the old outputs show the
+ *   new inputs can never be applied (`unsatisfiable`, e.g. a server without a field). No HTTP request.
  * - `create`/`read`/`update`/`delete` with a client whose settings are resolved in the host at run time (stack
  *   config → environment): nothing secret is captured in the serialized provider.
  * - the first create/read/update/delete of the process proves the settings reach PostHog (host, key,
@@ -145,6 +146,13 @@ export interface ResourceDefinition<S extends z.ZodType<Record<string, unknown>>
    * soft-deleted dashboard must be restored, an expired invite re-sent). Returns the final list.
    */
   changes?: (olds: O, news: z.output<S>, changed: string[]) => string[];
+  /**
+   * Why the new inputs can never be applied to the object, judged from its old outputs alone (facts the server
+   * reported at the last create, read or update, recorded there), else undefined. `diff` then fails with this
+   * message, so a preview fails before any write, with no request. Values unknown during preview arrive as
+   * {@link UNKNOWN}.
+   */
+  unsatisfiable?: (olds: O, news: z.output<S>) => string | undefined;
   /**
    * The inputs `read` reports for live outputs, when picking the input-shaped fields is not enough (they
    * must pass `check` again, e.g. exactly one of two identifying inputs).
@@ -406,6 +414,8 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       await managedByState(def.name, id);
       const n = withoutProvider(news);
       const o = (olds ?? {}) as O;
+      const impossible = def.unsatisfiable?.(o, n as z.output<S>);
+      if (impossible !== undefined) throw new Error(impossible);
       let changed = keys.filter((k) => n[k] !== undefined && !sameValue(o[k], n[k]));
       if (def.changes) changed = def.changes(o, n as z.output<S>, changed);
       const replaces = def.update ? changed.filter((k) => replaceOn.has(k)) : changed;

@@ -222,8 +222,8 @@ export interface InviteArgs {
   level?: pulumi.Input<1 | 8 | 15 | "member" | "admin" | "owner" | undefined>;
   /** A personal message in the invitation e-mail (no length limit beyond the 1 MiB request body). */
   message?: pulumi.Input<string | undefined>;
-  /** Access to private projects: `[{id: <project id>, level: "member" | "admin"}]`. Default []. */
-  privateProjectAccess?: pulumi.Input<{ id: number; level: "member" | "admin" }[] | undefined>;
+  /** Access to private projects: `[{id: <project id>, level: "none" | "member" | "admin"}]`. Default []. */
+  privateProjectAccess?: pulumi.Input<{ id: number; level: "member" | "admin" | "none" }[] | undefined>;
   /** Send the invitation e-mail. Default true. */
   sendEmail?: pulumi.Input<boolean | undefined>;
   /** Merge with other pending invites of this e-mail (highest level wins). Default false. */

@@ -44,6 +44,11 @@ export class Domain extends pulumi.dynamic.Resource {
   declare readonly hasSaml: pulumi.Output<boolean>;
   /** What is declared but waits for verification, else null. */
   declare readonly pendingSettings: pulumi.Output<string | null>;
+  /**
+   * Whether this PostHog keeps SAML settings on the domain. False for current PostHog, which keeps them in the
+   * domain's `identity_provider_config`: the SAML inputs must then not be declared (preview fails, saying so).
+   */
+  declare readonly samlOnDomain: pulumi.Output<boolean>;
 
   /**
    * @param name the Pulumi resource name
@@ -58,6 +63,7 @@ export class Domain extends pulumi.dynamic.Resource {
       "challengeRecordName",
       "hasSaml",
       "pendingSettings",
+      "samlOnDomain",
     ]);
     super(provider, name, { ...outs, ...args, ...named(name) }, opts, MODULE, "Domain");
   }

@@ -12,6 +12,7 @@ import {
   collaboratorJson,
   type DashboardRecord,
   type InsightRecord,
+  type SharingRecord,
   type TextRecord,
   type TileRecord,
   tokenUrlsafe,
@@ -352,6 +353,14 @@ function setDeleted(ctx: Ctx, d: DashboardRecord, deleted: boolean, deleteInsigh
   d.deleted = deleted;
 }
 
+/**
+ * PostHog's list order within pinned and unpinned dashboards: `order_by("-pinned", "name")`
+ * (products/dashboards/backend/api/dashboard.py), in PostgreSQL, where NULL sorts after every name in ascending
+ * order; names compare as strings.
+ */
+const byNameNullsLast = (a: string | null, b: string | null): number =>
+  a === null || b === null ? Number(a === null) - Number(b === null) : a.localeCompare(b);
+
 const dashboardOps: Operation[] = [
   {
     method: "GET",
@@ -361,7 +370,7 @@ const dashboardOps: Operation[] = [
     handle: (ctx) => {
       const items = ctx.world.dashboards
         .filter((d) => d.team_id === ctx.project?.id && !d.deleted && d.creation_mode !== "unlisted")
-        .sort((a, b) => Number(b.pinned) - Number(a.pinned) || (a.name ?? "").localeCompare(b.name ?? ""))
+        .sort((a, b) => Number(b.pinned) - Number(a.pinned) || byNameNullsLast(a.name, b.name))
         .map((d) => dashboardBasicJson(ctx, d));
       return ok(paginate(ctx.request, items));
     },
@@ -671,6 +680,20 @@ const collaboratorOps: Operation[] = [
   },
 ];
 
+/**
+ * A sharing configuration as PostHog's `SharingConfigurationSerializer` (posthog/api/sharing.py) serves it:
+ * `settings` (none stored here), `password_required` (false: passwords need the advanced-permissions feature) and
+ * `share_passwords` (none) beside the reference's `created_at`, `enabled`, `access_token`.
+ */
+const sharingJson = (c: Pick<SharingRecord, "enabled" | "access_token"> & { created_at: string | null }) => ({
+  created_at: c.created_at,
+  enabled: c.enabled,
+  access_token: c.access_token,
+  settings: null,
+  password_required: false,
+  share_passwords: [],
+});
+
 const sharingOps: Operation[] = [
   {
     method: "GET",
@@ -681,12 +704,7 @@ const sharingOps: Operation[] = [
       const dashboard = dashboardOf(ctx);
       const config = ctx.world.sharing.find((s) => s.dashboard_id === dashboard.id);
       // Get-or-build: nothing is stored before the first PATCH, so each GET builds a fresh token.
-      if (!config) return ok({ created_at: null, enabled: false, access_token: tokenUrlsafe(22) });
-      return ok({
-        created_at: config.created_at,
-        enabled: config.enabled,
-        access_token: config.access_token,
-      });
+      return ok(sharingJson(config ?? { created_at: null, enabled: false, access_token: tokenUrlsafe(22) }));
     },
   },
   {
@@ -711,11 +729,7 @@ const sharingOps: Operation[] = [
         ctx.world.sharing.push(config);
       }
       if (body.enabled !== undefined) config.enabled = body.enabled;
-      return ok({
-        created_at: config.created_at,
-        enabled: config.enabled,
-        access_token: config.access_token,
-      });
+      return ok(sharingJson(config));
     },
   },
 ];

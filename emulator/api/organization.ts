@@ -19,6 +19,8 @@ import {
   type MembershipRecord,
   memberJson,
   newProjectRecord,
+  PROJECT_ACCESS_LEVELS,
+  type ProjectAccessLevel,
   projectJson,
   projectListJson,
   tokenUrlsafe,
@@ -72,7 +74,8 @@ const batchExportOps: Operation[] = [
         batchExport.paused = true;
         batchExport.last_paused_at = ctx.now;
       }
-      return ok();
+      // As PostHog answers (products/batch_exports/backend/api/batch_export.py `pause`); the reference: no body.
+      return ok({ paused: true });
     },
   },
   {
@@ -84,7 +87,8 @@ const batchExportOps: Operation[] = [
       const batchExport = findBatchExport(ctx);
       parseBody(PauseSchema, ctx.body);
       batchExport.paused = false;
-      return ok();
+      // As PostHog answers (`unpause`: `{"paused": false}`); the reference: no body.
+      return ok({ paused: false });
     },
   },
 ];
@@ -106,7 +110,9 @@ const domainOps: Operation[] = [
     scope: "organization:read",
     parent: "organization",
     handle: (ctx) => {
-      const items = [...ctx.world.domains].sort((a, b) => a.domain.localeCompare(b.domain)).map(domainJson);
+      const items = [...ctx.world.domains]
+        .sort((a, b) => a.domain.localeCompare(b.domain))
+        .map((d) => domainJson(d, ctx.emu.samlOnDomain));
       return ok(paginate(ctx.request, items));
     },
   },
@@ -121,7 +127,9 @@ const domainOps: Operation[] = [
       if (ctx.world.domains.some((d) => d.domain === body.domain)) {
         throw invalid("domain with this domain already exists.", "domain", "unique");
       }
-      // jit_provisioning_enabled and sso_enforcement are silently dropped: the domain is unverified.
+      // jit_provisioning_enabled and sso_enforcement are silently dropped: the domain is unverified. So are the
+      // saml_* fields by a PostHog that keeps SAML in identity_provider_config (unknown fields to its serializer).
+      const saml: Partial<typeof body> = ctx.emu.samlOnDomain ? body : {};
       const domain = {
         id: randomUUID(),
         domain: body.domain,
@@ -129,12 +137,12 @@ const domainOps: Operation[] = [
         verification_challenge: tokenUrlsafe(32),
         jit_provisioning_enabled: false,
         sso_enforcement: "",
-        saml_entity_id: body.saml_entity_id ?? null,
-        saml_acs_url: body.saml_acs_url ?? null,
-        saml_x509_cert: body.saml_x509_cert ?? null,
+        saml_entity_id: saml.saml_entity_id ?? null,
+        saml_acs_url: saml.saml_acs_url ?? null,
+        saml_x509_cert: saml.saml_x509_cert ?? null,
       };
       ctx.world.domains.push(domain);
-      return created(domainJson(domain));
+      return created(domainJson(domain, ctx.emu.samlOnDomain));
     },
   },
   {
@@ -142,7 +150,7 @@ const domainOps: Operation[] = [
     url: `${ORG}/domains/:id/`,
     scope: "organization:read",
     parent: "organization",
-    handle: (ctx) => ok(domainJson(findDomain(ctx))),
+    handle: (ctx) => ok(domainJson(findDomain(ctx), ctx.emu.samlOnDomain)),
   },
   {
     method: "PATCH",
@@ -167,10 +175,12 @@ const domainOps: Operation[] = [
       if (body.jit_provisioning_enabled !== undefined)
         domain.jit_provisioning_enabled = body.jit_provisioning_enabled;
       if (body.sso_enforcement !== undefined) domain.sso_enforcement = body.sso_enforcement;
-      if (body.saml_entity_id !== undefined) domain.saml_entity_id = body.saml_entity_id;
-      if (body.saml_acs_url !== undefined) domain.saml_acs_url = body.saml_acs_url;
-      if (body.saml_x509_cert !== undefined) domain.saml_x509_cert = body.saml_x509_cert;
-      return ok(domainJson(domain));
+      if (ctx.emu.samlOnDomain) {
+        if (body.saml_entity_id !== undefined) domain.saml_entity_id = body.saml_entity_id;
+        if (body.saml_acs_url !== undefined) domain.saml_acs_url = body.saml_acs_url;
+        if (body.saml_x509_cert !== undefined) domain.saml_x509_cert = body.saml_x509_cert;
+      }
+      return ok(domainJson(domain, ctx.emu.samlOnDomain));
     },
   },
   {
@@ -198,8 +208,9 @@ const domainOps: Operation[] = [
       }
       const txt = ctx.world.dns[`_posthog-challenge.${domain.domain}`];
       if (txt !== undefined && txt === domain.verification_challenge) domain.verified_at = ctx.now;
-      // The seed: 200 with no body, whether or not the TXT record matched.
-      return ok();
+      // As PostHog answers (posthog/api/organization_domain.py `verify`): 200 with the domain, whether or not the
+      // TXT record matched; the reference: no body.
+      return ok(domainJson(domain, ctx.emu.samlOnDomain));
     },
   },
 ];
@@ -240,10 +251,15 @@ function prepareInvite(ctx: Ctx, body: InviteCreate, attrPrefix: string): Invite
     const pending = ctx.world.invites.filter(
       (i) => i.target_email.toLowerCase() === email.toLowerCase() && !isInviteExpired(ctx.world, i),
     );
-    const byProject = new Map<number, "member" | "admin">();
+    const byProject = new Map<number, ProjectAccessLevel>();
     for (const entry of [...pending.flatMap((i) => i.private_project_access), ...access]) {
       const current = byProject.get(entry.id);
-      byProject.set(entry.id, current === "admin" || entry.level === "admin" ? "admin" : "member");
+      // the highest level per project wins (none < member < admin)
+      if (
+        current === undefined ||
+        PROJECT_ACCESS_LEVELS.indexOf(entry.level) > PROJECT_ACCESS_LEVELS.indexOf(current)
+      )
+        byProject.set(entry.id, entry.level);
     }
     level = Math.max(level, ...pending.map((i) => i.level));
     merged = [...byProject].map(([id, lvl]) => ({ id, level: lvl }));
@@ -311,8 +327,9 @@ const inviteOps: Operation[] = [
       const items = ctx.body.map((item, index) => parseBody(InviteCreateSchema, item, String(index)));
       const prepared = items.map((item, index) => prepareInvite(ctx, item, String(index)));
       for (const invite of prepared) storeInvite(ctx.world, invite);
-      // The seed: 200 with no body.
-      return ok();
+      // As PostHog answers (posthog/api/organization_invite.py `bulk`): 201 with the invites; the reference: 200,
+      // no body.
+      return created(prepared.map((invite) => inviteJson(ctx.world, invite)));
     },
   },
   {

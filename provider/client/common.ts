@@ -164,12 +164,24 @@ export function parseResponse<S extends z.ZodType>(
 ): z.output<S> {
   const r = schema.safeParse(res.body);
   if (r.success) return r.data;
-  const issue = r.error.issues[0];
-  const where = issue ? `${issue.path.join(".") || "(body)"}: ${issue.message}` : "invalid";
   throw new UnexpectedResponseError(
-    { method, path, status: res.status, detail: `unexpected response shape: ${where}` },
+    {
+      method,
+      path,
+      status: res.status,
+      detail: `unexpected response shape: ${firstIssue(r.error, "(body)")}`,
+    },
     undefined,
   );
+}
+
+/**
+ * The first problem of a zod error as `path: message` (`whole` names the value itself when the path is empty),
+ * e.g. `results.0.level: Invalid input: expected number, received string`; "invalid" when zod gave none.
+ */
+export function firstIssue(error: z.ZodError, whole: string): string {
+  const issue = error.issues[0];
+  return issue ? `${issue.path.map(String).join(".") || whole}: ${issue.message}` : "invalid";
 }
 
 /** Sends a request and parses the response with `schema`. Writes invalidate shared list reads. */

@@ -23,10 +23,11 @@ export type RestrictionLevel = z.output<typeof RestrictionLevelSchema>;
  * The insight of a dashboard tile: PostHog's `InsightSerializer` (posthog/api/insight.py). Typed here: what a
  * template of the dashboard needs (`name`, `derived_name`, `description`, `query`); the other fields (results,
  * caching, permissions…) pass through untyped. `query` is the insight's query node (e.g. `{kind:
- * "InsightVizNode", source: {…}}`), null for legacy insights that only have `filters`.
+ * "InsightVizNode", source: {…}}`), null for legacy insights that only have `filters`. `id` may be absent:
+ * nothing the provider does needs it.
  */
 export const TileInsightSchema = z.looseObject({
-  id: z.number().int(),
+  id: z.number().int().nullish(),
   short_id: z.string().nullish(),
   name: z.string().nullish(),
   /** The name PostHog's UI derives from the query, when `name` is null. */
@@ -38,22 +39,31 @@ export const TileInsightSchema = z.looseObject({
 });
 export type TileInsight = z.output<typeof TileInsightSchema>;
 
-/** The text card of a dashboard tile: PostHog's `TextSerializer` (`body` at most 4,000 characters, nullable). */
+/**
+ * The text card of a dashboard tile: PostHog's `TextSerializer` (`body` at most 4,000 characters, nullable).
+ * `id` may be absent.
+ */
 export const TileTextSchema = z.looseObject({
-  id: z.number().int(),
+  id: z.number().int().nullish(),
   body: z.string().nullish(),
 });
 export type TileText = z.output<typeof TileTextSchema>;
 
 /**
- * A tile of a dashboard detail: PostHog's `DashboardTileSerializer` (posthog/api/dashboards/dashboard.py), in
- * the order of its `sm` layout (y, then x). Exactly one of `insight`, `text` or `button_tile` is set.
- * `layouts` maps a breakpoint ("sm", "xs") to `{x, y, w, h, …}` grid units; `color` is a name such as "blue"
- * or null; `order` is the tile's position in the answer. Soft-deleted tiles are not served (a `deleted` key,
- * if a server sends one, is kept).
+ * The typed view of one tile of a dashboard detail, as PostHog's `DashboardTileSerializer`
+ * (products/dashboards/backend/api/dashboard.py, was posthog/api/dashboards/dashboard.py) serves it, in the
+ * order of its `sm` layout (y, then x). Exactly one of `insight`, `text`, `button_tile` (or, newest, `widget`)
+ * is set. `layouts` maps a breakpoint ("sm", "xs") to `{x, y, w, h, …}` grid units; `color` is a name such as
+ * "blue" or null; `order` is the tile's position in the answer. Soft-deleted tiles are not served (a `deleted`
+ * key, if a server sends one, is kept). `id` may be absent (the serializer declares it `required=False`).
+ *
+ * The API reference defines tiles as free-form objects, so a dashboard answer keeps them as such
+ * ({@link DashboardSchema}) and never fails on one: read a tile through this view with
+ * `DashboardTileSchema.safeParse(tile)`, which fails for a tile of another shape (e.g. a button tile whose
+ * `text` is its label).
  */
 export const DashboardTileSchema = z.looseObject({
-  id: z.number().int(),
+  id: z.number().int().nullish(),
   insight: TileInsightSchema.nullish(),
   text: TileTextSchema.nullish(),
   button_tile: z.record(z.string(), z.unknown()).nullish(),
@@ -67,7 +77,17 @@ export const DashboardTileSchema = z.looseObject({
 });
 export type DashboardTile = z.output<typeof DashboardTileSchema>;
 
-/** A dashboard. List items lack `filters`, `variables` and `tiles`. */
+/**
+ * A free-form tile as a dashboard answer carries it (the API reference: "array of objects with free-form
+ * keys"): any object passes, unchanged. {@link DashboardTileSchema} gives the typed view of PostHog's tiles.
+ */
+export const FreeFormTileSchema = z.record(z.string(), z.unknown());
+export type FreeFormTile = z.output<typeof FreeFormTileSchema>;
+
+/**
+ * A dashboard. List items lack `filters`, `variables` and `tiles`. `tiles` are free-form objects: a tile of any
+ * shape (without `id`, a button tile, a kind of tile newer than this client) never fails the answer.
+ */
 export const DashboardSchema = z.looseObject({
   id: z.number().int(),
   name: z.string().nullish(),
@@ -81,7 +101,7 @@ export const DashboardSchema = z.looseObject({
   filters: z.record(z.string(), z.unknown()).nullish(),
   variables: z.record(z.string(), z.unknown()).nullish(),
   tags: z.array(z.unknown()).nullish(),
-  tiles: z.array(DashboardTileSchema).nullish(),
+  tiles: z.array(FreeFormTileSchema).nullish(),
   restriction_level: z.number().int().nullish(),
   effective_restriction_level: z.number().int().nullish(),
   effective_privilege_level: z.number().int().nullish(),

@@ -19,16 +19,41 @@ import { path } from "./transport";
 export const OrganizationLevelSchema = z.literal([1, 8, 15]);
 export type OrganizationLevel = z.output<typeof OrganizationLevelSchema>;
 
-/** One entry of `private_project_access`: a project (team) id and the access level in it. */
+/**
+ * The access levels an invite may give to a private project, as PostHog accepts them on create:
+ * `ACCESS_CONTROL_LEVELS_MEMBER` (posthog/rbac/user_access_control.py), checked by
+ * posthog/models/organization_invite.py `validate_private_project_access`.
+ */
+export const PROJECT_ACCESS_LEVELS = ["none", "member", "admin"] as const;
+
+/**
+ * One entry of `private_project_access` as PostHog answers it: a project (team) id and the access level in it,
+ * "none", "member" or "admin" (posthog/models/organization_invite.py `validate_private_project_access`,
+ * `ACCESS_CONTROL_LEVELS_MEMBER`), or, in invites stored before access control, the integer of the deprecated
+ * `ExplicitTeamMembership.Level`: 1 member, 8 administrator (ee/models/explicit_team_membership.py).
+ */
 export const PrivateProjectAccessSchema = z.looseObject({
   id: z.number().int(),
-  level: z.string(),
+  level: z.union([z.string(), z.number().int()]),
 });
+export type PrivateProjectAccess = z.output<typeof PrivateProjectAccessSchema>;
 
-/** An invite as returned by the API. `send_email`/`combine_pending_invites` are write-only. */
+/**
+ * The access level of a `private_project_access` entry by name: a legacy integer (1, 8) becomes "member" or
+ * "admin"; any other integer its decimal text; a name is kept as it is.
+ */
+export function projectAccessLevelName(level: PrivateProjectAccess["level"]): string {
+  if (typeof level === "string") return level;
+  return level === 1 ? "member" : level === 8 ? "admin" : String(level);
+}
+
+/**
+ * An invite as returned by the API. `send_email`/`combine_pending_invites` are write-only. `target_email` may be
+ * null: PostHog's model allows it (`EmailField(null=True)`), though its API never creates such an invite.
+ */
 export const InviteSchema = z.looseObject({
   id: z.string(),
-  target_email: z.string(),
+  target_email: z.string().nullish(),
   first_name: z.string().nullish(),
   emailing_attempt_made: z.boolean().nullish(),
   level: z.number().int(),
@@ -48,7 +73,7 @@ export const InviteCreateBodySchema = z.looseObject({
   level: OrganizationLevelSchema.optional(),
   message: z.string().nullish(),
   private_project_access: z
-    .array(z.looseObject({ id: z.number().int(), level: z.enum(["member", "admin"]) }))
+    .array(z.looseObject({ id: z.number().int(), level: z.enum(PROJECT_ACCESS_LEVELS) }))
     .nullish(),
   send_email: z.boolean().optional(),
   combine_pending_invites: z.boolean().optional(),
@@ -110,7 +135,8 @@ export function invites(ctx: ClientContext) {
       );
     },
     /**
-     * The invite with this id or e-mail, or undefined. Served from a list read shared by concurrent and
+     * The invite with this id or e-mail (compared case-insensitively; invites without one never match), or
+     * undefined. Served from a list read shared by concurrent and
      * recent `find()` calls (see `coalescing.findCacheMs`): N finds cost one list read (count/pageSize pages).
      */
     find: async (p: InviteFindParams): Promise<Invite | undefined> => {
@@ -120,7 +146,8 @@ export function invites(ctx: ClientContext) {
       const items = await ctx.sharedList(listPath(ctx, p), () => reads.all({ organizationId: ctx.org(p) }));
       if (p.id !== undefined) return items.find((i) => i.id === p.id);
       const email = p.email.toLowerCase();
-      return items.find((i) => i.target_email.toLowerCase() === email);
+      // an invite without an e-mail address (null) is never the one asked for
+      return items.find((i) => typeof i.target_email === "string" && i.target_email.toLowerCase() === email);
     },
   };
 }

@@ -17,7 +17,8 @@
  * - frontend/src/scenes/dashboard/dashboardUtils.ts `dashboardToSaveableTemplate`: PostHog's own "save as
  *   template" export, which this follows (insight description `|| ""`, layouts and colour as served).
  */
-import type { Dashboard, DashboardTile } from "../client";
+import { type Dashboard, type DashboardTile, DashboardTileSchema } from "../client";
+import { firstIssue } from "../client/common";
 
 /** An insight tile of template JSON. */
 export interface TemplateInsightTile {
@@ -102,8 +103,10 @@ const layoutsOf = (tile: DashboardTile): Record<string, unknown> =>
 /**
  * Template JSON of `dashboard`, a dashboard detail as `client.dashboards.retrieve` parses it (it must carry
  * `tiles`; list items do not). Tiles come in layout order; soft-deleted tiles (`deleted: true`), tiles of
- * soft-deleted insights, button tiles, tiles that failed to serialize (`error`) and tiles with neither insight nor
- * text are left out and listed in `omitted`, as are non-empty dashboard `variables`. Every object's keys are
+ * soft-deleted insights, button tiles, tiles that failed to serialize (`error`), tiles with neither insight nor
+ * text and tiles not in the shape PostHog serves (tiles are free-form objects in the API reference: see
+ * {@link DashboardTileSchema}) are left out and listed in `omitted`, as are non-empty dashboard `variables`. A tile
+ * without `id` is named by its position (`tile #2 (no id)`) and templated like any other. Every object's keys are
  * sorted (nested `query`, `layouts` and `dashboard_filters` included), so the same dashboard always gives the
  * same text (see {@link dashboardTemplateText}), and a template made from the dashboard that
  * `create_from_template_json` made from a template equals that template.
@@ -121,17 +124,20 @@ export function dashboardTemplate(dashboard: Dashboard): DashboardTemplateResult
   }
   const omitted: TemplateOmission[] = [];
   const kept: { tile: DashboardTile; index: number }[] = [];
-  dashboard.tiles.forEach((tile, index) => {
-    const what = `tile ${tile.id}`;
-    if (tile.deleted === true) omitted.push({ what, why: "soft-deleted" });
-    else if (tile.error !== undefined && tile.error !== null)
+  dashboard.tiles.forEach((raw, index) => {
+    const what = typeof raw.id === "number" ? `tile ${raw.id}` : `tile #${index + 1} (no id)`;
+    const view = DashboardTileSchema.safeParse(raw);
+    if (raw.deleted === true) omitted.push({ what, why: "soft-deleted" });
+    else if (raw.error !== undefined && raw.error !== null)
       omitted.push({ what, why: "PostHog could not serialize it (error)" });
-    else if (tile.insight) {
-      if (tile.insight.deleted === true) omitted.push({ what, why: "its insight is soft-deleted" });
-      else kept.push({ tile, index });
-    } else if (tile.text) kept.push({ tile, index });
-    else if (tile.button_tile)
+    else if (raw.button_tile !== undefined && raw.button_tile !== null)
       omitted.push({ what, why: "a button tile: template JSON carries only INSIGHT and TEXT tiles" });
+    else if (!view.success)
+      omitted.push({ what, why: `not a tile in PostHog's shape (${firstIssue(view.error, "(tile)")})` });
+    else if (view.data.insight) {
+      if (view.data.insight.deleted === true) omitted.push({ what, why: "its insight is soft-deleted" });
+      else kept.push({ tile: view.data, index });
+    } else if (view.data.text) kept.push({ tile: view.data, index });
     else omitted.push({ what, why: "neither an insight nor a text card" });
   });
   kept.sort((a, b) => {

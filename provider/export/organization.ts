@@ -91,6 +91,9 @@ export interface ProjectSnapshot {
   dashboards: DashboardSnapshot[];
 }
 
+/** An invite with its e-mail address (PostHog's model allows none: such invites are skipped). */
+export type AddressedInvite = Invite & { target_email: string };
+
 /** Something not exported, and why (for the summary). */
 export interface Skipped {
   kind: ExportKind | "dashboard tiles";
@@ -107,8 +110,8 @@ export interface Snapshot {
   kinds: Set<ExportKind>;
   domains: Domain[];
   members: Member[];
-  /** Pending invites only (expired ones are skipped). */
-  invites: Invite[];
+  /** Pending invites with an e-mail address only (expired ones and those without an address are skipped). */
+  invites: AddressedInvite[];
   projects: ProjectSnapshot[];
   batchExports: BatchExport[];
   skipped: Skipped[];
@@ -190,15 +193,21 @@ export async function readOrganization(client: PostHogClient, options: ReadOptio
   const domains = (await list("domains", () => client.domains.iterate(), "domains")) ?? [];
   const members = (await list("members", () => client.members.iterate(), "members")) ?? [];
   const allInvites = (await list("invites", () => client.invites.iterate(), "invites")) ?? [];
-  const invites: Invite[] = [];
+  const invites: AddressedInvite[] = [];
   for (const i of allInvites) {
-    if (i.is_expired === true) {
+    if (typeof i.target_email !== "string") {
+      skipped.push({
+        kind: "invites",
+        what: `invite ${i.id}`,
+        why: "it has no e-mail address (target_email is null), and an Invite is declared by its e-mail",
+      });
+    } else if (i.is_expired === true) {
       skipped.push({
         kind: "invites",
         what: `invite of ${i.target_email}`,
         why: "expired (an expired invite cannot be adopted; send a new one)",
       });
-    } else invites.push(i);
+    } else invites.push({ ...i, target_email: i.target_email });
   }
   const batchExports =
     (await list("batch-exports", () => client.batchExports.iterate(), "batch exports")) ?? [];

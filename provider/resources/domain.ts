@@ -10,6 +10,12 @@
  *   DomainVerification) the next `pulumi up --refresh` (or refresh, then up) applies them.
  * - Creating a Domain never waits for DNS.
  * - Adoption: `adopt: true` takes over a domain of that name already in the organization and converges it.
+ * - Current PostHog keeps SAML settings off the domain, in its linked `identity_provider_config`
+ *   (posthog/api/organization_domain.py): its domains carry no `saml_*` field and it ignores them when sent. The
+ *   outputs record what the server's answers showed (`samlOnDomain`), and a Domain declaring SAML inputs on such a
+ *   PostHog fails, saying where SAML lives there: in preview (diff) once create, read or update recorded it; at
+ *   create before any write when the organization's domain list shows it, else after the POST, deleting the
+ *   domain it just made; never as a perpetual diff.
  */
 import { z } from "zod";
 import { keptOnDestroy } from "../adopted";
@@ -20,7 +26,7 @@ import {
   type PostHogClient,
   ValidationError,
 } from "../client";
-import { defineResource, listedOrRetrieved } from "../lifecycle";
+import { defineResource, listedOrRetrieved, UNKNOWN } from "../lifecycle";
 import { beginCreate, journalContext } from "../lost-create";
 
 /** SSO providers PostHog can enforce ("" = none). */
@@ -74,6 +80,44 @@ export const DomainInputsSchema = z.strictObject({
 export type DomainInputs = z.input<typeof DomainInputsSchema>;
 type In = z.output<typeof DomainInputsSchema>;
 
+/** The SAML inputs and the wire field each is sent as. */
+const SAML_FIELDS = [
+  ["samlEntityId", "saml_entity_id"],
+  ["samlAcsUrl", "saml_acs_url"],
+  ["samlX509Cert", "saml_x509_cert"],
+] as const;
+
+/**
+ * Whether this PostHog keeps SAML settings on the domain: its answer `d` carries a `saml_*` field (null when
+ * unset). Current PostHog answers none (posthog/api/organization_domain.py `OrganizationDomainSerializer`: SAML
+ * lives in the linked `identity_provider_config`) and ignores them when sent.
+ */
+export function samlOnDomain(d: Domain): boolean {
+  return SAML_FIELDS.some(([, wire]) => Object.hasOwn(d, wire));
+}
+
+/**
+ * The SAML inputs `v` declares with something to apply: a non-empty string ("" sets nothing where there is
+ * nothing; a value unknown during preview cannot be judged and is left to create or update).
+ */
+function declaredSaml(v: Record<string, unknown>): string[] {
+  return SAML_FIELDS.filter(([input]) => {
+    const value = v[input];
+    return typeof value === "string" && value !== "" && value !== UNKNOWN;
+  }).map(([input]) => input);
+}
+
+/** The error of a Domain declaring SAML inputs on a PostHog that keeps SAML elsewhere: what, why, what to do. */
+function samlElsewhere(domain: string, declared: readonly string[]): string {
+  const names = declared.join(", ");
+  return (
+    `Domain ${domain} declares ${names}, but this PostHog keeps SAML settings in the domain's ` +
+    "identity_provider_config (its SSO configuration), not on the domain: its domains carry no saml_* field and it " +
+    `ignores them when sent, so ${names} could never be applied. Remove ${names} from the Domain and configure ` +
+    `SAML for ${domain} in PostHog's SSO settings (ssoEnforcement "saml" then takes effect once it is set up there)`
+  );
+}
+
 /** Outputs of a Domain: the inputs (live values) plus the server's fields. */
 export interface DomainOutputs extends Record<string, unknown> {
   domain: string;
@@ -96,6 +140,12 @@ export interface DomainOutputs extends Record<string, unknown> {
   hasSaml: boolean;
   /** What is declared but waits for verification, or null. */
   pendingSettings: string | null;
+  /**
+   * Whether this PostHog keeps SAML settings on the domain (its answers carry `saml_*` fields). False for current
+   * PostHog, which keeps them in `identity_provider_config`: the SAML inputs must then not be declared. Absent in
+   * state written before it existed.
+   */
+  samlOnDomain?: boolean;
   /**
    * True when this resource adopted the domain, false when it created it. Absent in state written before it
    * existed: destroy then keeps a domain declared with `adopt: true` (it cannot tell) and deletes the others.
@@ -148,6 +198,7 @@ function toOutputs(d: Domain, want: In | DomainOutputs, adopted?: boolean): Doma
     challengeRecordName: `_posthog-challenge.${d.domain}`,
     hasSaml: d.has_saml ?? false,
     pendingSettings: pendingOf(d, want),
+    samlOnDomain: samlOnDomain(d),
   };
 }
 
@@ -194,6 +245,25 @@ async function findByName(api: PostHogClient, name: string): Promise<Domain | un
   return (await api.domains.all()).find((d) => d.domain === name);
 }
 
+/**
+ * {@link samlElsewhere} when the server keeps SAML elsewhere (`onDomain` false: what an answer showed or the
+ * outputs recorded; undefined: not known) and `v` declares SAML inputs; else undefined.
+ */
+function samlRefusal(
+  onDomain: boolean | undefined,
+  domain: string,
+  v: Record<string, unknown>,
+): string | undefined {
+  const declared = declaredSaml(v);
+  return onDomain === false && declared.length > 0 ? samlElsewhere(domain, declared) : undefined;
+}
+
+/** Throws {@link samlRefusal}'s error when the server's answer `d` shows `want` cannot be applied. */
+function refuseSamlElsewhere(d: Domain, want: In): void {
+  const refusal = samlRefusal(samlOnDomain(d), want.domain, want);
+  if (refusal !== undefined) throw new Error(refusal);
+}
+
 /** Prints what waits for verification (the host's stdout reaches `pulumi up` as a log line). */
 function announce(outs: DomainOutputs): DomainOutputs {
   if (outs.pendingSettings) console.log(`warning: Domain ${outs.domain}: ${outs.pendingSettings}`);
@@ -210,12 +280,22 @@ export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOu
       : [],
   replaceOnChanges: ["domain"],
   deleteBeforeReplace: true,
+  // The last answer showed this PostHog keeps SAML elsewhere: declared SAML inputs fail the preview, no request.
+  unsatisfiable: (olds, news) =>
+    samlRefusal(
+      olds.samlOnDomain,
+      typeof news.domain === "string" && news.domain !== UNKNOWN ? news.domain : olds.domain,
+      news,
+    ),
   async create(api, want, _claim, resourceName) {
     const organization = api.settings.organizationId ?? "";
     const op = beginCreate("Domain", organization, want.domain, journalContext(api.settings, resourceName));
     // One GET first: a domain that exists before the create is adopted (adopt: true) or refused, so a create whose
-    // answer is lost can only have made the domain it finds afterwards.
-    const existing = await findByName(api, want.domain);
+    // answer is lost can only have made the domain it finds afterwards. The list also shows, before any write,
+    // whether this PostHog keeps SAML on the domain (any domain of it answers alike).
+    const all = await api.domains.all();
+    for (const d of all) refuseSamlElsewhere(d, want);
+    const existing = all.find((d) => d.domain === want.domain);
     if (existing && op.previous) {
       // A create of this resource never returned (its run was killed) after finding no such domain: it made this one.
       op.made(existing.id);
@@ -230,7 +310,9 @@ export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOu
       const d = await converge(api, existing, want);
       return { id: d.id, outs: toOutputs(d, want, true) };
     }
-    let created: Domain;
+    let created: Domain | undefined;
+    /** The create's answer was lost and the domain it made was found. */
+    let lost = false;
     await op.journal();
     try {
       created = await api.domains.create({
@@ -243,26 +325,41 @@ export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOu
       });
     } catch (e) {
       // A create whose answer was lost: the domain is there if the write went through; adopt it, never duplicate.
-      if (e instanceof AmbiguousWriteError) {
-        const d = await findByName(api, want.domain);
-        if (d) {
-          op.made(d.id);
-          return { id: d.id, outs: toOutputs(await converge(api, d, want), want, false) };
+      if (e instanceof AmbiguousWriteError) created = await findByName(api, want.domain);
+      if (!created) {
+        op.failed();
+        if (e instanceof ValidationError && e.attr === "domain" && e.code === "unique") {
+          const mine = await findByName(api, want.domain);
+          throw new Error(
+            mine
+              ? `Domain ${want.domain} already exists in this organization (id ${mine.id}); set adopt: true to manage it`
+              : `Domain ${want.domain} is already claimed by another organization (domains are unique across PostHog)`,
+            { cause: e },
+          );
         }
+        throw e;
       }
-      op.failed();
-      if (e instanceof ValidationError && e.attr === "domain" && e.code === "unique") {
-        const mine = await findByName(api, want.domain);
+      lost = true;
+    }
+    // SAML fields were sent with the create; a PostHog that keeps SAML elsewhere ignored them (nothing in the list
+    // showed it: the organization had no domain). The domain is deleted again: it was made only for a failure.
+    const refusal = samlRefusal(samlOnDomain(created), want.domain, want);
+    if (refusal !== undefined) {
+      try {
+        await api.domains.delete({ id: created.id });
+      } catch (e) {
+        op.made(created.id);
         throw new Error(
-          mine
-            ? `Domain ${want.domain} already exists in this organization (id ${mine.id}); set adopt: true to manage it`
-            : `Domain ${want.domain} is already claimed by another organization (domains are unique across PostHog)`,
+          `${refusal}. The domain this create made (id ${created.id}) could not be deleted again: delete it in ` +
+            "PostHog, or remove the SAML inputs and take it over with adopt: true",
           { cause: e },
         );
       }
-      throw e;
+      op.failed();
+      throw new Error(`${refusal}. The domain this create made was deleted again: nothing is left`);
     }
     op.made(created.id);
+    if (lost) return { id: created.id, outs: toOutputs(await converge(api, created, want), want, false) };
     // JIT/SSO cannot be set before verification; SAML fields were sent with the create.
     return { id: created.id, outs: announce(toOutputs(created, want, false)) };
   },
@@ -278,11 +375,15 @@ export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOu
   async update(api, id, olds, want) {
     // One PATCH against the state last read; a second only if the domain turned out verified meanwhile
     // and JIT/SSO are still to apply (a GET only when there is nothing to send).
+    const refusal = samlRefusal(olds.samlOnDomain, want.domain, want);
+    if (refusal !== undefined) throw new Error(refusal);
     const body = convergeBody(wireOf(id, olds), want);
     const d =
       Object.keys(body).length > 0
         ? await api.domains.update({ id, body })
         : await api.domains.retrieve({ id });
+    // State written before `samlOnDomain` existed: the answer shows it (the SAML fields sent were ignored).
+    refuseSamlElsewhere(d, want);
     return announce(toOutputs(await converge(api, d, want), want, olds.adopted));
   },
   async delete(api, id, props) {

@@ -16,6 +16,8 @@ import {
   AmbiguousWriteError,
   type Invite,
   type PostHogClient,
+  PROJECT_ACCESS_LEVELS,
+  projectAccessLevelName,
   RateLimitedError,
   ValidationError,
 } from "../client";
@@ -32,14 +34,14 @@ export const InviteInputsSchema = z.strictObject({
   level: OrganizationLevelInput.default(1),
   /** A personal message in the invitation e-mail (no length limit beyond the 1 MiB request body). */
   message: z.string().optional(),
-  /** Access to private projects: `[{id: <project id>, level: "member" | "admin"}]`. Default []. */
+  /** Access to private projects: `[{id: <project id>, level: "none" | "member" | "admin"}]`. Default []. */
   privateProjectAccess: z
     .array(
       z.strictObject({
         /** Project (team) id. */
         id: z.number().int().positive({ error: "expected a project id (positive integer)" }),
         /** Access level in that project. */
-        level: z.enum(["member", "admin"], { error: 'expected "member" or "admin"' }),
+        level: z.enum(PROJECT_ACCESS_LEVELS, { error: 'expected "none", "member" or "admin"' }),
       }),
     )
     .default([]),
@@ -96,12 +98,17 @@ function toOutputs(i: Invite, want: In | InviteOutputs, adopted: boolean | undef
     ...(want.deleteAdoptedOnDestroy !== undefined
       ? { deleteAdoptedOnDestroy: want.deleteAdoptedOnDestroy }
       : {}),
-    targetEmail: i.target_email,
+    // PostHog's model allows an invite without an e-mail (null): keep the address this resource knows
+    targetEmail: i.target_email ?? want.targetEmail,
     firstName: i.first_name ?? "",
     level: i.level,
     // null means no message: read it as "" so a declared "" does not replace the invite
     message: i.message ?? "",
-    privateProjectAccess: (i.private_project_access ?? []).map((p) => ({ id: p.id, level: p.level })),
+    // legacy integer levels (1, 8) read as the names a program declares, so they show no change
+    privateProjectAccess: (i.private_project_access ?? []).map((p) => ({
+      id: p.id,
+      level: projectAccessLevelName(p.level),
+    })),
     // write-only on the server: keep what was declared
     sendEmail: want.sendEmail,
     combinePendingInvites: want.combinePendingInvites,

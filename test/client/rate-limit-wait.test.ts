@@ -100,6 +100,7 @@ describe("posthog:maxRateLimitWait", () => {
       } catch (e) {
         return e;
       }
+      return undefined;
     })();
     expect(bad).toBeInstanceOf(InvalidInputError);
     expect((bad as Error).message).toBe(

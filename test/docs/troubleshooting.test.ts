@@ -77,7 +77,7 @@ const MESSAGE_FUNCTIONS: Record<string, RegExp> = {
   "provider/client/settings.ts": /^settingOrigin$/,
   "provider/limits.ts": /^timeZoneProblem$/,
   "provider/claims.ts": /^conflictMessage$/,
-  "provider/resources/domain.ts": /^pendingOf$/,
+  "provider/resources/domain.ts": /^(pendingOf|samlElsewhere)$/,
   "emulator/fastify-installed.ts": /^fastifyProblem$/,
   "sdk/dashboard.ts": /^restrictionNotInEffect$/,
 };

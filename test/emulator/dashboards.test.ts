@@ -68,6 +68,32 @@ describe("dashboards", () => {
     expect(current.body.id).toBe(created.id);
   });
 
+  it("lists -pinned, name as PostgreSQL orders it: a dashboard without name (null) after every name", async () => {
+    await withEmulator(async (e) => {
+      for (const body of [
+        { name: null, pinned: true },
+        { name: "Zeta", pinned: true },
+        { name: null },
+        { name: "beta" },
+        { name: "" },
+        { name: "Alpha" },
+      ]) {
+        await createDashboard(e, body);
+      }
+      const list = await e.call("GET", `${e.project}/dashboards/`);
+      expect(
+        list.body.results.map((d: { name: string | null; pinned: boolean }) => [d.pinned, d.name]),
+      ).toEqual([
+        [true, "Zeta"],
+        [true, null],
+        [false, ""],
+        [false, "Alpha"],
+        [false, "beta"],
+        [false, null],
+      ]);
+    });
+  });
+
   it("DELETE is 405 with an empty body; soft delete by PATCH hides it; PATCH deleted:false restores", async () => {
     const e = emu();
     const d = await createDashboard(e, { name: "Soft", use_template: "DEFAULT_APP" });
@@ -419,8 +445,22 @@ describe("sharing", () => {
     const path = `${e.project}/dashboards/${d.id}/sharing/`;
     const first = await e.call("GET", path);
     expect(first.status).toBe(200);
-    expect(Object.keys(first.body).sort()).toEqual(["access_token", "created_at", "enabled"]);
-    expect(first.body).toMatchObject({ created_at: null, enabled: false });
+    // PostHog's SharingConfigurationSerializer fields (posthog/api/sharing.py), beyond the reference's three
+    expect(Object.keys(first.body).sort()).toEqual([
+      "access_token",
+      "created_at",
+      "enabled",
+      "password_required",
+      "settings",
+      "share_passwords",
+    ]);
+    expect(first.body).toMatchObject({
+      created_at: null,
+      enabled: false,
+      settings: null,
+      password_required: false,
+      share_passwords: [],
+    });
     const second = await e.call("GET", path);
     expect(second.body.access_token).not.toBe(first.body.access_token);
     const enabled = await e.call("PATCH", path, { body: { enabled: true } });

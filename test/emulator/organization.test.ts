@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { parseCli } from "../../emulator/cli";
 import { type TestEmulator, useEmulator, withEmulator } from "../support/emulator";
 
 const emu = useEmulator();
@@ -58,22 +59,25 @@ describe("batch exports", () => {
     ).toEqual(errorShape("invalid_request", "not_found", "Not found."));
   });
 
-  it("pause and unpause answer 200 with no body, are idempotent and keep last_paused_at", async () => {
+  it("pause and unpause answer 200 {paused} as PostHog does, are idempotent and keep last_paused_at", async () => {
     const e = emu();
     const id = (await e.call("GET", `${e.org}/batch_exports/`)).body.results[1].id;
     const pause = await e.call("POST", `${e.org}/batch_exports/${id}/pause/`);
     expect(pause.status).toBe(200);
-    expect(pause.text).toBe("");
+    expect(pause.body).toStrictEqual({ paused: true });
     const paused = (await e.call("GET", `${e.org}/batch_exports/${id}/`)).body;
     expect(paused.paused).toBe(true);
     expect(paused.last_paused_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
     await e.control("POST", "/clock", { advanceSeconds: 60 });
-    expect((await e.call("POST", `${e.org}/batch_exports/${id}/pause/`, { body: {} })).status).toBe(200);
+    const again = await e.call("POST", `${e.org}/batch_exports/${id}/pause/`, { body: {} });
+    expect([again.status, again.body]).toStrictEqual([200, { paused: true }]);
     expect((await e.call("GET", `${e.org}/batch_exports/${id}/`)).body.last_paused_at).toBe(
       paused.last_paused_at,
     );
-    expect((await e.call("POST", `${e.org}/batch_exports/${id}/unpause/`)).status).toBe(200);
-    expect((await e.call("POST", `${e.org}/batch_exports/${id}/unpause/`)).text).toBe("");
+    for (let i = 0; i < 2; i++) {
+      const unpause = await e.call("POST", `${e.org}/batch_exports/${id}/unpause/`);
+      expect([unpause.status, unpause.body]).toStrictEqual([200, { paused: false }]);
+    }
     const unpaused = (await e.call("GET", `${e.org}/batch_exports/${id}/`)).body;
     expect(unpaused.paused).toBe(false);
     expect(unpaused.last_paused_at).toBe(paused.last_paused_at);
@@ -155,11 +159,11 @@ describe("domains", () => {
     });
     expect(saml.status).toBe(200);
     expect(saml.body.has_saml).toBe(true);
-    // Without a matching TXT record verify answers 200 (no body) and the domain stays unverified.
+    // Without a matching TXT record verify answers 200 with the domain, as PostHog does, still unverified.
     const miss = await e.call("POST", `${path}verify/`);
     expect(miss.status).toBe(200);
-    expect(miss.text).toBe("");
-    expect((await e.call("GET", path)).body.is_verified).toBe(false);
+    expect(miss.body).toStrictEqual((await e.call("GET", path)).body);
+    expect(miss.body).toMatchObject({ id: created.id, is_verified: false, verified_at: null });
     await e.control("POST", "/dns", { name: "_posthog-challenge.verify.example.org", txt: "wrong" });
     await e.call("POST", `${path}verify/`);
     expect((await e.call("GET", path)).body.is_verified).toBe(false);
@@ -171,8 +175,10 @@ describe("domains", () => {
         })
       ).status,
     ).toBe(204);
-    expect((await e.call("POST", `${path}verify/`)).status).toBe(200);
+    const hit = await e.call("POST", `${path}verify/`);
+    expect(hit.status).toBe(200);
     const verified = (await e.call("GET", path)).body;
+    expect(hit.body).toStrictEqual(verified);
     expect(verified.is_verified).toBe(true);
     expect(verified.verified_at).not.toBeNull();
     const again = await e.call("POST", `${path}verify/`);
@@ -230,6 +236,60 @@ describe("domains", () => {
   });
 });
 
+describe("domains as current PostHog serves them (samlOnDomain: false)", () => {
+  // posthog/api/organization_domain.py OrganizationDomainSerializer: SAML in identity_provider_config.
+  const NEWEST_FIELDS = [
+    "domain",
+    "has_id_jag",
+    "has_saml",
+    "has_scim",
+    "id",
+    "identity_provider_config",
+    "is_verified",
+    "jit_provisioning_enabled",
+    "scim_base_url",
+    "sso_enforcement",
+    "verification_challenge",
+    "verified_at",
+  ];
+
+  it("answers no saml_* field anywhere and ignores them when sent", async () => {
+    await withEmulator(
+      async (e) => {
+        const saml = {
+          saml_entity_id: "urn:x",
+          saml_acs_url: "https://idp.example.org/acs",
+          saml_x509_cert: "C",
+        };
+        const created = await e.call("POST", `${e.org}/domains/`, {
+          body: { domain: "new.example.org", ...saml },
+        });
+        expect(created.status).toBe(201);
+        expect(Object.keys(created.body).sort()).toEqual(NEWEST_FIELDS);
+        expect(created.body).toMatchObject({
+          has_saml: false,
+          identity_provider_config: null,
+          scim_base_url: null,
+        });
+        const path = `${e.org}/domains/${created.body.id}/`;
+        const patched = await e.call("PATCH", path, { body: saml });
+        expect(patched.status).toBe(200);
+        expect(patched.body).toStrictEqual(created.body);
+        expect((await e.call("GET", path)).body).toStrictEqual(created.body);
+        expect((await e.call("GET", `${e.org}/domains/`)).body.results).toStrictEqual([created.body]);
+        const verify = await e.call("POST", `${path}verify/`);
+        expect(Object.keys(verify.body).sort()).toEqual(NEWEST_FIELDS);
+      },
+      { samlOnDomain: false },
+    );
+  });
+
+  it("is the command line's --no-saml-on-domain", () => {
+    expect(parseCli(["--no-saml-on-domain"])).toEqual({ samlOnDomain: false });
+    expect(parseCli([])).toEqual({});
+  });
+});
+
 describe("invites", () => {
   it("creates an invite with the documented fields and defaults; a new invite replaces earlier ones", async () => {
     await withEmulator(async (e) => {
@@ -274,6 +334,33 @@ describe("invites", () => {
       });
       expect(combined.body.level).toBe(8);
       expect(combined.body.private_project_access).toEqual([{ id: e.projectId, level: "admin" }]);
+    });
+  });
+
+  it('accepts project access level "none", as PostHog does; combining keeps the higher level', async () => {
+    await withEmulator(async (e) => {
+      /** Invites `email` with `level` on the seeded project (combining with pending invites when `combine`). */
+      const invite = (email: string, level: string, combine = false) =>
+        e.call("POST", `${e.org}/invites/`, {
+          body: {
+            target_email: email,
+            private_project_access: [{ id: e.projectId, level }],
+            ...(combine ? { combine_pending_invites: true } : {}),
+          },
+        });
+      const none = await invite("n@example.com", "none");
+      expect(none.status).toBe(201);
+      expect(none.body.private_project_access).toEqual([{ id: e.projectId, level: "none" }]);
+      expect((await e.call("GET", `${e.org}/invites/`)).body.results[0].private_project_access).toEqual([
+        { id: e.projectId, level: "none" },
+      ]);
+      const member = await invite("n@example.com", "member", true);
+      expect(member.body.private_project_access).toEqual([{ id: e.projectId, level: "member" }]);
+      const kept = await invite("n@example.com", "none", true);
+      expect(kept.body.private_project_access).toEqual([{ id: e.projectId, level: "member" }]);
+      const viewer = await invite("v@example.com", "viewer");
+      expect(viewer.status).toBe(400);
+      expect(viewer.body).toMatchObject({ code: "invalid_choice", attr: "private_project_access__0__level" });
     });
   });
 
@@ -333,7 +420,7 @@ describe("invites", () => {
     });
   });
 
-  it("bulk: JSON array of at most 20, all or nothing, 200 with no body", async () => {
+  it("bulk: JSON array of at most 20, all or nothing, 201 with the invites as PostHog answers", async () => {
     await withEmulator(async (e) => {
       const notArray = await e.call("POST", `${e.org}/invites/bulk/`, {
         body: { target_email: "a@example.com" },
@@ -361,9 +448,13 @@ describe("invites", () => {
       expect(oneBad.body.attr).toBe("1__target_email");
       expect((await e.call("GET", `${e.org}/invites/`)).body.count).toBe(0);
       const ok = await e.call("POST", `${e.org}/invites/bulk/`, { body: many.slice(0, 20) });
-      expect(ok.status).toBe(200);
-      expect(ok.text).toBe("");
-      expect((await e.call("GET", `${e.org}/invites/?limit=5`)).body.count).toBe(20);
+      expect(ok.status).toBe(201);
+      expect(ok.body.map((i: { target_email: string }) => i.target_email)).toEqual(
+        many.slice(0, 20).map((i) => i.target_email),
+      );
+      const listed = (await e.call("GET", `${e.org}/invites/?limit=20`)).body;
+      expect(listed.count).toBe(20);
+      for (const invite of ok.body) expect(listed.results).toContainEqual(invite);
     });
   });
 });

@@ -4,7 +4,7 @@
  * project → template again gives an equal template (insights with queries, text cards, layouts, colours).
  */
 import { describe, expect, it } from "vitest";
-import type { Dashboard, PostHogClient } from "../../provider/client";
+import { type Dashboard, DashboardTileSchema, type PostHogClient } from "../../provider/client";
 import {
   canonicalJson,
   dashboardTemplate,
@@ -155,7 +155,7 @@ describe("dashboardTemplate", () => {
     expect(again.template).toEqual(template);
     expect(dashboardTemplateText(again.template)).toBe(text);
     const insightIds = (d: Dashboard) =>
-      (d.tiles ?? []).map((t) => t.insight?.id).filter((id) => id !== undefined);
+      (d.tiles ?? []).map((t) => DashboardTileSchema.parse(t).insight?.id).filter((id) => id !== undefined);
     expect(insightIds(second)).toHaveLength(2);
     for (const id of insightIds(second)) expect(insightIds(first)).not.toContain(id);
   });

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, expect } from "vitest";
-import { startEmulator } from "../../emulator";
+import { type EmulatorOptions, startEmulator } from "../../emulator";
 import { type ProviderHost, startProviderHost } from "../../tools/provider-host";
 
 export const repoRoot = resolve(__dirname, "..", "..");
@@ -50,8 +50,9 @@ export interface TestEmulator {
   api(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
 }
 
-export async function startTestEmulator(): Promise<TestEmulator> {
-  const emu = await startEmulator({ rateLimit: false });
+/** Starts a fresh emulator (rate limit off) with `options` (e.g. `{samlOnDomain: false}`). */
+export async function startTestEmulator(options: EmulatorOptions = {}): Promise<TestEmulator> {
+  const emu = await startEmulator({ rateLimit: false, ...options });
   const send = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${emu.url}${path}`, {
       method,
@@ -102,14 +103,18 @@ export async function startConfiguredHost(
 }
 
 /**
- * Registers `beforeAll`/`afterAll` hooks of the calling test file (or `describe`): a fresh emulator and a provider
- * host configured for it ({@link startConfiguredHost}), handed to `use` once started, both closed afterwards.
+ * Registers `beforeAll`/`afterAll` hooks of the calling test file (or `describe`): a fresh emulator (with
+ * `options`) and a provider host configured for it ({@link startConfiguredHost}), handed to `use` once started,
+ * both closed afterwards.
  */
-export function useProviderHost(use: (emu: TestEmulator, host: ProviderHost) => void): void {
+export function useProviderHost(
+  use: (emu: TestEmulator, host: ProviderHost) => void,
+  options: EmulatorOptions = {},
+): void {
   let emu: TestEmulator | undefined;
   let host: ProviderHost | undefined;
   beforeAll(async () => {
-    emu = await startTestEmulator();
+    emu = await startTestEmulator(options);
     host = await startConfiguredHost(emu);
     use(emu, host);
   });
@@ -129,6 +134,28 @@ export interface Managed {
   outs: Record<string, unknown>;
 }
 
+/**
+ * A resource as the state holds it after an earlier `up` (for a server that cannot create it, or state written by
+ * an earlier version): its `id`, `inputs` and `outs`, with this checkout's `__provider`.
+ */
+export async function inState(
+  name: string,
+  resourceName: string,
+  id: string,
+  inputs: Record<string, unknown>,
+  outs: Record<string, unknown>,
+): Promise<Managed> {
+  const provider = await serializeProvider(name);
+  return {
+    name,
+    urn: urnOf(name, resourceName),
+    id,
+    provider,
+    inputs: { ...inputs, __provider: provider },
+    outs: { ...outs, __provider: provider },
+  };
+}
+
 /** `up` of a new resource: Check then Create, like the engine. Fails the test on check failures. */
 export async function create(
   host: ProviderHost,
@@ -143,6 +170,37 @@ export async function create(
   const created = await host.create(urn, checked.inputs);
   expect(created.outs.__provider).toBe(provider);
   return { name, urn, id: created.id, provider, inputs: checked.inputs, outs: created.outs };
+}
+
+/**
+ * `up` of a new resource expected to fail in Create: Check (which must pass; the SDK's `__resourceName` is sent)
+ * then Create; the failure's message.
+ */
+export async function createFails(
+  host: ProviderHost,
+  type: string,
+  name: string,
+  inputs: Record<string, unknown>,
+): Promise<string> {
+  const urn = urnOf(type, name);
+  const provider = await serializeProvider(type);
+  const checked = await host.check(urn, {}, { ...inputs, __provider: provider, __resourceName: name });
+  expect(checked.failures).toEqual([]);
+  return failure(host.create(urn, checked.inputs));
+}
+
+/**
+ * Update of `r` to `inputs` expected to fail, called as the engine calls it after Check (which must pass), with no
+ * Diff before it (a Diff that fails is {@link plan}'s): the failure's message.
+ */
+export async function updateFails(
+  host: ProviderHost,
+  r: Managed,
+  inputs: Record<string, unknown>,
+): Promise<string> {
+  const checked = await host.check(r.urn, r.inputs, { ...inputs, __provider: r.provider });
+  expect(checked.failures).toEqual([]);
+  return failure(host.update(r.id, r.urn, r.outs, checked.inputs));
 }
 
 /** `preview`: Check then Diff of the stored outputs against new inputs. */

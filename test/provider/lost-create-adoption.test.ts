@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ProviderHost } from "../../tools/provider-host";
-import { create, failure, serializeProvider, type TestEmulator, urnOf, useProviderHost } from "./harness";
+import { create, createFails, serializeProvider, type TestEmulator, urnOf, useProviderHost } from "./harness";
 
 let emu: TestEmulator;
 let host: ProviderHost;
@@ -20,21 +20,12 @@ const named = async (path: string, name: string) =>
     .filter((x) => x.name === name)
     .map((x) => x.id);
 
-/** Check then Create of a new resource, expected to fail: the failure's message. */
-async function createFails(type: string, name: string, inputs: Record<string, unknown>): Promise<string> {
-  const urn = urnOf(type, name);
-  const provider = await serializeProvider(type);
-  const checked = await host.check(urn, {}, { ...inputs, __provider: provider, __resourceName: name });
-  expect(checked.failures).toEqual([]);
-  return failure(host.create(urn, checked.inputs));
-}
-
 describe("a lost create never adopts another resource's object", () => {
   it("Project: the second of two Projects named Twin, answered 502 without applying, fails and adopts nothing", async () => {
     const projects = `/api/organizations/${emu.organizationId}/projects/`;
     const first = await create(host, "Project", "twinA", { name: "Twin", __resourceName: "twinA" });
     await emu.control("POST", "/faults", { method: "POST", path: "/projects/$", status: 502, times: 1 });
-    const message = await createFails("Project", "twinB", { name: "Twin" });
+    const message = await createFails(host, "Project", "twinB", { name: "Twin" });
     expect(message).toMatch(/502/);
     expect(message).toMatch(/nothing was adopted/);
     expect(message).not.toContain(`${first.id}`);
@@ -45,7 +36,7 @@ describe("a lost create never adopts another resource's object", () => {
     const dashboards = `/api/projects/${emu.projectId}/dashboards/`;
     const first = await create(host, "Dashboard", "twinA", { name: "Twin board", __resourceName: "twinA" });
     await emu.control("POST", "/faults", { method: "POST", path: "/dashboards/$", status: 502, times: 1 });
-    const message = await createFails("Dashboard", "twinB", { name: "Twin board" });
+    const message = await createFails(host, "Dashboard", "twinB", { name: "Twin board" });
     expect(message).toMatch(/nothing was adopted/);
     expect(await named(dashboards, "Twin board")).toEqual([Number(first.id)]);
   });
@@ -64,7 +55,9 @@ describe("a lost create never adopts another resource's object", () => {
       { ...held, deleteInsights: false, __provider: provider },
     );
     await emu.control("POST", "/faults", { method: "POST", path: "/dashboards/$", status: 502, times: 1 });
-    expect(await createFails("Dashboard", "second", { name: "Held board" })).toMatch(/nothing was adopted/);
+    expect(await createFails(host, "Dashboard", "second", { name: "Held board" })).toMatch(
+      /nothing was adopted/,
+    );
     expect(await named(dashboards, "Held board")).toEqual([Number(id)]);
   });
 });
@@ -87,7 +80,7 @@ describe("a lost create whose search failed too", () => {
       times: 1,
     });
     const inputs = { name: "Retried board", __resourceName: "retried" };
-    expect(await createFails("Dashboard", "retried", inputs)).toMatch(/400/);
+    expect(await createFails(host, "Dashboard", "retried", inputs)).toMatch(/400/);
     const made = await named(dashboards, "Retried board");
     expect(made).toHaveLength(1); // the lost POST applied
     const retry = await create(host, "Dashboard", "retried", inputs);
@@ -105,7 +98,7 @@ describe("a lost create whose search failed too", () => {
     });
     await emu.control("POST", "/faults", { method: "GET", path: "/projects/($|\\?)", status: 400, times: 1 });
     const inputs = { name: "Retried project", __resourceName: "retried" };
-    expect(await createFails("Project", "retried", inputs)).toMatch(/400/);
+    expect(await createFails(host, "Project", "retried", inputs)).toMatch(/400/);
     const made = await named(projects, "Retried project");
     expect(made).toHaveLength(1);
     const retry = await create(host, "Project", "retried", inputs);
@@ -144,7 +137,10 @@ describe("a lost create from templateJson", () => {
       status: 502,
       times: 1,
     });
-    const message = await createFails("Dashboard", "kpis2", { name: "Web KPIs", templateJson: template });
+    const message = await createFails(host, "Dashboard", "kpis2", {
+      name: "Web KPIs",
+      templateJson: template,
+    });
     expect(message).toMatch(/nothing was adopted/);
     expect(await named(dashboards, "Web KPIs")).toEqual(before);
   });

@@ -77,6 +77,20 @@ describe("Invite provider (real host over gRPC)", () => {
     await destroy(host, read);
   });
 
+  it('gives a private project the access level "none", as PostHog accepts it; no diff after refresh', async () => {
+    const want = {
+      targetEmail: "none@example.com",
+      privateProjectAccess: [{ id: emu.projectId, level: "none" }],
+    };
+    const i = await create(host, "Invite", "none", want);
+    const live = (await invites()).find((x) => x.id === i.id) as Invite & { private_project_access: unknown };
+    expect(live.private_project_access).toEqual([{ id: emu.projectId, level: "none" }]);
+    const read = await refresh(host, i);
+    expect(read.outs.privateProjectAccess).toEqual([{ id: emu.projectId, level: "none" }]);
+    expect((await plan(host, read, want)).diff.changes).toBe(false);
+    await destroy(host, read);
+  });
+
   it("stays satisfied once accepted (no re-invite), even when inputs change", async () => {
     const want = { targetEmail: "joiner@example.com" };
     const i = await create(host, "Invite", "joiner", want);
@@ -171,7 +185,7 @@ describe("Invite provider (real host over gRPC)", () => {
     expect(failures).toEqual([
       { property: "targetEmail", reason: expect.stringContaining("e-mail address") },
       { property: "level", reason: 'expected one of 1, 8, 15, "member", "admin", "owner"' },
-      { property: "privateProjectAccess.0.level", reason: 'expected "member" or "admin"' },
+      { property: "privateProjectAccess.0.level", reason: 'expected "none", "member" or "admin"' },
     ]);
     expect(await emu.control("GET", "/requests")).toEqual([]);
   });
