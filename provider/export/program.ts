@@ -366,7 +366,7 @@ export function renderProgram(snapshot: Snapshot, options: RenderOptions): Progr
         description: x.description ? x.description : undefined,
         pinned: x.pinned ? true : undefined,
         tags: x.tags && x.tags.length > 0 ? x.tags.map(String) : undefined,
-        restrictionLevel: x.restriction_level === 37 ? 37 : undefined,
+        restrictionLevel: x.restriction_level === 37 ? "only-collaborators-can-edit" : undefined,
         projectId: new Raw(`${projectVar.get(key)}.id`),
       };
       out.push(resource("Dashboard", d.key, args, undefined, variables.get(d.key)));
@@ -381,7 +381,7 @@ export function renderProgram(snapshot: Snapshot, options: RenderOptions): Progr
           "DashboardSharing",
           d.key,
           {
-            dashboardId: new Raw(`${v}.id.apply(Number)`),
+            dashboardId: new Raw(`${v}.id`),
             enabled: true,
             projectId: new Raw(`${projectVar.get(d.projectKey)}.id`),
           },
@@ -402,7 +402,7 @@ export function renderProgram(snapshot: Snapshot, options: RenderOptions): Progr
             "DashboardCollaborator",
             `${d.key}/${c.user.email.toLowerCase()}`,
             {
-              dashboardId: new Raw(`${v}.id.apply(Number)`),
+              dashboardId: new Raw(`${v}.id`),
               userUuid: c.user.uuid,
               projectId: new Raw(`${projectVar.get(d.projectKey)}.id`),
             },

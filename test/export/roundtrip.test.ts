@@ -238,7 +238,8 @@ describe("pulumi-posthog export", () => {
     expect(index).toContain(`name: 'Revenue "Q1" — l\\'équipe "core"',`);
     expect(index).toContain('name: "日本語のダッシュボード"');
     expect(index).not.toContain("Gone");
-    expect(index).toContain("dashboardId: tableauDeBordEquipe.id.apply(Number)");
+    expect(index).toContain("dashboardId: tableauDeBordEquipe.id,");
+    expect(index).toContain(`restrictionLevel: "only-collaborators-can-edit",`);
     expect(index).toContain("projectId: defaultProject.id");
     expect(index).toMatch(/^import \* as posthog from "pulumi-posthog";$/m);
     const imports = [...index.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]);
