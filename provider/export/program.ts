@@ -219,8 +219,11 @@ function yamlInline(v: Yaml): string {
 export interface RenderOptions {
   /** Stack name: the settings go to `Pulumi.<stack>.yaml`. */
   stack: string;
-  /** The package version for the generated package.json (`^<version>`). */
-  version: string;
+  /**
+   * The generated package.json's dependency on pulumi-posthog: where the running copy was installed from (a
+   * tarball path, a git URL: provider/export/package-source.ts).
+   */
+  dependency: string;
 }
 
 /** A dashboard with the key naming its resource and template file. */
@@ -507,7 +510,7 @@ export function renderProgram(snapshot: Snapshot, options: RenderOptions): Progr
         name: PROGRAM_PROJECT,
         private: true,
         main: "index.ts",
-        dependencies: { "@pulumi/pulumi": "^3.216.0", "pulumi-posthog": `^${options.version}` },
+        dependencies: { "@pulumi/pulumi": "^3.216.0", "pulumi-posthog": options.dependency },
         devDependencies: { "@types/node": "^22.0.0", typescript: ">=5.4 <7" },
       },
       null,
