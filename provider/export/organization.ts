@@ -155,11 +155,14 @@ export async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Pr
 }
 
 /**
- * Reads the organization the client's settings point at (GET only). A kind the key may not read (403) is
- * skipped and reported with the scope it needs, and so is everything that depends on it; other errors
- * (401, a wrong host or organization, network) are thrown: nothing sensible can be exported then.
+ * Reads the organization the client's settings point at (GET only): every project the key can read, or those
+ * `options.projects` names. A kind the key may not read (403) is skipped and reported with the scope it needs (or
+ * PostHog's reason), and so is everything that depends on it; a project whose dashboards the key may not read is
+ * left out and reported; other errors (401, a wrong host or organization, network) are thrown: nothing sensible
+ * can be exported then.
  * @throws the client's errors (UnauthenticatedError, NotFoundError for a wrong organization/project,
- *   ConnectionError), each naming the setting to fix
+ *   ConnectionError), each naming the setting to fix; Error when a project of `options.projects` is not among
+ *   the organization's, or when the key sees projects of several organizations and none is set
  */
 export async function readOrganization(client: PostHogClient, options: ReadOptions = {}): Promise<Snapshot> {
   const kinds = options.kinds ?? new Set(EXPORT_KINDS);
