@@ -159,7 +159,7 @@ data.projects.forEach((projectId, p) => {
       ...(restricted ? { restrictionLevel: 37 } : {}) });
     if (restricted)
       for (let k = 0; k < perProject(z.collaborators, p); k++, c++)
-        new posthog.DashboardCollaborator("collab-" + p + "-" + k, { projectId, dashboardId: dash.id.apply(Number),
+        new posthog.DashboardCollaborator("collab-" + p + "-" + k, { projectId, dashboardId: dash.id,
           userUuid: members[c % members.length].id });
   }
 });

@@ -1,28 +1,54 @@
 /**
- * Input building blocks shared by resource schemas: dashboard ids, and groups of mutually exclusive inputs.
- * The groups are data: the schemas enforce them at run time (`check`), and the SDK generator
+ * Input building blocks shared by resource schemas: integer ids (dashboards, projects), and groups of mutually
+ * exclusive inputs. The groups are data: the schemas enforce them at run time (`check`), and the SDK generator
  * (tools/codegen.ts) turns them into TypeScript unions of the Args types, so both come from one place.
  */
 import { z } from "zod";
 
 /** How a refused value reads in a message: `true`, `"77"`, `1.5`, `an object`. */
-function shown(v: unknown): string {
+export function shown(v: unknown): string {
   if (v === undefined) return "nothing";
   if (v === null || typeof v === "boolean" || typeof v === "number") return String(v);
   if (typeof v === "string") return `the string ${JSON.stringify(v)}`;
-  return Array.isArray(v) ? "a list" : `a ${typeof v}`;
+  return Array.isArray(v) ? "a list" : typeof v === "object" ? "an object" : `a ${typeof v}`;
 }
 
 /**
- * A dashboard id: a positive integer, nothing else (a boolean, a string or a resource object is refused, never
- * coerced: `true` once became dashboard 1). The message names the fix: a Dashboard's `id` is a string output,
- * so pass `kpis.id.apply(Number)`.
+ * The positive integer `v` stands for: a number, or a string of decimal digits (what a resource's `id` output
+ * is, e.g. "12"); undefined for anything else (`true`, "12a", "", 0, 1.5, a number beyond 2^53).
+ */
+export function positiveIntegerOf(v: unknown): number | undefined {
+  const n = typeof v === "number" ? v : typeof v === "string" && /^[0-9]+$/.test(v) ? Number(v) : Number.NaN;
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
+/**
+ * An integer id input: a positive integer, or the string of its digits, so a resource's `id` output (a string)
+ * connects as it is (`dashboardId: kpis.id`); parsed to the number, so state written with numbers shows no
+ * change. Anything else (a boolean, "12a", 0, 1.5, a resource object) is refused, never coerced (`true` once
+ * became dashboard 1), with `expected(got)` as the message.
+ */
+export function integerIdInput(expected: (got: string) => string) {
+  return z
+    .union([z.number(), z.string()], { error: (iss) => expected(shown(iss.input)) })
+    .transform((v, ctx) => {
+      const n = positiveIntegerOf(v);
+      if (n !== undefined) return n;
+      ctx.addIssue({ code: "custom", message: expected(shown(v)) });
+      return z.NEVER;
+    });
+}
+
+/**
+ * A dashboard id: a positive integer or its decimal string, e.g. a Dashboard's `id` output as it is; parsed to a
+ * number. The message names `property` and what it accepts.
  */
 export function dashboardIdInput(property: string) {
-  const error = (iss: { input?: unknown }) =>
-    `expected a dashboard id (a positive integer), got ${shown(iss.input)}: pass the Dashboard's id as a ` +
-    `number, e.g. \`${property}: kpis.id.apply(Number)\``;
-  return z.number({ error }).int({ error }).positive({ error });
+  return integerIdInput(
+    (got) =>
+      `expected a dashboard id (a positive integer, or a string of its digits such as a Dashboard's id: ` +
+      `\`${property}: kpis.id\`), got ${got}`,
+  );
 }
 
 /**

@@ -25,6 +25,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { type Claimant, claim, conflictMessage, type Identity, nameOf, rememberName } from "./claims";
 import { type ConfigGetter, createClient, isObjectGone, type PostHogClient } from "./client";
+import { integerIdInput, shown } from "./inputs";
 import { oversizedBodies } from "./limits";
 import { managedByState, noteStack } from "./lost-create";
 
@@ -496,16 +497,19 @@ export const EmailInput = z
     return `${v.slice(0, at)}@${v.slice(at + 1).toLowerCase()}`;
   });
 
-/** A project id: a positive integer or its decimal string; parsed to a string (`@current` is accepted). */
-const projectIdError = 'expected a project id: a positive integer (or "@current")';
+/** The message of a refused project id: what it accepts (and an example), and what it got. */
+const projectIdExpected = (got: string) =>
+  `expected a project id (a positive integer, or a string of its digits such as a Project's id: ` +
+  `\`projectId: web.id\`; or "@current"), got ${got}`;
+
+/**
+ * A project id: a positive integer or the string of its digits (a Project's `id` output as it is), or
+ * `"@current"`; parsed to the decimal string (`7`, `"7"` and `"007"` all give `"7"`).
+ */
 export const ProjectIdInput = z
-  .union(
-    [
-      z.number().int({ error: projectIdError }).positive({ error: projectIdError }),
-      z.string().regex(/^(\d+|@current)$/, { error: projectIdError }),
-    ],
-    { error: projectIdError },
-  )
+  .union([z.literal("@current"), integerIdInput(projectIdExpected)], {
+    error: (iss) => projectIdExpected(shown(iss.input)),
+  })
   .transform(String);
 
 /**

@@ -17,10 +17,8 @@ export interface BatchExportPauseArgs {
  * `DashboardCollaboratorInputsSchema` in provider/resources/dashboard-collaborator.ts.
  */
 export interface DashboardCollaboratorArgs {
-  /**
-   * The dashboard's id, a positive integer: a Dashboard's `id` is a string, so pass `dashboard.id.apply(Number)`.
-   */
-  dashboardId: pulumi.Input<number>;
+  /** The dashboard's id, as a Dashboard's `id` output is (`dashboardId: kpis.id`) or a number. */
+  dashboardId: pulumi.Input<string | number>;
   /** The collaborator's user UUID (e.g. from `getMember`). */
   userUuid: pulumi.Input<string>;
   /** Access level: 37 (can edit), the only level PostHog accepts. Default 37. */
@@ -35,9 +33,9 @@ export interface DashboardCollaboratorArgs {
  */
 export interface DashboardSharingArgs {
   /**
-   * The dashboard's id, a positive integer: a Dashboard's `id` is a string, so pass `dashboard.id.apply(Number)`. Changing it replaces.
+   * The dashboard's id, as a Dashboard's `id` output is (`dashboardId: kpis.id`) or a number. Changing it replaces.
    */
-  dashboardId: pulumi.Input<number>;
+  dashboardId: pulumi.Input<string | number>;
   /** Share publicly. Default true. */
   enabled?: pulumi.Input<boolean | undefined>;
   /**
@@ -56,8 +54,11 @@ export interface DashboardArgsBase {
   pinned?: pulumi.Input<boolean | undefined>;
   /** Tags, each at most 255 characters. Default []. */
   tags?: pulumi.Input<string[] | undefined>;
-  /** 21 = everyone in the project can edit (default), 37 = only collaborators can edit. */
-  restrictionLevel?: pulumi.Input<37 | 21 | undefined>;
+  /**
+   * Who may edit: 21 or "everyone-can-edit" = everyone in the project (default), 37 or
+   * "only-collaborators-can-edit" = only collaborators. The output is the number.
+   */
+  restrictionLevel?: pulumi.Input<37 | 21 | "everyone-can-edit" | "only-collaborators-can-edit" | undefined>;
   /**
    * Project id; default: the provider's `posthog:projectId`, else the key's current project. Changing it replaces.
    */
@@ -103,8 +104,11 @@ export type DashboardArgs = DashboardArgsBase &
          * dashboardId.
          */
         useTemplate?: never;
-        /** Create as a duplicate of this dashboard id (same project). Create-only: changing it replaces. */
-        useDashboard?: pulumi.Input<number | undefined>;
+        /**
+         * Create as a duplicate of this dashboard (its id, e.g. `other.id`; same project). Create-only: changing it
+         * replaces.
+         */
+        useDashboard?: pulumi.Input<string | number | undefined>;
         /**
          * Not with `useDashboard`: give at most one of useTemplate, useDashboard, templateJson and
          * dashboardId.
@@ -156,10 +160,10 @@ export type DashboardArgs = DashboardArgsBase &
          */
         templateJson?: never;
         /**
-         * Adopt this existing dashboard (its id) instead of creating one. Changing it replaces. An adopted dashboard
-         * is kept on destroy unless `deleteAdoptedOnDestroy` is true.
+         * Adopt this existing dashboard (its id: a number, or a string of its digits) instead of creating one.
+         * Changing it replaces. An adopted dashboard is kept on destroy unless `deleteAdoptedOnDestroy` is true.
          */
-        dashboardId?: pulumi.Input<number | undefined>;
+        dashboardId?: pulumi.Input<string | number | undefined>;
       }
   );
 
@@ -222,8 +226,13 @@ export interface InviteArgs {
   level?: pulumi.Input<1 | 8 | 15 | "member" | "admin" | "owner" | undefined>;
   /** A personal message in the invitation e-mail (no length limit beyond the 1 MiB request body). */
   message?: pulumi.Input<string | undefined>;
-  /** Access to private projects: `[{id: <project id>, level: "none" | "member" | "admin"}]`. Default []. */
-  privateProjectAccess?: pulumi.Input<{ id: number; level: "member" | "admin" | "none" }[] | undefined>;
+  /**
+   * Access to private projects: `[{id: <project id>, level: "none" | "member" | "admin"}]`, the id a number or a
+   * string of its digits. Default [].
+   */
+  privateProjectAccess?: pulumi.Input<
+    { id: string | number; level: "member" | "admin" | "none" }[] | undefined
+  >;
   /** Send the invitation e-mail. Default true. */
   sendEmail?: pulumi.Input<boolean | undefined>;
   /** Merge with other pending invites of this e-mail (highest level wins). Default false. */

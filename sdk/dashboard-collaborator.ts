@@ -14,7 +14,7 @@ const provider = providerShim("DashboardCollaborator");
  *
  * ```ts
  * // jane: a Member; its id is the user UUID, and ids stay known in a preview (output-only userUuid does not)
- * new posthog.DashboardCollaborator("jane-kpis", { dashboardId: kpis.id.apply(Number), userUuid: jane.id });
+ * new posthog.DashboardCollaborator("jane-kpis", { dashboardId: kpis.id, userUuid: jane.id });
  * ```
  */
 export class DashboardCollaborator extends pulumi.dynamic.Resource {

@@ -12,7 +12,7 @@ const provider = providerShim("DashboardSharing");
  * dashboard id). `accessToken` is secret. Delete turns sharing off.
  *
  * ```ts
- * const share = new posthog.DashboardSharing("kpis", { dashboardId: kpis.id.apply(Number), enabled: true });
+ * const share = new posthog.DashboardSharing("kpis", { dashboardId: kpis.id, enabled: true });
  * ```
  */
 export class DashboardSharing extends pulumi.dynamic.Resource {

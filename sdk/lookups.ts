@@ -36,6 +36,7 @@ import {
   type Project,
   type Sharing,
 } from "../provider/client";
+import { integerIdInput } from "../provider/inputs";
 
 /** Connection options of every `getX` lookup (all optional; see the module doc for the fallbacks). */
 export type LookupOptions = ClientOptions;
@@ -99,10 +100,11 @@ async function invokeMock(fn: string, args: Record<string, unknown>): Promise<Re
 const text = z
   .string({ error: "must be a non-empty string" })
   .regex(/\S/, { error: "must be a non-empty string" });
-const positiveId = z
-  .number({ error: "must be a positive integer (a number, not a string or boolean)" })
-  .int({ error: "must be a positive integer" })
-  .positive({ error: "must be a positive integer" });
+/** A dashboard id: a positive integer or a string of its digits (a Dashboard's `id` as it is); parsed to a number. */
+const positiveId = integerIdInput(
+  (got) =>
+    `must be a dashboard id: a positive integer or a string of its digits (a Dashboard's id), got ${got}`,
+);
 const projectRefError = {
   error: 'must be a positive integer project id (a number or digit string) or "@current"',
 };
@@ -353,8 +355,8 @@ export function getProjectOutput(
 
 /** Arguments of {@link getDashboard}. */
 export interface GetDashboardArgs {
-  /** The dashboard id (a positive integer). */
-  id: number;
+  /** The dashboard id: a positive integer, or a string of its digits (a Dashboard's `id` as it is). */
+  id: number | string;
   /** The project id; else `posthog:projectId`, else `@current`. */
   projectId?: number | string;
 }
@@ -364,7 +366,7 @@ export type GetDashboardOutputArgs = InputArgs<GetDashboardArgs>;
 /**
  * Reads a dashboard by id. API: GET `/api/projects/:project_id/dashboards/:id/` (scope `dashboard:read`).
  * Mock token: `posthog:index:getDashboard`.
- * @throws InvalidInputError (no request made) when `id` is not a positive integer; NotFoundError when it does
+ * @throws InvalidInputError (no request made) when `id` is not a dashboard id; NotFoundError when it does
  *   not exist or is soft-deleted; client errors.
  */
 export async function getDashboard(args: GetDashboardArgs, options?: LookupOptions): Promise<Dashboard> {
@@ -374,7 +376,7 @@ export async function getDashboard(args: GetDashboardArgs, options?: LookupOptio
 }
 
 /**
- * {@link getDashboard} with `pulumi.Input` arguments (e.g. `id: dashboard.id.apply(Number)`) and connection
+ * {@link getDashboard} with `pulumi.Input` arguments (e.g. `id: dashboard.id`) and connection
  * settings; an Output of the dashboard.
  * @throws (as a failed Output) what {@link getDashboard} throws.
  */
@@ -390,8 +392,8 @@ export function getDashboardOutput(
 
 /** Arguments of {@link getDashboardSharing} and {@link getDashboardAccessControls}. */
 export interface GetDashboardSharingArgs {
-  /** The dashboard id (a positive integer). */
-  dashboardId: number;
+  /** The dashboard id: a positive integer, or a string of its digits (a Dashboard's `id` as it is). */
+  dashboardId: number | string;
   /** The project id; else `posthog:projectId`, else `@current`. */
   projectId?: number | string;
 }
@@ -403,7 +405,7 @@ export type GetDashboardSharingOutputArgs = InputArgs<GetDashboardSharingArgs>;
  * `password_required`). API: GET `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (scope
  * `sharing_configuration:read`). Mock token: `posthog:index:getDashboardSharing`. `access_token` is in clear
  * here; {@link getDashboardSharingOutput} returns it secret.
- * @throws InvalidInputError (no request made) when `dashboardId` is not a positive integer; NotFoundError for
+ * @throws InvalidInputError (no request made) when `dashboardId` is not a dashboard id; NotFoundError for
  *   an unknown dashboard; client errors.
  */
 export async function getDashboardSharing(
@@ -439,7 +441,7 @@ export type GetDashboardAccessControlsOutputArgs = InputArgs<GetDashboardAccessC
  * Reads a dashboard's access controls (`access_controls`, `available_access_levels`, `default_access_level`,
  * `user_access_level`, …). API: GET `/api/projects/:project_id/dashboards/:id/access_controls/` (scope
  * `access_control:read`). Mock token: `posthog:index:getDashboardAccessControls`.
- * @throws InvalidInputError (no request made) when `dashboardId` is not a positive integer; NotFoundError for
+ * @throws InvalidInputError (no request made) when `dashboardId` is not a dashboard id; NotFoundError for
  *   an unknown dashboard; client errors.
  */
 export async function getDashboardAccessControls(

@@ -83,7 +83,7 @@ const kpis = new posthog.Dashboard("web-kpis", {
   projectId: project.id,
   name: "Web KPIs",
   templateJson: readFileSync(join(__dirname, "dashboards", "web-kpis.json"), "utf8"),
-  restrictionLevel: 37, // only collaborators edit it
+  restrictionLevel: "only-collaborators-can-edit", // or 37
   tags,
 });
 for (const email of config.requireObject<string[]>("kpiEditors")) {
@@ -91,13 +91,13 @@ for (const email of config.requireObject<string[]>("kpiEditors")) {
   if (!member) throw new Error(`kpiEditors: ${email} is not listed under "members" in Pulumi.${stack}.yaml`);
   new posthog.DashboardCollaborator(`kpi-editor-${email}`, {
     projectId: project.id,
-    dashboardId: kpis.id.apply(Number),
+    dashboardId: kpis.id,
     userUuid: member.id,
   });
 }
 const sharing = new posthog.DashboardSharing("web-kpis", {
   projectId: project.id,
-  dashboardId: kpis.id.apply(Number),
+  dashboardId: kpis.id,
   enabled: config.getBoolean("publicKpis") ?? false,
 });
 

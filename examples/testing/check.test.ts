@@ -27,7 +27,12 @@ describe("check", () => {
   it("refuses a setting the API would refuse, naming the property and what it accepts", async () => {
     const result = await Dashboard.check({}, { name: "KPIs", restrictionLevel: 30 });
     expect(result.failures).toEqual([
-      { property: "restrictionLevel", reason: "expected 21 (everyone can edit) or 37 (only collaborators)" },
+      {
+        property: "restrictionLevel",
+        reason:
+          'expected 21 or "everyone-can-edit" (everyone in the project can edit), or 37 or ' +
+          '"only-collaborators-can-edit" (only collaborators can edit)',
+      },
     ]);
     const ok = await Dashboard.check({}, { name: "KPIs" });
     expect(ok.failures).toBeUndefined();

@@ -71,7 +71,7 @@ describe("the analytics program", () => {
     ]);
     expect(mocks.inputsOf("DashboardCollaborator", "kpis-mia.member@example.com")).toMatchObject({
       userUuid: uuids["mia.member@example.com"],
-      dashboardId: Number(await settled(made.kpis.id)),
+      dashboardId: await settled(made.kpis.id),
     });
   });
 

@@ -29,7 +29,7 @@ export function analytics(settings: AnalyticsSettings) {
     projectId: project.id,
     restrictionLevel: 37, // only collaborators can edit
   });
-  const dashboardId = kpis.id.apply(Number);
+  const dashboardId = kpis.id; // a Dashboard's id connects as it is
 
   const editors = settings.kpiEditors.map((email) => {
     const member = posthog.getMemberOutput({ email });

@@ -96,6 +96,12 @@ export function projects(ctx: ClientContext) {
   return {
     /** GET `/api/organizations/:organization_id/projects/` (project:read): `list` (one page), `iterate`, `all` (list subset). */
     ...listOperations(ctx, (p?: OrgParams & PageParams) => listPath(ctx, p), ProjectSchema),
+    /**
+     * GET `/api/projects/` (project:read): the projects the key's user can see, in every organization (each item's
+     * `organization` names its own): `visible.list` (one page), `visible.iterate`, `visible.all`. It also answers a
+     * key scoped to projects, which the organization's list refuses (403).
+     */
+    visible: listOperations(ctx, (_p?: PageParams) => "/api/projects/", ProjectSchema),
     /** POST `…/projects/` (project:write) → 201 project. @throws ForbiddenError (plan limit, admin needed) */
     create: async (p: OrgParams & { body: ProjectCreateBody }) =>
       call(

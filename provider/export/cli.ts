@@ -7,8 +7,10 @@
  *
  * Connection settings as the provider reads them from the environment: POSTHOG_API_KEY (required; a key with
  * `:read` scopes is enough), POSTHOG_HOST (default https://us.posthog.com), POSTHOG_ORGANIZATION_ID (default
- * the key's current organization), POSTHOG_PROJECT_ID (the default of --project; else the key's current
- * project), POSTHOG_RATE_LIMIT. Only GET requests are sent. Progress and the summary go to stderr; exit code 0
+ * the key's current organization), POSTHOG_RATE_LIMIT. Every project the key can read is exported unless
+ * --project narrows it (POSTHOG_PROJECT_ID does not; it is only the project of `export dashboard`). The generated
+ * package.json installs pulumi-posthog from where this copy was installed (provider/export/package-source.ts).
+ * Only GET requests are sent. Progress and the summary go to stderr; exit code 0
  * on success, 1 on an error (one line saying what to fix), 2 on bad usage.
  */
 import "../node-version"; // first: fails early, in one line, on a Node.js too old for undici
@@ -16,9 +18,9 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { closeAllConnections, createClient, type PostHogClient, resolveSettings } from "../client";
-import { packageVersion } from "../version";
 import { dashboardTemplate, dashboardTemplateText } from "./dashboard-template";
 import { EXPORT_KINDS, parseKinds, readOrganization, type Snapshot } from "./organization";
+import { type PackageSource, packageSource } from "./package-source";
 import { renderProgram } from "./program";
 
 export const USAGE = `Usage:
@@ -31,12 +33,13 @@ Pulumi.<stack>.yaml, dashboards/<key>.json), or one dashboard's template JSON. R
 Options:
   --out DIR       output directory (default: posthog-org); for "export dashboard", the file to write
   --stack NAME    stack whose settings file is written, Pulumi.<NAME>.yaml (default: dev)
-  --project ID    project to export, repeatable (default: POSTHOG_PROJECT_ID, else the key's current project)
+  --project ID    project to export, repeatable (default: every project the key can read; for
+                  "export dashboard": POSTHOG_PROJECT_ID, else the key's current project)
   --only KINDS    comma-separated, among: ${EXPORT_KINDS.join(", ")}
   -h, --help      this help
 
 Connection (as the provider reads it): POSTHOG_API_KEY (required; :read scopes suffice), POSTHOG_HOST,
-POSTHOG_ORGANIZATION_ID, POSTHOG_PROJECT_ID.`;
+POSTHOG_ORGANIZATION_ID, POSTHOG_PROJECT_ID (export dashboard only).`;
 
 /** Where the CLI writes and what it reads (injectable for tests). */
 export interface CliIo {
@@ -155,13 +158,20 @@ async function exportOrganization(client: PostHogClient, parsed: Parsed, io: Cli
   io.stderr(
     `Reading ${client.settings.host} (organization ${client.settings.organizationId ?? "@current"})…`,
   );
+  if (parsed.projects === undefined && client.settings.projectId !== undefined) {
+    io.stderr(
+      `  every project the key can read (POSTHOG_PROJECT_ID=${client.settings.projectId} does not narrow the ` +
+        `export: pass --project ${client.settings.projectId} for that one only)`,
+    );
+  }
   const snapshot = await readOrganization(client, {
     kinds: parsed.kinds,
     ...(parsed.projects ? { projects: parsed.projects } : {}),
     progress: (line) => io.stderr(`  ${line}`),
   });
-  const files = renderProgram(snapshot, { stack: parsed.stack, version: packageVersion });
   const out = resolve(io.cwd, parsed.out);
+  const source = packageSource(out);
+  const files = renderProgram(snapshot, { stack: parsed.stack, dependency: source.spec });
   mkdirSync(join(out, "dashboards"), { recursive: true });
   const kept: string[] = [];
   for (const [path, text] of files) {
@@ -177,7 +187,9 @@ async function exportOrganization(client: PostHogClient, parsed: Parsed, io: Cli
     (f) => f.endsWith(".json") && !files.has(`dashboards/${f}`),
   );
   for (const f of stale) rmSync(join(out, "dashboards", f));
-  for (const line of summary(snapshot, parsed.out, parsed.stack, files, kept, stale)) io.stderr(line);
+  const written = kept.includes("package.json") ? undefined : source;
+  for (const line of summary(snapshot, parsed.out, parsed.stack, files, kept, stale, written))
+    io.stderr(line);
   return 0;
 }
 
@@ -189,6 +201,7 @@ export function summary(
   files: Map<string, string>,
   kept: string[] = [],
   stale: string[] = [],
+  source?: PackageSource,
 ): string[] {
   const dashboards = s.projects.flatMap((p) => p.dashboards);
   const counts: [string, number | string][] = [];
@@ -213,15 +226,19 @@ export function summary(
   ];
   if (kept.length > 0) lines.push(`  kept the existing ${kept.join(" and ")}`);
   if (stale.length > 0) lines.push(`  removed ${stale.length} template(s) of dashboards no longer exported`);
+  if (source) {
+    lines.push(`  package.json: "pulumi-posthog": ${JSON.stringify(source.spec)} (${source.origin})`);
+    if (source.note) lines.push(`  note: ${source.note}`);
+  }
   if (s.skipped.length > 0) {
     lines.push(`Skipped (${s.skipped.length}):`);
     for (const k of s.skipped) lines.push(`  ${k.kind}: ${k.what}: ${k.why}`);
   } else lines.push("Skipped: nothing");
   const r = s.requests;
-  const total = r.lists + r.dashboardDetails + r.collaboratorLists + r.other;
+  const total = r.lists + r.dashboardDetails + r.collaboratorLists;
   lines.push(
     `Requests: ${total} (GET only): ${r.lists} list pages, ${r.dashboardDetails} dashboard details, ` +
-      `${r.collaboratorLists} collaborator list(s)${r.other > 0 ? `, ${r.other} other` : ""}`,
+      `${r.collaboratorLists} collaborator list(s)`,
   );
   return lines;
 }

@@ -4,9 +4,11 @@
  * collaborator list of each dashboard restricted to collaborators. The result is plain data ({@link Snapshot})
  * that provider/export/program.ts turns into files; nothing here writes to the API or to disk.
  *
- * Endpoints (all GET): `/api/organizations/:org/domains/`, `…/members/`, `…/invites/`, `…/projects/` (and
- * `…/projects/@current/` when no project is named or configured), `…/batch_exports/`,
- * `/api/projects/:project/dashboards/` (+ `:id/`, `:id/collaborators/`).
+ * Endpoints (all GET): `/api/organizations/:org/domains/`, `…/members/`, `…/invites/`, `…/projects/` (or
+ * `/api/projects/` when the organization's list is refused to a key scoped to projects), `…/batch_exports/`,
+ * `/api/projects/:project/dashboards/` (+ `:id/`, `:id/collaborators/`). Every project the key can read is
+ * exported unless `projects` narrows it; a project whose dashboards the key may not read is left out and
+ * reported in `skipped`.
  */
 import {
   type BatchExport,
@@ -117,14 +119,14 @@ export interface Snapshot {
   skipped: Skipped[];
   /**
    * HTTP requests made (retries included in `lists`): list pages, dashboard details, collaborator lists of
-   * restricted dashboards, other (the `@current` project).
+   * restricted dashboards.
    */
-  requests: { lists: number; dashboardDetails: number; collaboratorLists: number; other: number };
+  requests: { lists: number; dashboardDetails: number; collaboratorLists: number };
 }
 
 /** Options of {@link readOrganization}. */
 export interface ReadOptions {
-  /** Project ids to export; default: the configured project (POSTHOG_PROJECT_ID), else the key's current one. */
+  /** Project ids to export; default: every project the key can read (POSTHOG_PROJECT_ID does not narrow it). */
   projects?: (string | number)[];
   kinds?: Set<ExportKind>;
   /** Progress lines (the CLI prints them on stderr). */
@@ -156,17 +158,20 @@ export async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Pr
 }
 
 /**
- * Reads the organization the client's settings point at (GET only). A kind the key may not read (403) is
- * skipped and reported with the scope it needs, and so is everything that depends on it; other errors
- * (401, a wrong host or organization, network) are thrown: nothing sensible can be exported then.
+ * Reads the organization the client's settings point at (GET only): every project the key can read, or those
+ * `options.projects` names. A kind the key may not read (403) is skipped and reported with the scope it needs (or
+ * PostHog's reason), and so is everything that depends on it; a project whose dashboards the key may not read is
+ * left out and reported; other errors (401, a wrong host or organization, network) are thrown: nothing sensible
+ * can be exported then.
  * @throws the client's errors (UnauthenticatedError, NotFoundError for a wrong organization/project,
- *   ConnectionError), each naming the setting to fix
+ *   ConnectionError), each naming the setting to fix; Error when a project of `options.projects` is not among
+ *   the organization's, or when the key sees projects of several organizations and none is set
  */
 export async function readOrganization(client: PostHogClient, options: ReadOptions = {}): Promise<Snapshot> {
   const kinds = options.kinds ?? new Set(EXPORT_KINDS);
   const progress = options.progress ?? (() => {});
   const skipped: Skipped[] = [];
-  const requests = { lists: 0, dashboardDetails: 0, collaboratorLists: 0, other: 0 };
+  const requests = { lists: 0, dashboardDetails: 0, collaboratorLists: 0 };
   const attemptsBefore = client.stats().attempts;
   /** Reads every page of a list, counting its requests; a 403 skips `kind` (and returns undefined). */
   const list = async <T>(
@@ -213,38 +218,52 @@ export async function readOrganization(client: PostHogClient, options: ReadOptio
     (await list("batch-exports", () => client.batchExports.iterate(), "batch exports")) ?? [];
 
   let organizationId = client.settings.organizationId;
-  const projects: ProjectSnapshot[] = [];
-  const allProjects = (await list("projects", () => client.projects.iterate(), "projects")) ?? [];
+  const listed = kinds.has("projects")
+    ? await listProjects(client, organizationId, skipped, progress)
+    : undefined;
+  const allProjects = listed?.projects ?? [];
   organizationId ??= allProjects.find((p) => typeof p.organization === "string")?.organization ?? undefined;
-  if (kinds.has("projects") && allProjects.length > 0) {
-    let wanted = options.projects?.map(String);
-    if (wanted === undefined || wanted.length === 0) {
-      if (client.settings.projectId !== undefined) wanted = [client.settings.projectId];
-      else {
-        requests.other++;
-        wanted = [String((await client.projects.retrieve({ id: "@current" })).id)];
-      }
-    }
+  const projects: ProjectSnapshot[] = [];
+  if (listed !== undefined) {
+    // Every project the key can read, unless --project narrows the export.
+    const wanted = options.projects?.length
+      ? options.projects.map(String)
+      : allProjects.map((p) => String(p.id));
     for (const id of wanted) {
       const project = allProjects.find((p) => String(p.id) === id);
       if (!project) {
         throw new Error(
           `Project ${id} is not in this organization (its projects: ${allProjects.map((p) => `${p.id} "${p.name}"`).join(", ")}): ` +
-            "check --project or POSTHOG_PROJECT_ID",
+            "check --project",
         );
       }
       projects.push({ project, dashboards: [] });
     }
   }
 
-  for (const p of projects) {
+  for (const p of kinds.has("dashboards") ? [...projects] : []) {
     const projectId = String(p.project.id);
-    const items = await list(
-      "dashboards",
-      () => client.dashboards.iterate({ projectId }),
-      `dashboards of project ${projectId} "${p.project.name}"`,
-    );
-    if (items === undefined) continue;
+    const label = `dashboards of project ${projectId} "${p.project.name}"`;
+    const items: Dashboard[] = [];
+    try {
+      for await (const d of client.dashboards.iterate({ projectId })) items.push(d);
+    } catch (e) {
+      if (!(e instanceof ForbiddenError)) throw e;
+      if (e.missingScope !== undefined) {
+        // The key may read no dashboard at all (a scope it lacks): said once, for every project.
+        skipped.push({ kind: "dashboards", what: "all dashboards", why: forbiddenWhy(e, "dashboards") });
+        progress(`${label}: not readable with this key (${forbiddenWhy(e, "dashboards")})`);
+        break;
+      }
+      // This project is out of the key's reach (a key scoped to other projects, no access to a private one):
+      // left out of the program, and said so.
+      projects.splice(projects.indexOf(p), 1);
+      const why = `the API key may not read it (403${e.detail ? `: ${e.detail}` : ""})`;
+      skipped.push({ kind: "projects", what: `project ${projectId} "${p.project.name}"`, why });
+      progress(`project ${projectId} "${p.project.name}": skipped, ${why}`);
+      continue;
+    }
+    progress(`${label}: ${items.length}`);
     const live = items.filter((d) => {
       if (d.deleted === true) {
         skipped.push({
@@ -306,11 +325,7 @@ export async function readOrganization(client: PostHogClient, options: ReadOptio
 
   // Every HTTP attempt of this client since the start, retries included; what is not a detail is a list page.
   requests.lists =
-    client.stats().attempts -
-    attemptsBefore -
-    requests.dashboardDetails -
-    requests.collaboratorLists -
-    requests.other;
+    client.stats().attempts - attemptsBefore - requests.dashboardDetails - requests.collaboratorLists;
   return {
     organizationId,
     host: client.settings.host,
@@ -325,7 +340,61 @@ export async function readOrganization(client: PostHogClient, options: ReadOptio
   };
 }
 
+/** Why a 403 keeps `kind` out: the scope the key lacks, else PostHog's own reason (e.g. a key scoped to projects). */
 function forbiddenWhy(e: ForbiddenError, kind: ExportKind): string {
+  if (e.missingScope === undefined && e.detail) return `the API key may not read them (403: ${e.detail})`;
   const scope = e.missingScope ?? KIND_SCOPES[kind];
   return `the API key may not read them (403; it needs the scope ${scope}${e.detail ? `: ${e.detail}` : ""})`;
+}
+
+/**
+ * Every project the key can read, sorted by id: the organization's list, or, when PostHog refuses it to a key
+ * scoped to projects (a 403 naming no missing scope), GET `/api/projects/` (the projects the key's user sees,
+ * kept to those of `organizationId` when it is known). A 403 of both is reported in `skipped` (undefined).
+ * @throws Error when `/api/projects/` lists projects of several organizations and none is set
+ */
+async function listProjects(
+  client: PostHogClient,
+  organizationId: string | undefined,
+  skipped: Skipped[],
+  progress: (line: string) => void,
+): Promise<{ projects: Project[] } | undefined> {
+  const all = async (iterate: () => AsyncIterable<Project>) => {
+    const items: Project[] = [];
+    for await (const p of iterate()) items.push(p);
+    return items.sort((a, b) => a.id - b.id);
+  };
+  let refused: ForbiddenError;
+  try {
+    const projects = await all(() => client.projects.iterate());
+    progress(`projects: ${projects.length}`);
+    return { projects };
+  } catch (e) {
+    if (!(e instanceof ForbiddenError)) throw e;
+    refused = e;
+  }
+  if (refused.missingScope === undefined) {
+    try {
+      let projects = await all(() => client.projects.visible.iterate());
+      const orgs = new Set(projects.map((p) => p.organization).filter((o) => typeof o === "string"));
+      if (organizationId !== undefined)
+        projects = projects.filter((p) => (p.organization ?? organizationId) === organizationId);
+      else if (orgs.size > 1) {
+        throw new Error(
+          `The API key sees projects of ${orgs.size} organizations (${[...orgs].join(", ")}): set ` +
+            "POSTHOG_ORGANIZATION_ID to the one to export",
+        );
+      }
+      progress(
+        `projects: ${projects.length} (the organization's list is refused to this key: ${refused.detail ?? "403"}; read from /api/projects/)`,
+      );
+      return { projects };
+    } catch (e) {
+      if (!(e instanceof ForbiddenError)) throw e;
+    }
+  }
+  const why = forbiddenWhy(refused, "projects");
+  skipped.push({ kind: "projects", what: "all projects", why });
+  progress(`projects: not readable with this key (${why})`);
+  return undefined;
 }

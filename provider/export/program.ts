@@ -219,8 +219,11 @@ function yamlInline(v: Yaml): string {
 export interface RenderOptions {
   /** Stack name: the settings go to `Pulumi.<stack>.yaml`. */
   stack: string;
-  /** The package version for the generated package.json (`^<version>`). */
-  version: string;
+  /**
+   * The generated package.json's dependency on pulumi-posthog: where the running copy was installed from (a
+   * tarball path, a git URL: provider/export/package-source.ts).
+   */
+  dependency: string;
 }
 
 /** A dashboard with the key naming its resource and template file. */
@@ -366,7 +369,7 @@ export function renderProgram(snapshot: Snapshot, options: RenderOptions): Progr
         description: x.description ? x.description : undefined,
         pinned: x.pinned ? true : undefined,
         tags: x.tags && x.tags.length > 0 ? x.tags.map(String) : undefined,
-        restrictionLevel: x.restriction_level === 37 ? 37 : undefined,
+        restrictionLevel: x.restriction_level === 37 ? "only-collaborators-can-edit" : undefined,
         projectId: new Raw(`${projectVar.get(key)}.id`),
       };
       out.push(resource("Dashboard", d.key, args, undefined, variables.get(d.key)));
@@ -381,7 +384,7 @@ export function renderProgram(snapshot: Snapshot, options: RenderOptions): Progr
           "DashboardSharing",
           d.key,
           {
-            dashboardId: new Raw(`${v}.id.apply(Number)`),
+            dashboardId: new Raw(`${v}.id`),
             enabled: true,
             projectId: new Raw(`${projectVar.get(d.projectKey)}.id`),
           },
@@ -402,7 +405,7 @@ export function renderProgram(snapshot: Snapshot, options: RenderOptions): Progr
             "DashboardCollaborator",
             `${d.key}/${c.user.email.toLowerCase()}`,
             {
-              dashboardId: new Raw(`${v}.id.apply(Number)`),
+              dashboardId: new Raw(`${v}.id`),
               userUuid: c.user.uuid,
               projectId: new Raw(`${projectVar.get(d.projectKey)}.id`),
             },
@@ -507,7 +510,7 @@ export function renderProgram(snapshot: Snapshot, options: RenderOptions): Progr
         name: PROGRAM_PROJECT,
         private: true,
         main: "index.ts",
-        dependencies: { "@pulumi/pulumi": "^3.216.0", "pulumi-posthog": `^${options.version}` },
+        dependencies: { "@pulumi/pulumi": "^3.216.0", "pulumi-posthog": options.dependency },
         devDependencies: { "@types/node": "^22.0.0", typescript: ">=5.4 <7" },
       },
       null,

@@ -16,7 +16,7 @@ import { defineResource, ProjectIdInput, resolveProjectId } from "../lifecycle";
 
 /** Inputs of a DashboardCollaborator. */
 export const DashboardCollaboratorInputsSchema = z.strictObject({
-  /** The dashboard's id, a positive integer: a Dashboard's `id` is a string, so pass `dashboard.id.apply(Number)`. */
+  /** The dashboard's id, as a Dashboard's `id` output is (`dashboardId: kpis.id`) or a number. */
   dashboardId: dashboardIdInput("dashboardId"),
   /** The collaborator's user UUID (e.g. from `getMember`). */
   userUuid: z.uuid({ error: "expected a user UUID" }),

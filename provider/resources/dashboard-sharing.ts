@@ -13,7 +13,7 @@ import { defineResource, ProjectIdInput, resolveProjectId } from "../lifecycle";
 
 /** Inputs of a DashboardSharing. */
 export const DashboardSharingInputsSchema = z.strictObject({
-  /** The dashboard's id, a positive integer: a Dashboard's `id` is a string, so pass `dashboard.id.apply(Number)`. Changing it replaces. */
+  /** The dashboard's id, as a Dashboard's `id` output is (`dashboardId: kpis.id`) or a number. Changing it replaces. */
   dashboardId: dashboardIdInput("dashboardId"),
   /** Share publicly. Default true. */
   enabled: z.boolean({ error: "expected true or false" }).default(true),

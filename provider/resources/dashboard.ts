@@ -20,7 +20,7 @@ import {
   isObjectGone,
   type PostHogClient,
 } from "../client";
-import { exclusive } from "../inputs";
+import { dashboardIdInput, exclusive } from "../inputs";
 import { defineResource, listedOrRetrieved, ProjectIdInput, resolveProjectId } from "../lifecycle";
 import { beginCreate, type CreateOperation, journalContext } from "../lost-create";
 
@@ -88,6 +88,18 @@ export const DashboardTemplateJsonSchema = z.looseObject({
   is_featured: z.boolean({ error: "expected true or false" }).optional(),
 });
 
+/** The names of the restriction levels, as `restrictionLevel` accepts them beside the numbers. */
+export const RESTRICTION_LEVELS = { "everyone-can-edit": 21, "only-collaborators-can-edit": 37 } as const;
+
+/** A restriction level: 21 / 37 or its name ({@link RESTRICTION_LEVELS}); parsed to the number. */
+const RestrictionLevelInput = z
+  .union([z.literal([21, 37]), z.enum(["everyone-can-edit", "only-collaborators-can-edit"])], {
+    error:
+      'expected 21 or "everyone-can-edit" (everyone in the project can edit), or 37 or ' +
+      '"only-collaborators-can-edit" (only collaborators can edit)',
+  })
+  .transform((v): 21 | 37 => (typeof v === "number" ? v : RESTRICTION_LEVELS[v]));
+
 /**
  * The mutually exclusive inputs of a Dashboard: how it is made (checked by the schema, unions in the SDK's
  * DashboardArgs).
@@ -117,16 +129,20 @@ export const DashboardInputsSchema = z
         { error: "expected a list of strings" },
       )
       .default([]),
-    /** 21 = everyone in the project can edit (default), 37 = only collaborators can edit. */
-    restrictionLevel: z
-      .literal([21, 37], { error: "expected 21 (everyone can edit) or 37 (only collaborators)" })
-      .default(21),
+    /**
+     * Who may edit: 21 or "everyone-can-edit" = everyone in the project (default), 37 or
+     * "only-collaborators-can-edit" = only collaborators. The output is the number.
+     */
+    restrictionLevel: RestrictionLevelInput.default(21),
     /** Project id; default: the provider's `posthog:projectId`, else the key's current project. Changing it replaces. */
     projectId: ProjectIdInput.optional(),
     /** Create from this template key (e.g. "DEFAULT_APP"). Create-only: changing it replaces. */
     useTemplate: z.string().min(1, { error: "expected a template key such as DEFAULT_APP" }).optional(),
-    /** Create as a duplicate of this dashboard id (same project). Create-only: changing it replaces. */
-    useDashboard: z.number({ error: "expected a dashboard id" }).int().positive().optional(),
+    /**
+     * Create as a duplicate of this dashboard (its id, e.g. `other.id`; same project). Create-only: changing it
+     * replaces.
+     */
+    useDashboard: dashboardIdInput("useDashboard").optional(),
     /**
      * Create from template JSON, as an object or a JSON string (e.g. `fs.readFileSync("dashboards/kpis.json",
      * "utf8")`): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT",
@@ -151,10 +167,10 @@ export const DashboardInputsSchema = z
       .pipe(DashboardTemplateJsonSchema)
       .optional(),
     /**
-     * Adopt this existing dashboard (its id) instead of creating one. Changing it replaces. An adopted dashboard
-     * is kept on destroy unless `deleteAdoptedOnDestroy` is true.
+     * Adopt this existing dashboard (its id: a number, or a string of its digits) instead of creating one.
+     * Changing it replaces. An adopted dashboard is kept on destroy unless `deleteAdoptedOnDestroy` is true.
      */
-    dashboardId: z.number({ error: "expected a dashboard id" }).int().positive().optional(),
+    dashboardId: dashboardIdInput("dashboardId").optional(),
     /**
      * Soft-delete the dashboard on destroy even though it was adopted (`dashboardId`). Default: an adopted
      * dashboard is left as it was found (a dashboard this resource created is always soft-deleted on destroy).

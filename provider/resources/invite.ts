@@ -21,6 +21,7 @@ import {
   RateLimitedError,
   ValidationError,
 } from "../client";
+import { integerIdInput } from "../inputs";
 import { defineResource, EmailInput, OrganizationLevelInput } from "../lifecycle";
 import { beginCreate } from "../lost-create";
 
@@ -34,12 +35,17 @@ export const InviteInputsSchema = z.strictObject({
   level: OrganizationLevelInput.default(1),
   /** A personal message in the invitation e-mail (no length limit beyond the 1 MiB request body). */
   message: z.string().optional(),
-  /** Access to private projects: `[{id: <project id>, level: "none" | "member" | "admin"}]`. Default []. */
+  /**
+   * Access to private projects: `[{id: <project id>, level: "none" | "member" | "admin"}]`, the id a number or a
+   * string of its digits. Default [].
+   */
   privateProjectAccess: z
     .array(
       z.strictObject({
-        /** Project (team) id. */
-        id: z.number().int().positive({ error: "expected a project id (positive integer)" }),
+        /** Project (team) id: a number, or a string of its digits (a Project's `id`). */
+        id: integerIdInput(
+          (got) => `expected a project id (a positive integer, or a string of its digits), got ${got}`,
+        ),
         /** Access level in that project. */
         level: z.enum(PROJECT_ACCESS_LEVELS, { error: 'expected "none", "member" or "admin"' }),
       }),

@@ -60,9 +60,12 @@ same<Same<G.MemberArgs, Grouped<z.input<typeof S8.MemberInputsSchema>, typeof S8
 same<Same<G.ProjectArgs, From<typeof S9.ProjectInputsSchema>>>();
 // The helpers above can fail: a schema's Args without its group is not the generated union.
 same<Same<G.MemberArgs, From<typeof S8.MemberInputsSchema>> extends false ? true : false>();
-// dashboard ids are numbers, not whatever z.coerce takes
+// dashboard ids are numbers or strings (a Dashboard's id output), not whatever z.coerce takes (a boolean)
 same<
-  Same<G.DashboardCollaboratorArgs["dashboardId"], number | Promise<number> | pulumi.OutputInstance<number>>
+  Same<
+    G.DashboardCollaboratorArgs["dashboardId"],
+    string | number | Promise<string | number> | pulumi.OutputInstance<string | number>
+  >
 >();
 
 describe("generated Args and the schemas", () => {

@@ -2,8 +2,10 @@
  * Types that catch mistakes, as a user's program sees them: small programs importing "pulumi-posthog" (the
  * package's self-reference, through package.json "exports" to the built dist/ types) compiled with the
  * TypeScript compiler API and the repository's strict options; the emitted .d.ts carries every Args property's
- * documentation (what an editor shows on hover); and `dashboardId: true` is refused at run time too, by the
- * provider's `check` on the real dynamic-provider host.
+ * documentation (what an editor shows on hover); `dashboardId: kpis.id` (a string Output) compiles, and
+ * `dashboardId: true` is refused at run time too, by the provider's `check` on the real dynamic-provider host,
+ * which parses a string of digits to the number (so state written with numbers shows no change) and a restriction
+ * level's name to its number.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,7 +13,17 @@ import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 import { readResources } from "../../tools/codegen";
 import type { ProviderHost } from "../../tools/provider-host";
-import { repoRoot, serializeProvider, type TestEmulator, urnOf, useProviderHost } from "../provider/harness";
+import {
+  create,
+  destroy,
+  plan,
+  repoRoot,
+  serializeProvider,
+  type TestEmulator,
+  update,
+  urnOf,
+  useProviderHost,
+} from "../provider/harness";
 import { compile, compilerOptions, hoverDocumentation } from "./compile";
 
 const dist = join(repoRoot, "dist", "sdk");
@@ -31,22 +43,23 @@ describe("types that catch mistakes (strict programs importing pulumi-posthog)",
     results = compile({
       valid: `${header}import * as fs from "node:fs";
 const kpis = new posthog.Dashboard("kpis", { name: "KPIs", restrictionLevel: 37, templateJson: fs.readFileSync("kpis.json", "utf8") });
-const adopted = new posthog.Dashboard("old", { name: "Old", dashboardId: 12 });
+const adopted = new posthog.Dashboard("old", { name: "Old", dashboardId: 12, restrictionLevel: "only-collaborators-can-edit" });
+new posthog.Dashboard("copy", { name: "Copy", useDashboard: adopted.id, restrictionLevel: "everyone-can-edit" });
 const plain = new posthog.Dashboard("plain", { name: "Plain" });
 const jane = new posthog.Member("jane", { email: "jane@example.com", level: "admin" });
 new posthog.Member("max", { userUuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d04", level: 1, retainOnDelete: true });
-new posthog.DashboardCollaborator("jane-kpis", { dashboardId: kpis.id.apply(Number), userUuid: jane.id });
-new posthog.DashboardSharing("kpis", { dashboardId: kpis.id.apply(Number), enabled: true });
+new posthog.DashboardCollaborator("jane-kpis", { dashboardId: kpis.id, userUuid: jane.id });
+new posthog.DashboardSharing("kpis", { dashboardId: kpis.id, enabled: true });
 new posthog.DashboardSharing("old", { dashboardId: 12 });
+new posthog.DashboardSharing("numbered", { dashboardId: kpis.id.apply(Number) }); // as written before: still fine
+posthog.getDashboardOutput({ id: kpis.id });
 export const ids = [adopted.id, plain.id];
 `,
       dashboardIdTrue: `${header}new posthog.DashboardCollaborator("c", { dashboardId: true, userUuid: "u" });\n`,
       dashboardIdResource: `${header}const kpis = new posthog.Dashboard("kpis", { name: "KPIs" });
 new posthog.DashboardSharing("s", { dashboardId: kpis });
 `,
-      dashboardIdString: `${header}const kpis = new posthog.Dashboard("kpis", { name: "KPIs" });
-new posthog.DashboardSharing("s", { dashboardId: kpis.id });
-`,
+      restrictionLevelName: `${header}new posthog.Dashboard("d", { name: "D", restrictionLevel: "collaborators" });\n`,
       memberBoth: `${header}new posthog.Member("m", { userUuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d04", email: "max@example.com", level: 1 });\n`,
       memberNeither: `${header}new posthog.Member("m", { level: 1 });\n`,
       dashboardTwoSources: `${header}new posthog.Dashboard("d", { name: "D", useTemplate: "DEFAULT_APP", templateJson: "{}" });\n`,
@@ -62,14 +75,14 @@ new posthog.DashboardSharing("s", { dashboardId: kpis.id });
     [
       "dashboardIdTrue",
       "dashboardId: true",
-      ["dashboardId", "'boolean' is not assignable to type 'Input<number>'"],
+      ["dashboardId", "'boolean' is not assignable to type 'Input<string | number>'"],
     ],
     [
       "dashboardIdResource",
       "dashboardId: kpis, the Dashboard",
       ["dashboardId", "'Dashboard' is not assignable"],
     ],
-    ["dashboardIdString", "dashboardId: kpis.id, a string Output", ["dashboardId", "'Output<string>'"]],
+    ["restrictionLevelName", 'restrictionLevel: "collaborators"', ["restrictionLevel", '"collaborators"']],
     ["memberBoth", "Member with userUuid and email", ["'MemberArgs'", "property 'email'"]],
     [
       "memberNeither",
@@ -160,10 +173,13 @@ describe("dashboardId at run time (the provider's check on the real dynamic-prov
   it.each([
     ["DashboardCollaborator", true, "got true"],
     ["DashboardSharing", true, "got true"],
-    ["DashboardSharing", "12", 'got the string "12"'],
+    ["DashboardSharing", "12a", 'got the string "12a"'],
+    ["DashboardSharing", "", 'got the string ""'],
     ["DashboardSharing", 0, "got 0"],
+    ["DashboardSharing", "0", 'got the string "0"'],
     ["DashboardSharing", 1.5, "got 1.5"],
-  ])("%s refuses dashboardId %j, naming the property and the fix", async (type, value, got) => {
+    ["DashboardSharing", { id: 12 }, "got an object"],
+  ])("%s refuses dashboardId %j, naming the property and what it accepts", async (type, value, got) => {
     const provider = await serializeProvider(type);
     const inputs = {
       dashboardId: value,
@@ -175,20 +191,96 @@ describe("dashboardId at run time (the provider's check on the real dynamic-prov
     expect(failures).toEqual([
       {
         property: "dashboardId",
-        reason: `expected a dashboard id (a positive integer), ${got}: pass the Dashboard's id as a number, e.g. \`dashboardId: kpis.id.apply(Number)\``,
+        reason:
+          "expected a dashboard id (a positive integer, or a string of its digits such as a Dashboard's id: " +
+          `\`dashboardId: kpis.id\`), ${got}`,
       },
     ]);
     expect(await emu.control("GET", "/requests")).toEqual([]); // refused before any request
   });
 
-  it("accepts a positive integer", async () => {
-    const provider = await serializeProvider("DashboardSharing");
-    const ok = await host.check(
-      urnOf("DashboardSharing", "ok"),
+  it.each([
+    ["a positive integer", 12],
+    ["a Dashboard's id as it is (a string of digits)", "12"],
+  ])("accepts %s, as the number", async (_what, value) => {
+    for (const type of ["DashboardSharing", "DashboardCollaborator"]) {
+      const provider = await serializeProvider(type);
+      const userUuid =
+        type === "DashboardCollaborator" ? { userUuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d03" } : {};
+      const ok = await host.check(
+        urnOf(type, "ok"),
+        {},
+        { dashboardId: value, ...userUuid, __provider: provider },
+      );
+      expect(ok.failures).toEqual([]);
+      expect(ok.inputs.dashboardId).toBe(12);
+    }
+  });
+
+  it("state written with numbers shows no change when the program passes the ids as strings and the level by name", async () => {
+    const project = String(emu.projectId);
+    const dashboard = await create(host, "Dashboard", "kpis", {
+      name: "KPIs",
+      restrictionLevel: 37,
+      projectId: emu.projectId,
+    });
+    const id = Number(dashboard.id);
+    const other = (await emu.api("POST", `/api/projects/${project}/dashboards/`, { name: "Other" })).body as {
+      id: number;
+    };
+    const adopted = await create(host, "Dashboard", "adopted", { name: "Other", dashboardId: other.id });
+    const sharing = await create(host, "DashboardSharing", "kpis", {
+      dashboardId: id,
+      projectId: emu.projectId,
+    });
+    const mia = "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d03";
+    const collaborator = await create(host, "DashboardCollaborator", "mia", {
+      dashboardId: id,
+      userUuid: mia,
+    });
+    expect(sharing.outs.dashboardId).toBe(id);
+    expect(collaborator.outs.dashboardId).toBe(id);
+    await emu.control("DELETE", "/requests");
+
+    const same = [
+      plan(host, dashboard, {
+        name: "KPIs",
+        restrictionLevel: "only-collaborators-can-edit",
+        projectId: project,
+      }),
+      plan(host, adopted, { name: "Other", dashboardId: String(other.id) }),
+      plan(host, sharing, { dashboardId: dashboard.id, projectId: project }),
+      plan(host, collaborator, { dashboardId: dashboard.id, userUuid: mia }),
+    ];
+    for (const { checked, diff } of await Promise.all(same)) {
+      expect(checked.failures).toEqual([]);
+      expect(diff).toMatchObject({ changes: false, replaces: [] });
+    }
+    expect(await emu.control("GET", "/requests")).toEqual([]); // check and diff send nothing
+
+    // A level given by name is stored and compared as its number: "everyone-can-edit" is 21, a change.
+    const relaxed = await plan(host, dashboard, { name: "KPIs", restrictionLevel: "everyone-can-edit" });
+    expect(relaxed.checked.inputs.restrictionLevel).toBe(21);
+    expect(relaxed.diff).toMatchObject({ changes: true, replaces: [] });
+    const updated = await update(host, dashboard, { name: "KPIs", restrictionLevel: "everyone-can-edit" });
+    expect(updated.outs.restrictionLevel).toBe(21);
+    for (const r of [collaborator, sharing, adopted, updated]) await destroy(host, r);
+  }, 60_000);
+
+  it("refuses an unknown restriction level name, naming both forms of each level", async () => {
+    const provider = await serializeProvider("Dashboard");
+    const { failures } = await host.check(
+      urnOf("Dashboard", "bad"),
       {},
-      { dashboardId: 12, __provider: provider },
+      { name: "D", restrictionLevel: "collaborators", __provider: provider },
     );
-    expect(ok.failures).toEqual([]);
-    expect(ok.inputs).toMatchObject({ dashboardId: 12, enabled: true });
+    expect(failures).toEqual([
+      {
+        property: "restrictionLevel",
+        reason:
+          'expected 21 or "everyone-can-edit" (everyone in the project can edit), or 37 or ' +
+          '"only-collaborators-can-edit" (only collaborators can edit)',
+      },
+    ]);
   });
 });

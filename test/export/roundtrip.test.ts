@@ -163,7 +163,7 @@ beforeAll(async () => {
   ]);
   fullLog = await requests();
   await clearLog();
-  exported = await runExport(["--out", out, "--stack", "dev"]);
+  exported = await runExport(["--out", out, "--stack", "dev", "--project", String(emu.projectId)]);
   // The programs resolve their packages as in a user's directory after `npm install`.
   for (const dir of [out, full]) {
     const modules = join(dir, "node_modules");
@@ -238,7 +238,8 @@ describe("pulumi-posthog export", () => {
     expect(index).toContain(`name: 'Revenue "Q1" — l\\'équipe "core"',`);
     expect(index).toContain('name: "日本語のダッシュボード"');
     expect(index).not.toContain("Gone");
-    expect(index).toContain("dashboardId: tableauDeBordEquipe.id.apply(Number)");
+    expect(index).toContain("dashboardId: tableauDeBordEquipe.id,");
+    expect(index).toContain(`restrictionLevel: "only-collaborators-can-edit",`);
     expect(index).toContain("projectId: defaultProject.id");
     expect(index).toMatch(/^import \* as posthog from "pulumi-posthog";$/m);
     const imports = [...index.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]);
@@ -301,14 +302,16 @@ describe("pulumi-posthog export", () => {
     expect(biome.status).toBe(0);
     expect(biome.stdout).toBe(read(out, "index.ts"));
     const again = join(work, "again");
-    expect((await runExport(["--out", again, "--stack", "dev"])).code).toBe(0);
+    expect(
+      (await runExport(["--out", again, "--stack", "dev", "--project", String(emu.projectId)])).code,
+    ).toBe(0);
     for (const f of filesOf(out)) expect(read(again, f), f).toBe(read(out, f));
   });
 
   it("skips the kinds the key may not read, naming the scope; --only narrows the export", async () => {
     const narrow = await emu.createKey({ scopes: ["organization:read", "project:read", "dashboard:read"] });
     const dir = join(work, "narrow");
-    const r = await runExport(["--out", dir], narrow);
+    const r = await runExport(["--out", dir, "--project", String(emu.projectId)], narrow);
     expect(r.code).toBe(0);
     expect(r.lines).toContain(
       "  members: all members: the API key may not read them (403; it needs the scope organization_member:read: " +
@@ -320,7 +323,14 @@ describe("pulumi-posthog export", () => {
       ),
     ).toBe(true);
     expect(read(dir, "Pulumi.dev.yaml")).not.toContain("batchExportId");
-    const only = await runExport(["--out", join(work, "only"), "--only", "dashboards"]);
+    const only = await runExport([
+      "--out",
+      join(work, "only"),
+      "--only",
+      "dashboards",
+      "--project",
+      String(emu.projectId),
+    ]);
     expect(only.code).toBe(0);
     const settings = read(join(work, "only"), "Pulumi.dev.yaml");
     expect(settings).toContain("posthog-org:dashboards:");

@@ -4,14 +4,17 @@
  * npm cache. Checks what the tarball holds, that it loads under Node 24 and fails in one line under Node 20, that
  * a strict program compiles against it, that no HTTP server framework came with it (and what the emulator says
  * without one), that the client alone needs no `@pulumi/pulumi`, and that no relative link in the packed README
- * or docs dangles.
+ * or docs dangles. Issue 21 (a newcomer's first hour): the README's install command brings `@pulumi/pulumi`, the
+ * README's program runs with TypeScript 6 and the tsconfig the docs give (through this checkout's stand-in engine,
+ * as the docs say to try it without the CLI), and `export` from the installed bin depends on the tarball.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, normalize, relative } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, normalize, relative, resolve } from "node:path";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hoverDocumentation } from "../docs/compile";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import {
   compile,
   installPacked,
@@ -19,6 +22,7 @@ import {
   nodeBin,
   type Packed,
   root,
+  runAsync,
   runNode,
   sh,
   toolPath,
@@ -258,11 +262,16 @@ describe("links", () => {
   });
 });
 
+/** The ```<lang> blocks of a packed Markdown file. */
+const blocks = (file: string, lang: string): string[] =>
+  [
+    ...readFileSync(join(pkg.packageDir, file), "utf8").matchAll(
+      new RegExp(`\`\`\`${lang}\n([\\s\\S]*?)\`\`\``, "g"),
+    ),
+  ].map((m) => m[1] ?? "");
+
 /** The ```ts blocks of a packed Markdown file (each is a complete program). */
-const tsBlocks = (file: string): string[] =>
-  [...readFileSync(join(pkg.packageDir, file), "utf8").matchAll(/```ts\n([\s\S]*?)```/g)].map(
-    (m) => m[1] ?? "",
-  );
+const tsBlocks = (file: string): string[] => blocks(file, "ts");
 
 describe("what a user does next (issue 13, done when)", () => {
   beforeAll(() => {
@@ -378,4 +387,130 @@ export const id = kpis.id;
     expect(files).toBeGreaterThanOrEqual(4);
     expect(output).toMatch(new RegExp(`Test Files\\s+${files} passed \\(${files}\\)`));
   }, 300_000);
+});
+
+describe("a newcomer's first hour (issue 21)", () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    emu = await startTestEmulator();
+  });
+  afterAll(async () => {
+    await emu?.close();
+  });
+
+  it("the README's install command brings @pulumi/pulumi into a project that lacks it", () => {
+    const line = blocks("README.md", "sh")
+      .flatMap((b) => b.split("\n"))
+      .find((l) => l.startsWith("npm install ./pulumi-posthog-"));
+    expect(line).toBeDefined();
+    const args = [...(line ?? "").replace(/#.*$/, "").matchAll(/"([^"]+)"|(\S+)/g)].map(
+      (m) => m[1] ?? m[2] ?? "",
+    );
+    expect(args.slice(0, 2)).toEqual(["npm", "install"]);
+    const dir = join(pkg.base, "readme-install");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "readme-install", private: true }));
+    const packages = args.slice(2).map((a) => (a.startsWith("./pulumi-posthog-") ? pkg.tarball : a));
+    sh("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", ...packages], dir);
+    const pulumi = JSON.parse(
+      readFileSync(join(dir, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8"),
+    );
+    expect(pulumi.version).toMatch(/^3\./);
+    expect(Number(pulumi.version.split(".")[1])).toBeGreaterThanOrEqual(216);
+    const loaded = runNode(dir, `console.log(typeof require("pulumi-posthog").Dashboard);`);
+    expect(loaded.stderr).toBe("");
+    expect(loaded.stdout.trim()).toBe("function");
+    rmSync(dir, { recursive: true, force: true });
+  }, 300_000);
+
+  describe("the README's program with TypeScript 6 and Pulumi's template tsconfig", () => {
+    /** The tsconfig.json the docs give for TypeScript 6 (Pulumi's template plus the one setting). */
+    const documented = () => {
+      const json = blocks("docs/installation-configuration.md", "json").find((b) =>
+        b.includes("ignoreDeprecations"),
+      );
+      expect(json).toBeDefined();
+      return JSON.parse(json ?? "{}") as { compilerOptions: Record<string, unknown> };
+    };
+    const program = () => join(pkg.dir, "first-hour");
+    const tsc = (tsconfig: unknown) => {
+      writeFileSync(join(program(), "tsconfig.json"), JSON.stringify(tsconfig, null, 2));
+      const bin = join(pkg.dir, "node_modules", "typescript", "bin", "tsc");
+      return spawnSync(nodeBin, [bin, "-p", program(), "--noEmit", "--pretty", "false"], {
+        encoding: "utf8",
+      });
+    };
+    beforeAll(() => {
+      mkdirSync(program(), { recursive: true });
+      writeFileSync(join(program(), "index.ts"), tsBlocks("README.md")[0] ?? "");
+      writeFileSync(join(program(), "Pulumi.yaml"), "name: first-hour\nruntime: nodejs\n");
+      writeFileSync(join(program(), "Pulumi.dev.yaml"), "config: {}\n");
+    });
+
+    it("without the documented setting, TypeScript 6 refuses the template's moduleResolution (TS5107)", () => {
+      const { compilerOptions } = documented();
+      const { ignoreDeprecations: _, ...template } = compilerOptions;
+      expect(template).toMatchObject({ module: "commonjs", moduleResolution: "node" });
+      const version = JSON.parse(
+        readFileSync(join(pkg.dir, "node_modules", "typescript", "package.json"), "utf8"),
+      );
+      expect(version.version).toMatch(/^6\./);
+      const result = tsc({ compilerOptions: template, files: ["index.ts"] });
+      expect(result.status).not.toBe(0);
+      expect(`${result.stdout}${result.stderr}`).toContain(
+        "error TS5107: Option 'moduleResolution=node10' is deprecated",
+      );
+    });
+
+    it("with it, the program compiles and runs: preview, up (ids connect as they are) and destroy against the emulator", async () => {
+      const { status, stdout, stderr } = tsc({ ...documented(), files: ["index.ts"] });
+      expect(`${stdout}${stderr}`).toBe("");
+      expect(status).toBe(0);
+      // This checkout's stand-in engine runs the program in the fresh project, as the docs say to try it without
+      // the CLI: Pulumi's own runtime compiles it with ts-node and the project's TypeScript 6.
+      const cli = join(root, "dist", "tools", "stack", "cli.js");
+      expect(existsSync(cli), "dist/tools is missing: run `npm run build` first").toBe(true);
+      // Asynchronously: the emulator answers from this process.
+      const stack = (operation: string) =>
+        runAsync(nodeBin, [cli, operation, "--cwd", program(), "--json"], {
+          cwd: root,
+          env: { ...process.env, PATH: toolPath, POSTHOG_HOST: emu.url, POSTHOG_API_KEY: emu.apiKey },
+          timeout: 180_000,
+        });
+      for (const [operation, counts] of [
+        ["preview", { create: 4 }],
+        ["up", { create: 4 }],
+        ["preview", { same: 4 }],
+        ["destroy", { delete: 4 }],
+      ] as const) {
+        const run = await stack(operation);
+        expect(run.status, `${operation}:\n${run.stdout}\n${run.stderr}`).toBe(0);
+        expect(JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}").counts, operation).toMatchObject(
+          counts,
+        );
+      }
+    }, 300_000);
+  });
+
+  it("export from the installed bin writes a package.json that installs the same tarball", async () => {
+    const out = join(pkg.dir, "exported");
+    const result = await runAsync(
+      join(pkg.dir, "node_modules", ".bin", "pulumi-posthog"),
+      ["export", "--out", out, "--only", "members"],
+      {
+        cwd: pkg.dir,
+        env: { ...process.env, PATH: toolPath, POSTHOG_HOST: emu.url, POSTHOG_API_KEY: emu.apiKey },
+      },
+    );
+    expect(result.status, result.stderr).toBe(0);
+    const spec: string = JSON.parse(readFileSync(join(out, "package.json"), "utf8")).dependencies[
+      "pulumi-posthog"
+    ];
+    expect(spec).toBe(`file:${relative(out, pkg.tarball)}`);
+    expect(resolve(out, spec.slice("file:".length))).toBe(pkg.tarball);
+    expect(result.stderr).toContain(
+      `  package.json: "pulumi-posthog": "${spec}" (as ${pkg.dir} installed it: file:`,
+    );
+    expect(result.stderr).not.toContain("note:");
+  });
 });

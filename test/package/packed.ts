@@ -5,7 +5,7 @@
  * installed package call `installPacked()` once per test file (in `beforeAll`, with a generous timeout) and then
  * `compile()` / `runNode()` in its directory.
  */
-import { type SpawnSyncReturns, spawnSync } from "node:child_process";
+import { execFile, type SpawnSyncReturns, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -128,6 +128,28 @@ export function installPacked(): Packed {
     rmSync(base, { recursive: true, force: true });
     throw error;
   }
+}
+
+/**
+ * Runs `command` without blocking this process (an emulator started in it keeps answering); resolves with its exit
+ * status (1 when it was killed, e.g. after `timeout` ms) and output, never rejects.
+ */
+export function runAsync(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeout?: number },
+): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolveRun) => {
+    execFile(
+      command,
+      args,
+      { ...options, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = (error as { code?: unknown } | null)?.code;
+        resolveRun({ status: error ? (typeof code === "number" ? code : 1) : 0, stdout, stderr });
+      },
+    );
+  });
 }
 
 /** Runs `node -e <code>` in `dir` with the given Node binary (default Node 24); returns the whole result. */

@@ -113,12 +113,12 @@ describe("lookups under setMocks", () => {
   });
 
   it("checks the arguments before calling the mocks", async () => {
-    const error = await sdk.getDashboard({ id: "12" } as never).then(
+    const error = await sdk.getDashboard({ id: "12a" }).then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(InvalidInputError);
-    expect((error as Error).message).toMatch(/^getDashboard: id must be a positive integer/);
+    expect((error as Error).message).toMatch(/^getDashboard: id must be a dashboard id/);
     expect(calls).toEqual([]);
   });
 

@@ -83,7 +83,8 @@ describe("getX: plain values in, a Promise out", () => {
     expect(sharing.enabled).toBe(true);
     expect(sharing.access_token).toEqual(expect.any(String));
     // The emulator answers as the seed does (with the dashboard); the real service with access_controls.
-    const acl = await getDashboardAccessControls({ dashboardId }, options);
+    // A Dashboard's id output is a string: it is taken as it is.
+    const acl = await getDashboardAccessControls({ dashboardId: String(dashboardId) }, options);
     expect(acl).toMatchObject({ id: dashboardId });
     expect((await requests()).map((r) => r.path)).toEqual([
       `/api/projects/${emu.projectId}/dashboards/${dashboardId}/`,
@@ -127,13 +128,17 @@ describe("getX: plain values in, a Promise out", () => {
       [
         () => getDashboard({ id: true } as never, options),
         "id",
-        /getDashboard: id must be a positive integer/,
+        /getDashboard: id must be a dashboard id: a positive integer or a string of its digits \(a Dashboard's id\), got true/,
       ],
-      [() => getDashboard({ id: 1.5 }, options), "id", /getDashboard: id must be a positive integer/],
       [
-        () => getDashboardSharing({ dashboardId: "7" } as never, options),
+        () => getDashboard({ id: 1.5 }, options),
+        "id",
+        /getDashboard: id must be a dashboard id: .*, got 1\.5/,
+      ],
+      [
+        () => getDashboardSharing({ dashboardId: "7a" }, options),
         "dashboardId",
-        /getDashboardSharing: dashboardId must be a positive integer \(a number, not a string or boolean\)/,
+        /getDashboardSharing: dashboardId must be a dashboard id: .*, got the string "7a"/,
       ],
       [
         () => getDashboardAccessControls({ dashboardId: 1, projectId: true } as never, options),

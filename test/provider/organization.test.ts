@@ -123,7 +123,12 @@ describe("Project provider (real host over gRPC)", () => {
     );
     expect(failures).toEqual([
       { property: "name", reason: "expected a project name (1..200 characters)" },
-      { property: "projectId", reason: 'expected a project id: a positive integer (or "@current")' },
+      {
+        property: "projectId",
+        reason:
+          "expected a project id (a positive integer, or a string of its digits such as a Project's id: " +
+          '`projectId: web.id`; or "@current"), got the string "abc"',
+      },
       { property: "weekStartDay", reason: "expected 0 (Sunday) or 1 (Monday)" },
     ]);
     expect(await emu.control("GET", "/requests")).toEqual([]);
