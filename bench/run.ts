@@ -23,6 +23,8 @@
  * scale: `up`, `preview --refresh`, `destroy` of the generated program at --scale-sizes (300,1000,3000) resources,
  *     ours (naive at the smallest), at --latency-ms, PostHog's rate limits; per run wall, requests, 429s, failures,
  *     provider host peak RSS, checkpoint size; targets (bench/scale.ts). Not in the default --only: ~20 minutes.
+ * profile: the CPU of the program and the provider host during up / preview --refresh / destroy of the generated
+ *     program (--profile-size, 300) at zero latency, ours and naive, from V8 CPU profiles (bench/profile.ts).
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -38,6 +40,7 @@ import { startProviderHost } from "../tools/provider-host";
 import { type Emu, median, round, startEmu } from "./emulator-process";
 import { type LatencyResults, latencyTable, runLatencyBench } from "./latency";
 import { type NaiveConfig, naiveProviders } from "./naive-provider";
+import { profileTable, runProfileBench } from "./profile";
 import { runScaleBench, type ScaleResults, scaleTable } from "./scale";
 import { repoRoot, serializeOurs } from "./soak-core";
 
@@ -556,6 +559,9 @@ async function main(): Promise<void> {
       "latency-jitter-ms": { type: "string", default: "20" },
       "latency-repeat": { type: "string", default: "3" },
       "scale-sizes": { type: "string", default: "300,1000,3000" },
+      "scale-repeat": { type: "string", default: "3" },
+      "profile-size": { type: "string", default: "300" },
+      "profile-dir": { type: "string" },
     },
   });
   const progress = (s: string) => process.stderr.write(`bench: ${s}\n`);
@@ -632,12 +638,21 @@ async function main(): Promise<void> {
     progress("scale: up, preview --refresh, destroy of 300 to 3,000 resources (bench/scale.ts)");
     const scale = await runScaleBench({
       sizes: values["scale-sizes"].split(",").map(Number),
+      repeat: Number(values["scale-repeat"]),
       latencyMs: Number(values["latency-ms"]),
       jitterMs: Number(values["latency-jitter-ms"]),
       progress,
     });
     if (scale.targets.some((t) => !t.ok)) process.exitCode = 1;
     results.scale = scale;
+  }
+  if (only.has("profile")) {
+    progress("profile: CPU of the program and the provider host, ours and naive (bench/profile.ts)");
+    results.profile = await runProfileBench({
+      size: Number(values["profile-size"]),
+      ...(values["profile-dir"] ? { dir: values["profile-dir"] } : {}),
+      progress,
+    });
   }
   results.machine = { ...(results.machine as object), loadAverageAfter: loadavg().map((l) => round(l)) };
   results.totalSeconds = round((performance.now() - started) / 1000, 1);
@@ -748,6 +763,10 @@ function table(r: Record<string, unknown>): string {
   if (r.scale) {
     lines.push("");
     lines.push(scaleTable(r.scale as ScaleResults));
+  }
+  if (r.profile) {
+    lines.push("");
+    lines.push(profileTable(r.profile as Parameters<typeof profileTable>[0]));
   }
   lines.push("");
   lines.push(`total ${r.totalSeconds} s; written to bench/results.json`);

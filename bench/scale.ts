@@ -11,9 +11,9 @@
  * requests (targets ≤ 15 at 300, ≤ 60 at 3,000), ours ÷ naive wall at 300 (target ≤ 1.05), and for each run the
  * floor PostHog's sliding window sets: n requests need at least ⌊(n − 1)/480⌋ minutes.
  *
- *   npm run bench -- --only scale [--scale-sizes 300,1000,3000]     (about 20 minutes; results.json `scale`)
+ *   npm run bench -- --only scale [--scale-sizes 300,1000,3000] [--scale-repeat 3]   (~30 minutes; results.json `scale`)
  */
-import { round } from "./emulator-process";
+import { median, round } from "./emulator-process";
 import { type OpName, type ProviderKind, runSequence } from "./latency";
 
 /** One operation of one program size with one provider. */
@@ -31,6 +31,8 @@ export interface ScaleRun {
   msPerResource: number;
   /** What PostHog's sliding window of 480 a minute allows at best for these requests: ⌊(n − 1)/480⌋ × 60 s. */
   windowFloorSeconds: number;
+  /** Every round's wall, when the run is the median of several (the smallest size). */
+  wallSamples?: number[];
   firstError?: string;
 }
 
@@ -61,22 +63,30 @@ const SKIP_CHECKPOINTS = { PULUMI_SKIP_CHECKPOINTS: "true", PULUMI_EXPERIMENTAL:
 
 /** Runs the scale section (needs `npm run build`). `sizes` default 300, 1,000, 3,000; naive runs at the smallest. */
 export async function runScaleBench(
-  o: { sizes?: number[]; latencyMs?: number; jitterMs?: number; progress?: (line: string) => void } = {},
+  o: {
+    sizes?: number[];
+    latencyMs?: number;
+    jitterMs?: number;
+    /** Rounds at the smallest size, ours and naive alternating (default 3): its walls are the medians. */
+    repeat?: number;
+    progress?: (line: string) => void;
+  } = {},
 ): Promise<ScaleResults> {
   const sizes = o.sizes ?? [300, 1000, 3000];
   const latencyMs = o.latencyMs ?? 80;
   const jitterMs = o.jitterMs ?? 20;
+  const repeat = Math.max(1, o.repeat ?? 3);
   const progress = o.progress ?? (() => undefined);
   const smallest = Math.min(...sizes);
-  const plan: { size: number; provider: ProviderKind }[] = sizes.flatMap((size) =>
-    size === smallest
-      ? [
-          { size, provider: "ours" as const },
-          { size, provider: "naive" as const },
-        ]
-      : [{ size, provider: "ours" as const }],
-  );
-  const runs: ScaleRun[] = [];
+  // At the smallest size ours and naive alternate, `repeat` rounds, so that a drift of the machine's load hits
+  // both alike; the larger sizes run once (ours).
+  const plan: { size: number; provider: ProviderKind }[] = [];
+  for (let r = 0; r < repeat; r++) {
+    const pair: ProviderKind[] = r % 2 === 0 ? ["ours", "naive"] : ["naive", "ours"];
+    for (const provider of pair) plan.push({ size: smallest, provider });
+  }
+  for (const size of sizes) if (size !== smallest) plan.push({ size, provider: "ours" });
+  const samples = new Map<string, ScaleRun[]>();
   for (const { size, provider } of plan) {
     progress(`scale: ${size} resources, ${provider}`);
     const { ops, graph } = await runSequence(
@@ -90,23 +100,51 @@ export async function runScaleBench(
     );
     for (const operation of OPS) {
       const f = ops[operation];
-      runs.push({
-        resources: graph.length,
-        provider,
-        operation,
-        wallSeconds: f.wallSeconds,
-        requests: f.requests,
-        throttled: f.throttled,
-        failed: f.failed,
-        providerRssMiB: f.providerRssMiB ?? null,
-        stateBytes: f.stateBytes ?? null,
-        msPerResource: round((f.wallSeconds * 1000) / Math.max(1, graph.length), 1),
-        windowFloorSeconds: Math.floor(Math.max(0, f.requests - f.throttled - 1) / 480) * 60,
-        ...(f.firstError ? { firstError: f.firstError } : {}),
-      });
+      const key = `${size}/${provider}/${operation}`;
+      samples.set(key, [
+        ...(samples.get(key) ?? []),
+        {
+          resources: graph.length,
+          provider,
+          operation,
+          wallSeconds: f.wallSeconds,
+          requests: f.requests,
+          throttled: f.throttled,
+          failed: f.failed,
+          providerRssMiB: f.providerRssMiB ?? null,
+          stateBytes: f.stateBytes ?? null,
+          msPerResource: round((f.wallSeconds * 1000) / Math.max(1, graph.length), 1),
+          windowFloorSeconds: Math.floor(Math.max(0, f.requests - f.throttled - 1) / 480) * 60,
+          ...(f.firstError ? { firstError: f.firstError } : {}),
+        },
+      ]);
     }
   }
+  const runs = [...samples.values()].map(medianRun);
   return { latencyMs, jitterMs, runs, targets: targetsOf(runs, sizes) };
+}
+
+/**
+ * One run from the rounds of one size, provider and operation: the median wall (and its time per resource), the
+ * median requests, every 429 and failure, the largest RSS; `wallSamples` lists every wall.
+ */
+function medianRun(rounds: ScaleRun[]): ScaleRun {
+  const first = rounds[0] as ScaleRun;
+  if (rounds.length === 1) return first;
+  const wall = round(median(rounds.map((r) => r.wallSeconds)));
+  const rss = rounds.map((r) => r.providerRssMiB).filter((x): x is number => x !== null);
+  const error = rounds.find((r) => r.firstError)?.firstError;
+  return {
+    ...first,
+    wallSeconds: wall,
+    msPerResource: round((wall * 1000) / Math.max(1, first.resources), 1),
+    requests: Math.round(median(rounds.map((r) => r.requests))),
+    throttled: rounds.reduce((a, r) => a + r.throttled, 0),
+    failed: rounds.reduce((a, r) => a + r.failed, 0),
+    providerRssMiB: rss.length > 0 ? Math.max(...rss) : null,
+    wallSamples: rounds.map((r) => r.wallSeconds),
+    ...(error ? { firstError: error } : {}),
+  };
 }
 
 /** The issue's targets on these runs. */
