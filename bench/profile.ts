@@ -46,7 +46,8 @@ interface CpuProfile {
 /** Busy time, self time per file and the inclusive time of {@link WATCHED} functions of one `.cpuprofile`. */
 export function summarize(profile: CpuProfile): Omit<ProfileSummary, "role" | "provider" | "operation"> {
   const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  for (const [i, id] of profile.samples.entries())
+    self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const inclusive = new Map<number, number>();
   const inc = (id: number): number => {
