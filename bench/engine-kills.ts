@@ -425,7 +425,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
     writeFileSync(variants.v2, doc.toString());
   }
 
-  const emulator = await startEmulator({ rateLimit: false, latencyMs });
+  const emulator = await startEmulator({ rateLimit: false, inviteBudget: false, latencyMs });
   const a = seedApi(emulator.url, emulator.apiKey);
   const env: NodeJS.ProcessEnv = {
     ...process.env,

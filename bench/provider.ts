@@ -42,7 +42,7 @@ async function main() {
     texts[name] = text;
   }
 
-  const emu = await startEmulator({ rateLimit: false });
+  const emu = await startEmulator({ rateLimit: false, inviteBudget: false });
   const t0 = performance.now();
   const host = await startProviderHost({ cwd: join(__dirname, "..", "..") });
   const hostStartupMs = round(performance.now() - t0, 0);

@@ -51,7 +51,9 @@ const serializer = nativeRequire("@pulumi/pulumi/runtime/closure/serializeClosur
 };
 
 /** The emulator CLI in a child process (so its CPU time is not charged to the measured process). */
-const startEmuChild = (rateLimit: string): Promise<Emu> => startEmu(root, ["--rate-limit", rateLimit]);
+/** The emulator child at `rateLimit`; the invite budget is lifted (section b alone sends 500 invites). */
+const startEmuChild = (rateLimit: string): Promise<Emu> =>
+  startEmu(root, ["--rate-limit", rateLimit, "--invite-budget", "off"]);
 
 /** Number of API requests `fn` makes, from the emulator's request log. */
 async function requestsOf(emu: Emu, fn: () => Promise<unknown>): Promise<number> {

@@ -324,7 +324,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
   const log = options.log ?? (() => {});
   const t0 = performance.now();
 
-  const emu = await startEmulator({ rateLimit: false });
+  const emu = await startEmulator({ rateLimit: false, inviteBudget: false });
   const send = async (method: string, path: string, body?: unknown): Promise<unknown> => {
     const res = await fetch(`${emu.url}${path}`, {
       method,

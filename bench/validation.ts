@@ -66,7 +66,7 @@ async function main(): Promise<void> {
   const rounds = Number(values.rounds);
   const perRound = Number(values["per-round"]);
 
-  const emu = await startEmulator({ rateLimit: false, port: 0, host: "127.0.0.1" });
+  const emu = await startEmulator({ rateLimit: false, inviteBudget: false, port: 0, host: "127.0.0.1" });
   const get = async (method: "GET" | "POST", path: string, body?: unknown): Promise<unknown> => {
     const res = await request(`${emu.url}${path}`, {
       method,
