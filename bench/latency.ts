@@ -328,25 +328,39 @@ export interface OpFigures {
 const listPath = /\/(members|invites|collaborators|dashboards)\/$/;
 
 /**
- * Samples the peak resident memory (VmHWM, MiB) of this process's provider-host children (the dynamic-provider
- * host the stand-in engine starts) every 200 ms until `stop()`, which resolves the largest seen (undefined where
- * /proc is missing).
+ * A memory figure of each provider-host child of this process (the dynamic-provider host the stand-in engine or
+ * the bench starts), in KiB, read from `/proc/<pid>/status`: `VmRSS` (now) or `VmHWM` (peak). Empty where /proc
+ * is missing or no host runs.
+ */
+export function providerHostMemoryKiB(field: "VmRSS" | "VmHWM"): number[] {
+  const out: number[] = [];
+  try {
+    const kids = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8")
+      .trim()
+      .split(/\s+/);
+    for (const pid of kids) {
+      try {
+        if (!pid || !readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("dynamic-provider")) continue;
+        const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+        if (m) out.push(Number(m[1]));
+      } catch {
+        // a child that just exited
+      }
+    }
+  } catch {
+    // no /proc
+  }
+  return out;
+}
+
+/**
+ * Samples the peak resident memory (VmHWM, MiB) of this process's provider-host children every 200 ms until
+ * `stop()`, which resolves the largest seen (undefined where /proc is missing).
  */
 export function sampleProviderRss(): { stop(): number | undefined } {
   let peak: number | undefined;
   const sample = () => {
-    try {
-      const kids = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8")
-        .trim()
-        .split(/\s+/);
-      for (const pid of kids) {
-        if (!pid || !readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("dynamic-provider")) continue;
-        const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-        if (m) peak = Math.max(peak ?? 0, Math.round(Number(m[1]) / 1024));
-      }
-    } catch {
-      // a child that just exited, or no /proc
-    }
+    for (const kib of providerHostMemoryKiB("VmHWM")) peak = Math.max(peak ?? 0, Math.round(kib / 1024));
   };
   const timer = setInterval(sample, 200);
   return {

@@ -38,7 +38,7 @@ import { closeAllConnections, createClient } from "../provider/client";
 import * as ours from "../provider/index";
 import { startProviderHost } from "../tools/provider-host";
 import { type Emu, median, round, startEmu } from "./emulator-process";
-import { type LatencyResults, latencyTable, runLatencyBench } from "./latency";
+import { type LatencyResults, latencyTable, providerHostMemoryKiB, runLatencyBench } from "./latency";
 import { type NaiveConfig, naiveProviders } from "./naive-provider";
 import { profileTable, runProfileBench } from "./profile";
 import { runScaleBench, type ScaleResults, scaleTable } from "./scale";
@@ -443,20 +443,8 @@ async function stateSizes(emu: Emu) {
 
 /** VmRSS of the provider-host child of this process, in MiB (Linux /proc). */
 function hostRssMiB(): number | undefined {
-  try {
-    const kids = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8")
-      .trim()
-      .split(/\s+/);
-    for (const pid of kids) {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      if (!cmd.includes("dynamic-provider")) continue;
-      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-      return m ? round(Number(m[1]) / 1024, 1) : undefined;
-    }
-  } catch {
-    return undefined;
-  }
-  return undefined;
+  const [kib] = providerHostMemoryKiB("VmRSS");
+  return kib === undefined ? undefined : round(kib / 1024, 1);
 }
 
 /** (d)+(e) N resources through the real host with the rate limit on; ours then naive. */

@@ -10,6 +10,7 @@ import {
   type OrgParams,
   type PageParams,
   parseBody,
+  sharedAll,
 } from "./common";
 import { path } from "./transport";
 
@@ -65,17 +66,16 @@ export function batchExports(ctx: ClientContext) {
     );
     return { paused: res?.paused ?? action === "pause" };
   };
-  const reads = listOperations(ctx, (p?: OrgParams & PageParams) => listPath(ctx, p), BatchExportSchema);
   return {
     /** GET `/api/organizations/:organization_id/batch_exports/`: `list` (one page), `iterate`, `all`. */
-    ...reads,
+    ...listOperations(ctx, (p?: OrgParams & PageParams) => listPath(ctx, p), BatchExportSchema),
     /**
      * The batch export with this id as the organization's list shows it, or undefined when the list does not
      * show it. Served from a list read shared by concurrent and recent `find()` calls (see
      * `coalescing.findCacheMs`).
      */
     find: async (p: BatchExportParams): Promise<BatchExport | undefined> => {
-      const items = await ctx.sharedList(listPath(ctx, p), () => reads.all({ organizationId: ctx.org(p) }));
+      const items = await sharedAll(ctx, listPath(ctx, p), BatchExportSchema);
       return items.find((b) => b.id === p.id);
     },
     /** GET `…/batch_exports/:id/`. @throws NotFoundError */

@@ -257,6 +257,20 @@ export async function collectAll<T>(items: AsyncIterable<T>): Promise<T[]> {
 }
 
 /**
+ * Every item of the paginated list at `listPath`, from a list read shared by the client's concurrent and recent
+ * `find()` calls ({@link ClientContext.sharedList}, `coalescing.findCacheMs`): N finds in one list cost
+ * ⌈count/pageSize⌉ requests. Pages of the client's `pageSize`, parsed with `item`; no caller's signal (the read
+ * is shared). @throws the errors of {@link call}.
+ */
+export function sharedAll<S extends z.ZodType>(
+  ctx: ClientContext,
+  listPath: string,
+  item: S,
+): Promise<z.output<S>[]> {
+  return ctx.sharedList(listPath, () => collectAll(iteratePages(ctx, listPath, item, undefined)));
+}
+
+/**
  * The three reads of a paginated list endpoint (GET `listPath(p)`, query `limit`/`offset`): `list` → one page
  * `{count, next, previous, results}`; `iterate` → every item, following `next`; `all` → every item in one
  * array. Items are parsed with `item`. @throws the errors of {@link call}.

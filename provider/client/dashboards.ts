@@ -11,6 +11,7 @@ import {
   type PageParams,
   type ProjectParams,
   parseBody,
+  sharedAll,
   UserSchema,
 } from "./common";
 import { path } from "./transport";
@@ -174,10 +175,9 @@ const itemPath = (ctx: ClientContext, p: DashboardIdParams) =>
 
 /** Operations on dashboards. */
 export function dashboards(ctx: ClientContext) {
-  const reads = listOperations(ctx, (p?: ProjectParams & PageParams) => listPath(ctx, p), DashboardSchema);
   return {
     /** GET `/api/projects/:project_id/dashboards/` (dashboard:read): `list` (one page), `iterate`, `all` (list subset). */
-    ...reads,
+    ...listOperations(ctx, (p?: ProjectParams & PageParams) => listPath(ctx, p), DashboardSchema),
     /**
      * The dashboard with this id as the project's list shows it (the list subset: no `tiles`, `filters`,
      * `variables`), or undefined when the list does not show it: soft-deleted, unlisted, or moved between two
@@ -185,8 +185,7 @@ export function dashboards(ctx: ClientContext) {
      * recent `find()` calls (see `coalescing.findCacheMs`): N finds in one project cost ⌈count/pageSize⌉ requests.
      */
     find: async (p: DashboardIdParams): Promise<Dashboard | undefined> => {
-      const lp = listPath(ctx, p);
-      const items = await ctx.sharedList(lp, () => reads.all({ projectId: ctx.project(p) }));
+      const items = await sharedAll(ctx, listPath(ctx, p), DashboardSchema);
       return items.find((d) => d.id === p.id);
     },
     /** POST `…/dashboards/` (dashboard:write) → 201 dashboard. */

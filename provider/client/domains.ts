@@ -10,6 +10,7 @@ import {
   type OrgParams,
   type PageParams,
   parseBody,
+  sharedAll,
 } from "./common";
 import { path } from "./transport";
 
@@ -66,17 +67,16 @@ const itemPath = (ctx: ClientContext, p: DomainParams) =>
 
 /** Operations on domains. */
 export function domains(ctx: ClientContext) {
-  const reads = listOperations(ctx, (p?: OrgParams & PageParams) => listPath(ctx, p), DomainSchema);
   return {
     /** GET `/api/organizations/:organization_id/domains/` (organization:read): `list` (one page), `iterate`, `all`. */
-    ...reads,
+    ...listOperations(ctx, (p?: OrgParams & PageParams) => listPath(ctx, p), DomainSchema),
     /**
      * The domain with this id as the organization's list shows it (the same fields as a GET), or undefined when
      * the list does not show it. Served from a list read shared by concurrent and recent `find()` calls (see
      * `coalescing.findCacheMs`).
      */
     find: async (p: DomainParams): Promise<Domain | undefined> => {
-      const items = await ctx.sharedList(listPath(ctx, p), () => reads.all({ organizationId: ctx.org(p) }));
+      const items = await sharedAll(ctx, listPath(ctx, p), DomainSchema);
       return items.find((d) => d.id === p.id);
     },
     /**

@@ -10,6 +10,7 @@ import {
   type OrgParams,
   type PageParams,
   parseBody,
+  sharedAll,
   UserSchema,
 } from "./common";
 import { InvalidInputError } from "./errors";
@@ -143,7 +144,7 @@ export function invites(ctx: ClientContext) {
       if (p.id === undefined && typeof p.email !== "string") {
         throw new InvalidInputError("id", "Invalid find parameters: expected id or email");
       }
-      const items = await ctx.sharedList(listPath(ctx, p), () => reads.all({ organizationId: ctx.org(p) }));
+      const items = await sharedAll(ctx, listPath(ctx, p), InviteSchema);
       if (p.id !== undefined) return items.find((i) => i.id === p.id);
       const email = p.email.toLowerCase();
       // an invite without an e-mail address (null) is never the one asked for

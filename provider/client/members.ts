@@ -10,6 +10,7 @@ import {
   type OrgParams,
   type PageParams,
   parseBody,
+  sharedAll,
   UserSchema,
 } from "./common";
 import { InvalidInputError } from "./errors";
@@ -80,7 +81,7 @@ export function members(ctx: ClientContext) {
       if (p.userUuid === undefined && typeof p.email !== "string") {
         throw new InvalidInputError("userUuid", "Invalid find parameters: expected userUuid or email");
       }
-      const items = await ctx.sharedList(listPath(ctx, p), () => reads.all({ organizationId: ctx.org(p) }));
+      const items = await sharedAll(ctx, listPath(ctx, p), MemberSchema);
       if (p.userUuid !== undefined) return items.find((m) => m.user.uuid === p.userUuid);
       const email = p.email.toLowerCase();
       return items.find((m) => m.user.email.toLowerCase() === email);
