@@ -257,9 +257,10 @@ function dependencyOrder(resources: ResourceState[]): ResourceState[] {
  * The checkpoint as a run changes it, saved after every step and around every provider operation that
  * changes something, as the engine's snapshot manager does (pkg/backend/snapshot.go): a run that is killed
  * leaves what it made in the checkpoint and what it was doing in `pendingOperations`. A preview never saves.
- * With `PULUMI_SKIP_CHECKPOINTS=true` and `PULUMI_EXPERIMENTAL=true` (the engine's experimental flag: "skip saving
- * state checkpoints as it modifies resources and only save the final state of a deployment"), only the final
- * save is made: saving the whole checkpoint after every step costs O(n²) in the stack's size.
+ * With `PULUMI_SKIP_CHECKPOINTS=true` and `PULUMI_EXPERIMENTAL=true` (the engine's experimental flag, which needs
+ * the other: sdk/go/common/env/env.go `SkipCheckpoints = env.Bool("SKIP_CHECKPOINTS", …, env.Needs(Experimental))`;
+ * the snapshot journaler then runs `unsafeServiceLoop`, saving only the final deployment, pkg/backend/snapshot.go),
+ * only the final save is made: saving the whole checkpoint after every step costs O(n²) in the stack's size.
  */
 interface Journal {
   current(): Checkpoint;
