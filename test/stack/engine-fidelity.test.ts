@@ -9,7 +9,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadCheckpoint } from "../../tools/stack/checkpoint";
@@ -351,6 +351,22 @@ describe("the stand-in engine behaves as the engine does", () => {
     expect(at(/^delete dep-/)).toBeLessThan(at(/^delete-start slow-1-/)); // dependents first
     expect(at(/^delete-start slow-2-/)).toBeLessThan(at(/^delete slow-1-/)); // both slow deletes overlap
     expect(c.files()).toEqual([]);
+  }, 90_000);
+
+  // step_executor.go (newStepExecutor): every step of an up runs on one of `--parallel` workers (default 4 × CPUs,
+  // pkg/cmd/pulumi/up.go defaultParallel), creates too. Before: every create of an up started at once.
+  it("runs at most 4 × CPUs creates of an up at once", async () => {
+    const parallel = 4 * availableParallelism();
+    const c = newCase();
+    const items: Record<string, Spec> = {};
+    for (let i = 0; i < parallel + 2; i++) items[`s${i}`] = { label: `slow-${i}` };
+    c.declare(items, { slowMs: 600 });
+    expect((await c.run("up")).ok).toBe(true);
+    const log = c.log();
+    const firstEnd = log.findIndex((l) => l.startsWith("create "));
+    expect(log.slice(0, firstEnd).filter((l) => l.startsWith("create-start"))).toHaveLength(parallel);
+    expect(log.filter((l) => l.startsWith("create "))).toHaveLength(parallel + 2);
+    expect(c.files()).toHaveLength(parallel + 2);
   }, 90_000);
 
   // step.go (DeleteStep.Apply, isDeletedWith): a resource deleted with another that is deleted in the same run is

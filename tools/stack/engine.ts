@@ -10,8 +10,8 @@
  * implemented and in README "The stand-in engine": Check and Diff with unknowns, an update's preview outputs
  * being its new inputs, stored provider configuration for standalone refresh/destroy, a checkpoint saved after
  * every step with pending operations, running operations finished after a failure or a cancel, no deadline but
- * `customTimeouts`, `protect`, `deleteBeforeReplace`, `ignoreChanges` paths, `deletedWith`, parallel refresh and
- * deletes.
+ * `customTimeouts`, `protect`, `deleteBeforeReplace`, `ignoreChanges` paths, `deletedWith`, steps run on the
+ * default `--parallel` workers (4 × CPUs) in up, refresh and destroy.
  *
  * What it does not do: other providers than dynamic ones, `import`, component providers, `Resource.get`,
  * stack references, policy packs, `--target`, `--parallel`, `--continue-on-error`, secrets providers.
@@ -190,9 +190,37 @@ function unary<Req, Res>(f: (req: Req) => Promise<Res>) {
   };
 }
 
-/** How many provider operations a refresh, destroy or the deletes of an up run at once: the engine's default
- * `--parallel` is 4 × the number of CPUs (pkg/cmd/pulumi/up.go, `defaultParallel`). */
+/** How many steps (provider operations that change or read state) run at once, in an up as in a refresh or a
+ * destroy: the engine's default `--parallel` is 4 × the number of CPUs (pkg/cmd/pulumi/up.go, `defaultParallel`),
+ * and its step executor runs every step on one of that many workers (pkg/resource/deploy/step_executor.go,
+ * `newStepExecutor`: one worker goroutine per degree of parallelism). */
 const PARALLEL = 4 * availableParallelism();
+
+/** A step that never started: the run stopped while it waited for a worker (not a failure of its own). */
+class NotStarted extends Error {}
+
+/**
+ * The step executor's workers for the steps of an up (creates, updates, replacements): `run(f)` runs `f` once
+ * fewer than `size` steps are running, in the order steps arrive; a step whose turn comes after the gate
+ * stopped is not started (it throws {@link NotStarted}), as the engine's workers exit once its context is
+ * cancelled (step_executor.go, `worker`). Check and Diff are not steps: they run as registrations arrive.
+ */
+function makeWorkers(size: number, gate: Gate) {
+  let busy = 0;
+  const waiting: (() => void)[] = [];
+  return async function run<T>(name: string, f: () => Promise<T>): Promise<T> {
+    if (busy < size) busy += 1;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      if (gate.stopped) throw new NotStarted(`${name}: not started, the deployment is stopping`);
+      return await f();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else busy -= 1;
+    }
+  };
+}
 
 /**
  * Stops a run the way the engine's step executor does: once a step fails (or the run is cancelled), no new
@@ -654,6 +682,7 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; outputs: Props }> {
   };
   a.gate.onStop(stopWhenIdle);
   const step = (s: Step) => a.emit({ kind: "step", step: s });
+  const worker = makeWorkers(PARALLEL, a.gate);
 
   async function registerCustom(
     req: resproto.RegisterResourceRequest,
@@ -734,7 +763,9 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; outputs: Props }> {
         step({ op: "create", urn, type, name, diffs });
         return { id: "", outs: wrapSecrets(inputs, secretOut) };
       }
-      const created = await pendingOp("creating", () => host.create(urn, inputs, timeoutOf(base, "create")));
+      const created = await worker(name, () =>
+        pendingOp("creating", () => host.create(urn, inputs, timeoutOf(base, "create"))),
+      );
       const outs = wrapSecrets(toJson(created.outs), secretOut);
       a.journal.put({ ...base, id: created.id, inputs: storedInputs, outputs: outs });
       step({ op: "create", urn, type, name, diffs });
@@ -763,15 +794,18 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; outputs: Props }> {
       const deleteFirst = req.getDeletebeforereplacedefined()
         ? req.getDeletebeforereplace()
         : d.deleteBeforeReplace;
-      if (deleteFirst) {
-        await pendingOp("deleting", () =>
-          host.delete(old.id ?? "", urn, oldOutputs, timeoutOf(old, "delete")),
-        );
-        a.journal.remove(old);
-      } else {
-        condemned.push(a.journal.condemn(old));
-      }
-      const created = await pendingOp("creating", () => host.create(urn, inputs, timeoutOf(base, "create")));
+      // One step on one worker: the delete (delete-before-replace) and the create.
+      const created = await worker(name, async () => {
+        if (deleteFirst) {
+          await pendingOp("deleting", () =>
+            host.delete(old.id ?? "", urn, oldOutputs, timeoutOf(old, "delete")),
+          );
+          a.journal.remove(old);
+        } else {
+          condemned.push(a.journal.condemn(old));
+        }
+        return pendingOp("creating", () => host.create(urn, inputs, timeoutOf(base, "create")));
+      });
       const outs = wrapSecrets(toJson(created.outs), secretOut);
       a.journal.put({ ...base, id: created.id, inputs: storedInputs, outputs: outs });
       step({ op: "replace", urn, type, name, diffs, replaces });
@@ -783,8 +817,8 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; outputs: Props }> {
       step({ op: "update", urn, type, name, diffs });
       return { id: old.id, outs: wrapSecrets(inputs, secretOut) };
     }
-    const updated = await pendingOp("updating", () =>
-      host.update(old.id ?? "", urn, oldOutputs, inputs, timeoutOf(base, "update")),
+    const updated = await worker(name, () =>
+      pendingOp("updating", () => host.update(old.id ?? "", urn, oldOutputs, inputs, timeoutOf(base, "update"))),
     );
     const outs = wrapSecrets(toJson(updated.outs), secretOut);
     a.journal.put({ ...base, id: old.id, inputs: storedInputs, outputs: outs }, old);
@@ -842,6 +876,7 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; outputs: Props }> {
             const { id, outs } = await registerCustom(req, urn);
             return res.setId(id).setObject(Struct.fromJavaScript(outs as Record<string, never>));
           } catch (e) {
+            if (e instanceof NotStarted) throw e;
             failed = true;
             const error = messageOf(e);
             step({ op: olds.has(urn) ? "update" : "create", urn, type, name, diffs: [], error });
