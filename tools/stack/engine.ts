@@ -818,7 +818,9 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; outputs: Props }> {
       return { id: old.id, outs: wrapSecrets(inputs, secretOut) };
     }
     const updated = await worker(name, () =>
-      pendingOp("updating", () => host.update(old.id ?? "", urn, oldOutputs, inputs, timeoutOf(base, "update"))),
+      pendingOp("updating", () =>
+        host.update(old.id ?? "", urn, oldOutputs, inputs, timeoutOf(base, "update")),
+      ),
     );
     const outs = wrapSecrets(toJson(updated.outs), secretOut);
     a.journal.put({ ...base, id: old.id, inputs: storedInputs, outputs: outs }, old);
