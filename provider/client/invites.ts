@@ -13,7 +13,7 @@ import {
   sharedAll,
   UserSchema,
 } from "./common";
-import { InvalidInputError } from "./errors";
+import { InvalidInputError, RateLimitedError, UnexpectedResponseError, ValidationError } from "./errors";
 import { path } from "./transport";
 
 /** Organization membership levels: 1 member, 8 administrator, 15 owner. */
@@ -87,6 +87,36 @@ export const InviteBulkBodySchema = z.array(InviteCreateBodySchema).min(1).max(2
 /** Bulk answer: "200, no body" in the seed, 201 with an array of invites in the real service. */
 export const InviteBulkResponseSchema = z.union([z.undefined(), z.array(InviteSchema)]);
 
+/** Most invites PostHog takes in one bulk request (posthog/api/organization_invite.py `bulk`: 400 beyond it). */
+export const MAX_INVITES_PER_BULK = 20;
+
+/**
+ * How long {@link invites}' `createCoalesced` waits, in milliseconds, for more invites of the same organization
+ * after the last one queued (each create that arrives restarts the wait, up to {@link INVITE_BATCH_MAX_WAIT_MS}
+ * after the first): long enough for the creates the engine starts together to arrive at the provider host.
+ */
+export const INVITE_BATCH_WINDOW_MS = 20;
+/** The longest a queued invite waits for others before its request is sent, in milliseconds. */
+export const INVITE_BATCH_MAX_WAIT_MS = 100;
+
+/** One invite waiting to be sent by `createCoalesced`: its validated body and the caller's promise. */
+interface QueuedInvite {
+  body: z.output<typeof InviteCreateBodySchema>;
+  email: string;
+  resolve(invite: Invite): void;
+  reject(error: unknown): void;
+}
+
+/** The invites waiting for one organization of one scope (key and origin); sent when the timer fires. */
+interface InviteBatch {
+  items: QueuedInvite[];
+  first: number;
+  timer: NodeJS.Timeout;
+}
+
+/** Batches being collected, per `<scope> <organization>` (shared by every client of the process). */
+const inviteBatches = new Map<string, InviteBatch>();
+
 /** Find one invite by id or by e-mail (case-insensitive). */
 export type InviteFindParams = OrgParams &
   ({ id: string; email?: undefined } | { email: string; id?: undefined });
@@ -97,7 +127,7 @@ const listPath = (ctx: ClientContext, p: OrgParams | undefined) =>
 /** Operations on invites. */
 export function invites(ctx: ClientContext) {
   const reads = listOperations(ctx, (p?: OrgParams & PageParams) => listPath(ctx, p), InviteSchema);
-  return {
+  const api = {
     /** GET `/api/organizations/:organization_id/invites/` (organization_member:read): `list` (one page), `iterate`, `all`. */
     ...reads,
     /**
@@ -149,6 +179,113 @@ export function invites(ctx: ClientContext) {
       const email = p.email.toLowerCase();
       // an invite without an e-mail address (null) is never the one asked for
       return items.find((i) => typeof i.target_email === "string" && i.target_email.toLowerCase() === email);
+    },
+  };
+
+  /** Settles `item` with the answer of its own POST `…/invites/`. */
+  const sendAlone = (p: OrgParams, item: QueuedInvite): Promise<void> =>
+    api.create({ ...p, body: item.body }).then(item.resolve, item.reject);
+
+  /**
+   * Sends `items` (1 to 20 invites of one organization): one alone as POST `…/invites/`, more as one POST
+   * `…/invites/bulk/`, each caller getting its own invite from the answer. When PostHog refuses the bulk:
+   * - 400 (one invite is invalid, e.g. already a member: PostHog validates all before saving any, so none was
+   *   made): each is sent alone, for its own answer;
+   * - 429 beyond `maxRateLimitWaitMs` (the invites do not all fit the organization's budget): each is sent alone,
+   *   one after another, so those that fit are sent and the others fail with the budget's error (unsent once
+   *   PostHog has named the time it frees);
+   * - anything else (a lost answer, 403, …): every caller gets that error (a lost answer: each looks for its own).
+   */
+  async function sendBatch(p: OrgParams, items: QueuedInvite[]): Promise<void> {
+    const [only] = items;
+    if (only && items.length === 1) return sendAlone(p, only);
+    let answer: Invite[] | undefined;
+    try {
+      answer = await api.bulkCreate({ ...p, body: items.map((i) => i.body) });
+    } catch (e) {
+      if (e instanceof ValidationError) {
+        await Promise.all(items.map((item) => sendAlone(p, item)));
+      } else if (e instanceof RateLimitedError) {
+        for (const item of items) await sendAlone(p, item);
+      } else {
+        for (const item of items) item.reject(e);
+      }
+      return;
+    }
+    const byEmail = new Map<string, Invite>();
+    for (const invite of answer ?? []) {
+      if (typeof invite.target_email === "string") byEmail.set(invite.target_email.toLowerCase(), invite);
+    }
+    await Promise.all(
+      items
+        .map(async (item) => {
+          // The seed's bulk answers "200, no body": each invite is then read from the list (one shared read).
+          const invite = byEmail.get(item.email) ?? (await api.find({ ...p, email: item.email }));
+          if (invite) return item.resolve(invite);
+          item.reject(
+            new UnexpectedResponseError({
+              method: "POST",
+              path: path`/api/organizations/${ctx.org(p)}/invites/bulk/`,
+              status: answer === undefined ? 200 : 201,
+              detail: `neither the answer nor the invite list shows the invite for ${item.email}`,
+              hint: "run `pulumi refresh`, then `pulumi up` again",
+            }),
+          );
+        })
+        .map((settled, i) => settled.catch((e: unknown) => items[i]?.reject(e))),
+    );
+  }
+
+  return {
+    ...api,
+    /**
+     * Creates one invite like `create`, sharing one POST `…/invites/bulk/` with the other invites of the same
+     * organization created within {@link INVITE_BATCH_WINDOW_MS} of each other by any client of the process with
+     * the same key and host (up to {@link MAX_INVITES_PER_BULK} per request): N invites the engine creates together
+     * cost ⌈N/20⌉ requests, and count N against the organization's invite budget as N creates would. An invite
+     * alone is sent as `create` sends it. Two invites of one e-mail never share a request.
+     * @returns the created invite, as `create` does.
+     * @throws InvalidInputError (before anything is queued); the errors of `create`, each caller its own (see
+     *   the 400 and 429 fallbacks of the bulk request above); AmbiguousWriteError for every invite of a bulk
+     *   request whose answer was lost.
+     */
+    createCoalesced: (p: OrgParams & { body: InviteCreateBody }): Promise<Invite> => {
+      const body = parseBody(InviteCreateBodySchema, p.body, "body");
+      const org = ctx.org(p);
+      const key = `${ctx.transport.scope} ${org}`;
+      const email = body.target_email.toLowerCase();
+      return new Promise<Invite>((resolve, reject) => {
+        const flush = (batch: InviteBatch) => {
+          clearTimeout(batch.timer);
+          if (inviteBatches.get(key) === batch) inviteBatches.delete(key);
+          void sendBatch({ organizationId: org }, batch.items);
+        };
+        let batch = inviteBatches.get(key);
+        if (batch?.items.some((i) => i.email === email)) {
+          flush(batch);
+          batch = undefined;
+        }
+        if (!batch) {
+          const fresh: InviteBatch = {
+            items: [],
+            first: Date.now(),
+            timer: setTimeout(() => flush(fresh), 0),
+          };
+          batch = fresh;
+          inviteBatches.set(key, fresh);
+        }
+        const current = batch;
+        current.items.push({ body, email, resolve, reject });
+        clearTimeout(current.timer);
+        if (current.items.length >= MAX_INVITES_PER_BULK) flush(current);
+        else {
+          const wait = Math.min(
+            INVITE_BATCH_WINDOW_MS,
+            current.first + INVITE_BATCH_MAX_WAIT_MS - Date.now(),
+          );
+          current.timer = setTimeout(() => flush(current), Math.max(0, wait));
+        }
+      });
     },
   };
 }

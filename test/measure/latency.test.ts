@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 /**
  * The latency bench's floor (bench/latency.ts, `npm run bench -- --only latency` runs it at 300 resources): the
  * longest chain of dependent requests derived from a program's dependency graph and the requests per operation.
@@ -25,6 +26,13 @@ describe("chainOf", () => {
     expect(chainOf(graph, "ours", "up", 0)).toEqual({ chain: 5, modelledRequests: 1 + 1 + 2 + 2 + 1 });
     // naive: member (list, PATCH) 2 + collaborator 1, no access check
     expect(chainOf(graph, "naive", "up", 0)).toEqual({ chain: 3, modelledRequests: 2 + 1 + 1 + 1 });
+  });
+
+  it("up: invites created together share bulk requests of up to 20, one per batch of the engine's workers", () => {
+    const invites = Array.from({ length: 40 }, (_, i) => node(`i${i}`, "Invite"));
+    const batches = Math.ceil(40 / Math.min(20, 4 * availableParallelism()));
+    expect(chainOf(invites, "ours", "up", 0)).toEqual({ chain: 2, modelledRequests: 1 + batches });
+    expect(chainOf(invites, "naive", "up", 0)).toEqual({ chain: 1, modelledRequests: 40 });
   });
 
   it("destroy: dependents first, through the reversed graph", () => {
