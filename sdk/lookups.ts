@@ -24,19 +24,15 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { MockMonitor } from "@pulumi/pulumi/runtime/mocks";
-import { z } from "zod";
-import {
-  type AccessControls,
-  type BatchExport,
-  type ClientOptions,
-  createClient,
-  type Dashboard,
-  InvalidInputError,
-  type PostHogClient,
-  type Project,
-  type Sharing,
+import type {
+  AccessControls,
+  BatchExport,
+  ClientOptions,
+  Dashboard,
+  PostHogClient,
+  Project,
+  Sharing,
 } from "../provider/client";
-import { integerIdInput } from "../provider/inputs";
 
 /** Connection options of every `getX` lookup (all optional; see the module doc for the fallbacks). */
 export type LookupOptions = ClientOptions;
@@ -97,67 +93,13 @@ async function invokeMock(fn: string, args: Record<string, unknown>): Promise<Re
   return result as Record<string, unknown>;
 }
 
-const text = z
-  .string({ error: "must be a non-empty string" })
-  .regex(/\S/, { error: "must be a non-empty string" });
-/** A dashboard id: a positive integer or a string of its digits (a Dashboard's `id` as it is); parsed to a number. */
-const positiveId = integerIdInput(
-  (got) =>
-    `must be a dashboard id: a positive integer or a string of its digits (a Dashboard's id), got ${got}`,
-);
-const projectRefError = {
-  error: 'must be a positive integer project id (a number or digit string) or "@current"',
-};
-const projectRef = z.union(
-  [
-    z.number(projectRefError).int(projectRefError).positive(projectRefError),
-    z.string(projectRefError).regex(/^([1-9][0-9]*|@current)$/, projectRefError),
-  ],
-  projectRefError,
-);
-
-/** Parses `args` of lookup `fn`; a failure is an {@link InvalidInputError} naming the property. */
-function checkArgs<S extends z.ZodType>(fn: string, schema: S, args: unknown): z.output<S> {
-  if (typeof args !== "object" || args === null || Array.isArray(args)) {
-    throw new InvalidInputError("args", `${fn}: the arguments must be an object, got ${typeof args}`);
-  }
-  const parsed = schema.safeParse(args);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const property = issue?.path.map(String).join(".") || "args";
-  const message =
-    issue?.code === "unrecognized_keys"
-      ? `unknown argument(s) ${issue.keys.join(", ")}`
-      : `${property} ${issue?.message ?? "is invalid"}`;
-  throw new InvalidInputError(property, `${fn}: ${message}`);
-}
-
-const withOrg = z.strictObject({ organizationId: text.optional() });
-
-const MemberByEmailSchema = withOrg.extend({ email: text });
-const MemberByUuidSchema = withOrg.extend({ userUuid: text });
-const ProjectByIdSchema = withOrg.extend({ id: projectRef });
-const ProjectByNameSchema = withOrg.extend({ name: text });
-const DashboardArgsSchema = z.strictObject({ id: positiveId, projectId: projectRef.optional() });
-const DashboardRefArgsSchema = z.strictObject({
-  dashboardId: positiveId,
-  projectId: projectRef.optional(),
-});
-
 /**
- * Two exclusive keys `a` and `b`: exactly one must be given. Returns whether it is `a` (checked before the
- * schema of that form, for a message naming both).
+ * The argument checks (zod schemas), loaded on the first lookup: a program that makes none does not load zod
+ * (nor the client: {@link client}), which would cost every program start ~0.2 s (bench/profile.ts).
  */
-function exactlyOne(fn: string, args: unknown, a: string, b: string): boolean {
-  if (typeof args !== "object" || args === null) return true; // checkArgs names it
-  const has = (k: string) => (args as Record<string, unknown>)[k] !== undefined;
-  if (has(a) === has(b)) {
-    throw new InvalidInputError(
-      a,
-      `${fn}: pass exactly one of ${a} or ${b} (got ${has(a) ? "both" : "neither"})`,
-    );
-  }
-  return has(a);
+function checks(): typeof import("./lookup-args") {
+  // require, not import(): a dynamic import fails in test runners that run CommonJS in a VM (Jest)
+  return require("./lookup-args");
 }
 
 /** `obj` without its undefined properties (for exact optional property types). */
@@ -165,7 +107,9 @@ function defined<T extends object>(obj: T): T {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
 }
 
+/** A client for `options`, else the stack config, else the environment. Loads the client module on first use. */
 function client(options: LookupOptions | undefined): PostHogClient {
+  const { createClient }: typeof import("../provider/client") = require("../provider/client");
   const cfg = new pulumi.Config("posthog");
   // resolveSettings asks for namespaced keys ("posthog:apiKey"); pulumi.Config wants the bare name.
   return createClient(options ?? {}, { get: (key) => cfg.get(key.replace(/^posthog:/, "")) });
@@ -189,19 +133,6 @@ function outputOf<R>(
     .apply(([a, c]) => get(defined(a as object) as never, { ...rest, ...defined(c) } as LookupOptions));
   return (secret ? pulumi.secret(result) : result) as pulumi.Output<R>;
 }
-
-/**
- * The zod schemas of each lookup's arguments (`getMember` and `getProject`: one per form), what is checked
- * before any request or mock call. The pages under docs/lookups/ are checked against them.
- */
-export const LookupArgsSchemas = {
-  getMember: [MemberByEmailSchema, MemberByUuidSchema],
-  getProject: [ProjectByIdSchema, ProjectByNameSchema],
-  getDashboard: [DashboardArgsSchema],
-  getDashboardSharing: [DashboardRefArgsSchema],
-  getDashboardAccessControls: [DashboardRefArgsSchema],
-  getBatchExports: [withOrg],
-} as const;
 
 // ---------------------------------------------------------------------------------------------------------
 // getMember
@@ -248,8 +179,8 @@ export interface MemberInfo {
  *   string; Error when there is no such member; client errors (UnauthenticatedError, ForbiddenError, …).
  */
 export async function getMember(args: GetMemberArgs, options?: LookupOptions): Promise<MemberInfo> {
-  const byEmail = exactlyOne("getMember", args, "email", "userUuid");
-  const a = byEmail
+  const { checkArgs, exactlyOne, MemberByEmailSchema, MemberByUuidSchema } = checks();
+  const a = exactlyOne("getMember", args, "email", "userUuid")
     ? checkArgs("getMember", MemberByEmailSchema, args)
     : checkArgs("getMember", MemberByUuidSchema, args);
   if (mocksSet()) return (await invokeMock("getMember", a)) as unknown as MemberInfo;
@@ -319,8 +250,8 @@ export type GetProjectOutputArgs = InputArgs<GetProjectById> | InputArgs<GetProj
  *   unknown id; client errors.
  */
 export async function getProject(args: GetProjectArgs, options?: LookupOptions): Promise<Project> {
-  const byId = exactlyOne("getProject", args, "id", "name");
-  const a = byId
+  const { checkArgs, exactlyOne, ProjectByIdSchema, ProjectByNameSchema } = checks();
+  const a = exactlyOne("getProject", args, "id", "name")
     ? checkArgs("getProject", ProjectByIdSchema, args)
     : checkArgs("getProject", ProjectByNameSchema, args);
   if (mocksSet()) return (await invokeMock("getProject", a)) as Project;
@@ -370,9 +301,11 @@ export type GetDashboardOutputArgs = InputArgs<GetDashboardArgs>;
  *   not exist or is soft-deleted; client errors.
  */
 export async function getDashboard(args: GetDashboardArgs, options?: LookupOptions): Promise<Dashboard> {
+  const { checkArgs, DashboardArgsSchema } = checks();
   const a = checkArgs("getDashboard", DashboardArgsSchema, args);
   if (mocksSet()) return (await invokeMock("getDashboard", a)) as Dashboard;
-  return client(options).dashboards.retrieve(defined({ id: a.id, projectId: a.projectId }));
+  const api = client(options);
+  return api.dashboards.retrieve(defined({ id: a.id, projectId: a.projectId }));
 }
 
 /**
@@ -412,9 +345,11 @@ export async function getDashboardSharing(
   args: GetDashboardSharingArgs,
   options?: LookupOptions,
 ): Promise<Sharing> {
+  const { checkArgs, DashboardRefArgsSchema } = checks();
   const a = checkArgs("getDashboardSharing", DashboardRefArgsSchema, args);
   if (mocksSet()) return (await invokeMock("getDashboardSharing", a)) as Sharing;
-  return client(options).sharing.retrieve(defined({ dashboardId: a.dashboardId, projectId: a.projectId }));
+  const api = client(options);
+  return api.sharing.retrieve(defined({ dashboardId: a.dashboardId, projectId: a.projectId }));
 }
 
 /**
@@ -448,9 +383,11 @@ export async function getDashboardAccessControls(
   args: GetDashboardAccessControlsArgs,
   options?: LookupOptions,
 ): Promise<AccessControls> {
+  const { checkArgs, DashboardRefArgsSchema } = checks();
   const a = checkArgs("getDashboardAccessControls", DashboardRefArgsSchema, args);
   if (mocksSet()) return (await invokeMock("getDashboardAccessControls", a)) as AccessControls;
-  return client(options).dashboards.accessControls(defined({ id: a.dashboardId, projectId: a.projectId }));
+  const api = client(options);
+  return api.dashboards.accessControls(defined({ id: a.dashboardId, projectId: a.projectId }));
 }
 
 /**
@@ -487,6 +424,7 @@ export async function getBatchExports(
   args: GetBatchExportsArgs = {},
   options?: LookupOptions,
 ): Promise<BatchExport[]> {
+  const { checkArgs, withOrg } = checks();
   const a = checkArgs("getBatchExports", withOrg, args);
   if (mocksSet()) {
     const result = await invokeMock("getBatchExports", a);
@@ -497,7 +435,8 @@ export async function getBatchExports(
     }
     return result.batchExports as BatchExport[];
   }
-  return client(options).batchExports.all(defined({ organizationId: a.organizationId }));
+  const api = client(options);
+  return api.batchExports.all(defined({ organizationId: a.organizationId }));
 }
 
 /**

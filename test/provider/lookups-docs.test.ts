@@ -5,6 +5,7 @@
  * emulator). No HTTP except that one getMember.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
@@ -15,8 +16,12 @@ import {
   ProjectSchema,
   SharingSchema,
 } from "../../provider/client";
-import * as lookups from "../../sdk/lookups";
+import { LookupArgsSchemas } from "../../sdk/lookup-args";
+import type * as Lookups from "../../sdk/lookups";
 import { repoRoot, startTestEmulator, type TestEmulator } from "./harness";
+
+// The compiled SDK, as programs load it (its lookups load the client and the argument checks on first use).
+const lookups = createRequire(__filename)(join(repoRoot, "dist", "sdk", "lookups.js")) as typeof Lookups;
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 const page = (fn: string) => join(repoRoot, "docs", "lookups", `${kebab(fn)}.md`);
@@ -54,11 +59,11 @@ const exported = Object.keys(lookups).filter((k) => /^get[A-Z]\w*$/.test(k) && !
 
 describe("docs/lookups pages", () => {
   it("cover every lookup the SDK exports, each with its Output form", () => {
-    expect(exported.sort()).toEqual(Object.keys(lookups.LookupArgsSchemas).sort());
+    expect(exported.sort()).toEqual(Object.keys(LookupArgsSchemas).sort());
     for (const fn of exported) expect(Object.keys(lookups)).toContain(`${fn}Output`);
   });
 
-  it.each(Object.keys(lookups.LookupArgsSchemas))(
+  it.each(Object.keys(LookupArgsSchemas))(
     "%s: its page names both forms, the mock token, every argument and result field",
     (fn) => {
       const file = page(fn);
@@ -67,7 +72,7 @@ describe("docs/lookups pages", () => {
       expect(text).toContain(`# ${fn}\n`);
       expect(text).toContain(`${fn}Output(`);
       expect(text).toContain(`posthog:index:${fn}`);
-      const schemas = lookups.LookupArgsSchemas[fn as keyof typeof lookups.LookupArgsSchemas];
+      const schemas = LookupArgsSchemas[fn as keyof typeof LookupArgsSchemas];
       expect(tableKeys(text, "Arguments").sort()).toEqual(shapeKeys(schemas).sort());
       const fields = resultKeys[fn];
       expect(fields, `no result keys known for ${fn}`).toBeDefined();

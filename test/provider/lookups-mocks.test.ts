@@ -4,11 +4,20 @@
  * settings name a running emulator, whose request log stays empty. Arguments are still checked first.
  * (Its own file: setMocks holds for the rest of the process.)
  */
+import { createRequire } from "node:module";
+import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { InvalidInputError } from "../../provider/client";
-import * as sdk from "../../sdk/lookups";
-import { startTestEmulator, type TestEmulator } from "./harness";
+import type * as Client from "../../provider/client";
+import type * as Lookups from "../../sdk/lookups";
+import { repoRoot, startTestEmulator, type TestEmulator } from "./harness";
+
+// The compiled SDK, as programs load it (its lookups load the client and the argument checks on first use).
+const nativeRequire = createRequire(__filename);
+const { InvalidInputError } = nativeRequire(
+  join(repoRoot, "dist", "provider", "client", "index.js"),
+) as typeof Client;
+const sdk = nativeRequire(join(repoRoot, "dist", "sdk", "lookups.js")) as typeof Lookups;
 
 let emu: TestEmulator;
 let options: { apiKey: string; host: string; organizationId: string };

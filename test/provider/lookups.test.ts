@@ -3,10 +3,20 @@
  * (Inputs in, an Output out, secret when it carries a token), argument checks before any request, and the
  * settings' fallback to the environment. Under `setMocks`: lookups-mocks.test.ts.
  */
+import { createRequire } from "node:module";
+import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { InvalidInputError } from "../../provider/client";
-import {
+import type * as Client from "../../provider/client";
+import type * as Lookups from "../../sdk/lookups";
+import { repoRoot, startTestEmulator, type TestEmulator } from "./harness";
+
+// The compiled SDK, as programs load it (its lookups load the client and the argument checks on first use).
+const nativeRequire = createRequire(__filename);
+const { InvalidInputError } = nativeRequire(
+  join(repoRoot, "dist", "provider", "client", "index.js"),
+) as typeof Client;
+const {
   getBatchExports,
   getBatchExportsOutput,
   getDashboard,
@@ -19,8 +29,7 @@ import {
   getMemberOutput,
   getProject,
   getProjectOutput,
-} from "../../sdk/lookups";
-import { startTestEmulator, type TestEmulator } from "./harness";
+} = nativeRequire(join(repoRoot, "dist", "sdk", "lookups.js")) as typeof Lookups;
 
 let emu: TestEmulator;
 let options: { apiKey: string; host: string; organizationId: string; projectId: number };
@@ -157,7 +166,7 @@ describe("getX: plain values in, a Promise out", () => {
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(InvalidInputError);
-      expect((error as InvalidInputError).property).toBe(property);
+      expect((error as Client.InvalidInputError).property).toBe(property);
       expect((error as Error).message).toMatch(message);
     }
     expect(await requests()).toEqual([]);
