@@ -208,10 +208,11 @@ new Naive("DashboardCollaborator", p.DashboardCollaborator, "kpi-editor-mia.memb
  * Requests each operation sends one after another, per resource type (the last segment of the type token),
  * read from provider/resources/*.ts (ours) and bench/naive-provider.ts (naive) for the inputs these programs
  * declare. `create` of a restricted Dashboard (restrictionLevel 37) is `createRestricted`.
- * Ours: Dashboard create POST (+ PATCH of the restriction level), read GET (a refresh: its project's list, shared), delete PATCH deleted;
+ * Ours: Dashboard create POST (the restriction level in its body), read GET (a refresh: its project's list, shared), delete PATCH deleted;
  * Invite create POST (invites created together share one POST …/invites/bulk/ of up to 20), read list (find),
  * delete DELETE; Member create list (find; level as declared: no PATCH),
- * read list, delete none (retainOnDelete); DashboardCollaborator create list (find first) + POST, read list,
+ * read list, delete none (retainOnDelete); DashboardCollaborator create POST (on a dashboard the run made; else
+ * list (find first) + POST), read list,
  * delete DELETE; Project create POST, read GET, delete DELETE; Domain create GET (find by name) + POST, read
  * GET, delete DELETE; DomainVerification create GET + verify + GET (once the record is published), read GET,
  * delete none; DashboardSharing create GET (+ PATCH when it differs), read GET, delete PATCH; BatchExportPause
@@ -224,10 +225,10 @@ export const REQUESTS: Record<
   Record<string, { create: number; createRestricted?: number; read: number; delete: number }>
 > = {
   ours: {
-    Dashboard: { create: 1, createRestricted: 2, read: 1, delete: 1 },
+    Dashboard: { create: 1, read: 1, delete: 1 },
     Invite: { create: 1, read: 1, delete: 1 },
     Member: { create: 1, read: 1, delete: 0 },
-    DashboardCollaborator: { create: 2, read: 1, delete: 1 },
+    DashboardCollaborator: { create: 1, read: 1, delete: 1 },
     Project: { create: 1, read: 1, delete: 1 },
     Domain: { create: 2, read: 1, delete: 1 },
     DomainVerification: { create: 3, read: 1, delete: 0 },

@@ -74,6 +74,23 @@ export function noteStack(value: string): void {
   stack = value;
 }
 
+/** `type\nid` of objects a create of this process made from nothing (its POST answered with the new object). */
+const fromScratch = new Set<string>();
+
+/**
+ * Records that a create of this process made object `id` of `type` itself, from nothing (a plain POST answered
+ * with it: not adopted, not recovered, not a copy of another object): what it holds now is only what this run
+ * puts there (e.g. a new dashboard has no collaborators but those this run adds).
+ */
+export function noteMadeFromScratch(type: string, id: string): void {
+  fromScratch.add(`${type}\n${id}`);
+}
+
+/** Whether a create of this process made object `id` of `type` from nothing ({@link noteMadeFromScratch}). */
+export function madeFromScratch(type: string, id: string): boolean {
+  return fromScratch.has(`${type}\n${id}`);
+}
+
 /** Records that a resource of this run holds object `id` of `type` (e.g. "Project", "1001"). */
 export function markManaged(type: string, id: string): void {
   if (id) taken.add(`${type}\n${id}`);

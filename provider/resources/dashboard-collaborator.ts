@@ -13,6 +13,10 @@ import { z } from "zod";
 import { AmbiguousWriteError, type Collaborator, ValidationError } from "../client";
 import { dashboardIdInput } from "../inputs";
 import { defineResource, ProjectIdInput, resolveProjectId } from "../lifecycle";
+import { madeFromScratch } from "../lost-create";
+
+/** Ids (`<dashboardId>/<userUuid>`) of the collaborators creates of this process added. */
+const addedHere = new Set<string>();
 
 /** Inputs of a DashboardCollaborator. */
 export const DashboardCollaboratorInputsSchema = z.strictObject({
@@ -84,14 +88,19 @@ export const dashboardCollaboratorProvider = defineResource<
     const where = { projectId, dashboardId: want.dashboardId, userUuid: want.userUuid };
     const id = `${want.dashboardId}/${want.userUuid}`;
     // Read first: a user who already is a collaborator (an exported organization's first up) is adopted with no
-    // write; PostHog would refuse the add with a 400 anyway.
-    const existing = await api.collaborators.find(where);
-    if (existing) return { id, outs: toOutputs(existing, want, projectId) };
+    // write; PostHog would refuse the add with a 400 anyway. Not on a dashboard this run made from nothing, to
+    // which this run has not added the user yet: it cannot have them (one request instead of two), and should
+    // someone add them meanwhile, PostHog's 400 "already" adopts them below.
+    if (!madeFromScratch("Dashboard", String(want.dashboardId)) || addedHere.has(id)) {
+      const existing = await api.collaborators.find(where);
+      if (existing) return { id, outs: toOutputs(existing, want, projectId) };
+    }
     try {
       const c = await api.collaborators.add({
         ...where,
         body: { level: want.level, user_uuid: want.userUuid },
       });
+      addedHere.add(id);
       return { id, outs: toOutputs(c, want, projectId) };
     } catch (e) {
       // Already a collaborator (or an add whose answer was lost): adopt it.

@@ -22,7 +22,7 @@ import {
 } from "../client";
 import { dashboardIdInput, exclusive } from "../inputs";
 import { defineResource, listedOrRetrieved, ProjectIdInput, resolveProjectId } from "../lifecycle";
-import { beginCreate, type CreateOperation, journalContext } from "../lost-create";
+import { beginCreate, type CreateOperation, journalContext, noteMadeFromScratch } from "../lost-create";
 
 /** A tile of template JSON: `{type: "INSIGHT", name, description, query, layouts, color}` or `{type: "TEXT", body, …}`. */
 const TemplateTileSchema = z
@@ -356,6 +356,10 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
             },
           });
           op.made(String(d.id));
+          // A new, empty dashboard (not a copy of another or of a template): it has no collaborators yet.
+          if (want.useTemplate === undefined && want.useDashboard === undefined) {
+            noteMadeFromScratch("Dashboard", String(d.id));
+          }
         } catch (e) {
           // A create whose answer was lost (applied or not): adopt only the dashboard this create provably made
           // (provider/lost-create.ts), never a duplicate, never another resource's dashboard.

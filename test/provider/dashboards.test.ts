@@ -248,10 +248,15 @@ describe("Dashboard provider (real host over gRPC)", () => {
 describe("DashboardCollaborator provider", () => {
   it("adds, reads, removes; id is <dashboardId>/<userUuid>; an existing collaborator is adopted", async () => {
     const d = await create(host, "Dashboard", "restricted", { name: "Restricted", restrictionLevel: 37 });
+    await emu.control("DELETE", "/requests");
     const c = await create(host, "DashboardCollaborator", "mia", {
       dashboardId: Number(d.id),
       userUuid: MIA,
     });
+    // a dashboard this run made from nothing has no collaborator yet: the add alone, no list read first
+    expect((await requests()).map((r) => `${r.method} ${r.path}`)).toEqual([
+      `POST ${dash()}/${d.id}/collaborators/`,
+    ]);
     expect(c.id).toBe(`${d.id}/${MIA}`);
     expect(c.outs).toMatchObject({ level: 37, email: "mia.member@example.com", dashboardId: Number(d.id) });
     expect((await plan(host, c, { dashboardId: Number(d.id), userUuid: MIA })).diff.changes).toBe(false);
@@ -273,6 +278,39 @@ describe("DashboardCollaborator provider", () => {
     await emu.api("DELETE", `${dash()}/${d.id}/collaborators/${MIA}/`);
     expect((await refresh(host, c)).id).toBe("");
     await destroy(host, c); // 404 = done
+    await destroy(host, d);
+  });
+
+  it("reads a dashboard's collaborators before adding one when the run did not make the dashboard", async () => {
+    // made outside Pulumi, with mia already a collaborator: found first, adopted with no write
+    const made = (await emu.api("POST", `${dash()}/`, { name: "Outside", restriction_level: 37 })).body as {
+      id: number;
+    };
+    await emu.api("POST", `${dash()}/${made.id}/collaborators/`, { level: 37, user_uuid: MIA });
+    await emu.control("DELETE", "/requests");
+    const c = await create(host, "DashboardCollaborator", "outside-mia", {
+      dashboardId: made.id,
+      userUuid: MIA,
+    });
+    expect(c.id).toBe(`${made.id}/${MIA}`);
+    expect((await requests()).map((r) => `${r.method} ${r.path}`)).toEqual([
+      `GET ${dash()}/${made.id}/collaborators/`,
+    ]);
+    // someone adds a collaborator to a dashboard of this run before its add: PostHog's 400 adopts it
+    const d = await create(host, "Dashboard", "raced", { name: "Raced", restrictionLevel: 37 });
+    await emu.api("POST", `${dash()}/${d.id}/collaborators/`, { level: 37, user_uuid: MIA });
+    await emu.control("DELETE", "/requests");
+    const raced = await create(host, "DashboardCollaborator", "raced-mia", {
+      dashboardId: Number(d.id),
+      userUuid: MIA,
+    });
+    expect(raced.id).toBe(`${d.id}/${MIA}`);
+    expect((await requests()).map((r) => `${r.method} ${r.path}`)).toEqual([
+      `POST ${dash()}/${d.id}/collaborators/`,
+      `GET ${dash()}/${d.id}/collaborators/`,
+    ]);
+    expect((await emu.api("GET", `${dash()}/${d.id}/collaborators/`)).body).toHaveLength(1);
+    await destroy(host, raced);
     await destroy(host, d);
   });
 
