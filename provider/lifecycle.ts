@@ -47,17 +47,25 @@ const readBefore = new Set<string>();
 /**
  * How long a list read made during a refresh serves the refresh's later reads (ms): 60 s. The engine reads at
  * most 4 × CPUs resources at once, so the reads of 60 members arrive in waves; sharing only lists in flight
- * would send one list per wave (8 waves, on 2 CPUs), sharing the first one sends ⌈N/100⌉ pages.
+ * would send one list per wave (8 waves, on 2 CPUs), sharing the first one sends ⌈N/500⌉ pages.
  */
 export const REFRESH_SNAPSHOT_MS = 60_000;
 
 /**
- * How long one provider request may wait in all for rate limits (ms): an hour. The engine starts every create of
- * an `up` at once, and the client sends them at PostHog's pace (480 a minute): the 2,500 requests of a 3,000-resource
- * `up` queue for about 5 minutes, more than the client's default of 5. One wait PostHog names in a 429 is still
- * capped by `posthog:maxRateLimitWait`.
+ * How long one provider request may wait in all for rate limits (ms): an hour. The client sends at PostHog's pace
+ * (480 a minute, 4,800 an hour): once a key's hour is used up (several stacks on one key, a 3,000-resource `up`
+ * after a busy hour) the next slot may be most of an hour away, more than the client's default of 5 minutes. One
+ * wait PostHog names in a 429 is still capped by `posthog:maxRateLimitWait`.
  */
 export const PACING_MAX_WAIT_MS = 3_600_000;
+
+/**
+ * Items per page of the provider's list reads (members, invites, dashboards, domains, batch exports, projects):
+ * 500. Every list read of the provider reads the whole list, and PostHog's LimitOffsetPagination sets no maximum
+ * `limit` (api-behaviour §0.3: `max_limit` None): an organization of 600 members is 2 requests instead of 7, in
+ * every wave of the engine's workers that finds members.
+ */
+export const LIST_PAGE_SIZE = 500;
 
 /**
  * The client for a provider operation. Its settings are resolved once per `configure()` (the host calls it
@@ -92,8 +100,12 @@ export async function operationClient(read?: { type: string; id: string }): Prom
   // seven settings from config and environment before every operation ~6 µs more (bench/run.ts, section a).
   if (!current || !refreshing) {
     const retry = { maxTotalWaitMs: PACING_MAX_WAIT_MS };
-    current = createClient({ coalescing: { findCacheMs: 0 }, retry }, stackConfig);
-    refreshing = createClient({ coalescing: { findCacheMs: REFRESH_SNAPSHOT_MS }, retry }, stackConfig);
+    const pageSize = LIST_PAGE_SIZE;
+    current = createClient({ coalescing: { findCacheMs: 0 }, retry, pageSize }, stackConfig);
+    refreshing = createClient(
+      { coalescing: { findCacheMs: REFRESH_SNAPSHOT_MS }, retry, pageSize },
+      stackConfig,
+    );
   }
   let client = current;
   const key = read && `${read.type}/${read.id}`;
@@ -188,7 +200,7 @@ export interface ResourceDefinition<S extends z.ZodType<Record<string, unknown>>
    * the object itself is missing (`isObjectGone`); any other error is thrown and the state is kept.
    * `how.fromLists` is true when this read is one of a refresh's (see {@link operationClient}): the client then
    * shares list reads for {@link REFRESH_SNAPSHOT_MS}, so a resource whose list carries every field it reports
-   * reads the object from its list page (⌈N/100⌉ requests for N objects) instead of one GET each.
+   * reads the object from its list page (⌈N/500⌉ requests for N objects) instead of one GET each.
    */
   read(api: PostHogClient, id: string, props: O, how: ReadMode): Promise<O | undefined>;
   /** Updates in place; absent means every change replaces. */

@@ -99,12 +99,12 @@ describe("the reads of a refresh share one list read", () => {
 });
 
 // Dashboards have a GET of one, but a refresh reads them from their project's list: it carries every field a
-// Dashboard reports, so N dashboards cost ⌈N/100⌉ list requests instead of N GETs. A dashboard the list does
+// Dashboard reports, so N dashboards cost ⌈N/500⌉ list requests instead of N GETs. A dashboard the list does
 // not show is soft-deleted, unlisted, or was moved between two page reads by a change made meanwhile: one GET
 // tells which.
 describe("a refresh reads dashboards from their project's list", () => {
   const MANAGED = 6;
-  const FILLER = 140; // with the managed ones: two list pages of 100
+  const FILLER = 540; // with the managed ones: two list pages of 500 (the provider's page size)
   let dashProvider: string;
   const managed: { id: string; name: string }[] = [];
   const dashPath = () => `/api/projects/${emu.projectId}/dashboards/`;
