@@ -13,7 +13,7 @@
  *     (bench/naive-provider.ts); refreshing 500 Members, 500 Invites and 200 Collaborators concurrently.
  * (c) `__provider` bytes per resource, ours and naive; ours from two installed copies with different versions.
  * (d) Fleet: N resources (70 % dashboards, 30 % invites) created through the REAL provider host, all at once
- *     (Pulumi's default parallelism is unbounded), the emulator's rate limit on at --fleet-rate per minute and
+ *     (more than Pulumi's default parallelism, 4 × CPUs, would start), the emulator's rate limit on at --fleet-rate per minute and
  *     the client's limiter at the same rate (posthog:rateLimit); the naive provider likewise.
  * (e) RSS of the provider host process after the fleet (VmRSS from /proc/<pid>/status).
  * latency: `up`, `preview --refresh`, `destroy` of the example and of a generated program of --latency-size

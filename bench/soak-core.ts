@@ -254,7 +254,7 @@ function engine(host: ProviderHost, providers: Record<string, string>, stack: st
 export interface SoakOptions {
   /** Resources in the program (default 30). */
   resources?: number;
-  /** Operations in flight at once (default 10; Pulumi's default is unbounded, per dependency level). */
+  /** Operations in flight at once (default 10; Pulumi's default is 4 × CPUs). */
   parallel?: number;
   /** Bound on the `up` rounds per phase (default 8). */
   maxRounds?: number;
