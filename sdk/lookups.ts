@@ -304,8 +304,7 @@ export async function getDashboard(args: GetDashboardArgs, options?: LookupOptio
   const { checkArgs, DashboardArgsSchema } = checks();
   const a = checkArgs("getDashboard", DashboardArgsSchema, args);
   if (mocksSet()) return (await invokeMock("getDashboard", a)) as Dashboard;
-  const api = client(options);
-  return api.dashboards.retrieve(defined({ id: a.id, projectId: a.projectId }));
+  return client(options).dashboards.retrieve(defined({ id: a.id, projectId: a.projectId }));
 }
 
 /**
@@ -348,8 +347,7 @@ export async function getDashboardSharing(
   const { checkArgs, DashboardRefArgsSchema } = checks();
   const a = checkArgs("getDashboardSharing", DashboardRefArgsSchema, args);
   if (mocksSet()) return (await invokeMock("getDashboardSharing", a)) as Sharing;
-  const api = client(options);
-  return api.sharing.retrieve(defined({ dashboardId: a.dashboardId, projectId: a.projectId }));
+  return client(options).sharing.retrieve(defined({ dashboardId: a.dashboardId, projectId: a.projectId }));
 }
 
 /**
@@ -386,8 +384,7 @@ export async function getDashboardAccessControls(
   const { checkArgs, DashboardRefArgsSchema } = checks();
   const a = checkArgs("getDashboardAccessControls", DashboardRefArgsSchema, args);
   if (mocksSet()) return (await invokeMock("getDashboardAccessControls", a)) as AccessControls;
-  const api = client(options);
-  return api.dashboards.accessControls(defined({ id: a.dashboardId, projectId: a.projectId }));
+  return client(options).dashboards.accessControls(defined({ id: a.dashboardId, projectId: a.projectId }));
 }
 
 /**
@@ -435,8 +432,7 @@ export async function getBatchExports(
     }
     return result.batchExports as BatchExport[];
   }
-  const api = client(options);
-  return api.batchExports.all(defined({ organizationId: a.organizationId }));
+  return client(options).batchExports.all(defined({ organizationId: a.organizationId }));
 }
 
 /**

@@ -111,7 +111,7 @@ interface QueuedInvite {
 interface InviteBatch {
   items: QueuedInvite[];
   first: number;
-  timer: NodeJS.Timeout;
+  timer: NodeJS.Timeout | undefined;
 }
 
 /** Batches being collected, per `<scope> <organization>` (shared by every client of the process). */
@@ -217,8 +217,8 @@ export function invites(ctx: ClientContext) {
       if (typeof invite.target_email === "string") byEmail.set(invite.target_email.toLowerCase(), invite);
     }
     await Promise.all(
-      items
-        .map(async (item) => {
+      items.map(async (item) => {
+        try {
           // The seed's bulk answers "200, no body": each invite is then read from the list (one shared read).
           const invite = byEmail.get(item.email) ?? (await api.find({ ...p, email: item.email }));
           if (invite) return item.resolve(invite);
@@ -231,8 +231,10 @@ export function invites(ctx: ClientContext) {
               hint: "run `pulumi refresh`, then `pulumi up` again",
             }),
           );
-        })
-        .map((settled, i) => settled.catch((e: unknown) => items[i]?.reject(e))),
+        } catch (e) {
+          item.reject(e);
+        }
+      }),
     );
   }
 
@@ -266,13 +268,8 @@ export function invites(ctx: ClientContext) {
           batch = undefined;
         }
         if (!batch) {
-          const fresh: InviteBatch = {
-            items: [],
-            first: Date.now(),
-            timer: setTimeout(() => flush(fresh), 0),
-          };
-          batch = fresh;
-          inviteBatches.set(key, fresh);
+          batch = { items: [], first: Date.now(), timer: undefined };
+          inviteBatches.set(key, batch);
         }
         const current = batch;
         current.items.push({ body, email, resolve, reject });
