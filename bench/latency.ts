@@ -207,7 +207,7 @@ new Naive("DashboardCollaborator", p.DashboardCollaborator, "kpi-editor-mia.memb
 /**
  * Requests each operation sends one after another, per resource type (the last segment of the type token),
  * read from provider/resources/*.ts (ours) and bench/naive-provider.ts (naive) for the inputs these programs
- * declare. `create` of a restricted Dashboard (restrictionLevel 37) is `createRestricted`.
+ * declare.
  * Ours: Dashboard create POST (the restriction level in its body), read GET (a refresh: its project's list, shared), delete PATCH deleted;
  * Invite create POST (invites created together share one POST …/invites/bulk/ of up to 20), read list (find),
  * delete DELETE; Member create list (find; level as declared: no PATCH),
@@ -222,7 +222,7 @@ new Naive("DashboardCollaborator", p.DashboardCollaborator, "kpi-editor-mia.memb
  */
 export const REQUESTS: Record<
   ProviderKind,
-  Record<string, { create: number; createRestricted?: number; read: number; delete: number }>
+  Record<string, { create: number; read: number; delete: number }>
 > = {
   ours: {
     Dashboard: { create: 1, read: 1, delete: 1 },
@@ -246,7 +246,6 @@ export const REQUESTS: Record<
 export interface GraphNode {
   urn: string;
   kind: string;
-  restricted: boolean;
   dependencies: string[];
 }
 
@@ -258,7 +257,6 @@ function graphOf(statePath: string, project: string, stack: string): GraphNode[]
   return custom.map((r) => ({
     urn: r.urn,
     kind: r.type.split(":").at(-1) ?? r.type,
-    restricted: r.inputs.restrictionLevel === 37 || r.inputs.restriction_level === 37,
     dependencies: [...r.dependencies, ...(r.parent ? [r.parent] : [])].filter((u) => urns.has(u)),
   }));
 }
@@ -277,7 +275,7 @@ export function chainOf(
   const weight = (n: GraphNode, o: "create" | "read" | "delete") => {
     const row = table[n.kind];
     if (!row) throw new Error(`no request count for ${n.kind}`);
-    return o === "create" && n.restricted ? (row.createRestricted ?? row.create) : row[o];
+    return row[o];
   };
   const access = provider === "ours" ? 1 : 0;
   const byUrn = new Map(graph.map((n) => [n.urn, n]));

@@ -1,21 +1,20 @@
-import { availableParallelism } from "node:os";
 /**
  * The latency bench's floor (bench/latency.ts, `npm run bench -- --only latency` runs it at 300 resources): the
  * longest chain of dependent requests derived from a program's dependency graph and the requests per operation.
  */
+import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
 import { chainOf, type GraphNode, generatedSizes, REQUESTS } from "../../bench/latency";
 
-const node = (urn: string, kind: string, dependencies: string[] = [], restricted = false): GraphNode => ({
+const node = (urn: string, kind: string, dependencies: string[] = []): GraphNode => ({
   urn,
   kind,
-  restricted,
   dependencies,
 });
-// a Member and a restricted Dashboard, a collaborator on it for that member, and an unrelated Invite
+// a Member and a (restricted) Dashboard, a collaborator on it for that member, and an unrelated Invite
 const graph = [
   node("m", "Member"),
-  node("d", "Dashboard", [], true),
+  node("d", "Dashboard"),
   node("c", "DashboardCollaborator", ["m", "d"]),
   node("i", "Invite"),
 ];
