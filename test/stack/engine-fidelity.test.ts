@@ -75,6 +75,17 @@ function newCase(): Case {
 const ops = (r: RunResult) => Object.fromEntries(r.steps.map((s) => [s.name, s.op]));
 const errors = (r: RunResult) => r.steps.filter((s) => s.error).map((s) => `${s.name}: ${s.error}`);
 
+/** The most `<what>-start` lines of `log` not yet followed by their `<what> ` line. */
+function mostAtOnce(log: string[], what: string): number {
+  let open = 0;
+  let most = 0;
+  for (const l of log) {
+    if (l.startsWith(`${what}-start `)) most = Math.max(most, ++open);
+    else if (l.startsWith(`${what} `)) open -= 1;
+  }
+  return most;
+}
+
 /** Resolves when `check()` holds (polled every 50 ms), rejects after `ms`. */
 async function until(check: () => boolean, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
@@ -367,6 +378,46 @@ describe("the stand-in engine behaves as the engine does", () => {
     expect(log.slice(0, firstEnd).filter((l) => l.startsWith("create-start"))).toHaveLength(parallel);
     expect(log.filter((l) => l.startsWith("create "))).toHaveLength(parallel + 2);
     expect(c.files()).toHaveLength(parallel + 2);
+  }, 90_000);
+
+  // deployment_executor.go (handleSingleEvent) and step_generator.go (generateSteps): the main loop handles one
+  // registration at a time and calls the provider's Check inline; only the steps it yields run on the workers.
+  // Before: the Check of every registration ran at once.
+  it("checks one registration at a time, while the steps already generated run", async () => {
+    const c = newCase();
+    c.declare(
+      { s: { label: "slow-s" }, a: { label: "chk-a" }, b: { label: "chk-b" }, c: { label: "chk-c" } },
+      { slowMs: 400 },
+    );
+    expect((await c.run("up")).ok).toBe(true);
+    const log = c.log();
+    expect(log.filter((l) => l.startsWith("check-start "))).toHaveLength(3);
+    expect(mostAtOnce(log, "check")).toBe(1);
+    // slow-s was checked first; its create runs while chk-a is checked
+    const created = log.findIndex((l) => l.startsWith("create slow-s-"));
+    expect(log.indexOf("check-start chk-a")).toBeLessThan(created);
+  }, 60_000);
+
+  // step_generator.go (diff): Diff runs inline too, unless PULUMI_PARALLEL_DIFF (`ParallelDiff`,
+  // sdk/go/common/env/env.go, off by default) lets the step generator wait for it on a goroutine. Before: every
+  // registration's Diff ran at once, with or without the setting.
+  it("diffs one registration at a time, and in parallel with PULUMI_PARALLEL_DIFF", async () => {
+    const c = newCase();
+    const items = (note?: string) =>
+      Object.fromEntries(
+        ["d1", "d2", "d3"].map((n) => [n, { label: `dif-${n}`, ...(note ? { note } : {}) }]),
+      );
+    c.declare(items(), { slowMs: 400 });
+    expect((await c.run("up")).ok).toBe(true);
+    c.declare(items("one"), { slowMs: 400 });
+    expect((await c.run("up")).ok).toBe(true);
+    const serial = c.log();
+    expect(serial.filter((l) => l.startsWith("diff-start "))).toHaveLength(3);
+    expect(mostAtOnce(serial, "diff")).toBe(1);
+    c.declare(items("two"), { slowMs: 400 });
+    const r = await c.run("up", { env: { ...env, PULUMI_PARALLEL_DIFF: "true" } });
+    expect(r.ok).toBe(true);
+    expect(mostAtOnce(c.log().slice(serial.length), "diff")).toBeGreaterThan(1);
   }, 90_000);
 
   // step.go (DeleteStep.Apply, isDeletedWith): a resource deleted with another that is deleted in the same run is

@@ -203,7 +203,8 @@ class NotStarted extends Error {}
  * The step executor's workers for the steps of an up (creates, updates, replacements): `run(f)` runs `f` once
  * fewer than `size` steps are running, in the order steps arrive; a step whose turn comes after the gate
  * stopped is not started (it throws {@link NotStarted}), as the engine's workers exit once its context is
- * cancelled (step_executor.go, `worker`). Check and Diff are not steps: they run as registrations arrive.
+ * cancelled (step_executor.go, `worker`). Check and Diff are not steps: the step generator calls them, one
+ * registration at a time (see {@link makeStepGenerator}).
  */
 function makeWorkers(size: number, gate: Gate) {
   let busy = 0;
@@ -219,6 +220,24 @@ function makeWorkers(size: number, gate: Gate) {
       if (next) next();
       else busy -= 1;
     }
+  };
+}
+
+/**
+ * The step generator's turn: `run(f)` runs `f` once every `f` passed before it has finished, in the order of the
+ * calls. The engine's deployment executor handles one event at a time in its main loop (`handleSingleEvent`,
+ * pkg/resource/deploy/deployment_executor.go), and for a registration the step generator calls the provider's
+ * Check, then its Diff, inline (`generateSteps`, step_generator.go); only the steps it yields run on the
+ * executor's workers. So the Check (and Diff) of one registration never overlaps another's, while the creates
+ * and updates already generated run. Diffs leave the loop only with `PULUMI_PARALLEL_DIFF` (`ParallelDiff`,
+ * sdk/go/common/env/env.go; off by default): the step generator then waits for them on a goroutine.
+ */
+function makeStepGenerator() {
+  let last: Promise<unknown> = Promise.resolve();
+  return function run<T>(f: () => Promise<T>): Promise<T> {
+    const turn = last.then(f);
+    last = turn.catch(() => undefined);
+    return turn;
   };
 }
 
@@ -608,6 +627,7 @@ export async function runStack(opts: RunOptions): Promise<RunResult> {
         stack: opts.stack,
         config,
         dryRun: opts.operation === "preview",
+        parallelDiff: flag(env.PULUMI_PARALLEL_DIFF),
         env,
         getHost,
         emit,
@@ -652,6 +672,8 @@ interface DeployArgs {
   stack: string;
   config: StackConfig;
   dryRun: boolean;
+  /** `PULUMI_PARALLEL_DIFF`: Diff runs outside the step generator's turn (see makeStepGenerator). */
+  parallelDiff: boolean;
   env: NodeJS.ProcessEnv;
   getHost: () => Promise<ProviderHost>;
   emit: (e: EngineEvent) => void;
@@ -683,6 +705,7 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; outputs: Props }> {
   a.gate.onStop(stopWhenIdle);
   const step = (s: Step) => a.emit({ kind: "step", step: s });
   const worker = makeWorkers(PARALLEL, a.gate);
+  const generate = makeStepGenerator();
 
   async function registerCustom(
     req: resproto.RegisterResourceRequest,
@@ -725,14 +748,25 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; outputs: Props }> {
     const news = old ? applyIgnoreChanges(oldInputs, plain, req.getIgnorechangesList()) : plain;
 
     // Check always runs, unknowns included (step_generator.go: the engine calls Check in preview with
-    // unknowns allowed; the dynamic host passes the unknown sentinel through to the provider).
-    const host = await a.getHost();
-    const checked = await host.check(urn, oldInputs, news);
-    if (checked.failures.length > 0) {
-      const list = checked.failures.map((f) => `${f.property}: ${f.reason}`).join("; ");
-      throw new Error(`invalid inputs: ${list}`);
-    }
-    const inputs = toJson(checked.inputs);
+    // unknowns allowed; the dynamic host passes the unknown sentinel through to the provider). Check and Diff
+    // run in the step generator's turn, one registration at a time (makeStepGenerator).
+    const diffOf = (host: ProviderHost, id: string, inputs: Props) => host.diff(id, urn, oldOutputs, inputs);
+    const generated = await generate(async () => {
+      // After a failure the main loop has ended: no later registration is checked.
+      if (a.gate.stopped) throw new NotStarted(`${name}: not started, the deployment is stopping`);
+      const host = await a.getHost();
+      const checked = await host.check(urn, oldInputs, news);
+      if (checked.failures.length > 0) {
+        const list = checked.failures.map((f) => `${f.property}: ${f.reason}`).join("; ");
+        throw new Error(`invalid inputs: ${list}`);
+      }
+      const inputs = toJson(checked.inputs);
+      // Diff always runs for an existing resource, unknowns included (diffResource, step_generator.go); olds
+      // are the old outputs. With parallel diffs it runs after the turn.
+      const diffed = old?.id && !a.parallelDiff ? await diffOf(host, old.id, inputs) : undefined;
+      return { host, inputs, diffed };
+    });
+    const { host, inputs } = generated;
     const storedInputs = wrapSecrets(inputs, secretKeys);
     const secretOut = [...new Set([...secretKeys, ...aso])];
     const diffs = changedKeys(withoutProvider(oldInputs), withoutProvider(inputs));
@@ -772,8 +806,7 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; outputs: Props }> {
       return { id: created.id, outs };
     }
 
-    // Diff always runs, unknowns included (diffResource, step_generator.go); olds are the old outputs.
-    const d = await host.diff(old.id, urn, oldOutputs, inputs);
+    const d = generated.diffed ?? (await diffOf(host, old.id, inputs));
     const changes = d.changes ?? !deepEqual(withoutProvider(oldInputs), withoutProvider(inputs));
     if (!changes) {
       const outs = wrapSecrets(oldOutputs, [...secretOut, ...oldSecretOutputs]);
