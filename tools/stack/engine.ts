@@ -591,6 +591,7 @@ export async function runStack(opts: RunOptions): Promise<RunResult> {
   let ok = true;
   let outputs: Props = {};
   // Start the provider host while the program boots (each takes about a second); errors surface on first use.
+  // The engine starts it later, at the first registration that needs it (CONTRIBUTING, "What it does not do").
   getHost().catch(() => undefined);
   try {
     if (opts.operation === "refresh") {
