@@ -549,7 +549,7 @@ async function main(): Promise<void> {
       "latency-jitter-ms": { type: "string", default: "20" },
       "latency-repeat": { type: "string", default: "3" },
       "scale-sizes": { type: "string", default: "300,1000,3000" },
-      "scale-repeat": { type: "string", default: "3" },
+      "scale-repeat": { type: "string", default: "6" },
       "profile-size": { type: "string", default: "300" },
       "profile-dir": { type: "string" },
     },
