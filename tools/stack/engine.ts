@@ -196,8 +196,14 @@ function unary<Req, Res>(f: (req: Req) => Promise<Res>) {
  * `newStepExecutor`: one worker goroutine per degree of parallelism). */
 const PARALLEL = 4 * availableParallelism();
 
-/** A step that never started: the run stopped while it waited for a worker (not a failure of its own). */
-class NotStarted extends Error {}
+/**
+ * A registration or step that never started: the run stopped before its turn came (not a failure of its own).
+ */
+class NotStarted extends Error {
+  constructor(name: string) {
+    super(`${name}: not started, the deployment is stopping`);
+  }
+}
 
 /**
  * The step executor's workers for the steps of an up (creates, updates, replacements): `run(f)` runs `f` once
@@ -213,7 +219,7 @@ function makeWorkers(size: number, gate: Gate) {
     if (busy < size) busy += 1;
     else await new Promise<void>((resolve) => waiting.push(resolve));
     try {
-      if (gate.stopped) throw new NotStarted(`${name}: not started, the deployment is stopping`);
+      if (gate.stopped) throw new NotStarted(name);
       return await f();
     } finally {
       const next = waiting.shift();
@@ -754,7 +760,7 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; outputs: Props }> {
     const diffOf = (host: ProviderHost, id: string, inputs: Props) => host.diff(id, urn, oldOutputs, inputs);
     const generated = await generate(async () => {
       // After a failure the main loop has ended: no later registration is checked.
-      if (a.gate.stopped) throw new NotStarted(`${name}: not started, the deployment is stopping`);
+      if (a.gate.stopped) throw new NotStarted(name);
       const host = await a.getHost();
       const checked = await host.check(urn, oldInputs, news);
       if (checked.failures.length > 0) {
@@ -907,7 +913,7 @@ async function deploy(a: DeployArgs): Promise<{ ok: boolean; outputs: Props }> {
             return res.setObject(Struct.fromJavaScript({}));
           }
           // After a failure (or a cancel) the engine starts no new step.
-          if (a.gate.stopped) throw new Error(`${name}: not started, the deployment is stopping`);
+          if (a.gate.stopped) throw new NotStarted(name);
           try {
             const { id, outs } = await registerCustom(req, urn);
             return res.setId(id).setObject(Struct.fromJavaScript(outs as Record<string, never>));
