@@ -43,11 +43,15 @@ describe("more invites than the organization's invite budget", () => {
       expect(e).toContain("PostHog allows an organization 50 invites an hour and 200 a day");
       expect(e).toContain("posthog:maxRateLimitWait");
     }
-    // The five share one bulk request, which does not fit; sent one by one, three fit, PostHog refuses the
-    // fourth and the fifth is not sent at all (test/provider/invite-bulk.test.ts).
+    // How the five are grouped depends on when their creates reach the provider host: the engine checks one
+    // registration at a time, so they arrive 3 to 55 ms apart (measured) and those more than 20 ms apart go out in
+    // separate requests (five created together share one bulk: test/provider/invite-bulk.test.ts). Whatever the
+    // grouping, a request that does not fit is sent again one invite at a time, three fit, PostHog refuses one
+    // invite sent alone, and nothing is sent after that refusal: the fifth is not sent at all.
     const posts = await invitePosts();
-    expect(posts).toContain("bulk 429");
     expect(posts.filter((p) => p === "one 429")).toHaveLength(1);
+    expect(posts.at(-1)).toBe("one 429");
+    expect(posts.filter((p) => p === "bulk 429").length).toBeLessThanOrEqual(1);
     expect(await pending()).toHaveLength(3);
 
     // an hour later (the emulator's clock) the budget is free: the next up sends the two left, nothing else
