@@ -46,12 +46,19 @@ describe("more invites than the organization's invite budget", () => {
     // How the five are grouped depends on when their creates reach the provider host: the engine checks one
     // registration at a time, so they arrive 3 to 55 ms apart (measured) and those more than 20 ms apart go out in
     // separate requests (five created together share one bulk: test/provider/invite-bulk.test.ts). Whatever the
-    // grouping, a request that does not fit is sent again one invite at a time, three fit, PostHog refuses one
-    // invite sent alone, and nothing is sent after that refusal: the fifth is not sent at all.
+    // grouping: a request that does not fit is sent again one invite at a time, three fit, PostHog refuses an
+    // invite sent alone, and from then on nothing is sent but a request already on its way (two invites sent
+    // alone, each >20 ms after the other, may both be refused while the first answer is still coming).
     const posts = await invitePosts();
-    expect(posts.filter((p) => p === "one 429")).toHaveLength(1);
-    expect(posts.at(-1)).toBe("one 429");
-    expect(posts.filter((p) => p === "bulk 429").length).toBeLessThanOrEqual(1);
+    const seen = `invite POSTs in order: ${posts.join(", ")}`;
+    const refusedAlone = posts.indexOf("one 429");
+    expect(refusedAlone, seen).toBeGreaterThanOrEqual(0);
+    expect(
+      posts.slice(refusedAlone).every((p) => p === "one 429"),
+      seen,
+    ).toBe(true);
+    expect(posts.filter((p) => p === "one 429").length, seen).toBeLessThanOrEqual(2);
+    expect(posts.filter((p) => p === "bulk 429").length, seen).toBeLessThanOrEqual(1);
     expect(await pending()).toHaveLength(3);
 
     // an hour later (the emulator's clock) the budget is free: the next up sends the two left, nothing else
