@@ -5,14 +5,6 @@ import { startTestEmulator, type TestEmulator } from "../support/emulator";
 export type Emulator = TestEmulator;
 export { startTestEmulator };
 
-/** One entry of GET /_emulator/requests (`status` 0 for a reset connection). */
-export interface LoggedRequest {
-  method: string;
-  path: string;
-  query: string | Record<string, unknown>;
-  status: number;
-}
-
 /** Calls the control plane (`path` starts with /_emulator); throws on a non-2xx answer; returns the JSON body. */
 export async function control(emu: Emulator, method: string, path: string, body?: unknown): Promise<unknown> {
   const res = await emu.control(method, path.replace(/^\/_emulator/, ""), body);
@@ -20,9 +12,6 @@ export async function control(emu: Emulator, method: string, path: string, body?
   return res.body;
 }
 
-/** The emulator's API request log (oldest first). */
-export const requestLog = async (emu: Emulator) =>
-  (await control(emu, "GET", "/_emulator/requests")) as LoggedRequest[];
 export const clearLog = (emu: Emulator) => control(emu, "DELETE", "/_emulator/requests");
 
 /** Injects a fault (see the emulator's POST /_emulator/faults). */

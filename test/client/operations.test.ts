@@ -13,7 +13,7 @@ import {
   UnauthenticatedError,
   ValidationError,
 } from "../../provider/client";
-import { clearLog, clientFor, control, type Emulator, requestLog, startTestEmulator } from "./helpers";
+import { clearLog, clientFor, control, type Emulator, startTestEmulator } from "./helpers";
 
 let emu: Emulator;
 let client: PostHogClient;
@@ -121,7 +121,7 @@ describe("domains", () => {
     expect(err).toBeInstanceOf(InvalidInputError);
     expect((err as InvalidInputError).property).toBe("body.domain");
     await expect(client.domains.retrieve({ id: "" })).rejects.toBeInstanceOf(InvalidInputError);
-    expect(await requestLog(emu)).toEqual([]);
+    expect(await emu.requests()).toEqual([]);
   });
 });
 

@@ -2,7 +2,7 @@
 // all counted from the emulator's request log.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PostHogClient, RateLimitedError } from "../../provider/client";
-import { clearLog, clientFor, control, type Emulator, fault, requestLog, startTestEmulator } from "./helpers";
+import { clearLog, clientFor, control, type Emulator, fault, startTestEmulator } from "./helpers";
 
 let emu: Emulator;
 let client: PostHogClient;
@@ -34,7 +34,7 @@ describe("pagination", () => {
     for await (const d of client.dashboards.iterate({ limit: 3 })) seen.push(d.id);
     expect(seen).toHaveLength(total);
     expect(new Set(seen).size).toBe(total);
-    const log = (await requestLog(emu)).filter((r) => r.path.endsWith("/dashboards/"));
+    const log = (await emu.requests()).filter((r) => r.path.endsWith("/dashboards/"));
     expect(log).toHaveLength(Math.ceil(total / 3));
     expect(offsets(log).slice(0, 3)).toEqual(["3@0", "3@3", "3@6"]);
 
@@ -59,7 +59,7 @@ describe("coalescing", () => {
     expect(results[0]?.created_by).not.toBe(results[1]?.created_by);
     (results[0] as { name: string }).name = "changed by one caller";
     expect(results[1]?.name).toBe("shared read");
-    expect((await requestLog(emu)).filter((r) => r.method === "GET")).toHaveLength(1);
+    expect((await emu.requests()).filter((r) => r.method === "GET")).toHaveLength(1);
   });
 
   it("a GET sent after a write never joins a GET that started before it (no stale read after a create)", async () => {
@@ -72,9 +72,7 @@ describe("coalescing", () => {
     const after = await client.dashboards.all();
     expect(after.map((d) => d.id)).toContain(made.id);
     await early;
-    const lists = (await requestLog(emu)).filter(
-      (r) => r.method === "GET" && r.path.endsWith("/dashboards/"),
-    );
+    const lists = (await emu.requests()).filter((r) => r.method === "GET" && r.path.endsWith("/dashboards/"));
     expect(lists).toHaveLength(2); // the read after the create was sent on its own
   });
 
@@ -94,7 +92,7 @@ describe("coalescing", () => {
     for (const m of members.slice(0, 30)) {
       expect((await clientFor(emu).members.find({ email: m.user.email }))?.id).toBe(m.id);
     }
-    const listReads = (await requestLog(emu)).filter((r) => r.path.endsWith("/members/"));
+    const listReads = (await emu.requests()).filter((r) => r.path.endsWith("/members/"));
     expect(listReads).toHaveLength(pages);
 
     // a write through the client drops the shared read: the next find sees the change
@@ -102,7 +100,7 @@ describe("coalescing", () => {
     if (!target) throw new Error("no plain member");
     await fresh.members.update({ userUuid: target.user.uuid, body: { level: 8 } });
     expect((await fresh.members.find({ userUuid: target.user.uuid }))?.level).toBe(8);
-    expect((await requestLog(emu)).filter((r) => r.path.endsWith("/members/"))).toHaveLength(2 * pages);
+    expect((await emu.requests()).filter((r) => r.path.endsWith("/members/"))).toHaveLength(2 * pages);
   });
 
   it("find() on invites and collaborators is served from one shared list read too", async () => {
@@ -114,7 +112,7 @@ describe("coalescing", () => {
       Array.from({ length: 5 }, (_, i) => fresh.invites.find({ email: `shared${i}@example.com` })),
     );
     expect(found.every(Boolean)).toBe(true);
-    expect((await requestLog(emu)).filter((r) => r.path.endsWith("/invites/"))).toHaveLength(1);
+    expect((await emu.requests()).filter((r) => r.path.endsWith("/invites/"))).toHaveLength(1);
 
     const d = await fresh.dashboards.create({ body: { name: "collab", restriction_level: 37 } });
     const plain = (await fresh.members.all()).filter((m) => m.level === 1).slice(0, 3);
@@ -125,7 +123,7 @@ describe("coalescing", () => {
       plain.map((m) => fresh.collaborators.find({ dashboardId: d.id, userUuid: m.user.uuid })),
     );
     expect(collabs.map((c) => c?.user.uuid)).toEqual(plain.map((m) => m.user.uuid));
-    expect((await requestLog(emu)).filter((r) => r.path.endsWith("/collaborators/"))).toHaveLength(1);
+    expect((await emu.requests()).filter((r) => r.path.endsWith("/collaborators/"))).toHaveLength(1);
   });
 });
 
@@ -143,7 +141,7 @@ describe("client-side rate limit", () => {
         ),
       );
       expect(outcomes.filter((o) => o instanceof RateLimitedError)).toHaveLength(3);
-      expect((await requestLog(emu)).filter((r) => r.status === 429)).toHaveLength(3);
+      expect((await emu.requests()).filter((r) => r.status === 429)).toHaveLength(3);
 
       // with the client-side limit at the server's rate: 5 go out, 3 wait (aborted here), none is throttled
       const k2 = (await control(emu, "POST", "/_emulator/api-keys", {})) as { key: string };
@@ -163,12 +161,12 @@ describe("client-side rate limit", () => {
       const firstFive = await Promise.all(burst.slice(0, 5));
       expect(firstFive).toEqual(["ok", "ok", "ok", "ok", "ok"]);
       expect(limited.stats().queued).toBe(3);
-      const log = await requestLog(emu);
+      const log = await emu.requests();
       expect(log).toHaveLength(5);
       expect(log.every((r) => r.status === 200)).toBe(true);
       ac.abort();
       expect(await Promise.all(burst.slice(5))).toEqual(["AbortError", "AbortError", "AbortError"]);
-      expect(await requestLog(emu)).toHaveLength(5);
+      expect(await emu.requests()).toHaveLength(5);
 
       // a client whose wait budget is shorter than the next free slot fails fast, sending nothing
       const impatient = clientFor(emu, { apiKey: k2.key, rateLimit: { perMinute: 5, perHour: 1000 } });
@@ -177,7 +175,7 @@ describe("client-side rate limit", () => {
       expect((err as RateLimitedError).clientSide).toBe(true);
       expect((err as RateLimitedError).retryAfterSeconds).toBeGreaterThan(10);
       expect((err as Error).message).toContain("no request was sent");
-      expect(await requestLog(emu)).toHaveLength(5);
+      expect(await emu.requests()).toHaveLength(5);
     } finally {
       await control(emu, "POST", "/_emulator/rate-limit", { enabled: false });
     }

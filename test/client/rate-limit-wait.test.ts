@@ -14,9 +14,7 @@ const clientOf = (emu: TestEmulator, extra: { maxRateLimitWaitMs?: number } = {}
     ...extra,
   });
 const posts = async (emu: TestEmulator) =>
-  ((await emu.control("GET", "/requests")).body as { method: string; path: string; status: number }[]).filter(
-    (r) => r.method === "POST" && r.path === `${emu.org}/invites/`,
-  );
+  (await emu.requests()).filter((r) => r.method === "POST" && r.path === `${emu.org}/invites/`);
 const send = (client: ReturnType<typeof createClient>, email: string) =>
   client.invites.create({ body: { target_email: email, send_email: false } });
 

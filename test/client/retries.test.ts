@@ -9,15 +9,7 @@ import {
   type RetryInfo,
   ServerError,
 } from "../../provider/client";
-import {
-  clearFaults,
-  clearLog,
-  clientFor,
-  type Emulator,
-  fault,
-  requestLog,
-  startTestEmulator,
-} from "./helpers";
+import { clearFaults, clearLog, clientFor, type Emulator, fault, startTestEmulator } from "./helpers";
 
 let emu: Emulator;
 let retries: RetryInfo[];
@@ -48,9 +40,7 @@ function freshClient(options: Parameters<typeof clientFor>[1] = {}): PostHogClie
 }
 
 const statuses = async (pathPart: string, method = "GET") =>
-  (await requestLog(emu))
-    .filter((r) => r.method === method && r.path.includes(pathPart))
-    .map((r) => r.status);
+  (await emu.requests()).filter((r) => r.method === method && r.path.includes(pathPart)).map((r) => r.status);
 
 describe("idempotent methods", () => {
   it("retry 5xx with backoff until success", async () => {

@@ -196,7 +196,7 @@ describe("dashboardId at run time (the provider's check on the real dynamic-prov
           `\`dashboardId: kpis.id\`), ${got}`,
       },
     ]);
-    expect(await emu.control("GET", "/requests")).toEqual([]); // refused before any request
+    expect(await emu.requests()).toEqual([]); // refused before any request
   });
 
   it.each([
@@ -256,7 +256,7 @@ describe("dashboardId at run time (the provider's check on the real dynamic-prov
       expect(checked.failures).toEqual([]);
       expect(diff).toMatchObject({ changes: false, replaces: [] });
     }
-    expect(await emu.control("GET", "/requests")).toEqual([]); // check and diff send nothing
+    expect(await emu.requests()).toEqual([]); // check and diff send nothing
 
     // A level given by name is stored and compared as its number: "everyone-can-edit" is 21, a change.
     const relaxed = await plan(host, dashboard, { name: "KPIs", restrictionLevel: "everyone-can-edit" });

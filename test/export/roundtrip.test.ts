@@ -25,6 +25,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
+import type { RequestLogEntry } from "../../emulator/runtime";
 import { main } from "../../provider/export/cli";
 import { type RunResult, runStack } from "../../tools/stack/engine";
 import { startTestEmulator, type TestEmulator, type TestResponse } from "../support/emulator";
@@ -55,8 +56,8 @@ let original: Record<string, unknown>;
 const ids: Record<string, number> = {};
 let exported: { code: number; lines: string[] };
 
-type Log = { method: string; path: string; status: number }[];
-const requests = async (): Promise<Log> => (await emu.control("GET", "/requests")).body as Log;
+type Log = RequestLogEntry[];
+const requests = () => emu.requests();
 const clearLog = () => emu.control("DELETE", "/requests");
 /** The emulator's world as saved after its last write (API keys and the clock aside). */
 const world = (): Record<string, unknown> => {

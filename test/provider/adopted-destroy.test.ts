@@ -27,7 +27,7 @@ describe("Project", () => {
     expect(p.outs.adopted).toBe(true);
     await emu.control("DELETE", "/requests");
     await destroy(host, p);
-    const calls = (await emu.control("GET", "/requests")) as { method: string }[];
+    const calls = await emu.requests();
     expect(calls.filter((c) => c.method !== "GET")).toEqual([]);
     expect((await emu.api("GET", `${org()}/projects/${id}/`)).status).toBe(200);
   });
@@ -113,7 +113,7 @@ describe("BatchExportPause", () => {
     const { pausedBefore: _, ...outs } = b.outs;
     await emu.control("DELETE", "/requests");
     await destroy(host, { ...b, outs });
-    const calls = (await emu.control("GET", "/requests")) as { method: string }[];
+    const calls = await emu.requests();
     expect(calls.filter((c) => c.method !== "GET")).toEqual([]);
     expect(((await emu.api("GET", `${exports}${target.id}/`)).body as { paused: boolean }).paused).toBe(true);
   });

@@ -84,7 +84,7 @@ describe("check of every resource (property)", () => {
         }),
         { numRuns: 150 },
       );
-      expect(await emu.control("GET", "/requests")).toEqual([]);
+      expect(await emu.requests()).toEqual([]);
     });
   }
 });

@@ -80,9 +80,7 @@ async function killedThenAgain(
   const lost = first.create(urn, checked.inputs).catch(() => undefined);
   const pattern = new RegExp(post);
   await until("the POST to apply", async () =>
-    ((await emu.control("GET", "/requests")) as { method: string; path: string }[]).some(
-      (r) => r.method === method && pattern.test(r.path),
-    ),
+    (await emu.requests()).some((r) => r.method === method && pattern.test(r.path)),
   );
   await first.close(); // the host dies with its create in flight, as an engine kill takes it down
   await lost;

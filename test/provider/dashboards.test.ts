@@ -23,7 +23,7 @@ useProviderHost((e, h) => {
 
 const dash = () => `/api/projects/${emu.projectId}/dashboards`;
 type Dashboard = { id: number; name: string; deleted: boolean; tiles?: unknown[]; creation_mode: string };
-const requests = async () => (await emu.control("GET", "/requests")) as { method: string; path: string }[];
+const requests = () => emu.requests();
 
 const MIA = "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d03";
 
@@ -179,7 +179,7 @@ describe("Dashboard provider (real host over gRPC)", () => {
     });
     await emu.control("DELETE", "/requests");
     await destroy(host, adopted);
-    expect((await emu.control("GET", "/requests")) as unknown[]).toHaveLength(1);
+    expect(await emu.requests()).toHaveLength(1);
   });
 
   it("adopting a dashboard that already matches the inputs writes nothing (GET only); a differing one gets one PATCH of the difference", async () => {
@@ -203,7 +203,7 @@ describe("Dashboard provider (real host over gRPC)", () => {
       dashboardId: id,
     });
     expect(changed.id).toBe(String(id));
-    const log = (await emu.control("GET", "/requests")) as { method: string; path: string }[];
+    const log = await emu.requests();
     expect(log.filter((r) => r.method !== "GET").map((r) => r.method)).toEqual(["PATCH"]);
     expect((await emu.api("GET", `${dash()}/${id}/`)).body).toMatchObject({ description: "changed" });
   });
@@ -241,7 +241,7 @@ describe("Dashboard provider (real host over gRPC)", () => {
         reason: expect.stringContaining("use at most one of useTemplate, useDashboard"),
       },
     ]);
-    expect(await emu.control("GET", "/requests")).toEqual([]);
+    expect(await emu.requests()).toEqual([]);
   });
 });
 

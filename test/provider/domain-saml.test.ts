@@ -35,10 +35,8 @@ useProviderHost(
   { samlOnDomain: false },
 );
 
-type Logged = { method: string; path: string; status: number };
 const org = () => `/api/organizations/${emu.organizationId}`;
-const requests = async () =>
-  ((await emu.control("GET", "/requests")) as Logged[]).map((r) => `${r.method} ${r.path} ${r.status}`);
+const requests = async () => (await emu.requests()).map((r) => `${r.method} ${r.path} ${r.status}`);
 const domains = async () =>
   ((await emu.api("GET", `${org()}/domains/`)).body as { results: { id: string; domain: string }[] }).results;
 

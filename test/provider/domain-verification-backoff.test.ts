@@ -43,7 +43,7 @@ describe("DomainVerification backoff", () => {
     expect(d.is_verified).toBe(true);
     expect(VERIFY_MAX_DELAY_MS).toBe(5_000);
     expect(waits).toEqual([1000, 2000, 4000, 5000, 5000, 5000]);
-    const log = (await emu.control("GET", "/requests")).body as { method: string; path: string }[];
+    const log = await emu.requests();
     const one = `${emu.org}/domains/${domain.id}/`;
     // one GET first, then 7 attempts of verify, each answering the domain (no GET after it)
     expect(log.map((r) => `${r.method} ${r.path}`)).toEqual([
@@ -66,6 +66,6 @@ describe("DomainVerification backoff", () => {
       true,
     );
     expect(waits).toEqual([]);
-    expect(((await emu.control("GET", "/requests")).body as unknown[]).length).toBe(1);
+    expect((await emu.requests()).length).toBe(1);
   });
 });

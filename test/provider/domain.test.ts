@@ -56,7 +56,7 @@ describe("Domain provider (real host over gRPC)", () => {
     const same = { domain: "lifecycle.example.com", samlEntityId: "idp-1" };
     expect((await plan(host, d, same)).diff.changes).toBe(false);
     expect((await plan(host, d, { ...same, samlEntityId: "idp-9" })).diff.changes).toBe(true);
-    expect(await emu.control("GET", "/requests")).toEqual([]);
+    expect(await emu.requests()).toEqual([]);
 
     const read = await refresh(host, d);
     expect(read.id).toBe(d.id);
@@ -99,7 +99,7 @@ describe("Domain provider (real host over gRPC)", () => {
       { property: "ssoEnforcement", reason: expect.stringContaining('"google-oauth2"') },
       { property: "typo", reason: expect.stringContaining("accepted properties: domain,") },
     ]);
-    expect(await emu.control("GET", "/requests")).toEqual([]);
+    expect(await emu.requests()).toEqual([]);
   });
 
   it("keeps JIT/SSO pending while unverified without a perpetual diff, applies them once verified", async () => {
@@ -189,7 +189,7 @@ describe("Domain create whose answer was lost", () => {
     const d = await create(host, "Domain", "lost", { domain: "lost.example.com" });
     // the provider listed the domains first (none of that name: a domain found afterwards is the one it made);
     // the write went through but its answer was lost; the provider then listed the domains to reconcile
-    const calls = (await emu.control("GET", "/requests")) as { method: string; path: string }[];
+    const calls = await emu.requests();
     expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([
       `GET ${org()}/domains/`,
       `POST ${org()}/domains/`,
@@ -218,9 +218,9 @@ describe("DomainVerification provider", () => {
     const v = await create(host, "DomainVerification", "late-dns", { domainId: d.id, timeoutSeconds: 10 });
     await publish;
     expect(v.outs.isVerified).toBe(true);
-    const verifyCalls = (
-      (await emu.control("GET", "/requests")) as { method: string; path: string }[]
-    ).filter((r) => r.method === "POST" && r.path.endsWith(`/domains/${d.id}/verify/`));
+    const verifyCalls = (await emu.requests()).filter(
+      (r) => r.method === "POST" && r.path.endsWith(`/domains/${d.id}/verify/`),
+    );
     expect(verifyCalls.length).toBeGreaterThanOrEqual(2);
     expect((await plan(host, v, { domainId: d.id, timeoutSeconds: 10 })).diff.changes).toBe(false);
     await destroy(host, v);

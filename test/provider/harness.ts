@@ -8,7 +8,9 @@ import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, expect } from "vitest";
 import { type EmulatorOptions, startEmulator } from "../../emulator";
+import type { RequestLogEntry } from "../../emulator/runtime";
 import { type ProviderHost, startProviderHost } from "../../tools/provider-host";
+import { requestLogOf } from "../support/emulator";
 
 export const repoRoot = resolve(__dirname, "..", "..");
 const nativeRequire = createRequire(__filename);
@@ -46,6 +48,11 @@ export interface TestEmulator {
   close(): Promise<void>;
   /** Calls the control plane (`/_emulator/...`) with the seed key; returns the parsed JSON (or undefined). */
   control(method: string, path: string, body?: unknown): Promise<unknown>;
+  /**
+   * The API requests since the log was last cleared, oldest first (`GET /_emulator/requests`), parsed with the
+   * emulator's schema; throws unless the answer is 200.
+   */
+  requests(): Promise<RequestLogEntry[]>;
   /** Calls the public API with the seed key (to make changes "outside Pulumi"). */
   api(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
 }
@@ -69,6 +76,10 @@ export async function startTestEmulator(options: EmulatorOptions = {}): Promise<
       if (r.status >= 400)
         throw new Error(`control ${method} ${path} → ${r.status} ${JSON.stringify(r.body)}`);
       return r.body;
+    },
+    async requests() {
+      const r = await send("GET", "/_emulator/requests");
+      return requestLogOf(r.status, r.body);
     },
     api: send,
   };

@@ -27,10 +27,9 @@ const org = () => `/api/organizations/${emu.organizationId}`;
 type Invite = { id: string; target_email: string; level: number };
 const invites = async () =>
   ((await emu.api("GET", `${org()}/invites/`)).body as { results: Invite[] }).results;
-type Logged = { method: string; path: string; status: number };
 /** The invite writes since the log was cleared: "bulk <status>" or "one <status>". */
 const inviteWrites = async () =>
-  ((await emu.control("GET", "/requests")) as Logged[])
+  (await emu.requests())
     .filter((r) => r.method === "POST" && r.path.startsWith(`${org()}/invites/`))
     .map((r) => `${r.path.endsWith("/bulk/") ? "bulk" : "one"} ${r.status}`);
 
@@ -112,7 +111,7 @@ describe("Invites created together (real host over gRPC)", () => {
     const results = await createTogether("lost", emails);
     expect(reasons(results)).toEqual([]);
     // one bulk request (its answer dropped), then one list read shared by the three
-    const log = ((await emu.control("GET", "/requests")) as Logged[]).map((r) => `${r.method} ${r.path}`);
+    const log = (await emu.requests()).map((r) => `${r.method} ${r.path}`);
     expect(log.filter((l) => l === `POST ${org()}/invites/bulk/`)).toHaveLength(1);
     expect(log.filter((l) => l === `GET ${org()}/invites/`)).toHaveLength(1);
     const listed = await invites();

@@ -34,7 +34,7 @@ const answers: Record<string, Record<string, unknown>> = {
 };
 
 const settled = <T>(o: pulumi.Output<T>) => new Promise<T>((resolve) => o.apply(resolve));
-const requests = async () => (await emu.control("GET", "/requests")) as unknown[];
+const requests = () => emu.requests();
 
 beforeAll(async () => {
   emu = await startTestEmulator();

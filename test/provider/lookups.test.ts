@@ -38,7 +38,7 @@ let dashboardId: number;
 /** The value of an Output once known (through `apply`, the public API). */
 const settled = <T>(o: pulumi.Output<T>) => new Promise<T>((resolve) => o.apply(resolve));
 /** The API requests the emulator received since the last clear (the control plane's request log). */
-const requests = async () => (await emu.control("GET", "/requests")) as { method: string; path: string }[];
+const requests = () => emu.requests();
 
 beforeAll(async () => {
   emu = await startTestEmulator();

@@ -85,7 +85,7 @@ describe("two resources managing one object fail in check, naming both", () => {
       // The same resource checked again (a preview, then the update, in one process) is no conflict.
       expect((await check(type, `${type}-${property}-a`, first)).failures).toEqual([]);
       // No HTTP request for any of it.
-      expect(await emu.control("GET", "/requests")).toEqual([]);
+      expect(await emu.requests()).toEqual([]);
     });
   }
 

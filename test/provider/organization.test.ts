@@ -42,9 +42,7 @@ describe("Project provider (real host over gRPC)", () => {
     await emu.control("DELETE", "/requests");
     const moved = await update(host, read, { ...want, timezone: "UTC", anonymizeIps: true });
     // one request: a PATCH of what differs
-    expect(((await emu.control("GET", "/requests")) as { method: string }[]).map((r) => r.method)).toEqual([
-      "PATCH",
-    ]);
+    expect((await emu.requests()).map((r) => r.method)).toEqual(["PATCH"]);
     expect((await emu.api("GET", `${org()}/projects/${p.id}/`)).body).toMatchObject({
       timezone: "UTC",
       anonymize_ips: true,
@@ -131,7 +129,7 @@ describe("Project provider (real host over gRPC)", () => {
       },
       { property: "weekStartDay", reason: "expected 0 (Sunday) or 1 (Monday)" },
     ]);
-    expect(await emu.control("GET", "/requests")).toEqual([]);
+    expect(await emu.requests()).toEqual([]);
   });
 });
 
@@ -154,7 +152,7 @@ describe("BatchExportPause provider (real host over gRPC)", () => {
 
     await emu.control("DELETE", "/requests");
     const running = await update(host, healed, { batchExportId: target.id, paused: false });
-    const calls = (await emu.control("GET", "/requests")) as { method: string; path: string }[];
+    const calls = await emu.requests();
     expect(calls.map((r) => `${r.method} ${r.path}`)).toEqual([
       `POST ${org()}/batch_exports/${target.id}/unpause/`,
     ]);

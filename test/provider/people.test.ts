@@ -115,7 +115,7 @@ describe("Invite provider (real host over gRPC)", () => {
     });
     await emu.control("DELETE", "/requests");
     const i = await create(host, "Invite", "lost", { targetEmail: "lost@example.com" });
-    const calls = (await emu.control("GET", "/requests")) as { method: string; path: string }[];
+    const calls = await emu.requests();
     expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([
       `POST ${org()}/invites/`,
       `GET ${org()}/invites/`,
@@ -187,7 +187,7 @@ describe("Invite provider (real host over gRPC)", () => {
       { property: "level", reason: 'expected one of 1, 8, 15, "member", "admin", "owner"' },
       { property: "privateProjectAccess.0.level", reason: 'expected "none", "member" or "admin"' },
     ]);
-    expect(await emu.control("GET", "/requests")).toEqual([]);
+    expect(await emu.requests()).toEqual([]);
   });
 });
 
@@ -214,7 +214,7 @@ describe("Member provider (real host over gRPC)", () => {
       level: "admin",
       removeFromOrganizationOnDestroy: true,
     });
-    const calls = (await emu.control("GET", "/requests")) as { method: string; path: string }[];
+    const calls = await emu.requests();
     expect(calls.map((r) => `${r.method} ${r.path}`)).toEqual([`PATCH ${org()}/members/${MIA.uuid}/`]);
     expect(healed.outs.level).toBe(8);
 
@@ -249,9 +249,7 @@ describe("Member provider (real host over gRPC)", () => {
     await emu.control("DELETE", "/requests");
     const read = await Promise.all(managed.map((m) => refresh(host, m)));
     expect(read.map((r) => r.outs.email)).toEqual(Object.keys(people));
-    const lists = ((await emu.control("GET", "/requests")) as { method: string; path: string }[]).filter(
-      (r) => r.method === "GET" && r.path === `${org()}/members/`,
-    );
+    const lists = (await emu.requests()).filter((r) => r.method === "GET" && r.path === `${org()}/members/`);
     expect(lists).toHaveLength(1);
     // a change made right after is seen by the next read (no stale list kept between operations)
     await emu.api("PATCH", `${org()}/members/${MAX.uuid}/`, { level: 8 });

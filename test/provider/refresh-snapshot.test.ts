@@ -48,7 +48,7 @@ const readMember = async (host: ProviderHost, i: number) => {
   return host.read(u.uuid, urnOf("Member", `m${i}`), outs, { email: u.email, level: 1 });
 };
 const memberLists = async () => {
-  const log = (await emu.control("GET", "/requests")) as { method: string; path: string }[];
+  const log = await emu.requests();
   return log.filter((r) => r.method === "GET" && r.path === `${org()}/members/`).length;
 };
 /** Runs `work` on 0..n-1, at most `limit` at a time, as the engine's refresh does. */
@@ -138,13 +138,7 @@ describe("a refresh reads dashboards from their project's list", () => {
     return host.read(d.id, urnOf("Dashboard", `zeta-${i}`), outs, { name: d.name });
   };
   const requests = async () =>
-    (
-      (await emu.control("GET", "/requests")) as {
-        method: string;
-        path: string;
-        query: Record<string, string>;
-      }[]
-    ).filter((r) => r.method === "GET" && r.path.startsWith(dashPath()));
+    (await emu.requests()).filter((r) => r.method === "GET" && r.path.startsWith(dashPath()));
   const lists = (log: { path: string }[]) => log.filter((r) => r.path === dashPath()).length;
   const gets = (log: { path: string }[], id: string) =>
     log.filter((r) => r.path === `${dashPath()}${id}/`).length;

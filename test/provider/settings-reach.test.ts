@@ -28,8 +28,7 @@ let managed: Managed[] = [];
 let notPostHog: ReturnType<typeof createServer>;
 let notPostHogUrl: string;
 
-type Logged = { method: string; path: string; status: number };
-const requests = async () => (await emu.control("GET", "/requests")) as Logged[];
+const requests = () => emu.requests();
 const org = () => `/api/organizations/${emu.organizationId}`;
 
 /** A provider host (a new process, as the engine starts per run) configured with `overrides` over the good config. */

@@ -16,7 +16,7 @@ const program: Declared = EMAILS.map((email, i) => [
 
 /** The invite writes since the log was cleared: "bulk <status>" (…/invites/bulk/) or "one <status>". */
 const invitePosts = async () =>
-  ((await fx.emu().control("GET", "/requests")).body as { method: string; path: string; status: number }[])
+  (await fx.emu().requests())
     .filter((r) => r.method === "POST" && r.path.startsWith(`${fx.emu().org}/invites/`))
     .map((r) => `${r.path.endsWith("/bulk/") ? "bulk" : "one"} ${r.status}`);
 const pending = async () =>

@@ -21,7 +21,7 @@ function newStack() {
 
 /** The writes (not GETs) the emulator received since the last call. */
 async function writesSince(): Promise<string[]> {
-  const log = (await fx.emu().control("GET", "/requests")).body as { method: string; path: string }[];
+  const log = await fx.emu().requests();
   await fx.emu().control("DELETE", "/requests");
   return log.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
 }

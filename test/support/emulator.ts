@@ -1,6 +1,9 @@
 import { request } from "undici";
 import { afterAll, beforeAll } from "vitest";
+import { z } from "zod";
 import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../../emulator/index";
+import type { RequestLogEntry } from "../../emulator/runtime";
+import { RequestLogEntrySchema } from "../../emulator/schemas";
 
 /** A response as tests see it: status, headers, raw text and parsed JSON (undefined for an empty body). */
 export type TestResponse = {
@@ -25,6 +28,11 @@ export type TestEmulator = RunningEmulator & {
   call(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   /** A control-plane request (`/_emulator/...`) with the seed key. */
   control(method: string, path: string, body?: unknown): Promise<TestResponse>;
+  /**
+   * The API requests since the log was last cleared, oldest first (`GET /_emulator/requests`), parsed with the
+   * emulator's schema; throws unless the answer is 200.
+   */
+  requests(): Promise<RequestLogEntry[]>;
   /** Creates a personal API key through the control plane and returns it. */
   createKey(options?: {
     scopes?: string[] | null;
@@ -37,6 +45,16 @@ export type TestEmulator = RunningEmulator & {
   /** "/api/projects/<id>" of the seeded project. */
   project: string;
 };
+
+/**
+ * The answer of `GET /_emulator/requests` (status and parsed JSON body) as the emulator's request log: the API
+ * requests since the log was last cleared, oldest first.
+ * @throws Error unless the status is 200, or when an entry does not match the emulator's RequestLogEntrySchema.
+ */
+export function requestLogOf(status: number, body: unknown): RequestLogEntry[] {
+  if (status !== 200) throw new Error(`GET /_emulator/requests failed: ${status} ${JSON.stringify(body)}`);
+  return z.array(RequestLogEntrySchema).parse(body);
+}
 
 /**
  * Starts a fresh emulator on 127.0.0.1, port 0, with the rate limit off unless `options.rateLimit`
@@ -70,10 +88,16 @@ export async function startTestEmulator(options: EmulatorOptions = {}): Promise<
     }
     return { status: response.statusCode, headers: response.headers, text, body: parsed };
   };
+  const control = (method: string, path: string, body?: unknown) =>
+    call(method, `/_emulator${path}`, body === undefined ? {} : { body });
   return {
     ...emulator,
     call,
-    control: (method, path, body) => call(method, `/_emulator${path}`, body === undefined ? {} : { body }),
+    control,
+    requests: async () => {
+      const res = await control("GET", "/requests");
+      return requestLogOf(res.status, res.body);
+    },
     createKey: async (opts = {}) => {
       const res = await call("POST", "/_emulator/api-keys", { body: opts });
       if (res.status !== 201) throw new Error(`creating a key failed: ${res.status} ${res.text}`);
