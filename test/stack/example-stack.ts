@@ -1,5 +1,5 @@
 /**
- * The example (examples/gitops, dev stack, run by the root Pulumi.yaml) applied through the stand-in engine to a
+ * The example (examples/gitops, dev stack, run by the root Pulumi.yaml) applied through the real Pulumi CLI to a
  * fresh emulator, for tests that then preview, refresh or break its settings. {@link useExampleStack} registers
  * the hooks.
  */
@@ -8,31 +8,34 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../emulator";
-import { type RunOptions, type RunResult, runStack } from "../../tools/stack/engine";
-import { dnsAutomation, seedApi } from "../../tools/stack/seed-api";
+import { type RunOptions, type RunResult, runStack } from "../../tools/pulumi";
+import { dnsAutomation, seedApi } from "../../tools/seed-api";
 
 const root = join(__dirname, "..", "..");
 
 /**
  * Registers `beforeAll`: a fresh emulator (rate limit off), a DNS automation publishing the TXT record
- * DomainVerification waits for, and `up` of the example into `<work>/state.json` (it must succeed); and
- * `afterAll`: `destroy`, then the emulator and the work directory are removed. `run` runs an operation of the
- * dev stack with the emulator's connection in the environment (`more` overrides any option).
+ * DomainVerification waits for, and `pulumi up` of the example on a local backend in `<work>/state` (it must
+ * succeed); and `afterAll`: `pulumi destroy`, then the emulator and the work directory are removed. `run` runs
+ * an operation of the dev stack with the emulator's connection in the environment (`more` overrides any option;
+ * the stack's settings file is `configFile`, a copy of examples/gitops/Pulumi.dev.yaml).
  */
 export function useExampleStack(prefix: string): {
   work: string;
-  statePath: string;
+  stateDir: string;
+  configFile: string;
   emulator(): RunningEmulator;
   env(): Record<string, string>;
   run(operation: RunOptions["operation"], more?: Partial<RunOptions>): Promise<RunResult>;
 } {
   const work = mkdtempSync(join(tmpdir(), `${prefix}-`));
-  const statePath = join(work, "state.json");
+  const stateDir = join(work, "state");
+  const configFile = join(work, "Pulumi.dev.yaml");
   let emulator: RunningEmulator | undefined;
   let env: Record<string, string> = {};
   let dns: ReturnType<typeof dnsAutomation> | undefined;
   const run = (operation: RunOptions["operation"], more: Partial<RunOptions> = {}) =>
-    runStack({ operation, projectDir: root, stack: "dev", statePath, env, ...more });
+    runStack({ operation, projectDir: root, stack: "dev", stateDir, configFile, env, ...more });
 
   beforeAll(async () => {
     emulator = await startEmulator({ rateLimit: false });
@@ -43,8 +46,8 @@ export function useExampleStack(prefix: string): {
     };
     dns = dnsAutomation(seedApi(emulator.url, emulator.apiKey), 200);
     const up = await run("up");
-    expect(up.ok, JSON.stringify(up.diagnostics.filter((d) => d.severity === "error"))).toBe(true);
-  }, 120_000);
+    expect(up.ok, up.output).toBe(true);
+  }, 300_000);
 
   afterAll(async () => {
     await dns?.stop();
@@ -53,11 +56,12 @@ export function useExampleStack(prefix: string): {
       await emulator.close();
     }
     rmSync(work, { recursive: true, force: true });
-  }, 60_000);
+  }, 300_000);
 
   return {
     work,
-    statePath,
+    stateDir,
+    configFile,
     emulator() {
       if (!emulator) throw new Error("the emulator starts in beforeAll");
       return emulator;

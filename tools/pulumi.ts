@@ -1,0 +1,542 @@
+/**
+ * Runs programs through the real Pulumi CLI: the `pulumi` that `npm run pulumi-cli` readied in `.pulumi-cli/bin`
+ * (tools/pulumi-cli.mts), always on a local file backend with a passphrase, never Pulumi Cloud. Used by the stack
+ * tests, `npm start` and the benchmarks; not part of the published package.
+ *
+ * {@link runStack} runs one operation (`pulumi preview`, `up`, `refresh` or `destroy`) the way a user types it,
+ * with `--event-log` (the engine's own JSON events, as the Automation API reads them; the CLI accepts the flag
+ * when `PULUMI_DEBUG_COMMANDS` is set), and returns the steps, diagnostics, stack outputs and the CLI's exit
+ * code and printed text. {@link pulumi} runs any other command (config, stack export/import, import) in the same
+ * environment.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { delimiter, join, resolve } from "node:path";
+import { parse as parseYaml } from "yaml";
+
+/** The repository: this file runs from tools/ (vitest) or dist/tools/ (built). */
+const root = existsSync(join(__dirname, "..", "package.json"))
+  ? resolve(__dirname, "..")
+  : resolve(__dirname, "..", "..");
+
+/** The folder holding `pulumi`, its Node.js language host and the dynamic-provider plugin. */
+export const PULUMI_BIN = join(root, ".pulumi-cli", "bin");
+
+/** The passphrase of every stack these tools make (`PULUMI_CONFIG_PASSPHRASE`): test stacks guard no secret. */
+export const PASSPHRASE = "pulumi-posthog-local-stacks";
+
+export type Operation = "preview" | "up" | "refresh" | "destroy";
+
+/** What happened (or, in a preview, would happen) to one resource. */
+export type StepOp = "create" | "update" | "replace" | "delete" | "same";
+
+export interface Step {
+  op: StepOp;
+  urn: string;
+  /** The resource type, e.g. `pulumi-nodejs:dynamic/posthog:Dashboard`. */
+  type: string;
+  name: string;
+  /**
+   * Top-level properties that differ: the engine's diff of inputs for update and replace; for a refresh, the
+   * outputs that drifted (compared as the CLI shows them).
+   */
+  diffs: string[];
+  /** Properties forcing the replacement (replace only). */
+  replaces?: string[];
+  /** The error the engine reported for this resource when its operation failed. */
+  error?: string;
+  /** The resource's outputs after the step (secrets as `"[secret]"`); absent for a delete. */
+  outputs?: Record<string, unknown>;
+}
+
+export interface Diagnostic {
+  severity: "debug" | "info" | "info#err" | "warning" | "error";
+  message: string;
+  urn?: string;
+}
+
+/** One engine event as the CLI writes it to `--event-log` (only the fields read here are typed). */
+export interface EngineEvent {
+  sequence: number;
+  timestamp: number;
+  diagnosticEvent?: { urn?: string; message: string; severity: Diagnostic["severity"]; ephemeral?: boolean };
+  resourcePreEvent?: { metadata: StepMetadata; planning?: boolean };
+  resOutputsEvent?: { metadata: StepMetadata; planning?: boolean };
+  resOpFailedEvent?: { metadata: StepMetadata; status: number; steps: number };
+  summaryEvent?: { resourceChanges: Record<string, number>; durationSeconds: number; result?: string };
+  [other: string]: unknown;
+}
+
+interface StepMetadata {
+  op: string;
+  urn: string;
+  type: string;
+  old?: { id?: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown> } | null;
+  new?: { id?: string; inputs?: Record<string, unknown>; outputs?: Record<string, unknown> } | null;
+  keys?: string[] | null;
+  diffs?: string[] | null;
+}
+
+export type Counts = Record<StepOp, number>;
+
+export interface RunOptions {
+  operation: Operation;
+  /** The directory holding Pulumi.yaml (the CLI runs there, as a user does). */
+  projectDir: string;
+  stack: string;
+  /**
+   * The stack settings file (`--config-file`). Default: `<stateDir>/Pulumi.<stack>.yaml`, copied at the stack's
+   * creation from the project's (in its `stackConfigDir`), so the CLI writes the passphrase's salt and any
+   * `config set` there and never into the repository.
+   */
+  configFile?: string;
+  /** The local backend's directory (`PULUMI_BACKEND_URL=file://…`). Default `<projectDir>/.stack-state`. */
+  stateDir?: string;
+  /** Environment of the CLI, the program and the provider host, over process.env: POSTHOG_HOST, … */
+  env?: NodeJS.ProcessEnv;
+  /** preview/up: `--refresh`. */
+  refresh?: boolean;
+  /** refresh/destroy (and preview/up with refresh): `--run-program`. */
+  runProgram?: boolean;
+  /** `--expect-no-changes`. */
+  expectNoChanges?: boolean;
+  /** `--parallel N`. */
+  parallel?: number;
+  /** `--target URN` for each. */
+  targets?: string[];
+  /** More flags, as typed after the operation. */
+  args?: string[];
+  /** Sends SIGINT to the CLI, as a first Ctrl-C does: no new step starts, those under way finish. */
+  signal?: AbortSignal;
+  /** Each engine event, as the CLI logs it (read from the event log while the CLI runs). */
+  onEvent?: (event: EngineEvent) => void;
+  /** The CLI's own output (stdout and stderr) as it prints it. */
+  echo?: (text: string) => void;
+  /** Give up (SIGKILL to the CLI and its children) after this long; default 10 minutes. */
+  timeoutMs?: number;
+}
+
+export interface RunResult {
+  operation: Operation;
+  stack: string;
+  /** The CLI exited 0. */
+  ok: boolean;
+  exitCode: number | null;
+  counts: Counts;
+  /** One per resource of the program (not the stack or its providers), in the order they completed. */
+  steps: Step[];
+  /** Stack outputs after the operation (secret values as `"[secret]"`; empty for preview and destroy). */
+  outputs: Record<string, unknown>;
+  diagnostics: Diagnostic[];
+  /** What the CLI printed (stdout then stderr), as a user sees it with `--color never`. */
+  output: string;
+  /** Wall time of the CLI process, ms. */
+  wallMs: number;
+}
+
+/** The CLI, or an error saying how to get it. */
+export function pulumiExecutable(): string {
+  const bin = join(PULUMI_BIN, "pulumi");
+  if (!existsSync(bin)) {
+    throw new Error(`${bin} is missing: run \`npm run pulumi-cli\` (it builds or links the Pulumi CLI)`);
+  }
+  return bin;
+}
+
+/**
+ * The environment for the CLI on the local backend `stateDir`: `PULUMI_BACKEND_URL=file://<stateDir>`,
+ * `PULUMI_HOME` inside it, the passphrase ({@link PASSPHRASE} unless `env` sets one), no update check, no plugin
+ * download, no plugin from PATH, our bin folder and Node 24 first on PATH (the language host and the plugin run
+ * the `node` they find there). Pulumi Cloud credentials in the caller's environment are removed.
+ * @throws when `env` names another backend than the local one.
+ */
+export function pulumiEnv(stateDir: string, env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const backend = `file://${resolve(stateDir)}`;
+  if (env.PULUMI_BACKEND_URL !== undefined && env.PULUMI_BACKEND_URL !== backend) {
+    throw new Error(`PULUMI_BACKEND_URL is ${env.PULUMI_BACKEND_URL}: these tools only use ${backend}`);
+  }
+  const merged: NodeJS.ProcessEnv = {
+    ...process.env,
+    PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+    ...env,
+    PULUMI_BACKEND_URL: backend,
+    PULUMI_HOME: join(resolve(stateDir), ".pulumi-home"),
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    PULUMI_IGNORE_AMBIENT_PLUGINS: "true",
+    PULUMI_DEBUG_COMMANDS: "true",
+    PATH: [PULUMI_BIN, join(root, "node_modules", ".bin"), process.env.PATH ?? ""].join(delimiter),
+  };
+  delete merged.PULUMI_ACCESS_TOKEN;
+  if (merged.PULUMI_CONFIG_PASSPHRASE === undefined && merged.PULUMI_CONFIG_PASSPHRASE_FILE === undefined) {
+    throw new Error("no PULUMI_CONFIG_PASSPHRASE: the local backend's secrets need one");
+  }
+  return merged;
+}
+
+export interface CommandResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  wallMs: number;
+}
+
+/** Processes of commands under way: killed with their children if the caller's process exits first. */
+const running = new Set<ChildProcess>();
+let exitHook = false;
+
+/** SIGKILL to a command's process group: the CLI, its language host, the program and the provider hosts. */
+export function killTree(child: ChildProcess, signal: NodeJS.Signals = "SIGKILL"): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, signal);
+  } catch {
+    // ESRCH: nothing of it is left.
+  }
+}
+
+/**
+ * Starts `pulumi <args>` in `cwd` with {@link pulumiEnv}, in its own process group (so {@link killTree} ends it
+ * with its children). Resolves when it exits; never rejects for a non-zero exit.
+ */
+export function startPulumi(
+  args: string[],
+  opts: {
+    cwd: string;
+    stateDir: string;
+    env?: NodeJS.ProcessEnv;
+    echo?: (text: string) => void;
+    input?: string;
+    timeoutMs?: number;
+  },
+): { child: ChildProcess; done: Promise<CommandResult> } {
+  if (!exitHook) {
+    exitHook = true;
+    process.on("exit", () => {
+      for (const c of running) killTree(c);
+    });
+  }
+  const started = Date.now();
+  const child = spawn(pulumiExecutable(), args, {
+    cwd: opts.cwd,
+    env: pulumiEnv(opts.stateDir, opts.env),
+    stdio: [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    detached: true,
+  });
+  running.add(child);
+  if (opts.input !== undefined) child.stdin?.end(opts.input);
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (d: Buffer) => {
+    stdout += d.toString();
+    opts.echo?.(d.toString());
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    stderr += d.toString();
+    opts.echo?.(d.toString());
+  });
+  const timer = setTimeout(() => killTree(child), opts.timeoutMs ?? 600_000);
+  const done = new Promise<CommandResult>((resolveDone, reject) => {
+    child.on("error", reject);
+    child.on("close", (exitCode, signal) => {
+      clearTimeout(timer);
+      running.delete(child);
+      resolveDone({ exitCode, signal, stdout, stderr, wallMs: Date.now() - started });
+    });
+  });
+  return { child, done };
+}
+
+/** Runs `pulumi <args>` to its end (see {@link startPulumi}). */
+export function pulumi(
+  args: string[],
+  opts: { cwd: string; stateDir: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number },
+): Promise<CommandResult> {
+  return startPulumi(args, opts).done;
+}
+
+/** Like {@link pulumi}, but throws with the CLI's output when it exits non-zero. */
+export async function pulumiOk(
+  args: string[],
+  opts: { cwd: string; stateDir: string; env?: NodeJS.ProcessEnv; input?: string },
+): Promise<string> {
+  const r = await pulumi(args, opts);
+  if (r.exitCode !== 0) {
+    throw new Error(`pulumi ${args.join(" ")} exited ${r.exitCode ?? r.signal}:\n${r.stdout}${r.stderr}`);
+  }
+  return r.stdout;
+}
+
+/** `name` and `stackConfigDir` of the project in `projectDir`. */
+export function readProject(projectDir: string): { name: string; stackConfigDir: string } {
+  const doc = parseYaml(readFileSync(join(projectDir, "Pulumi.yaml"), "utf8")) as {
+    name?: unknown;
+    stackConfigDir?: unknown;
+  };
+  if (typeof doc.name !== "string") throw new Error(`${projectDir}/Pulumi.yaml has no name`);
+  return {
+    name: doc.name,
+    stackConfigDir: join(projectDir, typeof doc.stackConfigDir === "string" ? doc.stackConfigDir : "."),
+  };
+}
+
+/** Where the project keeps the settings of `stack` (`<stackConfigDir>/Pulumi.<stack>.yaml`). */
+export function projectStackFile(projectDir: string, stack: string): string {
+  return join(readProject(projectDir).stackConfigDir, `Pulumi.${stack}.yaml`);
+}
+
+/** The default stack settings file of a run: a copy kept beside the backend. */
+export function defaultConfigFile(stateDir: string, stack: string): string {
+  return join(resolve(stateDir), `Pulumi.${stack}.yaml`);
+}
+
+/**
+ * Creates `stack` on the local backend in `stateDir` unless it exists (`pulumi stack init`), leaving the
+ * repository as it was: the CLI writes the passphrase's salt into the project's `Pulumi.<stack>.yaml`; this
+ * moves it into `configFile` (created from the project's settings when absent) and restores the project's file.
+ */
+export async function ensureStack(opts: {
+  projectDir: string;
+  stack: string;
+  stateDir: string;
+  configFile?: string;
+  env?: NodeJS.ProcessEnv;
+}): Promise<string> {
+  const { name } = readProject(opts.projectDir);
+  const stateDir = resolve(opts.stateDir);
+  const configFile = opts.configFile ?? defaultConfigFile(stateDir, opts.stack);
+  mkdirSync(stateDir, { recursive: true });
+  const projectFile = projectStackFile(opts.projectDir, opts.stack);
+  if (!existsSync(configFile)) {
+    if (existsSync(projectFile)) copyFileSync(projectFile, configFile);
+    else writeFileSync(configFile, "config: {}\n");
+  }
+  if (existsSync(join(stateDir, ".pulumi", "stacks", name, `${opts.stack}.json`))) return configFile;
+  const before = existsSync(projectFile) ? readFileSync(projectFile) : undefined;
+  try {
+    await pulumiOk(["stack", "init", opts.stack, "--non-interactive"], {
+      cwd: opts.projectDir,
+      stateDir,
+      ...(opts.env ? { env: opts.env } : {}),
+    });
+    const salt = existsSync(projectFile)
+      ? /^encryptionsalt: .*$/m.exec(readFileSync(projectFile, "utf8"))?.[0]
+      : undefined;
+    const settings = readFileSync(configFile, "utf8").replace(/^encryptionsalt: .*\n?/m, "");
+    if (salt) writeFileSync(configFile, `${salt}\n${settings}`);
+  } finally {
+    if (before === undefined) rmSync(projectFile, { force: true });
+    else writeFileSync(projectFile, before);
+  }
+  return configFile;
+}
+
+/** `<{%reset%}>`-style colour directives the engine may leave in messages. */
+const COLOR_TAGS = /<\{%[^%]*%\}>/g;
+
+/** The engine's mark of a secret in a serialized property value. */
+const SECRET_SIG = "4dabf18193072939515e22adb298388d";
+
+/** Replaces each secret (`{"<sig>": "1b47…", "ciphertext": "[secret]"}` in events) with `"[secret]"`. */
+function maskSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(maskSecrets);
+  if (value === null || typeof value !== "object") return value;
+  const o = value as Record<string, unknown>;
+  if (SECRET_SIG in o) return "[secret]";
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, maskSecrets(v)]));
+}
+
+/** The top-level keys whose values differ between two property maps (`__provider` aside). */
+function changedKeys(a: Record<string, unknown> = {}, b: Record<string, unknown> = {}): string[] {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  keys.delete("__provider");
+  return [...keys].filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])).sort();
+}
+
+const REPLACE_OPS = new Set(["replace", "create-replacement", "delete-replaced", "discard-replaced"]);
+
+/** Our view of one engine step: the resource's op in the plan or the operation. */
+function stepOf(m: StepMetadata, operation: Operation): StepOp {
+  if (REPLACE_OPS.has(m.op)) return "replace";
+  if (m.op === "create" || m.op === "import" || m.op === "create-replacement") return "create";
+  if (m.op === "update") return "update";
+  if (m.op === "delete" || m.op === "discard") return "delete";
+  return "same";
+}
+
+/** Whether a URN is one of the program's resources (not the stack, a provider or a component). */
+const isResourceUrn = (type: string) =>
+  type !== "pulumi:pulumi:Stack" && !type.startsWith("pulumi:providers:");
+
+/** Reads the event log's complete lines from `offset`; returns the events and the new offset. */
+function readEvents(path: string, offset: number): { events: EngineEvent[]; offset: number } {
+  if (!existsSync(path)) return { events: [], offset };
+  const text = readFileSync(path, "utf8");
+  const end = text.lastIndexOf("\n") + 1;
+  if (end <= offset) return { events: [], offset };
+  const events = text
+    .slice(offset, end)
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as EngineEvent);
+  return { events, offset: end };
+}
+
+/** Steps, diagnostics, counts and outputs from the events of one operation. */
+export function summarize(
+  events: EngineEvent[],
+  operation: Operation,
+): Pick<RunResult, "steps" | "diagnostics" | "counts" | "outputs"> {
+  const steps = new Map<string, Step>();
+  const diagnostics: Diagnostic[] = [];
+  let outputs: Record<string, unknown> = {};
+  for (const e of events) {
+    const d = e.diagnosticEvent;
+    if (d && !d.ephemeral) {
+      diagnostics.push({
+        severity: d.severity,
+        message: d.message.replace(COLOR_TAGS, "").trimEnd(),
+        ...(d.urn ? { urn: d.urn } : {}),
+      });
+    }
+    const done = e.resOutputsEvent?.metadata;
+    if (done?.type === "pulumi:pulumi:Stack" && operation !== "destroy")
+      outputs = maskSecrets(done.new?.outputs ?? {}) as Record<string, unknown>;
+    const failed = e.resOpFailedEvent?.metadata;
+    const m = done ?? failed;
+    if (!m || !isResourceUrn(m.type)) continue;
+    const previous = steps.get(m.urn);
+    let op = stepOf(m, operation);
+    let diffs = m.diffs ?? [];
+    if (operation === "refresh" || m.op === "refresh") {
+      // A refresh reports what it found: gone (no new state), drifted (outputs differ) or the same.
+      op = m.new ? (changedKeys(m.old?.outputs, m.new.outputs).length > 0 ? "update" : "same") : "delete";
+      diffs = m.new ? changedKeys(m.old?.outputs, m.new.outputs) : [];
+    }
+    if (previous?.op === "replace" && op !== "replace") continue;
+    const name = m.urn.slice(m.urn.lastIndexOf("::") + 2);
+    steps.set(m.urn, {
+      op,
+      urn: m.urn,
+      type: m.type,
+      name,
+      diffs: previous?.op === "replace" && diffs.length === 0 ? previous.diffs : diffs,
+      ...(op === "replace" && (m.keys ?? previous?.replaces)
+        ? { replaces: m.keys ?? previous?.replaces ?? [] }
+        : {}),
+      ...(failed ? { error: "" } : {}),
+      ...(m.new?.outputs && op !== "delete"
+        ? { outputs: maskSecrets(m.new.outputs) as Record<string, unknown> }
+        : {}),
+    });
+  }
+  for (const step of steps.values()) {
+    if (step.error === undefined) continue;
+    step.error =
+      diagnostics
+        .filter((d) => d.urn === step.urn && d.severity === "error")
+        .map((d) => d.message)
+        .join("\n") || "failed";
+  }
+  const counts: Counts = { create: 0, update: 0, replace: 0, delete: 0, same: 0 };
+  for (const s of steps.values()) counts[s.op]++;
+  return { steps: [...steps.values()], diagnostics, counts, outputs };
+}
+
+/**
+ * Runs one operation of `stack` through the real CLI, as `pulumi <operation> --stack <stack>
+ * --config-file <file> --non-interactive` (with `--yes --skip-preview` but for preview), creating the stack
+ * first if needed ({@link ensureStack}). Resolves when the CLI exits, whatever its exit code.
+ * @throws when the CLI is missing or the stack cannot be created.
+ */
+export async function runStack(opts: RunOptions): Promise<RunResult> {
+  const stateDir = resolve(opts.stateDir ?? join(opts.projectDir, ".stack-state"));
+  const configFile = await ensureStack({
+    projectDir: opts.projectDir,
+    stack: opts.stack,
+    stateDir,
+    ...(opts.configFile ? { configFile: opts.configFile } : {}),
+    ...(opts.env ? { env: opts.env } : {}),
+  });
+  const eventLog = join(
+    stateDir,
+    `events-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`,
+  );
+  const args = [
+    opts.operation,
+    "--stack",
+    opts.stack,
+    "--config-file",
+    configFile,
+    "--non-interactive",
+    "--color",
+    "never",
+    "--event-log",
+    eventLog,
+  ];
+  if (opts.operation !== "preview") args.push("--yes", "--skip-preview");
+  if (opts.refresh) args.push("--refresh");
+  if (opts.runProgram) args.push("--run-program");
+  if (opts.expectNoChanges) args.push("--expect-no-changes");
+  if (opts.parallel !== undefined) args.push("--parallel", String(opts.parallel));
+  for (const t of opts.targets ?? []) args.push("--target", t);
+  args.push(...(opts.args ?? []));
+
+  const started = startPulumi(args, {
+    cwd: opts.projectDir,
+    stateDir,
+    ...(opts.env ? { env: opts.env } : {}),
+    ...(opts.echo ? { echo: opts.echo } : {}),
+    ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
+  });
+  const onAbort = () => killTree(started.child, "SIGINT");
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+  let offset = 0;
+  const events: EngineEvent[] = [];
+  const drain = () => {
+    const next = readEvents(eventLog, offset);
+    offset = next.offset;
+    for (const e of next.events) {
+      events.push(e);
+      opts.onEvent?.(e);
+    }
+  };
+  const poll = opts.onEvent ? setInterval(drain, 50) : undefined;
+  let result: CommandResult;
+  try {
+    result = await started.done;
+  } finally {
+    if (poll) clearInterval(poll);
+    opts.signal?.removeEventListener("abort", onAbort);
+  }
+  drain();
+  if (existsSync(eventLog) && statSync(eventLog).isFile()) rmSync(eventLog, { force: true });
+  return {
+    operation: opts.operation,
+    stack: opts.stack,
+    ok: result.exitCode === 0,
+    exitCode: result.exitCode,
+    ...summarize(events, opts.operation),
+    output: `${result.stdout}${result.stderr}`,
+    wallMs: result.wallMs,
+  };
+}
+
+/** `pulumi stack export` of `stack` (add `--show-secrets` to `extra` to decrypt), parsed. */
+export async function exportStack(opts: {
+  projectDir: string;
+  stack: string;
+  stateDir: string;
+  env?: NodeJS.ProcessEnv;
+  extra?: string[];
+}): Promise<{
+  version: number;
+  deployment: { resources?: Record<string, unknown>[]; pending_operations?: unknown[] };
+}> {
+  const out = await pulumiOk(["stack", "export", "--stack", opts.stack, ...(opts.extra ?? [])], {
+    cwd: opts.projectDir,
+    stateDir: opts.stateDir,
+    ...(opts.env ? { env: opts.env } : {}),
+  });
+  return JSON.parse(out);
+}
