@@ -312,6 +312,19 @@ export async function ensureStack(opts: {
     else writeFileSync(configFile, "config: {}\n");
   }
   if (existsSync(join(stateDir, ".pulumi", "stacks", name, `${opts.stack}.json`))) return configFile;
+  // Stack creations in one project are serialized (tests run in parallel processes): each borrows the project's
+  // settings file for a moment.
+  const lock = `${projectFile}.init-lock`;
+  const waitUntil = Date.now() + 120_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (Date.now() > waitUntil) throw new Error(`${lock} stayed for 2 minutes: remove it if no test runs`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
   const before = existsSync(projectFile) ? readFileSync(projectFile) : undefined;
   try {
     await pulumiOk(["stack", "init", opts.stack, "--non-interactive"], {
@@ -327,6 +340,7 @@ export async function ensureStack(opts: {
   } finally {
     if (before === undefined) rmSync(projectFile, { force: true });
     else writeFileSync(projectFile, before);
+    rmSync(lock, { recursive: true, force: true });
   }
   return configFile;
 }

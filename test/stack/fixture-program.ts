@@ -1,34 +1,43 @@
 /**
  * The SDK fixture program (test/stack/fixtures/posthog: it declares the resources listed in its stack setting
- * `fx:resources`, with `require("pulumi-posthog")`) run through the stand-in engine, the real Node runtime and the
- * real dynamic-provider host, against a fresh emulator. {@link useFixtureProgram} registers the hooks.
+ * `fx:resources`, with `require("pulumi-posthog")`) run through the real Pulumi CLI (tools/pulumi.ts) against a
+ * fresh emulator. {@link useFixtureProgram} registers the hooks.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
-import { type RunOptions, type RunResult, runStack } from "../../tools/stack/engine";
+import { type RunOptions, type RunResult, runStack } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
 const root = join(__dirname, "..", "..");
-const projectDir = join(__dirname, "fixtures", "posthog");
+export const fixtureDir = join(__dirname, "fixtures", "posthog");
 
 /** The resources the fixture declares: `[type, name, args]`, e.g. `["Invite", "jane", {targetEmail: …}]`. */
 export type Declared = [type: string, name: string, args: Record<string, unknown>][];
 
-/** A stack of the fixture program: its checkpoint, and `run` writing its settings file then running. */
+/** A stack of the fixture program: its local backend and settings file, and `run` writing its settings then running. */
 export interface FixtureStack {
-  statePath: string;
-  run(operation: RunOptions["operation"], resources: Declared): Promise<RunResult>;
+  name: string;
+  stateDir: string;
+  configFile: string;
+  /** The connection to the emulator (POSTHOG_* variables) the runs get. */
+  env(): Record<string, string>;
+  run(
+    operation: RunOptions["operation"],
+    resources: Declared,
+    more?: Partial<RunOptions>,
+  ): Promise<RunResult>;
 }
 
 /**
  * Registers `beforeAll`/`afterAll`: a fresh emulator (`paidFeatures` as given, default on) and a temporary
- * directory for settings files and checkpoints, removed afterwards. `emu()` is the emulator (after `beforeAll`);
+ * directory for settings files and backends, removed afterwards. `emu()` is the emulator (after `beforeAll`);
  * `stack(name)` a stack of the fixture program with the emulator's connection in the environment.
  * @throws (in `beforeAll`) when dist/ is missing: the fixture loads the built SDK.
  */
 export function useFixtureProgram(options: { prefix: string; paidFeatures?: boolean }): {
+  work: string;
   emu(): TestEmulator;
   stack(name: string): FixtureStack;
 } {
@@ -54,21 +63,37 @@ export function useFixtureProgram(options: { prefix: string; paidFeatures?: bool
     rmSync(work, { recursive: true, force: true });
   });
   return {
+    work,
     emu() {
       if (!emu) throw new Error("the emulator starts in beforeAll");
       return emu;
     },
     stack(name) {
+      const stateDir = join(work, name);
       const configFile = join(work, `Pulumi.${name}.yaml`);
-      const statePath = join(work, `${name}.json`);
       return {
-        statePath,
-        run(operation, resources) {
+        name,
+        stateDir,
+        configFile,
+        env: () => env,
+        run(operation, resources, more = {}) {
+          // Keep the passphrase's salt (the CLI writes it into the settings file at the stack's creation).
+          const salt = existsSync(configFile)
+            ? (/^encryptionsalt: .*$/m.exec(readFileSync(configFile, "utf8"))?.[0] ?? "")
+            : "";
           writeFileSync(
             configFile,
-            `config:\n  fx:resources: ${JSON.stringify(JSON.stringify(resources))}\n`,
+            `${salt ? `${salt}\n` : ""}config:\n  fx:resources: ${JSON.stringify(JSON.stringify(resources))}\n`,
           );
-          return runStack({ operation, projectDir, stack: name, statePath, configFile, env });
+          return runStack({
+            operation,
+            projectDir: fixtureDir,
+            stack: name,
+            stateDir,
+            configFile,
+            env,
+            ...more,
+          });
         },
       };
     },
