@@ -24,18 +24,26 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { MockMonitor } from "@pulumi/pulumi/runtime/mocks";
+import type { PostHogClient } from "../provider/client";
+// The options and results as plain types generated from the client's schemas: this module's declaration file
+// imports no zod type (a user's compile reads none of zod's declarations).
 import type {
-  AccessControls,
-  BatchExport,
-  ClientOptions,
-  Dashboard,
-  PostHogClient,
-  Project,
-  Sharing,
-} from "../provider/client";
+  AccessControlsInfo,
+  BatchExportInfo,
+  DashboardInfo,
+  LookupOptions,
+  ProjectInfo,
+  SharingInfo,
+} from "./lookup-types";
 
-/** Connection options of every `getX` lookup (all optional; see the module doc for the fallbacks). */
-export type LookupOptions = ClientOptions;
+export type {
+  AccessControlsInfo,
+  BatchExportInfo,
+  DashboardInfo,
+  LookupOptions,
+  ProjectInfo,
+  SharingInfo,
+} from "./lookup-types";
 
 /**
  * Connection options of every `getXOutput` lookup: the four connection settings may be `pulumi.Input`s
@@ -249,12 +257,12 @@ export type GetProjectOutputArgs = InputArgs<GetProjectById> | InputArgs<GetProj
  *   given; Error when no project matches, or several share the name (naming their ids); NotFoundError for an
  *   unknown id; client errors.
  */
-export async function getProject(args: GetProjectArgs, options?: LookupOptions): Promise<Project> {
+export async function getProject(args: GetProjectArgs, options?: LookupOptions): Promise<ProjectInfo> {
   const { checkArgs, exactlyOne, ProjectByIdSchema, ProjectByNameSchema } = checks();
   const a = exactlyOne("getProject", args, "id", "name")
     ? checkArgs("getProject", ProjectByIdSchema, args)
     : checkArgs("getProject", ProjectByNameSchema, args);
-  if (mocksSet()) return (await invokeMock("getProject", a)) as Project;
+  if (mocksSet()) return (await invokeMock("getProject", a)) as ProjectInfo;
   const api = client(options);
   const org = a.organizationId === undefined ? {} : { organizationId: a.organizationId };
   if ("id" in a) return api.projects.retrieve({ ...org, id: a.id });
@@ -266,7 +274,7 @@ export async function getProject(args: GetProjectArgs, options?: LookupOptions):
         : `getProject: ${matches.length} projects are named "${a.name}": look it up by id (ids ${matches.map((p) => p.id).join(", ")})`,
     );
   }
-  return api.projects.retrieve({ ...org, id: (matches[0] as Project).id });
+  return api.projects.retrieve({ ...org, id: (matches[0] as ProjectInfo).id });
 }
 
 /**
@@ -277,8 +285,8 @@ export async function getProject(args: GetProjectArgs, options?: LookupOptions):
 export function getProjectOutput(
   args: GetProjectOutputArgs,
   options?: LookupOutputOptions,
-): pulumi.Output<TypedFields<Project>> {
-  return outputOf<TypedFields<Project>>(args, options, getProject, true);
+): pulumi.Output<TypedFields<ProjectInfo>> {
+  return outputOf<TypedFields<ProjectInfo>>(args, options, getProject, true);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -300,10 +308,10 @@ export type GetDashboardOutputArgs = InputArgs<GetDashboardArgs>;
  * @throws InvalidInputError (no request made) when `id` is not a dashboard id; NotFoundError when it does
  *   not exist or is soft-deleted; client errors.
  */
-export async function getDashboard(args: GetDashboardArgs, options?: LookupOptions): Promise<Dashboard> {
+export async function getDashboard(args: GetDashboardArgs, options?: LookupOptions): Promise<DashboardInfo> {
   const { checkArgs, DashboardArgsSchema } = checks();
   const a = checkArgs("getDashboard", DashboardArgsSchema, args);
-  if (mocksSet()) return (await invokeMock("getDashboard", a)) as Dashboard;
+  if (mocksSet()) return (await invokeMock("getDashboard", a)) as DashboardInfo;
   return client(options).dashboards.retrieve(defined({ id: a.id, projectId: a.projectId }));
 }
 
@@ -315,8 +323,8 @@ export async function getDashboard(args: GetDashboardArgs, options?: LookupOptio
 export function getDashboardOutput(
   args: GetDashboardOutputArgs,
   options?: LookupOutputOptions,
-): pulumi.Output<TypedFields<Dashboard>> {
-  return outputOf<TypedFields<Dashboard>>(args, options, getDashboard);
+): pulumi.Output<TypedFields<DashboardInfo>> {
+  return outputOf<TypedFields<DashboardInfo>>(args, options, getDashboard);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -343,10 +351,10 @@ export type GetDashboardSharingOutputArgs = InputArgs<GetDashboardSharingArgs>;
 export async function getDashboardSharing(
   args: GetDashboardSharingArgs,
   options?: LookupOptions,
-): Promise<Sharing> {
+): Promise<SharingInfo> {
   const { checkArgs, DashboardRefArgsSchema } = checks();
   const a = checkArgs("getDashboardSharing", DashboardRefArgsSchema, args);
-  if (mocksSet()) return (await invokeMock("getDashboardSharing", a)) as Sharing;
+  if (mocksSet()) return (await invokeMock("getDashboardSharing", a)) as SharingInfo;
   return client(options).sharing.retrieve(defined({ dashboardId: a.dashboardId, projectId: a.projectId }));
 }
 
@@ -358,8 +366,8 @@ export async function getDashboardSharing(
 export function getDashboardSharingOutput(
   args: GetDashboardSharingOutputArgs,
   options?: LookupOutputOptions,
-): pulumi.Output<TypedFields<Sharing>> {
-  return outputOf<TypedFields<Sharing>>(args, options, getDashboardSharing, true);
+): pulumi.Output<TypedFields<SharingInfo>> {
+  return outputOf<TypedFields<SharingInfo>>(args, options, getDashboardSharing, true);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -380,10 +388,10 @@ export type GetDashboardAccessControlsOutputArgs = InputArgs<GetDashboardAccessC
 export async function getDashboardAccessControls(
   args: GetDashboardAccessControlsArgs,
   options?: LookupOptions,
-): Promise<AccessControls> {
+): Promise<AccessControlsInfo> {
   const { checkArgs, DashboardRefArgsSchema } = checks();
   const a = checkArgs("getDashboardAccessControls", DashboardRefArgsSchema, args);
-  if (mocksSet()) return (await invokeMock("getDashboardAccessControls", a)) as AccessControls;
+  if (mocksSet()) return (await invokeMock("getDashboardAccessControls", a)) as AccessControlsInfo;
   return client(options).dashboards.accessControls(defined({ id: a.dashboardId, projectId: a.projectId }));
 }
 
@@ -394,8 +402,8 @@ export async function getDashboardAccessControls(
 export function getDashboardAccessControlsOutput(
   args: GetDashboardAccessControlsOutputArgs,
   options?: LookupOutputOptions,
-): pulumi.Output<TypedFields<AccessControls>> {
-  return outputOf<TypedFields<AccessControls>>(args, options, getDashboardAccessControls);
+): pulumi.Output<TypedFields<AccessControlsInfo>> {
+  return outputOf<TypedFields<AccessControlsInfo>>(args, options, getDashboardAccessControls);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -420,7 +428,7 @@ export type GetBatchExportsOutputArgs = InputArgs<GetBatchExportsArgs>;
 export async function getBatchExports(
   args: GetBatchExportsArgs = {},
   options?: LookupOptions,
-): Promise<BatchExport[]> {
+): Promise<BatchExportInfo[]> {
   const { checkArgs, withOrg } = checks();
   const a = checkArgs("getBatchExports", withOrg, args);
   if (mocksSet()) {
@@ -430,7 +438,7 @@ export async function getBatchExports(
         `mocks.call for ${lookupToken("getBatchExports")} must return { batchExports: [...] }, got keys ${Object.keys(result).join(", ") || "(none)"}`,
       );
     }
-    return result.batchExports as BatchExport[];
+    return result.batchExports as BatchExportInfo[];
   }
   return client(options).batchExports.all(defined({ organizationId: a.organizationId }));
 }
@@ -442,6 +450,6 @@ export async function getBatchExports(
 export function getBatchExportsOutput(
   args: GetBatchExportsOutputArgs = {},
   options?: LookupOutputOptions,
-): pulumi.Output<TypedFields<BatchExport>[]> {
-  return outputOf<TypedFields<BatchExport>[]>(args, options, getBatchExports);
+): pulumi.Output<TypedFields<BatchExportInfo>[]> {
+  return outputOf<TypedFields<BatchExportInfo>[]>(args, options, getBatchExports);
 }

@@ -5,7 +5,9 @@
  * 2 KB), holds no key and no path of the machine, is identical from one package version, checkout or machine
  * to the next (no `~__provider` churn), and refresh/destroy run the INSTALLED provider code after an upgrade.
  */
-import type { Provider } from "../provider/lifecycle";
+// The type only: the shim has every method of a dynamic provider (`Provider` of provider/lifecycle.ts, the same
+// type, named from @pulumi/pulumi here so that the SDK's declaration files import nothing that reads zod).
+import type * as pulumi from "@pulumi/pulumi";
 
 /**
  * The module specifier the serialized provider loads its code from in the provider host: always
@@ -28,7 +30,10 @@ export const providerModule = "pulumi-posthog/provider";
  * Throws (in the host, at the first call) `MODULE_NOT_FOUND` when the package is not installed there.
  * Keep this function tiny: its text is what every resource stores in state.
  */
-export function providerShim(name: string, specifier: string = providerModule): Provider {
+export function providerShim(
+  name: string,
+  specifier: string = providerModule,
+): Required<pulumi.dynamic.ResourceProvider> {
   const [s, n] = [specifier, name];
   const p = () => require("node:module").createRequire(`${process.cwd()}/`)(s)[n];
   return {

@@ -13,8 +13,10 @@
  * - the `defineResource` call: `replaceOnChanges` and whether it has `update` (without it, every change replaces);
  * - the outputs: the `declare readonly` properties of the SDK class `<Name>` in `sdk/<kebab>.ts`, with their JSDoc.
  *
- * Writes `sdk/args.ts` (an `<Name>Args` per resource, every property documented and `pulumi.Input<T>`) and the
- * parts of `docs/resources/<kebab>.md` between `<!-- generated:… -->` markers (the prose around them is kept).
+ * Writes `sdk/args.ts` (an `<Name>Args` per resource, every property documented and `pulumi.Input<T>`), the
+ * parts of `docs/resources/<kebab>.md` between `<!-- generated:… -->` markers (the prose around them is kept), and
+ * `sdk/lookup-types.ts`: the lookups' options and results as plain interfaces, from the client's schemas
+ * ({@link LOOKUP_TYPES}), so that the SDK's declaration files import no zod type.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -237,6 +239,44 @@ const pascal = (kebab: string) =>
     .join("");
 
 /**
+ * The checker of a program over a probe file `probe` (never written: its text is `text`) with the options of
+ * `root`'s tsconfig.json, and each `type` alias the probe declares, by name.
+ * @throws when the probe does not type-check (a schema renamed or moved)
+ */
+function probeTypes(
+  root: string,
+  probe: string,
+  text: string,
+): { checker: ts.TypeChecker; aliases: Map<string, ts.Type>; probeSf: ts.SourceFile } {
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    join(root, "tsconfig.json"),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => fail(ts.flattenDiagnosticMessageText(d.messageText, "\n")),
+    },
+  );
+  const options = { ...(parsed?.options ?? {}), noEmit: true };
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (fileName, lang, ...rest) =>
+    resolve(fileName) === probe
+      ? ts.createSourceFile(fileName, text, lang, true)
+      : getSourceFile(fileName, lang, ...rest);
+  const fileExists = host.fileExists.bind(host);
+  host.fileExists = (fileName) => resolve(fileName) === probe || fileExists(fileName);
+  const program = ts.createProgram([probe], options, host);
+  const checker = program.getTypeChecker();
+  const probeSf = program.getSourceFile(probe) ?? fail("the probe file did not load");
+  const errors = ts.getPreEmitDiagnostics(program, probeSf);
+  if (errors.length > 0) fail(`the schemas' types do not resolve:\n${ts.formatDiagnostics(errors, host)}`);
+  const aliases = new Map<string, ts.Type>();
+  for (const st of probeSf.statements)
+    if (ts.isTypeAliasDeclaration(st)) aliases.set(st.name.text, checker.getTypeAtLocation(st.name));
+  return { checker, aliases, probeSf };
+}
+
+/**
  * Reads every resource of `root` (each `provider/resources/<kebab>.ts` exporting `<Name>InputsSchema`).
  * @throws naming the file and property when an input or output has no JSDoc, or a source is not in the expected form
  */
@@ -278,32 +318,7 @@ export function readResources(root = ROOT): ResourceInfo[] {
       );
     }
   }
-  const probeText = lines.join("\n");
-  const parsed = ts.getParsedCommandLineOfConfigFile(
-    join(root, "tsconfig.json"),
-    {},
-    {
-      ...ts.sys,
-      onUnRecoverableConfigFileDiagnostic: (d) => fail(ts.flattenDiagnosticMessageText(d.messageText, "\n")),
-    },
-  );
-  const options = { ...(parsed?.options ?? {}), noEmit: true };
-  const host = ts.createCompilerHost(options);
-  const getSourceFile = host.getSourceFile.bind(host);
-  host.getSourceFile = (fileName, lang, ...rest) =>
-    resolve(fileName) === probe
-      ? ts.createSourceFile(fileName, probeText, lang, true)
-      : getSourceFile(fileName, lang, ...rest);
-  const fileExists = host.fileExists.bind(host);
-  host.fileExists = (fileName) => resolve(fileName) === probe || fileExists(fileName);
-  const program = ts.createProgram([probe], options, host);
-  const checker = program.getTypeChecker();
-  const probeSf = program.getSourceFile(probe) ?? fail("the probe file did not load");
-  const errors = ts.getPreEmitDiagnostics(program, probeSf);
-  if (errors.length > 0) fail(`the schemas' types do not resolve:\n${ts.formatDiagnostics(errors, host)}`);
-  const aliases = new Map<string, ts.Type>();
-  for (const st of probeSf.statements)
-    if (ts.isTypeAliasDeclaration(st)) aliases.set(st.name.text, checker.getTypeAtLocation(st.name));
+  const { checker, aliases } = probeTypes(root, probe, lines.join("\n"));
   const print = (t: ts.Type) =>
     checker
       .typeToString(
@@ -428,6 +443,233 @@ export function argsModule(resources: readonly ResourceInfo[]): string {
   return out;
 }
 
+/** One type of sdk/lookup-types.ts: a lookup's options or result, as the client's zod schema `schema` has it. */
+export interface LookupType {
+  /** The name in the SDK (`ProjectInfo`, …). */
+  name: string;
+  /** The schema's exported name and file (relative to the root). */
+  schema: string;
+  file: string;
+  /** `z.input` (what a caller passes) or `z.output` (what the lookup returns). */
+  side: "input" | "output";
+  /** The first lines of the type's documentation. */
+  doc: string;
+  /** Whether the schema's own JSDoc follows them. */
+  schemaDoc: boolean;
+}
+
+/**
+ * The lookups' connection options and results, generated as plain TypeScript (sdk/lookup-types.ts) so that the
+ * SDK's declaration files import no zod type: a user's program compiles them under its own options (Pulumi's
+ * template has no `esModuleInterop`, under which TypeScript 5 refuses zod's `.d.cts`), and reads no zod at all.
+ */
+export const LOOKUP_TYPES: readonly LookupType[] = [
+  {
+    name: "LookupOptions",
+    schema: "ClientOptionsSchema",
+    file: "provider/client/settings.ts",
+    side: "input",
+    doc:
+      "Connection options of every `getX` lookup, all optional: those of the client's `createClient`. The " +
+      "connection settings not given come from the stack config, else the environment (see the lookups' " +
+      "module documentation).",
+    schemaDoc: false,
+  },
+  {
+    name: "ProjectInfo",
+    schema: "ProjectSchema",
+    file: "provider/client/projects.ts",
+    side: "output",
+    doc: "A project as `getProject` returns it.",
+    schemaDoc: true,
+  },
+  {
+    name: "DashboardInfo",
+    schema: "DashboardSchema",
+    file: "provider/client/dashboards.ts",
+    side: "output",
+    doc: "A dashboard as `getDashboard` returns it.",
+    schemaDoc: true,
+  },
+  {
+    name: "SharingInfo",
+    schema: "SharingSchema",
+    file: "provider/client/sharing.ts",
+    side: "output",
+    doc: "A dashboard's sharing configuration as `getDashboardSharing` returns it.",
+    schemaDoc: true,
+  },
+  {
+    name: "AccessControlsInfo",
+    schema: "AccessControlsSchema",
+    file: "provider/client/dashboards.ts",
+    side: "output",
+    doc: "A dashboard's access controls as `getDashboardAccessControls` returns them.",
+    schemaDoc: true,
+  },
+  {
+    name: "BatchExportInfo",
+    schema: "BatchExportSchema",
+    file: "provider/client/batch-exports.ts",
+    side: "output",
+    doc: "A batch export as `getBatchExports` returns each.",
+    schemaDoc: true,
+  },
+];
+
+/**
+ * Named types a printed lookup type may refer to, and the module (without zod) the generated file imports them
+ * from; a name neither here nor a global of the language fails the generator.
+ */
+const LOOKUP_IMPORTS: Readonly<Record<string, string>> = {
+  ApiKey: "../provider/client/option-types",
+  RetryInfo: "../provider/client/option-types",
+};
+const GLOBAL_TYPES = new Set(["Array", "ReadonlyArray", "Record", "Promise", "Date", "Map", "Set"]);
+
+/** The JSDoc of `export const <name>` in a source file, one entry per line. */
+function constDoc(sf: ts.SourceFile, name: string): string[] {
+  for (const st of sf.statements)
+    if (
+      ts.isVariableStatement(st) &&
+      st.declarationList.declarations.some((d) => ts.isIdentifier(d.name) && d.name.text === name)
+    )
+      return docLines(st, sf);
+  return fail(`${sf.fileName}: no \`export const ${name}\``);
+}
+
+/** `{@link X}` as `` `X` `` (what a link names in the client does not resolve in the SDK). */
+const unlink = (text: string) => text.replace(/\{@link\s+([^}\s]+)\s*\}/g, "`$1`");
+
+/** Attaches `doc` as a JSDoc comment to a printed node (on one line when it is one line). */
+function attachDoc(node: ts.Node, doc: string): void {
+  const lines = unlink(doc)
+    .split("\n")
+    .map((l) => l.trimEnd());
+  const text =
+    lines.length === 1 ? `* ${lines[0]} ` : `*\n${lines.map((l) => (l ? ` * ${l}` : " *")).join("\n")}\n `;
+  ts.addSyntheticLeadingComment(node, ts.SyntaxKind.MultiLineCommentTrivia, text, true);
+}
+
+/**
+ * Gives each property of `literal` (the printed form of `type`) its documentation from the schema, nested object
+ * literals included (each matched to the object type of the property that has the same property names).
+ */
+function documentMembers(literal: ts.TypeLiteralNode, type: ts.Type, checker: ts.TypeChecker): void {
+  for (const m of literal.members) {
+    if (!ts.isPropertySignature(m) || !m.name || !(ts.isIdentifier(m.name) || ts.isStringLiteral(m.name)))
+      continue;
+    const sym = type.getProperty(m.name.text);
+    if (!sym) continue;
+    const doc = ts.displayPartsToString(sym.getDocumentationComment(checker)).trim();
+    if (doc) attachDoc(m, doc);
+    if (!m.type) continue;
+    // The object types this property's type holds (in unions and arrays), to match nested literals by keys.
+    const objects: ts.Type[] = [];
+    const collect = (t: ts.Type): void => {
+      if (t.isUnion()) for (const u of t.types) collect(u);
+      else if (checker.isArrayType(t))
+        for (const e of checker.getTypeArguments(t as ts.TypeReference)) collect(e);
+      else if (t.getProperties().length > 0 && t.getCallSignatures().length === 0) objects.push(t);
+    };
+    collect(checker.getTypeOfSymbol(sym));
+    const visit = (n: ts.Node): void => {
+      if (ts.isTypeLiteralNode(n)) {
+        const keys = n.members
+          .flatMap((k) => (k.name && ts.isIdentifier(k.name) ? [k.name.text] : []))
+          .sort();
+        const match = objects.find(
+          (o) =>
+            o
+              .getProperties()
+              .map((p) => p.name)
+              .sort()
+              .join() === keys.join(),
+        );
+        if (match) documentMembers(n, match, checker);
+        return;
+      }
+      ts.forEachChild(n, visit);
+    };
+    visit(m.type);
+  }
+}
+
+/**
+ * The content of sdk/lookup-types.ts (before formatting): each of {@link LOOKUP_TYPES} as an interface whose
+ * properties are what the checker resolves `z.input`/`z.output` of its schema to, with their documentation.
+ * @throws when a printed type names a type that is neither in {@link LOOKUP_IMPORTS} nor a global
+ */
+export function lookupTypesModule(root = ROOT): string {
+  const probe = join(root, "tools", "__codegen_lookup_probe__.ts");
+  const lines = ['import type { z } from "zod";'];
+  for (const t of LOOKUP_TYPES) {
+    const rel = `./${relative(dirname(probe), join(root, t.file)).replace(/\\/g, "/").replace(/\.ts$/, "")}`;
+    lines.push(`import type { ${t.schema} as S_${t.name} } from "${rel}";`);
+    lines.push(`export type L_${t.name} = z.${t.side}<typeof S_${t.name}>;`);
+  }
+  const { checker, aliases, probeSf } = probeTypes(root, probe, lines.join("\n"));
+  const printer = ts.createPrinter({ removeComments: false });
+  const imports = new Map<string, Set<string>>();
+  let body = "";
+  for (const t of LOOKUP_TYPES) {
+    const type = aliases.get(`L_${t.name}`) ?? fail(`no type for ${t.name}`);
+    const node = checker.typeToTypeNode(
+      type,
+      undefined,
+      ts.NodeBuilderFlags.NoTruncation |
+        ts.NodeBuilderFlags.InTypeAlias |
+        ts.NodeBuilderFlags.MultilineObjectLiterals,
+    );
+    if (!node || !ts.isTypeLiteralNode(node))
+      return fail(
+        `${t.file}: ${t.schema}: expected an object type, got ${node ? ts.SyntaxKind[node.kind] : "none"}`,
+      );
+    const named = (n: ts.Node): void => {
+      if (ts.isTypeReferenceNode(n) && ts.isIdentifier(n.typeName)) {
+        const ref = n.typeName.text;
+        const from = LOOKUP_IMPORTS[ref];
+        if (from) imports.set(from, (imports.get(from) ?? new Set()).add(ref));
+        else if (!GLOBAL_TYPES.has(ref))
+          fail(
+            `${t.file}: ${t.schema} refers to the type ${ref}: move it to a module without zod and name it in LOOKUP_IMPORTS (tools/codegen.ts)`,
+          );
+      }
+      ts.forEachChild(n, named);
+    };
+    named(node);
+    documentMembers(node, type, checker);
+    const decl = ts.factory.createInterfaceDeclaration(
+      [ts.factory.createModifier(ts.SyntaxKind.ExportKeyword)],
+      t.name,
+      undefined,
+      undefined,
+      node.members,
+    );
+    const sf = ts.createSourceFile(
+      join(root, t.file),
+      readFileSync(join(root, t.file), "utf8"),
+      ts.ScriptTarget.Latest,
+      true,
+    );
+    const doc = [
+      ...wrap(t.doc, 106),
+      "",
+      ...(t.schemaDoc ? [...constDoc(sf, t.schema).map(unlink), ""] : []),
+      ...wrap(`Generated from \`${t.schema}\` (\`z.${t.side}\`) in ${t.file}.`, 106),
+    ];
+    body += `\n${jsdoc(doc, "")}${printer.printNode(ts.EmitHint.Unspecified, decl, probeSf)}\n`;
+  }
+  const head =
+    "// Generated by `npm run codegen` from the client's zod schemas (LOOKUP_TYPES of tools/codegen.ts); do not edit.\n" +
+    "// Plain types, so that the SDK's declaration files import nothing from zod.\n";
+  const importLines = [...imports]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([from, names]) => `import type { ${[...names].sort().join(", ")} } from "${from}";\n`)
+    .join("");
+  return `${head}${importLines}${body}`;
+}
+
 /** Formats TypeScript with the repository's biome and its settings (the CLI, reading stdin). */
 function formatTs(text: string, path: string): string {
   const bin = join(ROOT, "node_modules", ".bin", process.platform === "win32" ? "biome.cmd" : "biome");
@@ -528,7 +770,10 @@ function skeleton(r: ResourceInfo): string {
 
 /** Every generated file with its expected content. */
 export function generate(root = ROOT, resources = readResources(root)): Generated[] {
-  const out: Generated[] = [{ path: "sdk/args.ts", content: formatTs(argsModule(resources), "sdk/args.ts") }];
+  const out: Generated[] = [
+    { path: "sdk/args.ts", content: formatTs(argsModule(resources), "sdk/args.ts") },
+    { path: "sdk/lookup-types.ts", content: formatTs(lookupTypesModule(root), "sdk/lookup-types.ts") },
+  ];
   for (const r of resources) {
     const path = `docs/resources/${r.kebab}.md`;
     const file = join(root, path);

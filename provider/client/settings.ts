@@ -9,40 +9,14 @@
  * The API key is held in an {@link ApiKey} wrapper whose string, JSON and `util.inspect` forms are
  * `[secret]`; only the transport unwraps it, for the `Authorization` header.
  */
-import { inspect } from "node:util";
 import { z } from "zod";
 import { InvalidInputError, MissingApiKeyError } from "./errors";
+import { ApiKey, type RetryInfo } from "./option-types";
+
+export { ApiKey, type RetryInfo, revealApiKey } from "./option-types";
 
 /** The default API host (PostHog Cloud US). EU users set `https://eu.posthog.com`. */
 export const DEFAULT_HOST = "https://us.posthog.com";
-
-const keys = new WeakMap<ApiKey, string>();
-
-/**
- * A personal API key that does not reveal itself: `String(k)`, `JSON.stringify(k)` and `util.inspect(k)`
- * all give `[secret]`. The value is kept outside the object (a module WeakMap), so no enumeration finds it.
- */
-export class ApiKey {
-  constructor(value: string) {
-    keys.set(this, value);
-  }
-  toString(): string {
-    return "[secret]";
-  }
-  toJSON(): string {
-    return "[secret]";
-  }
-  [inspect.custom](): string {
-    return "[secret]";
-  }
-}
-
-/** The clear-text key, for the `Authorization` header only. */
-export function revealApiKey(key: ApiKey): string {
-  const value = keys.get(key);
-  if (value === undefined) throw new TypeError("not an ApiKey created by this module");
-  return value;
-}
 
 const positiveInt = z.number().int().positive();
 
@@ -110,20 +84,6 @@ export const ClientOptionsSchema = z.strictObject({
 
 /** Options accepted by {@link createClient} and {@link resolveSettings}. */
 export type ClientOptions = z.input<typeof ClientOptionsSchema>;
-
-/** What {@link RetryInfo} reports before each retry wait. */
-export interface RetryInfo {
-  method: string;
-  path: string;
-  /** The attempt that just failed (1 = first try). */
-  attempt: number;
-  /** How long the client will wait before the next attempt, in milliseconds. */
-  delayMs: number;
-  /** Why: the HTTP status, or the connection error code. */
-  reason: string;
-  /** True when the wait was named by the server (Retry-After or the 429 body). */
-  serverAdvised: boolean;
-}
 
 /**
  * Where a setting's value came from: the explicit client option, the Pulumi stack config
