@@ -196,3 +196,92 @@ export function compile(
   const result = spawnSync(nodeBin, [tsc, "-p", dir], { cwd: dir, encoding: "utf8" });
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
+
+/** The fenced blocks of language `lang` (```ts, ```sh…) of a Markdown file of the installed package. */
+export function markdownBlocks(pkg: Packed, file: string, lang: string): string[] {
+  const text = readFileSync(join(pkg.packageDir, file), "utf8");
+  return [...text.matchAll(new RegExp(`\`\`\`${lang}\n([\\s\\S]*?)\`\`\``, "g"))].map((m) => m[1] ?? "");
+}
+
+/**
+ * The compiler options of Pulumi's `typescript` template (pulumi/templates typescript/tsconfig.json), what
+ * `pulumi new typescript` writes: no `esModuleInterop`, no `skipLibCheck`, `moduleResolution` node (node10).
+ */
+export const TEMPLATE_COMPILER_OPTIONS = {
+  strict: true,
+  outDir: "bin",
+  target: "es2020",
+  module: "commonjs",
+  moduleResolution: "node",
+  sourceMap: true,
+  experimentalDecorators: true,
+  pretty: true,
+  noFallthroughCasesInSwitch: true,
+  noImplicitReturns: true,
+  forceConsistentCasingInFileNames: true,
+} as const;
+
+/**
+ * A project as `pulumi new typescript --yes` makes it (Pulumi's template written here, since `pulumi new` needs
+ * the network: Pulumi.yaml, package.json with `typescript` ^5, tsconfig.json), then the README's quick start: its
+ * install command (the tarball in place of `./pulumi-posthog-<version>.tgz`) and its program as index.ts. With
+ * `typescript: 6` the package.json asks for ^6 and tsconfig.json gets the one setting the README says to add
+ * (`"ignoreDeprecations": "6.0"`). Installs from the npm cache where it can (`--prefer-offline`); TypeScript 5 and
+ * `@types/node` 18 are not in our lock file, so a machine whose cache lacks them fetches them from the registry.
+ * Returns the project's directory, under `pkg.base`.
+ */
+export function quickStartProject(pkg: Packed, typescript: 5 | 6): string {
+  const name = `quick-start-ts${typescript}`;
+  const dir = join(pkg.base, name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, "Pulumi.yaml"),
+    `name: ${name}\nruntime:\n  name: nodejs\n  options:\n    packagemanager: npm\n` +
+      "description: A minimal TypeScript Pulumi program\n",
+  );
+  writeFileSync(
+    join(dir, "package.json"),
+    `${JSON.stringify(
+      {
+        name,
+        main: "index.ts",
+        devDependencies: { "@types/node": "^18", typescript: `^${typescript}.0.0` },
+        dependencies: { "@pulumi/pulumi": "^3.113.0" },
+      },
+      null,
+      4,
+    )}\n`,
+  );
+  const compilerOptions: Record<string, unknown> = { ...TEMPLATE_COMPILER_OPTIONS };
+  if (typescript === 6) Object.assign(compilerOptions, readmeTypeScript6Setting(pkg));
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    `${JSON.stringify({ compilerOptions, files: ["index.ts"] }, null, 4)}\n`,
+  );
+  writeFileSync(join(dir, "index.ts"), markdownBlocks(pkg, "README.md", "ts")[0] ?? "");
+  const [npm = "npm", verb = "install", ...packages] = readmeInstallCommand(pkg);
+  const specs = packages.map((a) => (a.startsWith("./pulumi-posthog-") ? pkg.tarball : a));
+  sh(npm, [verb, "--prefer-offline", "--no-audit", "--no-fund", ...specs], dir);
+  return dir;
+}
+
+/** The README's install command (`npm install ./pulumi-posthog-… "@pulumi/pulumi@…"`), as its arguments. */
+export function readmeInstallCommand(pkg: Packed): string[] {
+  const line = markdownBlocks(pkg, "README.md", "sh")
+    .flatMap((b) => b.split("\n"))
+    .find((l) => l.startsWith("npm install ./pulumi-posthog-"));
+  if (!line) throw new Error("README.md has no `npm install ./pulumi-posthog-…` line in a ```sh block");
+  return [...line.replace(/#.*$/, "").matchAll(/"([^"]+)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? "");
+}
+
+/** The setting the README's quick start says to add to `compilerOptions` with TypeScript 6. */
+export function readmeTypeScript6Setting(pkg: Packed): Record<string, unknown> {
+  const readme = readFileSync(join(pkg.packageDir, "README.md"), "utf8");
+  const quickStart = readme.slice(readme.indexOf("## Quick start"), readme.indexOf("### Install"));
+  const setting =
+    /\*\*TypeScript 6\*\*.*?add `("ignoreDeprecations": "[^"]+")` to the `compilerOptions`/.exec(
+      quickStart.replace(/\s+/g, " "),
+    );
+  if (!setting?.[1]) throw new Error("README.md's quick start no longer names the TypeScript 6 setting");
+  return JSON.parse(`{${setting[1]}}`) as Record<string, unknown>;
+}

@@ -1,0 +1,121 @@
+/**
+ * The quick start as a new user meets it (issue 26, part 7): a project as `pulumi new typescript` makes it
+ * (Pulumi.yaml, package.json with `typescript` ^5, tsconfig.json: the template, written here since `pulumi new`
+ * needs the network), the packed tarball installed with the README's command, the README's program as index.ts.
+ * `npx tsc --noEmit` passes with TypeScript 5 and with TypeScript 6 (plus the one setting the README gives), and
+ * fails at a wrong property. The template sets neither `esModuleInterop` nor `skipLibCheck`: the SDK's declaration
+ * files must not pull zod's in (TypeScript 5 refused them with 63 × TS1259 until the lookups' types were generated
+ * as plain ones), so the compile must read no zod or undici declaration at all.
+ *
+ * TypeScript 5 and `@types/node` 18 are not in our lock file: installing them reads the npm registry unless the
+ * npm cache already holds them.
+ */
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  installPacked,
+  markdownBlocks,
+  type Packed,
+  quickStartProject,
+  readmeTypeScript6Setting,
+  TEMPLATE_COMPILER_OPTIONS,
+  toolPath,
+} from "./packed";
+
+let pkg: Packed;
+beforeAll(() => {
+  pkg = installPacked();
+}, 600_000);
+afterAll(() => pkg?.cleanup());
+
+/** `npx tsc <args>` in `dir` (the project's own TypeScript, as a user runs it); status and output. */
+function npxTsc(dir: string, ...args: string[]): { status: number | null; output: string } {
+  const result = spawnSync("npx", ["tsc", ...args], {
+    cwd: dir,
+    encoding: "utf8",
+    env: { ...process.env, PATH: toolPath, npm_config_update_notifier: "false" },
+  });
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
+describe("the README and the docs agree with the template this test writes", () => {
+  it("the docs' TypeScript 6 tsconfig.json is the template's plus the README's one setting", () => {
+    const json = markdownBlocks(pkg, "docs/installation-configuration.md", "json").find((b) =>
+      b.includes("ignoreDeprecations"),
+    );
+    const { compilerOptions } = JSON.parse(json ?? "{}") as { compilerOptions: Record<string, unknown> };
+    expect(readmeTypeScript6Setting(pkg)).toEqual({ ignoreDeprecations: "6.0" });
+    expect(compilerOptions).toEqual({ ...TEMPLATE_COMPILER_OPTIONS, ...readmeTypeScript6Setting(pkg) });
+  });
+});
+
+describe.each([5, 6] as const)(
+  "a project as `pulumi new typescript` makes it, with TypeScript %i",
+  (major) => {
+    let dir: string;
+    let program: string;
+    beforeAll(() => {
+      dir = quickStartProject(pkg, major);
+      program = readFileSync(join(dir, "index.ts"), "utf8");
+    }, 600_000);
+
+    it(`has TypeScript ${major}, a supported @pulumi/pulumi and the tarball installed`, () => {
+      expect(npxTsc(dir, "-v").output.trim()).toMatch(new RegExp(`^Version ${major}\\.`));
+      const pulumi = JSON.parse(
+        readFileSync(join(dir, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8"),
+      ) as { version: string };
+      expect(Number(pulumi.version.split(".")[1])).toBeGreaterThanOrEqual(216);
+      const tsconfig = JSON.parse(readFileSync(join(dir, "tsconfig.json"), "utf8"));
+      expect(tsconfig.compilerOptions).not.toHaveProperty("esModuleInterop");
+      expect(tsconfig.compilerOptions).not.toHaveProperty("skipLibCheck");
+      expect(program).toContain('import * as posthog from "pulumi-posthog";');
+    });
+
+    it("`npx tsc --noEmit` passes for the README's program, reading no zod or undici declaration", () => {
+      const { status, output } = npxTsc(dir, "--noEmit", "--listFiles", "--pretty", "false");
+      const errors = output.split("\n").filter((l) => /error TS\d+/.test(l));
+      expect(errors).toEqual([]);
+      expect(status).toBe(0);
+      const read = output.split("\n").filter((l) => l.includes("/node_modules/"));
+      expect(read.some((f) => f.includes("/node_modules/pulumi-posthog/dist/sdk/index.d.ts"))).toBe(true);
+      expect(read.filter((f) => /\/node_modules\/(zod|undici)\//.test(f))).toEqual([]);
+    }, 120_000);
+
+    it("and fails at a wrong property (the check above can fail)", () => {
+      const wrong = program.replace('timezone: "Europe/Berlin"', 'timeZone: "Europe/Berlin"');
+      expect(wrong).not.toBe(program);
+      const line = wrong.split("\n").findIndex((l) => l.includes("timeZone")) + 1;
+      const column = (wrong.split("\n")[line - 1] ?? "").indexOf("timeZone") + 1;
+      writeFileSync(join(dir, "index.ts"), wrong);
+      try {
+        const { status, output } = npxTsc(dir, "--noEmit", "--pretty", "false");
+        expect(status).not.toBe(0);
+        const errors = output.split("\n").filter((l) => /error TS\d+/.test(l));
+        expect(errors).toHaveLength(1);
+        expect(errors[0]).toContain(`index.ts(${line},${column}): error TS2561:`);
+        expect(errors[0]).toContain("'timeZone' does not exist in type 'ProjectArgs'");
+      } finally {
+        writeFileSync(join(dir, "index.ts"), program);
+      }
+    }, 120_000);
+
+    if (major === 6)
+      it("without the README's setting, TypeScript 6 refuses the template's moduleResolution (TS5107)", () => {
+        const tsconfig = join(dir, "tsconfig.json");
+        const documented = readFileSync(tsconfig, "utf8");
+        writeFileSync(
+          tsconfig,
+          JSON.stringify({ compilerOptions: TEMPLATE_COMPILER_OPTIONS, files: ["index.ts"] }, null, 4),
+        );
+        try {
+          const { status, output } = npxTsc(dir, "--noEmit", "--pretty", "false");
+          expect(status).not.toBe(0);
+          expect(output).toContain("error TS5107: Option 'moduleResolution=node10' is deprecated");
+        } finally {
+          writeFileSync(tsconfig, documented);
+        }
+      }, 120_000);
+  },
+);
