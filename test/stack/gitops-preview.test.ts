@@ -1,25 +1,32 @@
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { RunResult } from "../../tools/stack/engine";
+import { exportStack, type RunResult } from "../../tools/pulumi";
 import { useExampleStack } from "./example-stack";
 
-// The example (examples/gitops, dev stack) through the stand-in engine, which previews as the engine does: an
-// updated resource's preview outputs are its new inputs, so dependents wired to output-only properties would
-// preview as replacements (issue 11). Also: standalone refresh uses the provider settings stored at the last up.
+// The example (examples/gitops, dev stack) through the real Pulumi CLI (test/stack/example-stack.ts). An updated
+// resource's preview outputs are its new inputs, so dependents wired to output-only properties would preview as
+// replacements (issue 11): a setting change must preview as exactly the one update it is. And a standalone
+// `pulumi refresh` uses the provider settings stored at the last `up`, not the stack file's current ones.
 const root = join(__dirname, "..", "..");
-const { work, statePath, run } = useExampleStack("gitops-preview");
-const stackFile = readFileSync(join(root, "examples", "gitops", "Pulumi.dev.yaml"), "utf8");
+const example = useExampleStack("gitops-preview");
+const { work, run } = example;
 
-/** The dev stack's settings with `edit` applied, written to a file of its own (like `--config-file`). */
+/**
+ * The dev stack's settings file (as the stack's creation left it: with the passphrase's salt) with `edit`
+ * applied, written to a file of its own and passed as `--config-file`.
+ */
 function settings(name: string, edit: (text: string) => string): string {
+  const current = readFileSync(example.configFile, "utf8");
   const file = join(work, `${name}.yaml`);
-  const text = edit(stackFile);
-  expect(text).not.toBe(stackFile);
+  const text = edit(current);
+  expect(text).not.toBe(current);
   writeFileSync(file, text);
   return file;
 }
 const changes = (r: RunResult) => r.steps.filter((s) => s.op !== "same").map((s) => `${s.op} ${s.name}`);
+/** The steps that failed, with their errors, for a failure message. */
+const failed = (r: RunResult) => JSON.stringify(r.steps.filter((s) => s.error !== undefined)) + r.output;
 
 describe("examples/gitops previews as the engine does", () => {
   it("a project timezone change previews as exactly one update, no replacement", async () => {
@@ -27,38 +34,53 @@ describe("examples/gitops previews as the engine does", () => {
       t.replace("timezone: Europe/Berlin", "timezone: Asia/Tokyo"),
     );
     const r = await run("preview", { configFile });
-    expect(r.ok).toBe(true);
-    expect(changes(r)).toEqual(["update web"]);
+    expect(r.ok, r.output).toBe(true);
+    expect(changes(r), r.output).toEqual(["update web"]);
+    // The engine's events carry no property list for a dynamic provider's update (its Diff answers only
+    // "some changes"); the CLI shows the properties it found changed in the inputs.
+    expect(r.output).toMatch(/~ +pulumi-nodejs:dynamic\/posthog:Project web update \[diff: ~timezone\]/);
     expect(r.counts).toMatchObject({ update: 1, replace: 0, create: 0, delete: 0 });
-  }, 60_000);
+  }, 300_000);
 
   it("a member level change previews as exactly one update, no replacement of the collaborator", async () => {
     const configFile = settings("level", (t) =>
       t.replace("mia.member@example.com: member", "mia.member@example.com: admin"),
     );
     const r = await run("preview", { configFile });
-    expect(r.ok).toBe(true);
-    expect(changes(r)).toEqual(["update member-mia.member@example.com"]);
-    expect(r.counts).toMatchObject({ update: 1, replace: 0 });
-  }, 60_000);
+    expect(r.ok, r.output).toBe(true);
+    expect(changes(r), r.output).toEqual(["update member-mia.member@example.com"]);
+    expect(r.output).toMatch(
+      /~ +pulumi-nodejs:dynamic\/posthog:Member member-mia\.member@example\.com update \[diff: ~level\]/,
+    );
+    expect(r.counts).toMatchObject({ update: 1, replace: 0, create: 0, delete: 0 });
+  }, 300_000);
 
   it("refresh after only posthog:apiKey changed in the stack file uses the key stored at the last up", async () => {
     const configFile = settings("rotated", (t) =>
       t.replace("config:\n", "config:\n  posthog:apiKey: phx_revoked\n"),
     );
-    const refresh = await run("refresh", { configFile });
-    expect(refresh.ok, JSON.stringify(refresh.steps.filter((s) => s.error))).toBe(true);
-    // All 13 resources read with the stored key (none lost; drift, if any, is the domain's SSO enforcement,
-    // applied once the domain is verified).
+    // On a copy of the stack (its whole local backend and settings file), so that whatever a refresh does here
+    // leaves the stack of the other tests as it was.
+    const stateDir = join(work, "state-rotated");
+    cpSync(example.stateDir, stateDir, { recursive: true });
+    const before = await exportStack({ projectDir: root, stack: "dev", stateDir, env: example.env() });
+    const urns = (before.deployment.resources ?? []).map((r) => r.urn as string);
+    const refresh = await run("refresh", { configFile, stateDir });
+    expect(refresh.ok, failed(refresh)).toBe(true);
+    // All 13 resources read with the stored key, none lost (drift, if any, is the Domain verified by its
+    // DomainVerification: see provider/resources/domain.ts).
     expect(refresh.steps.filter((s) => s.op !== "delete")).toHaveLength(13);
-    // With --run-program the current settings are used: the revoked key is refused (on a copy of the state, so
-    // a failed read cannot change the stack).
-    const copy = join(work, "copy.json");
-    cpSync(statePath, copy);
-    cpSync(`${statePath}.key`, `${copy}.key`);
-    const current = await run("refresh", { configFile, runProgram: true, statePath: copy });
+    const after = await exportStack({ projectDir: root, stack: "dev", stateDir, env: example.env() });
+    expect((after.deployment.resources ?? []).map((r) => r.urn as string)).toEqual(urns);
+
+    // With --run-program the current settings are used: the revoked key is refused (on another copy, so that a
+    // failed read cannot change the stack).
+    const copy = join(work, "state-run-program");
+    cpSync(example.stateDir, copy, { recursive: true });
+    const current = await run("refresh", { configFile, runProgram: true, stateDir: copy });
     expect(current.ok).toBe(false);
-    expect(current.steps.filter((s) => s.error).length).toBeGreaterThan(0);
-    expect(current.steps.find((s) => s.error)?.error).toMatch(/401|API key/i);
-  }, 90_000);
+    const errors = current.steps.filter((s) => s.error !== undefined);
+    expect(errors.length, current.output).toBeGreaterThan(0);
+    for (const s of errors) expect(s.error).toMatch(/401|API key/i);
+  }, 300_000);
 });

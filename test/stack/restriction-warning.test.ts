@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { RunOptions, RunResult } from "../../tools/stack/engine";
+import type { RunOptions, RunResult } from "../../tools/pulumi";
 import { type Declared, useFixtureProgram } from "./fixture-program";
 
 // Issue 13: `restrictionLevel: 37` on an organization without PostHog's advanced permissions silently became 21
-// (effectiveRestrictionLevel). A program using the SDK (test/stack/fixtures/posthog) runs through the stand-in
-// engine against the emulator with its paid features off; the SDK's warning reaches the engine as a diagnostic.
+// (effectiveRestrictionLevel). A program using the SDK (test/stack/fixtures/posthog) runs through the real Pulumi
+// CLI (test/stack/fixture-program.ts) against the emulator with its paid features off; the SDK's warning reaches
+// the engine as a diagnostic on the dashboard.
 const fx = useFixtureProgram({ prefix: "restriction", paidFeatures: false });
 const run = (operation: RunOptions["operation"], stack: string, resources: Declared): Promise<RunResult> =>
   fx.stack(stack).run(operation, resources);
@@ -16,7 +17,7 @@ describe("a dashboard whose restriction level is not in effect", () => {
   it("warns at create and update, saying why and what to do; no warning when it is in effect", async () => {
     const restricted: Declared = [["Dashboard", "board", { name: "Board", restrictionLevel: 37 }]];
     const up = await run("up", "a", restricted);
-    expect(up.ok).toBe(true);
+    expect(up.ok, up.output).toBe(true);
     const created = warnings(up).filter((m) => m.includes('Dashboard "board"'));
     expect(created).toHaveLength(1);
     expect(created[0]).toContain("restrictionLevel 37 (only collaborators can edit) is not in effect");
@@ -29,17 +30,17 @@ describe("a dashboard whose restriction level is not in effect", () => {
     // An update of a dashboard that stays at 37 warns again.
     const renamed: Declared = [["Dashboard", "board", { name: "Board 2", restrictionLevel: 37 }]];
     const update = await run("up", "a", renamed);
-    expect(update.ok).toBe(true);
+    expect(update.ok, update.output).toBe(true);
     expect(update.counts.update).toBe(1);
     expect(warnings(update).filter((m) => m.includes('Dashboard "board"'))).toHaveLength(1);
 
     // Declared 21, as in effect: no warning.
     const open: Declared = [["Dashboard", "open", { name: "Open" }]];
     const plain = await run("up", "b", open);
-    expect(plain.ok).toBe(true);
+    expect(plain.ok, plain.output).toBe(true);
     expect(warnings(plain).filter((m) => m.includes("restrictionLevel"))).toEqual([]);
 
     expect((await run("destroy", "a", renamed)).ok).toBe(true);
     expect((await run("destroy", "b", open)).ok).toBe(true);
-  }, 120_000);
+  }, 300_000);
 });
