@@ -168,6 +168,8 @@ export function pulumiEnv(stateDir: string, env: NodeJS.ProcessEnv = {}): NodeJS
     PATH: [PULUMI_BIN, join(root, "node_modules", ".bin"), process.env.PATH ?? ""].join(delimiter),
   };
   delete merged.PULUMI_ACCESS_TOKEN;
+  // A variable given as undefined in `env` is removed, not inherited.
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete merged[k];
   if (merged.PULUMI_CONFIG_PASSPHRASE === undefined && merged.PULUMI_CONFIG_PASSPHRASE_FILE === undefined) {
     throw new Error("no PULUMI_CONFIG_PASSPHRASE: the local backend's secrets need one");
   }
@@ -421,7 +423,9 @@ export function summarize(
     if (!m || !isResourceUrn(m.type)) continue;
     const previous = steps.get(m.urn);
     let op = stepOf(m, operation);
-    let diffs = m.diffs ?? [];
+    // The event log carries no `diffs` for dynamic providers: the changed inputs are what the CLI shows.
+    let diffs =
+      m.diffs ?? (op === "update" || op === "replace" ? changedKeys(m.old?.inputs, m.new?.inputs) : []);
     if (operation === "refresh" || m.op === "refresh") {
       // A refresh reports what it found: gone (no new state), drifted (outputs differ) or the same.
       op = m.new ? (changedKeys(m.old?.outputs, m.new.outputs).length > 0 ? "update" : "same") : "delete";

@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type DemoResult, runDemo } from "../../tools/stack/start";
+import { type DemoResult, runDemo } from "../../tools/start";
 
-// `npm start` in JSON mode: examples/gitops through the stand-in engine (real Node runtime, real
-// dynamic-provider host, our provider) against a fresh emulator; every step is checked here again from the
+// `npm start` in JSON mode: examples/gitops through the real Pulumi CLI (its engine, its Node.js language host,
+// the dynamic-provider host, our provider) against a fresh emulator; every step is checked here again from the
 // raw results and the emulator's request log, not only by the demo's own checks.
 const root = join(__dirname, "..", "..");
 const lines: Record<string, unknown>[] = [];
@@ -26,18 +26,23 @@ const step = (label: string) => {
 };
 const changes = (label: string) => (step(label).result?.steps ?? []).filter((s) => s.op !== "same");
 
-describe("npm start: examples/gitops on the dev stack through the stand-in engine", () => {
+describe("npm start: examples/gitops on the dev stack through the real Pulumi CLI", () => {
   it("runs every step in order and each does what it should", () => {
     expect(demo.steps.map((s) => s.label)).toEqual([
+      "config",
       "preview",
       "up",
-      "preview-no-changes",
+      "up-refresh",
+      "drift-gate",
       "up-setting",
       "outside-change",
+      "drift-gate-fails",
       "refresh-drift",
       "up-heal",
+      "drift-gate-healed",
       "destroy",
     ]);
+    expect(demo.pulumiVersion).toMatch(/^v3\.\d+\.\d+/);
     expect(demo.steps.filter((s) => s.failures.length > 0).map((s) => [s.label, s.failures])).toEqual([]);
     expect(demo.ok).toBe(true);
   });
@@ -74,15 +79,25 @@ describe("npm start: examples/gitops on the dev stack through the stand-in engin
     );
   });
 
-  it("shows no changes on the second preview", () => {
-    const r = step("preview-no-changes").result;
-    expect(r?.counts).toEqual({
+  it("up --refresh applies the SSO enforcement that waited for verification; then the drift gate passes", () => {
+    expect(changes("up-refresh").map((s) => [s.op, s.name])).toEqual([["update", "company-domain"]]);
+    expect(
+      step("up-refresh").requests.some((r) => /^PATCH \/api\/organizations\/[^/]+\/domains\//.test(r)),
+    ).toBe(true);
+    const gate = step("drift-gate").result;
+    expect(gate?.exitCode).toBe(0);
+    expect(gate?.counts).toEqual({
       create: 0,
       update: 0,
       replace: 0,
       delete: 0,
       same: step("up").result?.counts.create,
     });
+  });
+
+  it("the API key is a secret setting: encrypted in the settings file, absent from every output", () => {
+    expect(step("config").failures).toEqual([]);
+    for (const s of demo.steps) expect(s.result?.output ?? "").not.toMatch(/phx_[A-Za-z0-9_-]{20,}/);
   });
 
   it("updates exactly the changed setting's resource", () => {
@@ -95,6 +110,11 @@ describe("npm start: examples/gitops on the dev stack through the stand-in engin
     expect(
       step("outside-change").requests.some((r) => /^POST .*\/batch_exports\/[^/]+\/unpause\/$/.test(r)),
     ).toBe(true);
+    const gate = step("drift-gate-fails").result;
+    expect(gate?.ok).toBe(false); // --expect-no-changes: exit non-zero on drift
+    expect(gate?.output).toContain("no changes were expected");
+    expect(changes("drift-gate-fails").map((s) => s.name)).toContain("warehouse-export");
+    expect(step("drift-gate-fails").requests.filter((r) => !r.startsWith("GET "))).toEqual([]);
     const drift = changes("refresh-drift").find((s) => s.name === "warehouse-export");
     expect(drift).toMatchObject({ op: "update", diffs: expect.arrayContaining(["paused"]) });
     expect(step("refresh-drift").requests.filter((r) => !r.startsWith("GET "))).toEqual([]); // refresh only reads
@@ -103,6 +123,7 @@ describe("npm start: examples/gitops on the dev stack through the stand-in engin
     expect(step("up-heal").requests.some((r) => /^POST .*\/batch_exports\/[^/]+\/pause\/$/.test(r))).toBe(
       true,
     );
+    expect(step("drift-gate-healed").result?.exitCode).toBe(0);
   });
 
   it("destroys everything with soft deletes for dashboards and restores the batch export", () => {
@@ -122,9 +143,8 @@ describe("npm start: examples/gitops on the dev stack through the stand-in engin
 
   it("prints one JSON line per step and a summary line", () => {
     expect(lines.map((l) => l.step ?? "summary")).toEqual([...demo.steps.map((s) => s.label), "summary"]);
-    const second = lines[2] as { counts: Record<string, number>; changes: unknown[]; passed: boolean };
-    expect(second.changes).toEqual([]);
-    expect(second.passed).toBe(true);
-    expect(lines.at(-1)).toMatchObject({ ok: true, passed: 8, steps: 8 });
+    const gate = lines[4] as { step: string; changes: unknown[]; passed: boolean };
+    expect(gate).toMatchObject({ step: "drift-gate", changes: [], passed: true });
+    expect(lines.at(-1)).toMatchObject({ ok: true, passed: 12, steps: 12 });
   });
 });

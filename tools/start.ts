@@ -1,36 +1,49 @@
 #!/usr/bin/env node
 /**
- * `npm start [-- --json]`: the whole GitOps cycle of examples/gitops on the `dev` stack, against a fresh local
- * emulator (no account, no network), through the stand-in engine (tools/stack/engine.ts):
+ * `npm start [-- --json]`: the whole GitOps cycle of examples/gitops on the `dev` stack, through the real Pulumi
+ * CLI (`.pulumi-cli/bin/pulumi`, readied by `npm run pulumi-cli`) on a local file backend, against a fresh local
+ * emulator (no account, no network):
  *
- *   preview → up (a DNS automation publishes the domain's TXT record meanwhile) → preview showing no changes →
- *   a changed stack setting (publicKpis: true) → up updating exactly that → an outside change (someone
- *   unpauses the batch export through the API) → refresh reporting the drift → up healing it → destroy
- *   leaving the organization as it was found (dashboards soft-deleted, never HTTP DELETE; the batch export
- *   unpaused again).
+ *   `pulumi config set` of the connection (`--secret` for the API key) → preview → up (a DNS automation
+ *   publishes the domain's TXT record meanwhile) → `up --refresh` applying the SSO enforcement that waited for
+ *   the verification → the drift gate `preview --refresh --expect-no-changes` passing → a changed stack setting
+ *   (publicKpis: true) → up updating exactly that → an outside change (someone unpauses the batch export through
+ *   the API) → the drift gate failing on it → refresh reporting the drift → up healing it → the drift gate
+ *   passing → destroy leaving the organization as it was found (dashboards soft-deleted, never HTTP DELETE; the
+ *   batch export unpaused again).
  *
- * Every step is checked; the exit status is 0 only when every step did what it should. The repository's
- * files are not touched: the changed setting is applied to a copy of Pulumi.dev.yaml, and the checkpoint
- * lives in a temporary directory.
+ * Every step is checked; the exit status is 0 only when every step did what it should. The repository's files
+ * are not touched: the stack's settings are a copy of Pulumi.dev.yaml (`--config-file`) and the backend lives in
+ * a temporary directory. The CLI's own output is shown as it prints it (or, with `--json`, one JSON line a step).
  */
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { parseDocument } from "yaml";
-import { startEmulator } from "../../emulator";
-import { type Operation, type RunResult, runStack, type Step } from "./engine";
-import { readProject, stackFilePath } from "./project";
-import { formatSummary, heading, jsonLine, printer } from "./report";
+import { startEmulator } from "../emulator";
+import {
+  ensureStack,
+  type Operation,
+  pulumiExecutable,
+  pulumiOk,
+  type RunOptions,
+  type RunResult,
+  readProject,
+  runStack,
+  type Step,
+} from "./pulumi";
 import { dnsAutomation, type SeedApi, seedApi } from "./seed-api";
 
 /** One step of the demo and whether it did what it should. */
 export interface DemoStep {
-  /** Short id, e.g. "preview", "up-setting", "refresh-drift". */
+  /** Short id, e.g. "preview", "up-setting", "drift-gate-fails". */
   label: string;
+  /** The command, as a user types it (without `--stack dev --config-file …`). */
+  command: string;
   /** What the step does and what it must show, in words. */
   title: string;
-  /** The engine's result (absent for the outside change). */
+  /** The CLI's result (absent for the outside change and the settings). */
   result?: RunResult;
   /** Expectations that were not met (empty = passed). */
   failures: string[];
@@ -41,7 +54,7 @@ export interface DemoStep {
 export interface DemoOptions {
   /** Repository root holding Pulumi.yaml (default: the current directory). */
   projectDir?: string;
-  /** Print per-step JSON lines instead of the readable account. */
+  /** Print per-step JSON lines instead of the CLI's output. */
   json?: boolean;
   /** Where lines go (default stdout). */
   write?: (line: string) => void;
@@ -49,6 +62,8 @@ export interface DemoOptions {
 
 export interface DemoResult {
   ok: boolean;
+  /** `pulumi version` of the CLI that ran, e.g. `v3.274.1`. */
+  pulumiVersion: string;
   steps: DemoStep[];
   summary: string;
 }
@@ -81,30 +96,63 @@ async function snapshot(a: SeedApi): Promise<Snapshot> {
 
 const changed = (r: RunResult): Step[] => r.steps.filter((s) => s.op !== "same" || s.error);
 const describe = (steps: Step[]) => steps.map((s) => `${s.op} ${s.name}`).join(", ") || "none";
+const shortType = (type: string) => type.replace(/^pulumi-nodejs:dynamic\//, "");
+
+/** The JSON line of a step (`--json`). */
+function jsonLine(step: DemoStep): Record<string, unknown> {
+  const r = step.result;
+  return {
+    step: step.label,
+    command: step.command,
+    title: step.title,
+    passed: step.failures.length === 0,
+    failures: step.failures,
+    ...(r
+      ? {
+          operation: r.operation,
+          ok: r.ok,
+          exitCode: r.exitCode,
+          counts: r.counts,
+          changes: changed(r).map((s) => ({
+            op: s.op,
+            type: shortType(s.type),
+            name: s.name,
+            diffs: s.diffs,
+            ...(s.replaces ? { replaces: s.replaces } : {}),
+            ...(s.error ? { error: s.error } : {}),
+          })),
+          errors: r.diagnostics.filter((d) => d.severity === "error").map((d) => d.message),
+        }
+      : {}),
+  };
+}
 
 /**
  * Runs the demo (see the module doc). Starts and stops its own emulator; never throws for a step that did
- * not do what it should (that step lists `failures`), only for setup errors.
+ * not do what it should (that step lists `failures`), only for setup errors (no CLI: run `npm run pulumi-cli`).
  */
 export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
   const projectDir = resolve(opts.projectDir ?? ".");
   const write = opts.write ?? ((line: string) => process.stdout.write(`${line}\n`));
   const project = readProject(projectDir);
   const work = mkdtempSync(join(tmpdir(), "posthog-gitops-demo-"));
-  const statePath = join(work, "dev.json");
+  const stateDir = join(work, "backend");
   const configFile = join(work, "Pulumi.dev.yaml");
-  copyFileSync(stackFilePath(projectDir, project, "dev"), configFile);
+  const cli = { cwd: projectDir, stateDir };
+  const pulumiVersion = (await pulumiOk(["version"], cli)).trim();
   const emulator = await startEmulator({ rateLimit: false });
   const a = seedApi(emulator.url, emulator.apiKey);
-  const env = {
-    POSTHOG_HOST: emulator.url,
-    POSTHOG_API_KEY: emulator.apiKey,
-    POSTHOG_ORGANIZATION_ID: emulator.organizationId,
-    POSTHOG_PROJECT_ID: String(emulator.projectId),
+  // The connection comes from the stack's settings, as a user sets it; none from POSTHOG_* variables.
+  const env: NodeJS.ProcessEnv = {
+    POSTHOG_HOST: undefined,
+    POSTHOG_API_KEY: undefined,
+    POSTHOG_ORGANIZATION_ID: undefined,
+    POSTHOG_PROJECT_ID: undefined,
   };
   const steps: DemoStep[] = [];
   if (!opts.json) {
-    write(`Emulator at ${emulator.url} (organization ${emulator.organizationId}); checkpoint ${statePath}`);
+    write(`The real Pulumi CLI ${pulumiVersion} (${pulumiExecutable()}), local backend file://${stateDir}`);
+    write(`Emulator at ${emulator.url} (organization ${emulator.organizationId})`);
     write("");
   }
 
@@ -116,46 +164,50 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
   const report = (step: DemoStep) => {
     steps.push(step);
     if (opts.json) {
-      const base = step.result ? jsonLine(step.result, step.label) : { step: step.label };
-      write(
-        JSON.stringify({
-          ...base,
-          title: step.title,
-          passed: step.failures.length === 0,
-          failures: step.failures,
-        }),
-      );
+      write(JSON.stringify(jsonLine(step)));
       return;
-    }
-    if (step.result) {
-      write("");
-      for (const line of formatSummary(step.result)) write(line);
     }
     write(step.failures.length === 0 ? `  ✔ ${step.title}` : `  ✘ ${step.title}`);
     for (const f of step.failures) write(`      - ${f}`);
     write("");
   };
-  const engineStep = async (
+  const cliStep = async (
     label: string,
     operation: Operation,
+    more: Partial<RunOptions>,
     title: string,
     check: (r: RunResult, requests: string[]) => Promise<string[]> | string[],
+    expectOk = true,
   ): Promise<RunResult> => {
-    if (!opts.json) write(`=== ${label}: ${heading(operation, "dev")}`);
+    const flags = [
+      ...(operation === "preview" ? [] : ["--yes"]),
+      ...(more.refresh ? ["--refresh"] : []),
+      ...(more.expectNoChanges ? ["--expect-no-changes"] : []),
+    ];
+    const command = `pulumi ${operation}${flags.length ? ` ${flags.join(" ")}` : ""}`;
+    if (!opts.json) write(`=== ${label}: ${command}`);
     await requestLog();
     const result = await runStack({
       operation,
       projectDir,
       stack: "dev",
-      statePath,
+      stateDir,
       configFile,
       env,
-      ...(opts.json ? {} : { onEvent: printer(operation, write) }),
+      ...more,
+      ...(opts.json ? {} : { echo: (text: string) => process.stdout.write(text) }),
     });
     const requests = await requestLog();
-    const failures = result.ok ? [] : ["the operation failed"];
+    const failures =
+      result.ok === expectOk
+        ? []
+        : [
+            expectOk
+              ? `the command failed (exit ${result.exitCode})`
+              : "the command succeeded; it should fail",
+          ];
     failures.push(...(await check(result, requests)));
-    report({ label, title, result, failures, requests });
+    report({ label, command, title, result, failures, requests });
     return result;
   };
 
@@ -164,9 +216,46 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
     const before = await snapshot(a);
     const writes = (requests: string[]) => requests.filter((r) => !r.startsWith("GET "));
 
-    const preview = await engineStep(
+    // The settings, as the README's quick start sets them: the key encrypted in the stack's settings file.
+    await ensureStack({ projectDir, stack: "dev", stateDir, configFile, env });
+    const set = async (key: string, value: string, secret = false) =>
+      pulumiOk(
+        [
+          "config",
+          "set",
+          ...(secret ? ["--secret"] : []),
+          key,
+          value,
+          "--stack",
+          "dev",
+          "--config-file",
+          configFile,
+        ],
+        { ...cli, env },
+      );
+    await set("posthog:host", emulator.url);
+    await set("posthog:organizationId", emulator.organizationId);
+    await set("posthog:apiKey", emulator.apiKey, true);
+    const settings = readFileSync(configFile, "utf8");
+    report({
+      label: "config",
+      command: "pulumi config set posthog:host …; pulumi config set --secret posthog:apiKey …",
+      title: "the connection is stack settings, the API key stored encrypted",
+      failures: [
+        ...(settings.includes(emulator.apiKey)
+          ? ["the API key is in clear in the stack's settings file"]
+          : []),
+        ...(/posthog:apiKey:\s*\n\s*secure:/.test(settings)
+          ? []
+          : ["posthog:apiKey is not a secure setting"]),
+      ],
+      requests: await requestLog(),
+    });
+
+    const preview = await cliStep(
       "preview",
       "preview",
+      {},
       "preview plans only creates and writes nothing",
       (r, req) => [
         ...(r.counts.create > 0 && changed(r).every((s) => s.op === "create")
@@ -179,9 +268,10 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
 
     dns = dnsAutomation(a);
     let published: string[] = [];
-    const up = await engineStep(
+    const up = await cliStep(
       "up",
       "up",
+      {},
       `up creates all ${total} resources and verifies the domain`,
       async (r) => {
         published = (await dns?.stop()) ?? [];
@@ -190,6 +280,9 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
             ? []
             : [`expected ${total} creates, got ${describe(changed(r))}`]),
           ...(r.outputs.domainVerified === true ? [] : ["the domain was not verified"]),
+          ...(r.outputs.projectApiToken === "[secret]"
+            ? []
+            : ["the project's API token output is not secret"]),
           ...(published.length > 0 ? [] : ["no TXT record was published"]),
         ];
       },
@@ -199,11 +292,49 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
     const dashboards = (up.outputs.dashboards ?? {}) as Record<string, string>;
     const projectId = String(up.outputs.projectId ?? "");
 
-    await engineStep("preview-no-changes", "preview", "a second preview shows no changes", (r) =>
-      changed(r).length === 0 && r.counts.same === total
-        ? []
-        : [`expected no changes, got ${describe(changed(r))}`],
+    await cliStep(
+      "up-refresh",
+      "up",
+      { refresh: true },
+      "up --refresh applies the SSO enforcement that waited for the domain's verification, and only that",
+      (r, req) => {
+        const c = changed(r);
+        const domain = c.find((s) => shortType(s.type) === "posthog:Domain");
+        return [
+          ...(c.length === 1 && domain?.op === "update"
+            ? []
+            : [`expected exactly one update of the Domain, got ${describe(c)}`]),
+          ...(req.some((x) => /^PATCH \/api\/organizations\/[^/]+\/domains\/[^/]+\/$/.test(x))
+            ? []
+            : ["no PATCH of the domain was sent"]),
+        ];
+      },
     );
+
+    const gate = (label: string, title: string, expectDrift: string | undefined) =>
+      cliStep(
+        label,
+        "preview",
+        { refresh: true, expectNoChanges: true },
+        title,
+        (r, req) => {
+          const c = changed(r);
+          return [
+            ...(expectDrift === undefined
+              ? c.length === 0
+                ? []
+                : [`expected no changes, got ${describe(c)}`]
+              : c.some((s) => s.name === expectDrift)
+                ? []
+                : [`expected a change of ${expectDrift}, got ${describe(c)}`]),
+            ...(writes(req).length === 0
+              ? []
+              : [`the drift gate wrote to the API: ${writes(req).join(", ")}`]),
+          ];
+        },
+        expectDrift === undefined,
+      );
+    await gate("drift-gate", "the nightly drift gate passes: PostHog matches the program", undefined);
 
     const doc = parseDocument(readFileSync(configFile, "utf8"));
     doc.setIn(["config", `${project.name}:publicKpis`], true);
@@ -212,9 +343,10 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
       write(
         `Changed stack setting: ${project.name}:publicKpis: false → true (in a copy of Pulumi.dev.yaml)\n`,
       );
-    await engineStep(
+    await cliStep(
       "up-setting",
       "up",
+      {},
       "after changing publicKpis, up updates exactly the dashboard sharing",
       (r) => {
         const c = changed(r);
@@ -238,24 +370,35 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
     else outside.push("no paused batch export found (the dev stack should have paused it)");
     report({
       label: "outside-change",
-      title: `POST …/batch_exports/${exportId ?? "?"}/unpause/ outside Pulumi`,
+      command: `POST …/batch_exports/${exportId ?? "?"}/unpause/`,
+      title: "someone unpauses the batch export outside Pulumi",
       failures: outside,
       requests: await requestLog(),
     });
 
-    await engineStep(
+    await gate(
+      "drift-gate-fails",
+      "the drift gate fails on the outside change, naming the batch export, and writes nothing",
+      "warehouse-export",
+    );
+
+    await cliStep(
       "refresh-drift",
       "refresh",
+      {},
       "refresh reports the unpaused batch export as drift",
-      (r) => {
+      (r, req) => {
         const drift = r.steps.find((s) => s.type.endsWith(":BatchExportPause"));
-        return drift?.op === "update" && drift.diffs.includes("paused")
-          ? []
-          : [`expected drift of BatchExportPause.paused, got ${describe(changed(r))}`];
+        return [
+          ...(drift?.op === "update" && drift.diffs.includes("paused")
+            ? []
+            : [`expected drift of BatchExportPause.paused, got ${describe(changed(r))}`]),
+          ...(writes(req).length === 0 ? [] : [`refresh wrote to the API: ${writes(req).join(", ")}`]),
+        ];
       },
     );
 
-    await engineStep("up-heal", "up", "up heals the drift: the batch export is paused again", async (r) => {
+    await cliStep("up-heal", "up", {}, "up heals the drift: the batch export is paused again", async (r) => {
       const healed = r.steps.find((s) => s.type.endsWith(":BatchExportPause"));
       const live = exportId ? (await snapshot(a)).batchExports[exportId] : undefined;
       return [
@@ -266,9 +409,12 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
       ];
     });
 
-    await engineStep(
+    await gate("drift-gate-healed", "the drift gate passes again", undefined);
+
+    await cliStep(
       "destroy",
       "destroy",
+      {},
       "destroy leaves the organization as found (dashboards soft-deleted, batch export unpaused)",
       async (r, req) => {
         const after = await snapshot(a);
@@ -303,14 +449,14 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
   const passed = steps.filter((s) => s.failures.length === 0).length;
   const ok = passed === steps.length;
   const summary = ok
-    ? `npm start: all ${steps.length} steps did what they should (preview, up, no-change preview, setting change, outside change, drift, heal, destroy); the organization is as it was found`
-    : `npm start: ${steps.length - passed} of ${steps.length} steps did not do what they should: ${steps
+    ? `npm start: all ${steps.length} steps did what they should, through the real Pulumi CLI ${pulumiVersion} (settings, preview, up, up --refresh, drift gate, setting change, outside change, drift gate failing, refresh, heal, drift gate, destroy); the organization is as it was found`
+    : `npm start: ${steps.length - passed} of ${steps.length} steps did not do what they should (Pulumi CLI ${pulumiVersion}): ${steps
         .filter((s) => s.failures.length > 0)
         .map((s) => s.label)
         .join(", ")}`;
-  if (opts.json) write(JSON.stringify({ summary, ok, passed, steps: steps.length }));
+  if (opts.json) write(JSON.stringify({ summary, ok, passed, steps: steps.length, pulumiVersion }));
   else write(summary);
-  return { ok, steps, summary };
+  return { ok, pulumiVersion, steps, summary };
 }
 
 if (require.main === module) {
@@ -320,7 +466,7 @@ if (require.main === module) {
       process.exitCode = r.ok ? 0 : 1;
     },
     (e: unknown) => {
-      process.stderr.write(`npm start failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+      process.stderr.write(`npm start failed: ${e instanceof Error ? e.message : String(e)}\n`);
       process.exitCode = 1;
     },
   );
