@@ -15,7 +15,7 @@
  *   is copied from node_modules/@pulumi/pulumi: the CLI finds plugins next to its own executable.
  *
  * Prints each step and its duration; exit 1 with one message when neither Go nor a supported CLI is there, or
- * naming the step that failed and the tail of its log. Run directly by Node 24 (type stripping; hence `.mts`), so that a second
+ * naming the step that failed and the tail of its log. `--out DIR` readies DIR instead of `.pulumi-cli`. Run directly by Node 24 (type stripping; hence `.mts`), so that a second
  * run takes no TypeScript build: keep this file free of imports of the project's own modules.
  */
 import { spawnSync } from "node:child_process";
@@ -31,6 +31,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { delimiter, dirname, join, resolve } from "node:path";
+import { parseArgs } from "node:util";
 
 /** The version built when no supported `pulumi` is on PATH; tools/pulumi-cli/cli/go.mod requires it. */
 export const PINNED = "3.274.1";
@@ -41,7 +42,9 @@ export const PINNED = "3.274.1";
 export const SUPPORTED = { min: "3.139.0", belowMajor: 4 };
 
 const root = resolve(import.meta.dirname, "..");
-const outDir = join(root, ".pulumi-cli");
+const { values: flags } = parseArgs({ options: { out: { type: "string" } } });
+/** The folder made ready: `.pulumi-cli` of the repository, or `--out DIR` (the tests use an empty one). */
+const outDir = resolve(flags.out ?? join(root, ".pulumi-cli"));
 const binDir = join(outDir, "bin");
 const stampPath = join(outDir, "stamp.json");
 const modules = join(root, "tools", "pulumi-cli");
