@@ -148,7 +148,8 @@ export function pulumiExecutable(): string {
  * `PULUMI_HOME` inside it, the passphrase ({@link PASSPHRASE} unless `env` sets one), no update check, no plugin
  * download, no plugin from PATH, our bin folder and Node 24 first on PATH (the language host and the plugin run
  * the `node` they find there). Pulumi Cloud credentials in the caller's environment are removed.
- * @throws when `env` names another backend than the local one.
+ * @throws when `env` names another backend than the local one, or removes the passphrase (a test error, never
+ * a login to Pulumi Cloud).
  */
 export function pulumiEnv(stateDir: string, env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const backend = `file://${resolve(stateDir)}`;
@@ -170,8 +171,11 @@ export function pulumiEnv(stateDir: string, env: NodeJS.ProcessEnv = {}): NodeJS
   delete merged.PULUMI_ACCESS_TOKEN;
   // A variable given as undefined in `env` is removed, not inherited.
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete merged[k];
-  if (merged.PULUMI_CONFIG_PASSPHRASE === undefined && merged.PULUMI_CONFIG_PASSPHRASE_FILE === undefined) {
-    throw new Error("no PULUMI_CONFIG_PASSPHRASE: the local backend's secrets need one");
+  if (!merged.PULUMI_CONFIG_PASSPHRASE && !merged.PULUMI_CONFIG_PASSPHRASE_FILE) {
+    throw new Error(
+      "no PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE): the local backend's secrets need one; " +
+        "leave it unset to use these tools' own",
+    );
   }
   return merged;
 }
@@ -249,8 +253,8 @@ export function startPulumi(
   return { child, done };
 }
 
-/** Runs `pulumi <args>` to its end (see {@link startPulumi}). */
-export function pulumi(
+/** Runs `pulumi <args>` to its end (see {@link startPulumi}); rejects when the environment is refused. */
+export async function pulumi(
   args: string[],
   opts: { cwd: string; stateDir: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number },
 ): Promise<CommandResult> {
