@@ -36,8 +36,9 @@ describe("examples/gitops previews as the engine does", () => {
     const r = await run("preview", { configFile });
     expect(r.ok, r.output).toBe(true);
     expect(changes(r), r.output).toEqual(["update web"]);
-    // The engine's events carry no property list for a dynamic provider's update (its Diff answers only
-    // "some changes"); the CLI shows the properties it found changed in the inputs.
+    expect(r.steps.find((s) => s.name === "web")?.diffs).toEqual(["timezone"]);
+    // As the CLI shows it (a dynamic provider's Diff answers only "some changes"; the CLI names the changed
+    // inputs).
     expect(r.output).toMatch(/~ +pulumi-nodejs:dynamic\/posthog:Project web update \[diff: ~timezone\]/);
     expect(r.counts).toMatchObject({ update: 1, replace: 0, create: 0, delete: 0 });
   }, 300_000);
@@ -49,6 +50,7 @@ describe("examples/gitops previews as the engine does", () => {
     const r = await run("preview", { configFile });
     expect(r.ok, r.output).toBe(true);
     expect(changes(r), r.output).toEqual(["update member-mia.member@example.com"]);
+    expect(r.steps.find((s) => s.name === "member-mia.member@example.com")?.diffs).toEqual(["level"]);
     expect(r.output).toMatch(
       /~ +pulumi-nodejs:dynamic\/posthog:Member member-mia\.member@example\.com update \[diff: ~level\]/,
     );
@@ -70,6 +72,11 @@ describe("examples/gitops previews as the engine does", () => {
     // All 13 resources read with the stored key, none lost (drift, if any, is the Domain verified by its
     // DomainVerification: see provider/resources/domain.ts).
     expect(refresh.steps.filter((s) => s.op !== "delete")).toHaveLength(13);
+    const drifted = refresh.steps.filter((s) => s.op !== "same").map((s) => `${s.op} ${s.type}`);
+    expect(
+      drifted.every((d) => d === "update pulumi-nodejs:dynamic/posthog:Domain"),
+      refresh.output,
+    ).toBe(true);
     const after = await exportStack({ projectDir: root, stack: "dev", stateDir, env: example.env() });
     expect((after.deployment.resources ?? []).map((r) => r.urn as string)).toEqual(urns);
 
