@@ -165,7 +165,7 @@ function build(): Stamp {
       `neither a supported Pulumi CLI (>= ${SUPPORTED.min}, < ${SUPPORTED.belowMajor}) on PATH${
         onPathPulumi ? ` (${onPathPulumi} is ${versionOf(onPathPulumi) ?? "not runnable"})` : ""
       } nor Go to build v${PINNED}: install the Pulumi CLI (https://www.pulumi.com/docs/iac/download-install/) ` +
-        "or Go 1.26 or later (https://go.dev/dl/), then run `npm run pulumi-cli` again",
+        "or Go 1.26.6 or later (https://go.dev/dl/), then run `npm run pulumi-cli` again",
     );
   }
   say(

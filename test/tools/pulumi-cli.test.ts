@@ -64,7 +64,7 @@ describe("npm run pulumi-cli", () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/neither a supported Pulumi CLI \(>= 3\.139\.0, < 4\) on PATH nor Go/);
     expect(lines[0]).toContain("install the Pulumi CLI (https://www.pulumi.com/docs/iac/download-install/)");
-    expect(lines[0]).toContain("or Go 1.26 or later (https://go.dev/dl/)");
+    expect(lines[0]).toContain("or Go 1.26.6 or later (https://go.dev/dl/)");
   });
 
   it("a pulumi older than the supported range is named with the range, and not used", () => {

@@ -3,7 +3,7 @@
 
 module github.com/pulumi-posthog/pulumi-posthog/tools/pulumi-cli/cli
 
-go 1.26.8
+go 1.26.6
 
 tool github.com/pulumi/pulumi/pkg/v3/cmd/pulumi
 

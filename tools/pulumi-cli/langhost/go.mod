@@ -12,7 +12,7 @@
 
 module github.com/pulumi-posthog/pulumi-posthog/tools/pulumi-cli/langhost
 
-go 1.26.8
+go 1.26.6
 
 tool github.com/pulumi/pulumi/sdk/v3/nodejs/cmd/pulumi-language-nodejs
 
