@@ -1,24 +1,11 @@
 /**
  * The GitHub Actions workflows of examples/ci/workflows (documented in docs/ci.md), parsed with the `yaml`
  * package: the triggers, matrices, pulumi/actions inputs and flags they rely on. The drift gate's shell steps are
- * also run with bash against a stand-in `pulumi` that reports drift (or none), with GITHUB_OUTPUT and
- * GITHUB_STEP_SUMMARY files as the runner provides them, to prove the status is carried to the failing step and
- * the job summary names what drifted.
+ * run with bash against the real Pulumi CLI in test/stack/ci-preview-json.test.ts.
  */
-import { spawnSync } from "node:child_process";
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 
 const root = join(__dirname, "..", "..");
@@ -134,111 +121,8 @@ describe("pulumi-drift.yml", () => {
     expect(gate.if).toBe("steps.preview.outputs.status != '0'");
     expect(gate.run).toMatch(/exit 1\s*$/);
   });
-
-  describe("its steps, run with bash against a stand-in pulumi", () => {
-    let work: string;
-    beforeAll(() => {
-      work = mkdtempSync(join(tmpdir(), "posthog-drift-"));
-      mkdirSync(join(work, ".github"));
-      mkdirSync(join(work, "bin"));
-      copyFileSync(
-        join(root, "examples", "ci", "drift-summary.cjs"),
-        join(work, ".github", "drift-summary.cjs"),
-      );
-    });
-    afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-    /** The job's shell steps for stack "prod": outputs, summary, and whether the gate step fails the job. */
-    const runJob = (previewJson: string, exitCode: number) => {
-      writeFileSync(join(work, "fake.json"), previewJson);
-      const fake = join(work, "bin", "pulumi");
-      writeFileSync(
-        fake,
-        `#!/bin/sh\necho "$@" > "${work}/args"\ncat "${work}/fake.json"\necho "error: no changes were expected but changes were proposed" >&2\nexit ${exitCode}\n`,
-      );
-      chmodSync(fake, 0o755);
-      const out = join(work, "output");
-      const summaryFile = join(work, "summary.md");
-      writeFileSync(out, "");
-      writeFileSync(summaryFile, "");
-      const env = {
-        ...process.env,
-        PATH: `${join(work, "bin")}:${join(root, "node_modules", ".bin")}:${process.env.PATH ?? ""}`,
-        GITHUB_OUTPUT: out,
-        GITHUB_STEP_SUMMARY: summaryFile,
-      };
-      const script = (step: Step) => (step.run ?? "").replaceAll(MATRIX_STACK, "prod");
-      // GitHub runs `run:` with `bash -e {0}` (bash --noprofile --norc -eo pipefail {0}).
-      const bash = (step: Step) =>
-        spawnSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", script(step)], {
-          cwd: work,
-          env,
-          encoding: "utf8",
-        });
-      const previewRun = bash(preview);
-      const outputs = Object.fromEntries(
-        readFileSync(out, "utf8")
-          .trim()
-          .split("\n")
-          .map((l) => l.split("=")),
-      );
-      const summaryRun = bash(summary);
-      const gateRuns = outputs.status !== "0"; // the gate's `if:`, evaluated as GitHub does
-      const gateRun = gateRuns ? bash(gate) : undefined;
-      return {
-        previewStatus: previewRun.status,
-        args: readFileSync(join(work, "args"), "utf8").trim(),
-        outputs,
-        summaryStatus: summaryRun.status,
-        summary: readFileSync(summaryFile, "utf8"),
-        jobFails: gateRun !== undefined && gateRun.status !== 0,
-      };
-    };
-
-    it("drift: the summary lists each changed resource and its properties, and the job fails", () => {
-      const drifted = {
-        steps: [
-          { op: "same", urn: "urn:pulumi:prod::org::pulumi-nodejs:dynamic/posthog:Project::web" },
-          {
-            op: "update",
-            urn: "urn:pulumi:prod::org::pulumi-nodejs:dynamic/posthog:Dashboard::kpis",
-            diffReasons: ["name", "restrictionLevel"],
-          },
-          {
-            op: "create",
-            urn: "urn:pulumi:prod::org::pulumi-nodejs:dynamic/posthog:Invite::jane",
-          },
-        ],
-        diagnostics: [],
-        changeSummary: { same: 1, update: 1, create: 1 },
-      };
-      const job = runJob(JSON.stringify(drifted), 255);
-      expect(job.previewStatus).toBe(0); // the preview step records the status; the gate step fails
-      expect(job.args).toBe("preview --stack my-org/prod --refresh --expect-no-changes --json");
-      expect(job.outputs).toEqual({ status: "255" });
-      expect(job.summaryStatus).toBe(0);
-      expect(job.summary).toContain("### Drift: my-org/prod");
-      expect(job.summary).toContain("2 resource(s) drifted");
-      expect(job.summary).toContain("| update | posthog:Dashboard | kpis | `name`, `restrictionLevel` |");
-      expect(job.summary).toContain("| create | posthog:Invite | jane |  |");
-      expect(job.summary).not.toContain("| web |");
-      expect(job.jobFails).toBe(true);
-    });
-
-    it("no drift: the summary says so and the job passes", () => {
-      const job = runJob(JSON.stringify({ steps: [{ op: "same", urn: "urn:pulumi:prod::org::t::web" }] }), 0);
-      expect(job.outputs).toEqual({ status: "0" });
-      expect(job.summary).toContain("No drift: PostHog matches git.");
-      expect(job.jobFails).toBe(false);
-    });
-
-    it("a preview that fails before comparing: the summary shows its error, and the job fails", () => {
-      const job = runJob("", 255);
-      expect(job.summary).toContain("The preview failed before it could compare");
-      expect(job.summary).toContain("error: no changes were expected but changes were proposed");
-      expect(job.jobFails).toBe(true);
-    });
-  });
+  // Its shell steps run against the real CLI's `pulumi preview --json` (no change, drift, a change not applied,
+  // a wrong key, a missing stack) in test/stack/ci-preview-json.test.ts.
 });
 
 describe("integration-tests.yml", () => {

@@ -1,0 +1,352 @@
+/**
+ * The nightly drift gate of docs/ci.md (examples/ci/workflows/pulumi-drift.yml with examples/ci/drift-summary.cjs)
+ * on the real Pulumi CLI: the workflow's own shell steps (the preview, the job summary, the failing gate), parsed
+ * from its YAML and run with bash as GitHub runs them, with the `pulumi` of .pulumi-cli/bin first on PATH (a local
+ * file backend in place of Pulumi Cloud: the workflow's `my-org/<stack>` becomes the local backend's
+ * `organization/posthog-org/<stack>`), GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files as the runner provides them,
+ * and POSTHOG_API_KEY in the environment as the workflow passes its secret.
+ *
+ * The program (a dashboard and a batch-export pause, in a temporary project with the package linked as a user's
+ * `npm install` would) is applied once; then the real `pulumi preview --refresh --expect-no-changes --json` is
+ * captured for: no change, drift made through the API (the export unpaused, the dashboard renamed), a change in
+ * git not applied yet (a replacement), a wrong API key and a missing stack. Each asserts the CLI's exit code and
+ * the JSON it printed (the format the summary script reads), and what the summary and the gate make of it.
+ */
+import { spawn } from "node:child_process";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { pulumiEnv, pulumiOk, runStack } from "../../tools/pulumi";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+
+const root = join(__dirname, "..", "..");
+const work = mkdtempSync(join(tmpdir(), "ci-preview-json-"));
+const project = join(work, "posthog-org");
+const stateDir = join(work, "state");
+const settingsFile = join(project, "Pulumi.prod.yaml");
+/** The stack's name on the local backend (the workflow's `my-org/prod` on Pulumi Cloud). */
+const STACK = "organization/posthog-org/prod";
+const TIMEOUT = 300_000;
+/** The GitHub expression of the matrix's stack, as written in the workflow. */
+const MATRIX_STACK = ["$", "{{ matrix.stack }}"].join("");
+
+type Step = { name?: string; id?: string; run?: string; if?: string };
+const workflow = parse(
+  readFileSync(join(root, "examples", "ci", "workflows", "pulumi-drift.yml"), "utf8"),
+) as {
+  jobs: Record<string, { steps: Step[] }>;
+};
+const steps = Object.values(workflow.jobs)[0]?.steps ?? [];
+const previewStep = steps.find((s) => s.id === "preview") as Step;
+const summaryStep = steps.find((s) => s.run?.includes("$GITHUB_STEP_SUMMARY")) as Step;
+const gateStep = steps.at(-1) as Step;
+
+/** One preview step of the real JSON (only what the tests read). */
+type JsonStep = {
+  op: string;
+  urn: string;
+  diffReasons?: string[];
+  replaceReasons?: string[];
+  detailedDiff?: unknown;
+  oldState?: { inputs?: Record<string, unknown> };
+  newState?: { inputs?: Record<string, unknown> };
+};
+type PreviewJson = {
+  steps: JsonStep[];
+  diagnostics: { severity: string; message: string; urn?: string }[];
+  changeSummary?: Record<string, number>;
+};
+
+let emu: TestEmulator;
+let exportIds: string[] = [];
+/** POSTHOG_* as the workflow's job environment gives them (the key is its secret). */
+let jobEnv: Record<string, string> = {};
+
+const settings = (batchExportId: string) => {
+  const salt = /^encryptionsalt: .*$/m.exec(readFileSync(settingsFile, "utf8"))?.[0];
+  writeFileSync(
+    settingsFile,
+    `${salt ? `${salt}\n` : ""}config:\n  posthog:host: ${emu.url}\n  posthog-org:batchExportId: ${batchExportId}\n`,
+  );
+};
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  exportIds = ((await emu.call("GET", `${emu.org}/batch_exports/`)).body.results as { id: string }[]).map(
+    (b) => b.id,
+  );
+  expect(exportIds.length).toBeGreaterThanOrEqual(2);
+  // A user's project after `npm install pulumi-posthog @pulumi/pulumi`: the packages linked from this checkout.
+  mkdirSync(join(project, "node_modules", "@pulumi"), { recursive: true });
+  mkdirSync(join(project, ".github"));
+  symlinkSync(root, join(project, "node_modules", "pulumi-posthog"), "dir");
+  symlinkSync(
+    join(root, "node_modules", "@pulumi", "pulumi"),
+    join(project, "node_modules", "@pulumi", "pulumi"),
+    "dir",
+  );
+  writeFileSync(
+    join(project, "package.json"),
+    `${JSON.stringify({ name: "posthog-org", main: "index.js", private: true }, null, 2)}\n`,
+  );
+  writeFileSync(join(project, "Pulumi.yaml"), "name: posthog-org\nruntime: nodejs\n");
+  writeFileSync(
+    join(project, "index.js"),
+    `const pulumi = require("@pulumi/pulumi");
+const posthog = require("pulumi-posthog");
+
+const config = new pulumi.Config();
+new posthog.Dashboard("kpis", { name: "KPIs" });
+new posthog.BatchExportPause("warehouse", { batchExportId: config.require("batchExportId"), paused: true });
+`,
+  );
+  // docs/ci.md, step 1: the summary script beside the workflows.
+  copyFileSync(
+    join(root, "examples", "ci", "drift-summary.cjs"),
+    join(project, ".github", "drift-summary.cjs"),
+  );
+  writeFileSync(settingsFile, "config: {}\n");
+  jobEnv = {
+    POSTHOG_API_KEY: emu.apiKey,
+    POSTHOG_ORGANIZATION_ID: emu.organizationId,
+    POSTHOG_PROJECT_ID: String(emu.projectId),
+  };
+  await pulumiOk(["stack", "init", STACK, "--non-interactive"], { cwd: project, stateDir, env: jobEnv });
+  settings(exportIds[0] as string);
+  const up = await apply();
+  expect(up.counts).toMatchObject({ create: 2 });
+}, TIMEOUT);
+
+afterAll(async () => {
+  await emu?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/**
+ * `pulumi up` of the stack; with `refresh`, `pulumi up --refresh`: git wins (how docs/ci.md says to bring a
+ * drifted stack back; a plain `up` compares with the state, which knows nothing of the drift, and changes nothing).
+ */
+async function apply(refresh = false) {
+  const up = await runStack({
+    operation: "up",
+    refresh,
+    projectDir: project,
+    stack: "prod", // STACK's own name (runStack checks the backend's file of that name)
+    stateDir,
+    configFile: settingsFile,
+    env: jobEnv,
+  });
+  expect(up.ok, up.output).toBe(true);
+  return up;
+}
+
+/** `bash --noprofile --norc -eo pipefail -c <script>` (GitHub's `run:` shell), without blocking the emulator. */
+function bash(script: string, env: NodeJS.ProcessEnv): Promise<{ status: number | null; output: string }> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", script], {
+      cwd: project,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => {
+      output += d.toString();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      output += d.toString();
+    });
+    child.on("error", reject);
+    child.on("close", (status) => resolveRun({ status, output }));
+  });
+}
+
+/**
+ * The drift job's shell steps for one stack, as the runner runs them: the preview (recording its status), the
+ * summary (`if: always()`), and the gate when its `if:` holds. Returns the CLI's exit status (the step output),
+ * what it wrote to preview.json and preview.err, the job summary, and whether the job failed.
+ */
+async function runJob(stack = "prod", env: Record<string, string> = jobEnv) {
+  const out = join(work, "github-output");
+  const summaryFile = join(work, "step-summary.md");
+  writeFileSync(out, "");
+  writeFileSync(summaryFile, "");
+  const fullEnv = {
+    ...pulumiEnv(stateDir, env),
+    GITHUB_OUTPUT: out,
+    GITHUB_STEP_SUMMARY: summaryFile,
+  };
+  const script = (step: Step) =>
+    (step.run ?? "").replaceAll(`my-org/${MATRIX_STACK}`, `organization/posthog-org/${stack}`);
+  const preview = await bash(script(previewStep), fullEnv);
+  expect(preview.status, preview.output).toBe(0); // the step records the status; the gate fails the job
+  const outputs = Object.fromEntries(
+    readFileSync(out, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => l.split("=")),
+  ) as Record<string, string>;
+  const summaryRun = await bash(script(summaryStep), fullEnv);
+  expect(summaryRun.status, summaryRun.output).toBe(0);
+  const gate = outputs.status !== "0" ? await bash(script(gateStep), fullEnv) : undefined;
+  const json = readFileSync(join(project, "preview.json"), "utf8");
+  return {
+    status: outputs.status,
+    json,
+    preview: json.trim() === "" ? undefined : (JSON.parse(json) as PreviewJson),
+    stderr: readFileSync(join(project, "preview.err"), "utf8"),
+    summary: readFileSync(summaryFile, "utf8"),
+    jobFails: gate !== undefined && gate.status !== 0,
+  };
+}
+
+/** The steps of the program's resources that would change something (not refresh or same). */
+const changing = (p: PreviewJson | undefined) =>
+  (p?.steps ?? []).filter(
+    (s) => s.op !== "refresh" && s.op !== "same" && !s.urn.includes("pulumi:pulumi:Stack"),
+  );
+const nameOf = (urn: string) => urn.slice(urn.lastIndexOf("::") + 2);
+
+describe("the drift gate (pulumi-drift.yml, drift-summary.cjs) on the real CLI's preview --json", () => {
+  it(
+    "no change: exit 0, every step refresh or same, and the summary says there is no drift; the job passes",
+    async () => {
+      const job = await runJob();
+      expect(job.status).toBe("0");
+      expect(job.preview?.changeSummary).toEqual({ same: 3 });
+      expect(new Set(job.preview?.steps.map((s) => s.op))).toEqual(new Set(["refresh", "same"]));
+      expect(job.preview?.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+      expect(job.summary).toBe(`### Drift: ${STACK}\n\nNo drift: PostHog matches git.\n`);
+      expect(job.jobFails).toBe(false);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "drift made in PostHog: exit 7, update steps naming no property (a dynamic provider reports none), and the summary names each resource and property from oldState/newState; the job fails",
+    async () => {
+      await emu.call("POST", `${emu.org}/batch_exports/${exportIds[0]}/unpause/`);
+      const dashboards = (await emu.call("GET", `${emu.project}/dashboards/`)).body.results as {
+        id: number;
+        name: string;
+      }[];
+      const kpis = dashboards.find((d) => d.name === "KPIs");
+      await emu.call("PATCH", `${emu.project}/dashboards/${kpis?.id}/`, {
+        body: { name: "KPIs (from the UI)" },
+      });
+
+      const job = await runJob();
+      expect(job.status).toBe("7"); // the CLI's ExitNoChanges: --expect-no-changes saw changes
+      expect(job.stderr).toContain("error: no changes were expected for preview but changes were proposed");
+      expect(job.preview?.changeSummary).toEqual({ same: 1, update: 2 });
+      const updates = changing(job.preview);
+      expect(updates.map((s) => `${s.op} ${nameOf(s.urn)}`).sort()).toEqual([
+        "update kpis",
+        "update warehouse",
+      ]);
+      for (const step of updates) {
+        // What the summary cannot take from the engine: Pulumi's dynamic providers report no diff keys.
+        expect(step.diffReasons).toBeUndefined();
+        expect(step.detailedDiff ?? null).toBeNull();
+      }
+      // oldState: what the refresh read from PostHog; newState: what the program declares.
+      const warehouse = updates.find((s) => s.urn.endsWith("::warehouse"));
+      expect(warehouse?.oldState?.inputs?.paused).toBe(false);
+      expect(warehouse?.newState?.inputs?.paused).toBe(true);
+      const dashboard = updates.find((s) => s.urn.endsWith("::kpis"));
+      expect(dashboard?.oldState?.inputs?.name).toBe("KPIs (from the UI)");
+      expect(dashboard?.newState?.inputs?.name).toBe("KPIs");
+
+      expect(job.summary).toContain(`### Drift: ${STACK}`);
+      expect(job.summary).toContain(
+        "2 resource(s) drifted: the next `pulumi up --refresh` would change them.",
+      );
+      expect(job.summary).toContain("| update | posthog:BatchExportPause | warehouse | `paused` |");
+      expect(job.summary).toContain("| update | posthog:Dashboard | kpis | `name` |");
+      expect(job.summary).not.toContain("No drift");
+      expect(job.jobFails).toBe(true);
+
+      // A plain `pulumi up` does not bring it back: it compares the program with the state, which still holds
+      // what the last up wrote, so it changes nothing and the next night is red again.
+      expect((await apply()).counts).toMatchObject({ update: 0, same: 2 });
+      expect((await runJob()).status).toBe("7");
+      // `pulumi up --refresh` (git wins) does: the next night is green.
+      expect((await apply(true)).counts).toMatchObject({ update: 2 });
+      const healed = await runJob();
+      expect(healed.status).toBe("0");
+      expect(healed.summary).toContain("No drift: PostHog matches git.");
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "a change in git not applied yet (another batch export): one replace step naming batchExportId, one row in the summary; the job fails",
+    async () => {
+      settings(exportIds[1] as string);
+      try {
+        const job = await runJob();
+        expect(job.status).toBe("7");
+        // A preview lists a replacement as one step, with the key forcing it (the one diff key a dynamic
+        // provider reports).
+        expect(changing(job.preview).map((s) => [s.op, nameOf(s.urn), s.replaceReasons])).toEqual([
+          ["replace", "warehouse", ["batchExportId"]],
+        ]);
+        expect(job.summary).toContain("1 resource(s) drifted");
+        expect(job.summary).toContain("| replace | posthog:BatchExportPause | warehouse | `batchExportId` |");
+        expect(job.summary.match(/\| warehouse \|/g)).toHaveLength(1);
+        expect(job.jobFails).toBe(true);
+      } finally {
+        settings(exportIds[0] as string);
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "a wrong API key: exit 1, the errors in the JSON's diagnostics (stderr empty), and the summary shows them naming POSTHOG_API_KEY; the job fails",
+    async () => {
+      const job = await runJob("prod", { ...jobEnv, POSTHOG_API_KEY: "phx_not_a_key_of_this_instance" });
+      expect(job.status).toBe("1");
+      expect(job.stderr.trim()).toBe("");
+      const errors = job.preview?.diagnostics.filter((d) => d.severity === "error") ?? [];
+      expect(errors.map((d) => (d.urn ? nameOf(d.urn) : "")).sort()).toEqual(["", "kpis", "warehouse"]);
+      for (const d of errors.filter((e) => e.urn)) {
+        expect(d.message).toMatch(/^error: Preview failed: GET .* → 401 /);
+        expect(d.message).toContain("set by the environment variable POSTHOG_API_KEY");
+      }
+      expect(job.preview?.changeSummary).toBeUndefined();
+      expect(job.summary).toContain("The preview failed: it could not compare PostHog with git.");
+      expect(job.summary).toMatch(
+        /^- \*\*error\*\* \(kpis\): Preview failed: GET .* → 401 .*POSTHOG_API_KEY/m,
+      );
+      expect(job.summary).toContain("- **error**: preview failed");
+      expect(job.summary).not.toContain("No drift");
+      expect(job.summary).not.toContain("phx_not_a_key_of_this_instance");
+      expect(job.jobFails).toBe(true);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "a missing stack: exit 6, no JSON at all, and the summary shows the CLI's error from stderr; the job fails",
+    async () => {
+      const job = await runJob("staging");
+      expect(job.status).toBe("6"); // the CLI's ExitStackNotFound
+      expect(job.json).toBe("");
+      expect(job.stderr).toContain("error: no stack named");
+      expect(job.summary).toContain("The preview failed before it could compare (no JSON output):");
+      expect(job.summary).toContain("error: no stack named");
+      expect(job.jobFails).toBe(true);
+    },
+    TIMEOUT,
+  );
+});
