@@ -3,9 +3,9 @@
  * with the awkward cases (non-ASCII and duplicate dashboard names, 150 dashboards across two list pages, a
  * soft-deleted one, a pending and an expired invite, a verified and an unverified domain, a paused and a running
  * batch export, a collaborator on a restricted dashboard, sharing on and off) is exported with a key holding only
- * `:read` scopes; the generated program then runs through the stand-in engine (real Node runtime, real
- * dynamic-provider host): `up` changes nothing on the server (the emulator's saved world before and after), the
- * next `preview` shows no changes, `destroy` leaves the organization as found. Promotion: the same program on a
+ * `:read` scopes; the generated program then runs through the real Pulumi CLI (tools/pulumi.ts, a local file
+ * backend): `up` changes nothing on the server (the emulator's saved world before and after), the next `preview`
+ * shows no changes, `destroy` leaves the organization as found. Promotion: the same program on a
  * stack pointing at another project with no ids creates the dashboards from their templates, and exporting that
  * project gives the same templates.
  */
@@ -27,13 +27,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import type { RequestLogEntry } from "../../emulator/runtime";
 import { main } from "../../provider/export/cli";
-import { type RunResult, runStack } from "../../tools/stack/engine";
+import { type RunResult, runStack } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator, type TestResponse } from "../support/emulator";
 
 const root = join(__dirname, "..", "..");
 const work = mkdtempSync(join(tmpdir(), "export-"));
 const stateFile = join(work, "world.json");
-/** The program exported from the default project (the awkward cases), run through the engine. */
+/** The program exported from the default project (the awkward cases), run through the Pulumi CLI. */
 const out = join(work, "program");
 /** The export of the default project and the Bulk project (150 dashboards in all: two list pages). */
 const full = join(work, "full");
@@ -396,17 +396,25 @@ describe("pulumi-posthog export", () => {
   });
 });
 
-describe("the generated program (150 dashboards in two projects) through the stand-in engine", () => {
+describe("the generated program (150 dashboards in two projects) through the real Pulumi CLI", () => {
   const env = () => ({ POSTHOG_HOST: emu.url, POSTHOG_API_KEY: emu.apiKey });
-  const stack = (operation: "up" | "preview" | "destroy", name = "dev"): Promise<RunResult> =>
-    runStack({ operation, projectDir: full, stack: name, statePath: join(work, `${name}.json`), env: env() });
+  /** The dev stack of the full export on a local backend of its own (its settings: a copy of Pulumi.dev.yaml). */
+  const stack = (operation: "up" | "preview" | "destroy", refresh = false): Promise<RunResult> =>
+    runStack({
+      operation,
+      projectDir: full,
+      stack: "dev",
+      stateDir: join(work, "state-dev"),
+      env: env(),
+      refresh,
+    });
   let adopted = 0;
 
   it("up adopts every object: creates none, deletes none, changes no field", async () => {
     const before = world();
     await clearLog();
     const up = await stack("up");
-    expect(up.ok).toBe(true);
+    expect(up.ok, up.output).toBe(true);
     // 2 domains, 4 members, 1 invite, 2 batch exports, 2 projects, 150 dashboards, 1 sharing, 1 collaborator
     expect(up.counts).toEqual({ create: 163, update: 0, replace: 0, delete: 0, same: 0 });
     adopted = up.counts.create;
@@ -416,32 +424,25 @@ describe("the generated program (150 dashboards in two projects) through the sta
     // Adoption reads first and writes only what differs: nothing here (Dashboard, DashboardSharing and
     // DashboardCollaborator each take what already matches with GETs only).
     expect(sent).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 
   it("the next preview shows no changes, with a refresh too (the drift gate)", async () => {
     await clearLog();
     const preview = await stack("preview");
-    expect(preview.ok).toBe(true);
+    expect(preview.ok, preview.output).toBe(true);
     expect(preview.counts).toEqual({ create: 0, update: 0, replace: 0, delete: 0, same: adopted });
-    const refreshed = await runStack({
-      operation: "preview",
-      refresh: true,
-      projectDir: full,
-      stack: "dev",
-      statePath: join(work, "dev.json"),
-      env: env(),
-    });
-    expect(refreshed.ok).toBe(true);
+    const refreshed = await stack("preview", true);
+    expect(refreshed.ok, refreshed.output).toBe(true);
     expect(refreshed.counts).toEqual({ create: 0, update: 0, replace: 0, delete: 0, same: adopted });
     expect(writes(await requests())).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 
   it("destroy leaves the organization as it was found", async () => {
     const destroy = await stack("destroy");
-    expect(destroy.ok).toBe(true);
+    expect(destroy.ok, destroy.output).toBe(true);
     expect(destroy.counts.delete).toBe(adopted);
     expect(world()).toEqual(original);
-  }, 120_000);
+  }, 300_000);
 });
 
 describe("promotion: the same program on a stack of another project, with no ids", () => {
@@ -460,9 +461,9 @@ describe("promotion: the same program on a stack of another project, with no ids
     await clearLog();
     const env = { POSTHOG_HOST: emu.url, POSTHOG_API_KEY: emu.apiKey };
     const run = (operation: "up" | "destroy") =>
-      runStack({ operation, projectDir: out, stack: "staging", statePath: join(work, "staging.json"), env });
+      runStack({ operation, projectDir: out, stack: "staging", stateDir: join(work, "state-staging"), env });
     const up = await run("up");
-    expect(up.ok).toBe(true);
+    expect(up.ok, up.output).toBe(true);
     // the project adopted; 5 dashboards, the sharing and the collaborator created
     expect(up.counts).toEqual({ create: 8, update: 0, replace: 0, delete: 0, same: 0 });
     const sent = writes(await requests());
@@ -500,7 +501,7 @@ describe("promotion: the same program on a stack of another project, with no ids
       [...text.matchAll(/^ {2}(name|description|pinned|tags|restrictionLevel): .*$/gm)].map((m) => m[0]);
     expect(args(read(promoted, "index.ts")).sort()).toEqual(args(read(out, "index.ts")).sort());
     const destroy = await run("destroy");
-    expect(destroy.ok).toBe(true);
+    expect(destroy.ok, destroy.output).toBe(true);
     expect((await ok("GET", `/api/projects/${stagingId}/dashboards/`)).count).toBe(0);
-  }, 180_000);
+  }, 300_000);
 });
