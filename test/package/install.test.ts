@@ -466,29 +466,42 @@ describe("a newcomer's first hour (issue 21)", () => {
       const { status, stdout, stderr } = tsc({ ...documented(), files: ["index.ts"] });
       expect(`${stdout}${stderr}`).toBe("");
       expect(status).toBe(0);
-      // This checkout's stand-in engine runs the program in the fresh project, as the docs say to try it without
-      // the CLI: Pulumi's own runtime compiles it with ts-node and the project's TypeScript 6.
-      const cli = join(root, "dist", "tools", "stack", "cli.js");
-      expect(existsSync(cli), "dist/tools is missing: run `npm run build` first").toBe(true);
-      // Asynchronously: the emulator answers from this process.
-      const stack = (operation: string) =>
-        runAsync(nodeBin, [cli, operation, "--cwd", program(), "--json"], {
-          cwd: root,
-          env: { ...process.env, PATH: toolPath, POSTHOG_HOST: emu.url, POSTHOG_API_KEY: emu.apiKey },
-          timeout: 180_000,
+      // The real Pulumi CLI (tools/pulumi.ts: .pulumi-cli/bin, a local file backend of its own) runs the program
+      // in the fresh project: the language host compiles it with ts-node and the project's TypeScript 6 and
+      // tsconfig.json, and the provider host loads the installed tarball's `pulumi-posthog/provider`.
+      const { runStack } = await import("../../tools/pulumi");
+      const stateDir = join(pkg.base, "first-hour-state");
+      const stack = (operation: "preview" | "up" | "destroy") =>
+        runStack({
+          operation,
+          projectDir: program(),
+          stack: "dev",
+          stateDir,
+          env: { POSTHOG_HOST: emu.url, POSTHOG_API_KEY: emu.apiKey },
         });
-      for (const [operation, counts] of [
-        ["preview", { create: 4 }],
-        ["up", { create: 4 }],
-        ["preview", { same: 4 }],
-        ["destroy", { delete: 4 }],
+      const runs: Record<string, Awaited<ReturnType<typeof stack>>> = {};
+      for (const [label, operation, counts] of [
+        ["first preview", "preview", { create: 4, update: 0, replace: 0, delete: 0, same: 0 }],
+        ["up", "up", { create: 4, update: 0, replace: 0, delete: 0, same: 0 }],
+        ["next preview", "preview", { create: 0, update: 0, replace: 0, delete: 0, same: 4 }],
+        ["destroy", "destroy", { create: 0, update: 0, replace: 0, delete: 4, same: 0 }],
       ] as const) {
         const run = await stack(operation);
-        expect(run.status, `${operation}:\n${run.stdout}\n${run.stderr}`).toBe(0);
-        expect(JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}").counts, operation).toMatchObject(
-          counts,
-        );
+        expect(run.ok, `${label}:\n${run.output}`).toBe(true);
+        expect(run.counts, label).toEqual(counts);
+        runs[label] = run;
       }
+      // The ids connect as they are: the dashboard and the sharing are in the project `up` made (its id, a
+      // number in PostHog, reaches them as the Project's id output), the project's token is a secret output.
+      const up = runs.up;
+      const outputsOf = (type: string) => up?.steps.find((s) => s.type.endsWith(`posthog:${type}`))?.outputs;
+      const project = outputsOf("Project");
+      expect(project?.projectId, JSON.stringify(project)).toMatch(/^\d+$/);
+      expect(outputsOf("Dashboard")?.projectId).toBe(project?.projectId);
+      expect(outputsOf("DashboardSharing")?.projectId).toBe(project?.projectId);
+      expect(up?.outputs).toEqual({ projectApiToken: "[secret]" });
+      const projects = await emu.call("GET", `${emu.org}/projects/`);
+      expect(projects.body.results.map((p: { name: string }) => p.name)).not.toContain("Web");
     }, 300_000);
   });
 
