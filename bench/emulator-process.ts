@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { seedApi } from "../tools/stack/seed-api";
+import { seedApi } from "../tools/seed-api";
 
 /** A running emulator child: its ready line, the API and control plane on its seed key, and `stop()`. */
 export interface Emu {

@@ -1,9 +1,14 @@
 /**
- * The ENGINE-KILL soak (part of `npm run soak`): SIGKILL of the stand-in engine's CLI
- * (`node dist/tools/stack/cli.js up|destroy …`, tools/stack/cli.ts) at random points while it applies the GitOps
- * example (examples/gitops, the root Pulumi.yaml) to an emulator started in this process, with a DNS automation
- * publishing the domain's TXT record as `npm start` does; then the same command again, un-killed, until it exits
- * 0 and a preview shows no changes, as a user re-runs `pulumi up` after a crash.
+ * The ENGINE-KILL soak (part of `npm run soak`): SIGKILL of the real Pulumi CLI (`pulumi up|destroy --stack dev
+ * --non-interactive …` through tools/pulumi.ts, on a local file backend of its own) and of its whole process group
+ * (its Node.js language host, the program, the dynamic-provider host: {@link killTree}) at random points while it
+ * applies the GitOps example (examples/gitops, the root Pulumi.yaml) to an emulator started in this process, with
+ * a DNS automation publishing the domain's TXT record as `npm start` does; then what a user runs after such a crash:
+ * `pulumi cancel --yes` when the killed run's lock refuses the next (the file backend locks each operation and a
+ * killed CLI leaves its lock), the same command again, un-killed, until it exits 0 and `preview
+ * --expect-no-changes` passes, and `pulumi refresh --clear-pending-creates` when the state still holds pending
+ * creates (v3.274.1 keeps them through every `up`, with a warning, and through a non-interactive `refresh`
+ * without that flag: pkg/backend/snapshot.go, cmd/pulumi/operations/refresh.go).
  *
  * First, un-killed runs of each kind are measured (an `up` from an empty stack, an `up` of the other settings, a
  * `destroy`). Then each kill is one episode, in a fixed cycle of kinds:
@@ -13,44 +18,48 @@
  * - `destroy`: from the dev settings deployed, `destroy`, killed, then `destroy` again until it exits 0;
  * and two kinds of kill points, alternating per kind:
  * - `time`: a uniform random delay within the shortest un-killed run of that kind so far;
- * - `operation`: the n-th provider operation the run records as pending in its checkpoint (n random within the
- *   operations of an un-killed run), plus a random delay up to 1.5 API round trips, so that the kill lands while a
- *   write is on the wire.
+ * - `operation`: the n-th provider operation the run records as pending in its state (the backend's
+ *   `<stack>.json`, watched; n random within the operations of an un-killed run), plus a random delay up to 1.5
+ *   API round trips, so that the kill lands while a write is on the wire.
  * The emulator answers every API request after `latencyMs` (default 40 ms, a real server's order of magnitude),
  * and applies a write even when its client has died meanwhile, as a real server does.
  *
- * Each episode records what the checkpoint held when the engine died (pending operations), which writes the
- * server applied that the checkpoint does not record, and whether a process of the killed run (the program, the
- * dynamic-provider host) outlived it (found by a marker in their environment). Once re-run, it audits:
+ * Each episode records what the state held when the CLI died (`deployment.pending_operations` of `pulumi stack
+ * export`), which writes the server applied that the state does not record, and whether a process of the killed
+ * run (the language host, the program, the dynamic-provider host) outlived it (found by a marker in their
+ * environment). Once re-run, it audits:
  * - duplicates: two live server objects for one declared resource (same project name, same dashboard name in
  *   one project, same invite e-mail, same domain);
- * - orphans: live objects, not in the seeded world, whose id no checkpoint entry holds;
- * - missing: checkpoint entries whose object is gone;
- * - differences: what `refresh` changes in the converged checkpoint (state ≠ server), beyond the drift un-killed
+ * - orphans: live objects, not in the seeded world, whose id no resource of the state holds;
+ * - missing: resources of the state whose object is gone;
+ * - differences: what `refresh` changes in the converged state (state ≠ server), beyond the drift un-killed
  *   runs show too;
  * then removes the orphans through the API (so a finding is counted once), destroys (un-killed, for `create` and
  * `change`) and compares the organization with the seeded one: members' levels, invites, domains, projects,
  * dashboards of the seeded project, every batch export's `paused` flag; then puts back what differs.
- * When the re-runs keep failing on an object the checkpoint does not hold (a lost Domain create), the operator
- * removes the orphans and runs again: the stand-in, like the engine without `--import-pending-creates`, has no
- * other way out.
+ * When the re-runs keep failing on an object the state does not hold (a lost Domain create), the operator
+ * removes the orphans and runs again (`refresh --import-pending-creates URN ID` would need the id, which only the
+ * server knows).
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import {
-  copyFileSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  watch,
-  writeFileSync,
-} from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { parseDocument } from "yaml";
 import { startEmulator } from "../emulator";
-import { dnsAutomation, type SeedApi, seedApi } from "../tools/stack/seed-api";
+import {
+  type EngineEvent,
+  ensureStack,
+  exportStack,
+  killTree,
+  pulumiExecutable,
+  pulumiOk,
+  type RunResult,
+  readProject,
+  startPulumi,
+  summarize,
+} from "../tools/pulumi";
+import { dnsAutomation, type SeedApi, seedApi } from "../tools/seed-api";
 import { repoRoot } from "./soak-core";
 
 /** Options of {@link runEngineKills}. */
@@ -69,9 +78,9 @@ export interface EngineKillOptions {
 
 export type EpisodeKind = "create" | "change" | "destroy";
 
-/** A provider operation the checkpoint recorded as under way when the engine died. */
+/** A provider operation the state recorded as under way when the CLI died (`deployment.pending_operations`). */
 export interface PendingAtKill {
-  operation: "creating" | "updating" | "deleting";
+  operation: "creating" | "updating" | "deleting" | "reading" | "importing";
   type: string;
   name: string;
 }
@@ -89,16 +98,16 @@ export interface KillRecord {
   killedAtMs?: number;
   /** The run ended (exit status) before its kill point: nothing was killed. */
   finishedFirst?: number;
-  /** Provider operations of the killed run under way in the checkpoint it left. */
+  /** Provider operations of the killed run under way in the state it left (`deployment.pending_operations`). */
   pending: PendingAtKill[];
   /**
-   * Writes the server applied that the killed run's checkpoint does not record (a create whose answer the engine
-   * never saved): live objects no checkpoint entry holds, a batch export paused with no BatchExportPause recorded.
+   * Writes the server applied that the killed run's state does not record (a create whose answer the CLI never
+   * saved): live objects no resource of the state holds, a batch export paused with no BatchExportPause recorded.
    */
   lostAtKill: string[];
-  /** Pending creates of earlier killed runs the checkpoint still held (the engine keeps them until a refresh clears them). */
+  /** Pending operations of earlier runs the state still held when this run started (the CLI keeps pending creates until a refresh clears them). */
   carried: number;
-  /** Resources in that checkpoint (the stack resource excluded). */
+  /** Resources in that state (the stack and its providers excluded). */
   stateResources: number;
   /** Processes of the killed run (its program and provider host) found alive right after the kill. */
   childrenAtKill: number;
@@ -106,13 +115,26 @@ export interface KillRecord {
   childrenGoneMs?: number;
   /** How long each of them outlived the kill (ms, within 10 ms), by role: `program`, `host` (dynamic-provider host), `engine`. */
   outlivedMs: Record<string, number>;
-  /** Processes of the killed run still alive 10 s after the kill (command lines). */
+  /**
+   * Processes of the killed run still alive 10 s after the kill (command lines; then SIGKILLed by the soak). Under
+   * the real CLI, its language host and the provider host (each in a process group of its own) stay forever.
+   */
   leaked: string[];
   /** Un-killed runs until one exited 0 and the following preview showed no changes. */
   recoveryRuns: number;
   /**
-   * The re-runs kept failing on an object the checkpoint does not hold (e.g. `Domain … already exists`), so the
-   * operator removed the orphans before running again (the stand-in has no `refresh --import-pending-creates`).
+   * The first re-run was refused because the killed CLI's lock was left in the backend (`the stack is currently
+   * locked`), so `pulumi cancel --yes` removed it (the real file backend locks each operation; not counted as a run).
+   */
+  cancelledLock: boolean;
+  /**
+   * Pending creates the converged state still held, dropped by the episode's `pulumi refresh
+   * --clear-pending-creates` (the CLI keeps them through every `up` and a non-interactive refresh).
+   */
+  clearedPendingCreates: number;
+  /**
+   * The re-runs kept failing on an object the state does not hold (e.g. `Domain … already exists`), so the
+   * operator removed the orphans before running again (`refresh --import-pending-creates` needs the object's id).
    */
   neededOperator: boolean;
   converged: boolean;
@@ -121,7 +143,7 @@ export interface KillRecord {
   duplicates: string[];
   orphans: string[];
   missing: string[];
-  /** Resources whose refresh changed the converged checkpoint (`type name: properties`). */
+  /** Resources whose refresh changed the converged state (`type name: op (properties)`). */
   differences: string[];
   /** After the episode's destroy: how the organization differs from the seeded one. */
   notSeeded: string[];
@@ -135,7 +157,7 @@ export interface EngineKillReport {
   latencyMs: number;
   /**
    * The un-killed runs measured first: an `up` from an empty stack, an `up` of the other settings, a `destroy`
-   * (durations in ms, and the provider operations each recorded as pending in its checkpoint).
+   * (durations in ms, and the provider operations each recorded as pending in its state).
    */
   baseline: {
     upMs: number;
@@ -152,11 +174,11 @@ export interface EngineKillReport {
   kills: KillRecord[];
   totals: {
     kills: number;
-    /** Kills that landed while the checkpoint recorded a provider operation under way. */
+    /** Kills that landed while the state recorded a provider operation under way. */
     duringOperation: number;
-    /** Creates under way when the engine died (each may or may not have reached the server). */
+    /** Creates under way when the CLI died (each may or may not have reached the server). */
     pendingCreates: number;
-    /** Writes applied by the server and not recorded in the checkpoint when the engine died. */
+    /** Writes applied by the server and not recorded in the state when the CLI died. */
     lostWrites: number;
     notConverged: number;
     duplicates: number;
@@ -172,8 +194,12 @@ export interface EngineKillReport {
     cleanedUp: number;
     /** Kills after which the re-runs only converged once the operator removed orphans. */
     neededOperator: number;
+    /** Kills whose lock refused the next run until `pulumi cancel`. */
+    cancelledLocks: number;
+    /** Pending creates dropped by `refresh --clear-pending-creates` once the episode converged. */
+    clearedPendingCreates: number;
     /**
-     * Per resource type: creates under way at a kill, those the server applied without the checkpoint recording
+     * Per resource type: creates under way at a kill, those the server applied without the state recording
      * them, and what followed (duplicates; re-runs failing until the operator stepped in; a destroy not restoring
      * the seeded organization).
      */
@@ -186,7 +212,7 @@ export interface EngineKillReport {
   finalNotSeeded: string[];
   /** Processes carrying this run's marker still alive at the end. */
   finalLeaked: string[];
-  /** The API key found in clear text in a checkpoint (file names). */
+  /** Where the API key was found in clear text: the backend's state file, a run's event log or output. */
   keyLeaks: string[];
   wallMs: number;
 }
@@ -260,22 +286,47 @@ export function processesWithMarker(marker: string): { pid: number; cmd: string 
   return out;
 }
 
-interface CheckpointView {
+/** The stack's state as the file backend keeps it (and `pulumi stack export` prints its `deployment`). */
+interface StateView {
   resources: { urn: string; type: string; name: string; id?: string; custom: boolean }[];
-  pendingOperations: {
-    urn: string;
-    type: string;
-    name: string;
-    operation: PendingAtKill["operation"];
-    startedAt: string;
-    inputs?: Record<string, unknown>;
-  }[];
+  pendingOperations: { urn: string; type: string; name: string; operation: PendingAtKill["operation"] }[];
 }
 
-function readCheckpoint(path: string): CheckpointView {
+/** Pulumi's `deployment` (v3): resources and `pending_operations` (`{resource, type: "creating"|…}`). */
+interface Deployment {
+  resources?: { urn: string; type: string; id?: string; custom?: boolean }[];
+  pending_operations?: { resource: { urn: string; type: string }; type: string }[];
+}
+
+const nameOf = (urn: string) => urn.slice(urn.lastIndexOf("::") + 2);
+
+function viewOf(d: Deployment | undefined): StateView {
+  return {
+    resources: (d?.resources ?? []).map((r) => ({
+      urn: r.urn,
+      type: r.type,
+      name: nameOf(r.urn),
+      ...(r.id ? { id: r.id } : {}),
+      custom: r.custom === true,
+    })),
+    pendingOperations: (d?.pending_operations ?? []).map((p) => ({
+      urn: p.resource.urn,
+      type: p.resource.type,
+      name: nameOf(p.resource.urn),
+      operation: p.type as PendingAtKill["operation"],
+    })),
+  };
+}
+
+/**
+ * The stack's state read from the file backend's `<stack>.json` (`{checkpoint: {latest: deployment}}`), for
+ * watching a run: the CLI replaces the file whole at each save (a temporary file renamed over it). Empty when
+ * the file is missing; throws while it cannot be parsed.
+ */
+function readStateFile(path: string): StateView {
   if (!existsSync(path)) return { resources: [], pendingOperations: [] };
-  const cp = JSON.parse(readFileSync(path, "utf8")) as Partial<CheckpointView>;
-  return { resources: cp.resources ?? [], pendingOperations: cp.pendingOperations ?? [] };
+  const file = JSON.parse(readFileSync(path, "utf8")) as { checkpoint?: { latest?: Deployment } };
+  return viewOf(file.checkpoint?.latest);
 }
 
 const shortType = (t: string) => t.replace(/^pulumi-nodejs:dynamic\/posthog:/, "");
@@ -375,20 +426,23 @@ type KillPlan =
   | { trigger: "time"; afterMs: number }
   | { trigger: "operation"; nth: number; extraMs: number };
 
+/** One CLI command of an episode: the operation, the settings variant it runs with, more flags. */
+interface Cmd {
+  op: "up" | "destroy" | "preview" | "refresh";
+  variant?: "v1" | "v2";
+  extra?: string[];
+}
+
 interface CliRun {
   code: number | null;
   signal: NodeJS.Signals | null;
   durationMs: number;
-  /** The `--json` line (absent when killed). */
-  result?: {
-    ok: boolean;
-    counts: Record<string, number>;
-    changes: { op: string; type: string; name: string; diffs: string[]; error?: string }[];
-    errors: string[];
-  };
-  stderr: string;
+  /** Steps and diagnostics from the run's event log (what it logged before it died, when killed). */
+  result: Pick<RunResult, "steps" | "diagnostics" | "counts">;
+  /** What the CLI printed (stdout, stderr). */
+  output: string;
   killedAtMs?: number;
-  /** Distinct pending operations the run recorded (seen by watching its checkpoint). */
+  /** Distinct pending operations the run recorded (seen by watching the backend's state file). */
   operationsSeen: number;
 }
 
@@ -405,30 +459,33 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
   const log = options.log ?? (() => {});
   const random = prng(seed);
   const root = repoRoot();
-  const cli = join(root, "dist", "tools", "stack", "cli.js");
-  if (!existsSync(cli)) throw new Error(`${cli} is missing: run \`npm run build\` first`);
+  pulumiExecutable(); // throws saying how to get the CLI
+  if (!existsSync(join(root, "dist", "sdk", "index.js")))
+    throw new Error(
+      `${join(root, "dist")} is missing: run \`npm run build\` first (the example loads the built SDK)`,
+    );
 
   const work = mkdtempSync(join(tmpdir(), "posthog-engine-kills-"));
-  const statePath = join(work, "dev.json");
+  const stateDir = join(work, "state");
+  const configFile = join(work, "Pulumi.dev.yaml");
+  const stateFile = join(stateDir, ".pulumi", "stacks", readProject(root).name, "dev.json");
   const marker = `POSTHOG_ENGINE_KILL_SOAK=${work}`;
-  const variants = { v1: join(work, "Pulumi.v1.yaml"), v2: join(work, "Pulumi.v2.yaml") } as const;
-  copyFileSync(join(root, "examples", "gitops", "Pulumi.dev.yaml"), variants.v1);
-  {
-    // v2: in-place updates (project timezone, dashboard description, public sharing), a replaced invite
-    // (level), a new collaborator.
-    const doc = parseDocument(readFileSync(variants.v1, "utf8"));
-    doc.setIn(["config", "posthog-gitops:project", "timezone"], "UTC");
-    doc.setIn(["config", "posthog-gitops:teamDashboardDescription"], "v2");
-    doc.setIn(["config", "posthog-gitops:publicKpis"], true);
-    doc.setIn(["config", "posthog-gitops:kpiEditors"], ["mia.member@example.com", "max.member@example.com"]);
-    doc.setIn(["config", "posthog-gitops:invites", 0, "level"], "admin");
-    writeFileSync(variants.v2, doc.toString());
-  }
+  // The two settings variants; the one a command runs with is written into the stack's settings file
+  // (`--config-file`) beside the passphrase's salt.
+  const v1 = readFileSync(join(root, "examples", "gitops", "Pulumi.dev.yaml"), "utf8");
+  const doc = parseDocument(v1);
+  // v2: in-place updates (project timezone, dashboard description, public sharing), a replaced invite
+  // (level), a new collaborator.
+  doc.setIn(["config", "posthog-gitops:project", "timezone"], "UTC");
+  doc.setIn(["config", "posthog-gitops:teamDashboardDescription"], "v2");
+  doc.setIn(["config", "posthog-gitops:publicKpis"], true);
+  doc.setIn(["config", "posthog-gitops:kpiEditors"], ["mia.member@example.com", "max.member@example.com"]);
+  doc.setIn(["config", "posthog-gitops:invites", 0, "level"], "admin");
+  const variants = { v1, v2: doc.toString() } as const;
 
   const emulator = await startEmulator({ rateLimit: false, inviteBudget: false, latencyMs });
   const a = seedApi(emulator.url, emulator.apiKey);
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
     POSTHOG_HOST: emulator.url,
     POSTHOG_API_KEY: emulator.apiKey,
     POSTHOG_ORGANIZATION_ID: emulator.organizationId,
@@ -436,12 +493,16 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
     POSTHOG_RATE_LIMIT: "off",
     // the language host's own switch: no type-check of the example on every run (it is type-checked by lint)
     PULUMI_NODEJS_TRANSPILE_ONLY: "true",
-    // the checkpoint's key file beside it, whatever the caller's environment holds
-    PULUMI_CONFIG_PASSPHRASE: "",
     POSTHOG_ENGINE_KILL_SOAK: work,
   };
+  // the stack on a local backend of this run (tools/pulumi.ts: passphrase, PULUMI_HOME in it, no Pulumi Cloud)
+  await ensureStack({ projectDir: root, stack: "dev", stateDir, configFile, env });
+  const salt = /^encryptionsalt: .*$/m.exec(readFileSync(configFile, "utf8"))?.[0] ?? "";
+  const useVariant = (v: "v1" | "v2") => writeFileSync(configFile, `${salt}\n${variants[v]}`);
   const dns = dnsAutomation(a, 100);
   const children = new Set<ChildProcess>();
+  /** Where the API key was found in clear text: the state file, a run's event log or output. */
+  const keyLeaks = new Set<string>();
 
   /** Durations (ms) and provider operations of un-killed complete runs of each kind: the kill points' scale. */
   const scale: Record<EpisodeKind, { ms: number[]; operations: number }> = {
@@ -452,40 +513,56 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
   // the shortest: a kill point within it lands inside the run (the first run is slower, with cold caches)
   const shortest = (xs: number[]) => Math.min(...xs);
 
-  /** One CLI run; `plan` says when to SIGKILL it. */
-  const runCli = (args: string[], plan: KillPlan): Promise<CliRun> =>
+  /** Each run's event log (the engine's JSON events), read after it ends. */
+  let runs = 0;
+
+  /**
+   * One CLI run, as a user types it (`pulumi <op> --stack dev --config-file … --non-interactive`, with `--yes
+   * --skip-preview` for up, refresh and destroy), with `--event-log`; `plan` says when to SIGKILL the CLI's
+   * process group (the CLI, its language host, the program, the provider host: {@link killTree}).
+   */
+  const runCli = (cmd: Cmd, plan: KillPlan): Promise<CliRun> =>
     new Promise((resolve, reject) => {
+      if (cmd.variant) useVariant(cmd.variant);
+      const eventLog = join(work, `events-${++runs}.json`);
+      const args = [
+        cmd.op,
+        "--stack",
+        "dev",
+        "--config-file",
+        configFile,
+        "--non-interactive",
+        "--color",
+        "never",
+        "--event-log",
+        eventLog,
+        ...(cmd.op === "preview" ? [] : ["--yes", "--skip-preview"]),
+        ...(cmd.extra ?? []),
+      ];
       const started = performance.now();
-      const startedWall = Date.now();
       const fromEmpty = stackResources().length === 0;
-      const child = spawn(
-        process.execPath,
-        [cli, ...args, "--cwd", root, "--stack", "dev", "--state", statePath, "--json"],
-        { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] },
+      // pending operations already in the state (carried over from a killed run) are not this run's
+      const before = new Set(
+        readStateFile(stateFile).pendingOperations.map((p) => `${p.operation} ${p.urn}`),
       );
+      const { child, done } = startPulumi(args, { cwd: root, stateDir, env, timeoutMs: 600_000 });
       children.add(child);
-      let stdout = "";
-      let stderr = "";
-      child.stdout?.on("data", (c: Buffer) => {
-        stdout += c.toString();
-      });
-      child.stderr?.on("data", (c: Buffer) => {
-        stderr += c.toString();
-      });
       let killedAtMs: number | undefined;
       let timer: NodeJS.Timeout | undefined;
+      let exited = false;
       const kill = () => {
-        if (killedAtMs !== undefined || child.exitCode !== null || child.signalCode !== null) return;
+        if (killedAtMs !== undefined || exited) return;
         killedAtMs = Math.round(performance.now() - started);
-        child.kill("SIGKILL");
+        killTree(child);
       };
-      // Distinct pending operations of this run, seen by watching the checkpoint (saved atomically by rename).
+      // Distinct pending operations of this run, seen by watching the backend's state file (replaced at each save).
       const seen = new Set<string>();
       const look = () => {
         try {
-          for (const p of readCheckpoint(statePath).pendingOperations) {
-            if (Date.parse(p.startedAt) < startedWall - 1000) continue; // carried over from an earlier run
-            seen.add(`${p.operation} ${p.urn} ${p.startedAt}`);
+          for (const p of readStateFile(stateFile).pendingOperations) {
+            if (p.type.startsWith("pulumi:")) continue; // the stack and the default provider are not the provider's
+            const k = `${p.operation} ${p.urn}`;
+            if (!before.has(k)) seen.add(k);
           }
         } catch {
           return; // between writes
@@ -493,75 +570,86 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
         if (plan.trigger === "operation" && seen.size >= plan.nth && timer === undefined)
           timer = setTimeout(kill, plan.extraMs);
       };
-      const watcher = watch(work, (_event, file) => {
+      const watcher = watch(dirname(stateFile), (_event, file) => {
         if (file === "dev.json") look();
       });
       if (plan.trigger === "time") timer = setTimeout(kill, plan.afterMs);
-      child.once("error", (e) => {
-        watcher.close();
-        reject(e);
-      });
-      child.once("close", (code, signal) => {
-        children.delete(child);
-        watcher.close();
-        if (timer) clearTimeout(timer);
-        look();
-        // un-killed complete runs set the scale of the kill points: an up from an empty stack, a whole destroy
-        const ms = Math.round(performance.now() - started);
-        if (killedAtMs === undefined && code === 0) {
-          const kind =
-            args[0] === "destroy" && !fromEmpty
-              ? "destroy"
-              : args[0] === "up" && fromEmpty
-                ? "create"
-                : undefined;
-          if (kind) {
-            scale[kind].ms.push(ms);
-            scale[kind].operations = Math.max(scale[kind].operations, seen.size);
+      done.then(
+        ({ exitCode: code, signal, stdout, stderr }) => {
+          exited = true;
+          children.delete(child);
+          watcher.close();
+          if (timer) clearTimeout(timer);
+          look();
+          // un-killed complete runs set the scale of the kill points: an up from an empty stack, a whole destroy
+          const ms = Math.round(performance.now() - started);
+          if (killedAtMs === undefined && code === 0) {
+            const kind =
+              cmd.op === "destroy" && !fromEmpty
+                ? "destroy"
+                : cmd.op === "up" && fromEmpty
+                  ? "create"
+                  : undefined;
+            if (kind) {
+              scale[kind].ms.push(ms);
+              scale[kind].operations = Math.max(scale[kind].operations, seen.size);
+            }
           }
-        }
-        const line = stdout.trim().split("\n").at(-1);
-        let result: CliRun["result"];
-        try {
-          result = line ? (JSON.parse(line) as CliRun["result"]) : undefined;
-        } catch {
-          result = undefined;
-        }
-        resolve({
-          code,
-          signal,
-          durationMs: ms,
-          ...(result ? { result } : {}),
-          stderr,
-          ...(killedAtMs === undefined ? {} : { killedAtMs }),
-          operationsSeen: seen.size,
-        });
-      });
+          // the complete lines of the event log (a killed CLI may leave half a line)
+          const text = existsSync(eventLog) ? readFileSync(eventLog, "utf8") : "";
+          const events: EngineEvent[] = [];
+          for (const line of text.slice(0, text.lastIndexOf("\n") + 1).split("\n"))
+            if (line.trim() !== "") events.push(JSON.parse(line) as EngineEvent);
+          const output = `${stdout}${stderr}`;
+          for (const [where, t] of [
+            [`event log of pulumi ${cmd.op}`, text],
+            [`output of pulumi ${cmd.op}`, output],
+          ] as const)
+            if (t.includes(emulator.apiKey)) keyLeaks.add(where);
+          rmSync(eventLog, { force: true });
+          resolve({
+            code,
+            signal,
+            durationMs: ms,
+            result: summarize(events, cmd.op),
+            output,
+            ...(killedAtMs === undefined ? {} : { killedAtMs }),
+            operationsSeen: seen.size,
+          });
+        },
+        (e: unknown) => {
+          watcher.close();
+          reject(e);
+        },
+      );
     });
 
+  /** The first line of each error of a failed run: failed steps, error diagnostics, else the output's tail. */
   const firstErrors = (r: CliRun): string[] => {
     const errs = [
-      ...(r.result?.changes ?? []).filter((c) => c.error).map((c) => `${c.type} ${c.name}: ${c.error}`),
-      ...(r.result?.errors ?? []),
+      ...r.result.steps.filter((c) => c.error).map((c) => `${shortType(c.type)} ${c.name}: ${c.error}`),
+      ...r.result.diagnostics.filter((d) => d.severity === "error" && !d.urn).map((d) => d.message),
     ];
-    if (errs.length === 0 && r.code !== 0) errs.push(r.stderr.trim().split("\n").slice(-3).join(" | "));
+    if (errs.length === 0 && r.code !== 0) errs.push(r.output.trim().split("\n").slice(-3).join(" | "));
     return errs.map((e) => e.split("\n")[0]?.slice(0, 300) ?? "");
   };
 
   const stackResources = () =>
-    readCheckpoint(statePath).resources.filter((r) => r.custom && r.type !== "pulumi:pulumi:Stack");
+    readStateFile(stateFile).resources.filter((r) => r.custom && !r.type.startsWith("pulumi:"));
+  /** The state as `pulumi stack export` prints it. */
+  const exported = async () =>
+    viewOf((await exportStack({ projectDir: root, stack: "dev", stateDir, env })).deployment as Deployment);
   const live = () => liveObjects(a);
 
   const seededLive = new Set((await live()).map((l) => `${l.type}:${l.id}`));
   const seededProjects = (await a.all<{ id: number }>(`${ORG}/projects/`)).map((p) => p.id);
   const seeded = await orgSnapshot(a, seededProjects);
-  const keyLeaks = new Set<string>();
   const checkKey = () => {
-    if (existsSync(statePath) && readFileSync(statePath, "utf8").includes(emulator.apiKey))
-      keyLeaks.add(statePath);
+    if (existsSync(stateFile) && readFileSync(stateFile, "utf8").includes(emulator.apiKey))
+      keyLeaks.add("the backend's state file");
   };
 
-  /** Server vs checkpoint: duplicates, orphans (live, not seeded, not in the checkpoint), missing. */
+  /** Server vs state: duplicates, orphans (live, not seeded, not in the state), missing. */
   const audit = async () => {
     const objects = (await live()).filter((l) => !seededLive.has(`${l.type}:${l.id}`));
     const state = stackResources();
@@ -586,8 +674,8 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
   };
 
   /**
-   * Writes the server applied and the checkpoint does not record: live objects no checkpoint entry holds, and a
-   * batch export paused while no BatchExportPause is in the checkpoint (its create paused it, and the next create
+   * Writes the server applied and the state does not record: live objects no resource of the state holds, and a
+   * batch export paused while no BatchExportPause is in the state (its create paused it, and the next create
    * will find it paused).
    */
   const lostWrites = async (): Promise<string[]> => {
@@ -600,44 +688,76 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
     const pauses = new Set(state.filter((r) => shortType(r.type) === "BatchExportPause").map((r) => r.id));
     for (const b of await a.all<{ id: string; paused: boolean }>(`${ORG}/batch_exports/`))
       if (b.paused && exportsPaused[b.id] === false && !pauses.has(b.id))
-        out.push(`BatchExportPause: batch export ${b.id} paused, no BatchExportPause in the checkpoint`);
+        out.push(`BatchExportPause: batch export ${b.id} paused, no BatchExportPause in the state`);
     return out;
   };
 
-  /** Un-killed `args` runs until one exits 0 (and, for `up`, a preview shows no changes). */
+  /**
+   * Un-killed runs of `cmd` until one exits 0 (and, for `up`, `preview --expect-no-changes` passes). A run the
+   * backend refuses because the killed CLI left its lock (`the stack is currently locked by 1 lock(s)`) is
+   * followed by `pulumi cancel --yes`, as its message says, and not counted.
+   */
   const recover = async (
-    args: string[],
-    isUp: boolean,
-  ): Promise<{ runs: number; converged: boolean; errors: string[] }> => {
+    cmd: Cmd,
+  ): Promise<{ runs: number; converged: boolean; errors: string[]; cancelledLock: boolean }> => {
     const errors: string[] = [];
+    let cancelledLock = false;
     for (let runs = 1; runs <= maxRecovery; runs++) {
-      const r = await runCli(args, { trigger: "none" });
+      const r = await runCli(cmd, { trigger: "none" });
       checkKey();
+      if (r.code !== 0 && !cancelledLock && /currently locked/.test(r.output)) {
+        await pulumiOk(["cancel", "--yes", "--stack", "dev", "--non-interactive"], {
+          cwd: root,
+          stateDir,
+          env,
+        });
+        cancelledLock = true;
+        runs--;
+        continue;
+      }
       if (r.code !== 0) {
         errors.push(...firstErrors(r));
         continue;
       }
-      if (!isUp) return { runs, converged: true, errors };
-      const p = await runCli(["preview", "--config-file", args[2] ?? "", "--expect-no-changes"], {
-        trigger: "none",
-      });
-      if (p.code === 0) return { runs, converged: true, errors };
+      if (cmd.op !== "up") return { runs, converged: true, errors, cancelledLock };
+      const p = await runCli({ op: "preview", extra: ["--expect-no-changes"] }, { trigger: "none" });
+      if (p.code === 0) return { runs, converged: true, errors, cancelledLock };
       errors.push(
-        `preview after up: ${(p.result?.changes ?? []).map((c) => `${c.op} ${c.type} ${c.name}`).join(", ") || firstErrors(p).join("; ")}`,
+        `preview after up: ${
+          p.result.steps
+            .filter((c) => c.op !== "same")
+            .map((c) => `${c.op} ${shortType(c.type)} ${c.name}`)
+            .join(", ") || firstErrors(p).join("; ")
+        }`,
       );
     }
-    return { runs: maxRecovery, converged: false, errors };
+    return { runs: maxRecovery, converged: false, errors, cancelledLock };
   };
 
-  /** `refresh`: the resources whose refreshed state differs from the checkpoint (none when state = server). */
-  const differences = async (): Promise<string[]> => {
-    const r = await runCli(["refresh"], { trigger: "none" });
-    const out = (r.result?.changes ?? []).map(
-      (c) =>
-        `${c.type} ${c.name}: ${c.op}${c.diffs.length ? ` (${c.diffs.join(", ")})` : ""}${c.error ? ` ${c.error}` : ""}`,
+  /**
+   * `pulumi refresh`: the resources whose refreshed state differs from the state (none when state = server; the
+   * real CLI reports outputs that changed too). With `--clear-pending-creates` when the state still holds pending
+   * creates (an `up` keeps them, warning, and a non-interactive refresh keeps them without that flag: the CLI
+   * says they need `pulumi refresh` run interactively): by then the re-run `up` made or adopted those resources.
+   */
+  const differences = async (): Promise<{ drift: string[]; clearedPendingCreates: number }> => {
+    const pendingCreates = (await exported()).pendingOperations.filter(
+      (p) => p.operation === "creating",
+    ).length;
+    const r = await runCli(
+      { op: "refresh", ...(pendingCreates > 0 ? { extra: ["--clear-pending-creates"] } : {}) },
+      { trigger: "none" },
     );
-    if (r.code !== 0 && out.length === 0) out.push(`refresh failed: ${firstErrors(r).join("; ")}`);
-    return out;
+    const drift = r.result.steps
+      .filter((c) => c.op !== "same" || c.error)
+      .map(
+        (c) =>
+          `${shortType(c.type)} ${c.name}: ${c.op}${c.diffs.length ? ` (${c.diffs.join(", ")})` : ""}${c.error ? ` ${c.error}` : ""}`,
+      );
+    if (r.code !== 0 && drift.length === 0) drift.push(`refresh failed: ${firstErrors(r).join("; ")}`);
+    const left = (await exported()).pendingOperations.filter((p) => p.operation === "creating").length;
+    if (left > 0) drift.push(`refresh --clear-pending-creates left ${left} pending create(s)`);
+    return { drift, clearedPendingCreates: pendingCreates - left };
   };
 
   /** Puts the organization back as seeded where an episode left it otherwise (operator clean-up). */
@@ -664,12 +784,12 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
 
   const ensureEmpty = async () => {
     if (stackResources().length === 0) return;
-    const d = await recover(["destroy"], false);
+    const d = await recover({ op: "destroy" });
     if (!d.converged) throw new Error(`setup destroy failed: ${d.errors.join("; ")}`);
   };
   const ensureDeployed = async () => {
     await ensureEmpty();
-    const u = await recover(["up", "--config-file", variants.v1], true);
+    const u = await recover({ op: "up", variant: "v1" });
     if (!u.converged) throw new Error(`setup up failed: ${u.errors.join("; ")}`);
   };
 
@@ -686,16 +806,17 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
   let expectedDrift: string[] = [];
   try {
     // The kill points' scale: un-killed runs of each kind (an up from an empty stack, an up of the other settings,
-    // a destroy). The refresh after them gives the example's own drift (the Domain's verification and SSO
-    // enforcement happen after its create: the README's CLI sequence runs refresh + up for them), which an
-    // episode's refresh is compared against.
-    const base = await runCli(["up", "--config-file", variants.v1], { trigger: "none" });
+    // a destroy). The refresh after each up gives the example's own drift (the Domain's verification and SSO
+    // enforcement happen after its create, and the real CLI's refresh reports changed outputs: the README's CLI
+    // sequence runs refresh + up for them), which an episode's refresh is compared against.
+    const base = await runCli({ op: "up", variant: "v1" }, { trigger: "none" });
     if (base.code !== 0) throw new Error(`the baseline up failed: ${firstErrors(base).join("; ")}`);
-    const change = await runCli(["up", "--config-file", variants.v2], { trigger: "none" });
+    expectedDrift = (await differences()).drift;
+    const change = await runCli({ op: "up", variant: "v2" }, { trigger: "none" });
     if (change.code !== 0) throw new Error(`the baseline change failed: ${firstErrors(change).join("; ")}`);
     scale.change = { ms: [change.durationMs], operations: change.operationsSeen };
-    expectedDrift = await differences();
-    const baseDestroy = await runCli(["destroy"], { trigger: "none" });
+    expectedDrift = [...new Set([...expectedDrift, ...(await differences()).drift])];
+    const baseDestroy = await runCli({ op: "destroy" }, { trigger: "none" });
     if (baseDestroy.code !== 0)
       throw new Error(`the baseline destroy failed: ${firstErrors(baseDestroy).join("; ")}`);
     baselineNotSeeded = snapshotDiff(seeded, await orgSnapshot(a, seededProjects));
@@ -720,7 +841,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
       if (kind === "create") await ensureEmpty();
       else await ensureDeployed();
       const variant: "v1" | "v2" = kind === "change" ? "v2" : "v1";
-      const args = kind === "destroy" ? ["destroy"] : ["up", "--config-file", variants[variant]];
+      const cmd: Cmd = kind === "destroy" ? { op: "destroy" } : { op: "up", variant };
       // kill points within what un-killed runs of this kind took so far (the machine's load varies)
       const nth = 1 + Math.floor(random() * Math.max(1, scale[kind].operations));
       const plan: KillPlan =
@@ -730,9 +851,9 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
               trigger,
               afterMs: Math.floor(random() * shortest(scale[kind].ms)),
             };
-      const carriedBefore = readCheckpoint(statePath).pendingOperations.length;
+      const carriedBefore = (await exported()).pendingOperations;
 
-      const killed = await runCli(args, plan);
+      const killed = await runCli(cmd, plan);
       checkKey();
       const rec: KillRecord = {
         index,
@@ -742,12 +863,14 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
         ...(trigger === "operation" ? { nth } : {}),
         pending: [],
         lostAtKill: [],
-        carried: carriedBefore,
+        carried: carriedBefore.length,
         stateResources: 0,
         childrenAtKill: 0,
         outlivedMs: {},
         leaked: [],
         recoveryRuns: 0,
+        cancelledLock: false,
+        clearedPendingCreates: 0,
         neededOperator: false,
         converged: false,
         recoveryErrors: [],
@@ -762,7 +885,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
         rec.finishedFirst = killed.code ?? -1;
       } else {
         rec.killedAtMs = killed.killedAtMs;
-        // what outlived the engine (the program, the provider host), and for how long
+        // what outlived the CLI (the language host, the program, the provider host), and for how long
         const t = performance.now();
         const atKill = processesWithMarker(marker);
         rec.childrenAtKill = atKill.length;
@@ -771,9 +894,13 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
             ? "host"
             : cmd.includes("cmd/run")
               ? "program"
-              : cmd.includes("tools/stack/cli.js")
-                ? "engine"
-                : "other";
+              : cmd.includes("pulumi-language-nodejs")
+                ? "language host"
+                : cmd.includes("pulumi-resource-pulumi-nodejs")
+                  ? "plugin script"
+                  : /(^|\/)pulumi( |$)/.test(cmd)
+                    ? "engine"
+                    : "other";
         let left = atKill;
         while (left.length > 0 && performance.now() - t < 10_000) {
           await sleep(10);
@@ -787,32 +914,44 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
         }
         if (left.length === 0) rec.childrenGoneMs = Math.round(performance.now() - t);
         else rec.leaked = left.map((p) => `${p.pid} ${p.cmd}`);
+        // Recorded, then ended (they carry this run's marker): the real CLI starts each plugin (the language host,
+        // the provider host) in a process group of its own, so they outlive a SIGKILL of the CLI's group and would
+        // otherwise pile up from one episode to the next.
+        for (const p of left) {
+          try {
+            process.kill(p.pid, "SIGKILL");
+          } catch {
+            // gone meanwhile
+          }
+        }
       }
       if (rec.killedAtMs !== undefined) {
-        // what the server applied that the checkpoint does not hold (writes still on the wire finish first)
+        // what the server applied that the state does not hold (writes still on the wire finish first)
         await sleep(latencyMs * 3 + 100);
         rec.lostAtKill = await lostWrites();
       }
-      const cp = readCheckpoint(statePath);
-      rec.pending = cp.pendingOperations.slice(carriedBefore).map((p) => ({
-        operation: p.operation,
-        type: shortType(p.type),
-        name: p.name,
-      }));
-      rec.stateResources = cp.resources.filter((r) => r.custom).length;
+      // what the state held when the CLI died: `pulumi stack export`, its pending operations less those carried
+      const cp = await exported();
+      const carried = new Set(carriedBefore.map((p) => `${p.operation} ${p.urn}`));
+      rec.pending = cp.pendingOperations
+        .filter((p) => !carried.has(`${p.operation} ${p.urn}`))
+        .map((p) => ({ operation: p.operation, type: shortType(p.type), name: p.name }));
+      rec.stateResources = cp.resources.filter((r) => r.custom && !r.type.startsWith("pulumi:")).length;
       const when =
         rec.killedAtMs === undefined
           ? `not killed: the run ended first (exit ${rec.finishedFirst})`
           : `killed at ${rec.killedAtMs} ms (${plan.trigger === "operation" ? `operation #${nth} + ${plan.extraMs} ms` : "random time"})`;
       log(
-        `kill ${index}/${kills} ${kind}: ${when}; checkpoint: ${rec.stateResources} resources, pending [${rec.pending.map((p) => `${p.operation} ${p.type} ${p.name}`).join(", ")}]` +
+        `kill ${index}/${kills} ${kind}: ${when}; state: ${rec.stateResources} resources, pending [${rec.pending.map((p) => `${p.operation} ${p.type} ${p.name}`).join(", ")}]` +
           `; applied, not recorded: ${rec.lostAtKill.join(", ") || "nothing"}`,
       );
 
-      // recover as a user would: the same command again until it succeeds
-      let r = await recover(args, kind !== "destroy");
+      // recover as a user would: `pulumi cancel` if the killed run's lock refuses the next, then the same command
+      // again until it succeeds
+      let r = await recover(cmd);
       rec.recoveryRuns = r.runs;
       rec.recoveryErrors = r.errors;
+      rec.cancelledLock = r.cancelledLock;
       let au = await audit();
       if (!r.converged && au.orphanObjects.length > 0) {
         // stuck on an object the state does not know (e.g. a domain a lost create made): the operator removes the
@@ -822,7 +961,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
         rec.orphans = au.orphans;
         for (const o of au.orphanObjects) await o.remove().catch(() => undefined);
         rec.cleanedUp.push(...au.orphanObjects.map((o) => `${o.identity} (id ${o.id})`));
-        r = await recover(args, kind !== "destroy");
+        r = await recover(cmd);
         rec.recoveryRuns += r.runs;
         rec.recoveryErrors.push(...r.errors);
         au = await audit();
@@ -832,8 +971,9 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
       rec.orphans = [...new Set([...rec.orphans, ...au.orphans])];
       rec.missing = au.missing;
       if (kind !== "destroy" && r.converged) {
-        const drift = await differences();
+        const { drift, clearedPendingCreates } = await differences();
         rec.differences = drift.filter((d) => !expectedDrift.includes(d));
+        rec.clearedPendingCreates = clearedPendingCreates;
       }
       // each finding is counted once: the orphans go before the destroy that ends the episode
       for (const o of au.orphanObjects) await o.remove().catch(() => undefined);
@@ -863,7 +1003,15 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
     // the end: nothing deployed, the organization as seeded, no process of any run left
     await ensureEmpty();
     const finalNotSeeded = snapshotDiff(seeded, await orgSnapshot(a, seededProjects));
-    const finalLeaked = processesWithMarker(marker).map((p) => `${p.pid} ${p.cmd}`);
+    const left = processesWithMarker(marker);
+    const finalLeaked = left.map((p) => `${p.pid} ${p.cmd}`);
+    for (const p of left) {
+      try {
+        process.kill(p.pid, "SIGKILL");
+      } catch {
+        // gone meanwhile
+      }
+    }
     const sum = (f: (r: KillRecord) => number) => records.reduce((s, r) => s + f(r), 0);
     const killedRuns = records.filter((r) => r.killedAtMs !== undefined);
     return {
@@ -892,6 +1040,8 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
         notSeededAfterDestroy: sum((r) => r.notSeeded.length),
         cleanedUp: sum((r) => r.cleanedUp.length),
         neededOperator: records.filter((r) => r.neededOperator).length,
+        cancelledLocks: records.filter((r) => r.cancelledLock).length,
+        clearedPendingCreates: sum((r) => r.clearedPendingCreates),
         byType: tallyByType(records),
       },
       finalNotSeeded,
@@ -900,7 +1050,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
       wallMs: Math.round(performance.now() - t0),
     };
   } finally {
-    for (const c of children) c.kill("SIGKILL");
+    for (const c of children) killTree(c);
     await dns.stop();
     await emulator.close();
     rmSync(work, { recursive: true, force: true });

@@ -1,7 +1,50 @@
+/**
+ * `npm run bench -- --only latency` (and `--only shared-key`): the wall time users feel for `pulumi up`,
+ * `pulumi preview --refresh` and `pulumi destroy`, with the emulator answering after a network round trip
+ * (default 80 ms ± 20 ms, uniform) and PostHog's real per-key rate limits (480/minute, 4,800/hour, 429 without
+ * `Retry-After`, "Expected available in N seconds." in the body).
+ *
+ * Programs, each through the real Pulumi CLI (tools/pulumi.ts runs the `pulumi` that `npm run pulumi-cli` readied,
+ * v3.274.1, on a local file backend of its own per sequence; its Node.js language host runs the program, its
+ * dynamic-provider plugin the provider host; the CLI's default `--parallel`, 4 × CPUs):
+ * - `example`: examples/gitops on the dev stack (13 resources of every kind; a DNS automation publishes the
+ *   domain's TXT record, as `npm start` does; TypeScript, type-checked by the language host as a user's is);
+ * - `generated`: a program of N resources (default 300): N/5 Members (seeded users), N/5 Invites, N/5
+ *   DashboardCollaborators (on one restricted dashboard per project, user = a Member's id) and the rest
+ *   Dashboards, across 3 projects (the seeded one and two more, existing); plain JavaScript.
+ * The naive provider of bench/naive-provider.ts runs variants of both with the kinds it has (Dashboard, Invite,
+ * Member, DashboardCollaborator): for `generated` the same 300 objects; for `example` its 8 resources of those
+ * kinds (invites, members, the two dashboards, the collaborator). Both variants get the same emulator, seed,
+ * latency and limits; ratios are normalised by each program's own floor, so they compare across variants.
+ *
+ * Every operation starts with a fresh rate-limit budget (the emulator's throttle history cleared, as if the
+ * operations ran minutes apart), on an emulator (child process) started for each (program, provider, latency).
+ * For each operation: wall time of the CLI (the stack is created with `pulumi stack init` before the clock
+ * starts), requests sent (the emulator's log, the DNS automation's polls left out), 429s, failed operations, the
+ * provider host's peak RSS, the state's size, and
+ *
+ *   ratioToFloor = (wall at latency − wall of the same operation at zero latency)
+ *                  ÷ max(longest chain of dependent requests × mean RTT, requests ÷ (480/60 s))
+ *
+ * The chain (see {@link chainOf}): the dependency graph is the state's (`pulumi stack export`: `dependencies` of
+ * each resource, as the program declared them through inputs, and its parent); each resource weighs the requests
+ * its operation sends one after another ({@link REQUESTS}, read from provider/resources/*.ts and
+ * bench/naive-provider.ts, cross-checked: the modelled total per operation is printed beside the requests sent at
+ * zero latency); ours adds the access check (one GET before the first operation of each provider process). up:
+ * the heaviest path through the graph; refresh: the heaviest single read (all run at once); destroy: the heaviest
+ * path through the reversed graph. `preview --refresh` is the refresh's chain plus the program's data-source
+ * reads (getBatchExports).
+ *
+ * Shared key: three CLIs on three stacks of the generated program (disjoint objects, one backend) apply at once
+ * with one key: three provider processes, each with its own client-side limiter at 480/minute, so the server's
+ * limit is what holds them; 429s must be waited out ("Expected available in N seconds"); reported against
+ * the shared floor (all requests ÷ 480/minute).
+ */
 import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -10,9 +53,8 @@ import {
 } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadCheckpoint } from "../tools/stack/checkpoint";
-import { type RunResult, runStack } from "../tools/stack/engine";
-import { dnsAutomation, seedApi } from "../tools/stack/seed-api";
+import { ensureStack, exportStack, type RunResult, readProject, runStack } from "../tools/pulumi";
+import { dnsAutomation, seedApi } from "../tools/seed-api";
 import { type Emu, median, round, startEmu } from "./emulator-process";
 import { repoRoot } from "./soak-core";
 
@@ -21,7 +63,9 @@ const root = repoRoot();
 const PER_MINUTE = 480;
 const PER_HOUR = 4800;
 const RATE_PER_SECOND = PER_MINUTE / 60;
-/** The stand-in engine's (and Pulumi's default) parallelism: 4 × CPUs. */
+/**
+ * Pulumi's default parallelism, 4 × CPUs (the CLI's `--parallel` default: 8 measured on 2 cores with v3.274.1).
+ */
 const ENGINE_PARALLEL = 4 * availableParallelism();
 
 export type ProviderKind = "ours" | "naive";
@@ -249,17 +293,30 @@ export interface GraphNode {
   dependencies: string[];
 }
 
-/** The custom resources of a checkpoint with their dependencies (parents count as dependencies). */
-function graphOf(statePath: string, project: string, stack: string): GraphNode[] {
-  const cp = loadCheckpoint(statePath, project, stack);
-  const custom = cp.resources.filter((r) => r.custom);
-  const urns = new Set(custom.map((r) => r.urn));
-  return custom.map((r) => ({
-    urn: r.urn,
-    kind: r.type.split(":").at(-1) ?? r.type,
-    dependencies: [...r.dependencies, ...(r.parent ? [r.parent] : [])].filter((u) => urns.has(u)),
-  }));
+/** The custom resources of the stack's state (`pulumi stack export`) with their dependencies (parents count). */
+async function graphOf(projectDir: string, stack: string, stateDir: string, env: NodeJS.ProcessEnv) {
+  const { deployment } = await exportStack({ projectDir, stack, stateDir, env });
+  const custom = (deployment.resources ?? []) as {
+    urn: string;
+    type: string;
+    custom?: boolean;
+    dependencies?: string[];
+    parent?: string;
+  }[];
+  const mine = custom.filter((r) => r.custom && !r.type.startsWith("pulumi:providers:"));
+  const urns = new Set(mine.map((r) => r.urn));
+  return mine.map(
+    (r): GraphNode => ({
+      urn: r.urn,
+      kind: r.type.split(":").at(-1) ?? r.type,
+      dependencies: [...(r.dependencies ?? []), ...(r.parent ? [r.parent] : [])].filter((u) => urns.has(u)),
+    }),
+  );
 }
+
+/** The file backend's state of `stack` (`<stateDir>/.pulumi/stacks/<project>/<stack>.json`). */
+export const stateFileOf = (stateDir: string, project: string, stack: string) =>
+  join(stateDir, ".pulumi", "stacks", project, `${stack}.json`);
 
 /**
  * The longest chain of dependent requests of one operation over `graph` (see the module doc).
@@ -325,7 +382,7 @@ export interface OpFigures {
   lists?: Record<string, number>;
   /** Peak resident memory of the provider host process during the operation (VmHWM, MiB; Linux). */
   providerRssMiB?: number;
-  /** Size of the checkpoint after the operation (bytes). */
+  /** Size of the state after the operation (the file backend's `<stack>.json`, bytes). */
   stateBytes?: number;
   firstError?: string;
 }
@@ -333,34 +390,69 @@ export interface OpFigures {
 /** List endpoints a refresh reads: members, invites, a dashboard's collaborators, a project's dashboards. */
 const listPath = /\/(members|invites|collaborators|dashboards)\/$/;
 
-/**
- * A memory figure of each provider-host child of this process (the dynamic-provider host the stand-in engine or
- * the bench starts), in KiB, read from `/proc/<pid>/status`: `VmRSS` (now) or `VmHWM` (peak). Empty where /proc
- * is missing or no host runs.
- */
-export function providerHostMemoryKiB(field: "VmRSS" | "VmHWM"): number[] {
-  const out: number[] = [];
+/** Parent pid of each live process (`/proc/<pid>/stat`); empty where /proc is missing. */
+function parents(): Map<number, number> {
+  const out = new Map<number, number>();
+  let pids: string[] = [];
   try {
-    const kids = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8")
-      .trim()
-      .split(/\s+/);
-    for (const pid of kids) {
-      try {
-        if (!pid || !readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("dynamic-provider")) continue;
-        const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-        if (m) out.push(Number(m[1]));
-      } catch {
-        // a child that just exited
-      }
-    }
+    pids = readdirSync("/proc").filter((p) => /^\d+$/.test(p));
   } catch {
-    // no /proc
+    return out;
+  }
+  for (const pid of pids) {
+    try {
+      // `pid (comm) state ppid …`: comm may hold spaces and parentheses, so read after the last ')'
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      out.set(Number(pid), ppid);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
+}
+
+/** Pids of every descendant of `root` (children, their children, …). */
+export function descendantsOf(root: number): number[] {
+  const byParent = new Map<number, number[]>();
+  for (const [pid, ppid] of parents()) byParent.set(ppid, [...(byParent.get(ppid) ?? []), pid]);
+  const out: number[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    for (const kid of byParent.get(queue.shift() as number) ?? []) {
+      out.push(kid);
+      queue.push(kid);
+    }
   }
   return out;
 }
 
 /**
- * Samples the peak resident memory (VmHWM, MiB) of this process's provider-host children every 200 ms until
+ * A memory figure of each dynamic-provider host among this process's descendants, in KiB, read from
+ * `/proc/<pid>/status`: `VmRSS` (now) or `VmHWM` (peak). The host is the node process whose command line names
+ * `cmd/dynamic-provider`: a child of this process when the bench starts it (tools/provider-host.ts), a
+ * great-grandchild under the real CLI (this process → `pulumi` → the plugin `pulumi-resource-pulumi-nodejs`, a
+ * shell script → `node …/@pulumi/pulumi/cmd/dynamic-provider`). Empty where /proc is missing or no host runs.
+ */
+export function providerHostMemoryKiB(field: "VmRSS" | "VmHWM"): number[] {
+  const out: number[] = [];
+  for (const pid of descendantsOf(process.pid)) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("dynamic-provider")) continue;
+      // the shell script's own `node -e "require.resolve('@pulumi/pulumi/cmd/dynamic-provider')"` is not a host
+      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("require.resolve")) continue;
+      const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+      if (m) out.push(Number(m[1]));
+    } catch {
+      // a process that just exited
+    }
+  }
+  return out;
+}
+
+/**
+ * Samples the peak resident memory (VmHWM, MiB) of the provider hosts among this process's descendants every
+ * 200 ms until
  * `stop()`, which resolves the largest seen (undefined where /proc is missing).
  */
 export function sampleProviderRss(): { stop(): number | undefined } {
@@ -398,21 +490,18 @@ export async function runSequence(
   let dns: ReturnType<typeof dnsAutomation> | undefined;
   try {
     const seeded = await seed(emu, 1, program === "generated" ? generatedSizes(size).members : 0);
+    // the example with ours is the repository's root project (examples/gitops); the others are written to `work`
     let projectDir = root;
-    let configFile: string | undefined;
-    let project = "posthog-gitops";
-    if (program === "example" && provider === "ours") {
-      configFile = join(root, "examples", "gitops", "Pulumi.dev.yaml");
-    } else {
+    if (program !== "example" || provider !== "ours") {
       projectDir = join(work, "program");
-      project = "latency-bench";
       writeProgram(
         projectDir,
         ["dev"],
         program === "example" ? exampleNaiveSource() : generatedSource(provider, size, seeded),
       );
     }
-    const statePath = join(work, "dev.json");
+    const stateDir = join(work, "state");
+    const stateFile = stateFileOf(stateDir, readProject(projectDir).name, "dev");
     const env = {
       POSTHOG_HOST: emu.url,
       POSTHOG_API_KEY: seeded.key,
@@ -420,6 +509,8 @@ export async function runSequence(
       POSTHOG_PROJECT_ID: String(emu.projectId),
       ...extraEnv,
     };
+    // the stack (and its settings file, a copy in stateDir) exists before the first clock starts
+    await ensureStack({ projectDir, stack: "dev", stateDir, env });
     if (program === "example" && provider === "ours") dns = dnsAutomation(seedApi(emu.url, emu.apiKey));
     const ops = {} as Record<OpName, OpFigures>;
     let graph: GraphNode[] = [];
@@ -433,8 +524,7 @@ export async function runSequence(
         ...(op === "previewRefresh" ? { refresh: true } : {}),
         projectDir,
         stack: "dev",
-        statePath,
-        ...(configFile ? { configFile } : {}),
+        stateDir,
         env,
       });
       const wall = (performance.now() - t0) / 1000;
@@ -444,12 +534,12 @@ export async function runSequence(
       ops[op] = {
         ...figures(result, wall, log, emu, seeded.key, op === "previewRefresh"),
         ...(providerRssMiB !== undefined ? { providerRssMiB } : {}),
-        ...(existsSync(statePath) ? { stateBytes: statSync(statePath).size } : {}),
+        ...(existsSync(stateFile) ? { stateBytes: statSync(stateFile).size } : {}),
       };
       progress(
         `  ${program}/${provider} @${latencyMs}ms ${op}: ${round(wall, 1)} s, ${ops[op].requests} requests, ${ops[op].throttled} × 429, ${ops[op].failed} failed`,
       );
-      if (op === "up") graph = graphOf(statePath, project, "dev");
+      if (op === "up") graph = await graphOf(projectDir, "dev", stateDir, env);
     }
     return { ops, graph };
   } finally {
@@ -712,6 +802,7 @@ async function sharedKey(
   try {
     const seeded = await seed(emu, stacks.length, generatedSizes(size).members);
     const projectDir = join(work, "program");
+    const stateDir = join(work, "state");
     writeProgram(projectDir, stacks, generatedSource("ours", size, seeded));
     const env = {
       POSTHOG_HOST: emu.url,
@@ -719,17 +810,13 @@ async function sharedKey(
       POSTHOG_ORGANIZATION_ID: emu.organizationId,
       POSTHOG_PROJECT_ID: String(emu.projectId),
     };
+    // the stacks exist before the clock starts
+    for (const stack of stacks) await ensureStack({ projectDir, stack, stateDir, env });
     await emu.control("DELETE", "/requests");
     const t0 = performance.now();
     const runs = await Promise.all(
       stacks.map(async (stack) => {
-        const r = await runStack({
-          operation: "up",
-          projectDir,
-          stack,
-          statePath: join(work, `${stack}.json`),
-          env,
-        });
+        const r = await runStack({ operation: "up", projectDir, stack, stateDir, env });
         return { r, wall: (performance.now() - t0) / 1000 };
       }),
     );

@@ -17,12 +17,13 @@
  *     the client's limiter at the same rate (posthog:rateLimit); the naive provider likewise.
  * (e) RSS of the provider host process after the fleet (VmRSS from /proc/<pid>/status).
  * latency: `up`, `preview --refresh`, `destroy` of the example and of a generated program of --latency-size
- *     resources (300) through the stand-in engine, the emulator at --latency-ms (80) ± --latency-jitter-ms (20)
+ *     resources (300) through the real Pulumi CLI (tools/pulumi.ts), the emulator at --latency-ms (80) ± --latency-jitter-ms (20)
  *     and at 0, real rate limits, --latency-repeat (3) rounds, median walls; ours and naive; then three stacks applying at once with one key
  *     (bench/latency.ts; `--only shared-key` runs that part alone). Not in the default --only: about 10 minutes.
  * scale: `up`, `preview --refresh`, `destroy` of the generated program at --scale-sizes (300,1000,3000) resources,
  *     ours (naive at the smallest), at --latency-ms, PostHog's rate limits; per run wall, requests, 429s, failures,
- *     provider host peak RSS, checkpoint size; targets (bench/scale.ts). Not in the default --only: ~20 minutes.
+ *     provider host peak RSS, state size; the CLI saves the state at the end of each operation only
+ *     (PULUMI_SKIP_CHECKPOINTS); targets (bench/scale.ts). Not in the default --only: ~20 minutes.
  * profile: the CPU of the program and the provider host during up / preview --refresh / destroy of the generated
  *     program (--profile-size, 300) at zero latency, ours and naive, from V8 CPU profiles (bench/profile.ts).
  */

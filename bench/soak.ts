@@ -1,7 +1,8 @@
 /**
  * `npm run soak`: the fault-injection soak at a larger size than in `npm test` (see bench/soak-core.ts), then the
- * engine-kill soak (see bench/engine-kills.ts): SIGKILLs of the stand-in engine's `up`/`destroy` at random points,
- * each followed by the same command until it converges.
+ * engine-kill soak (see bench/engine-kills.ts): SIGKILLs of the real Pulumi CLI's `up`/`destroy` (its process
+ * group) at random points, each followed by what a user runs then (`pulumi cancel` for the lock it left, the same
+ * command until it converges, `refresh --clear-pending-creates`).
  *
  *   npm run soak [-- --resources 300 --parallel 10 --max-rounds 10 --engine-kills 12 --kill-latency-ms 40
  *                    --seed N --only faults|kills --json]
@@ -68,7 +69,7 @@ function printKills(report: EngineKillReport, ok: boolean): void {
   const b = report.baseline;
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   console.log(
-    `engine kills: ${report.kills.length} episodes of the stand-in engine on examples/gitops (emulator latency ${report.latencyMs} ms, seed ${report.seed}); ` +
+    `engine kills: ${report.kills.length} episodes of the real Pulumi CLI on examples/gitops (emulator latency ${report.latencyMs} ms, seed ${report.seed}); ` +
       `un-killed: up ${s(b.upMs)} (${b.upOperations} provider operations), change ${s(b.changeMs)} (${b.changeOperations}), destroy ${s(b.destroyMs)} (${b.destroyOperations})`,
   );
   if (report.expectedDrift.length > 0)
@@ -91,7 +92,8 @@ function printKills(report: EngineKillReport, ok: boolean): void {
       ...(k.converged && !k.neededOperator ? [] : [`re-runs failed: ${k.recoveryErrors[0] ?? "?"}`]),
     ];
     console.log(
-      `      recovered in ${k.recoveryRuns} run(s)${k.neededOperator ? " (after the operator removed orphans)" : ""}${k.converged ? "" : " — NOT converged"}; ` +
+      `      recovered in ${k.recoveryRuns} run(s)${k.cancelledLock ? " after `pulumi cancel` (the killed run's lock)" : ""}${k.neededOperator ? " (after the operator removed orphans)" : ""}${k.converged ? "" : " — NOT converged"}` +
+        `${k.clearedPendingCreates ? `, ${k.clearedPendingCreates} pending create(s) cleared by refresh` : ""}; ` +
         `${k.childrenAtKill} process(es) of the killed run at the kill, ${k.leaked.length} leaked` +
         (findings.length ? "" : "; no finding"),
     );
@@ -106,7 +108,8 @@ function printKills(report: EngineKillReport, ok: boolean): void {
           .map(([k, v]) => `${k} ${v} ms`)
           .join(", ") || "none"
       }), ` +
-      `destroys not leaving the organization as seeded ${t.notSeededAfterDestroy}, operator clean-ups ${t.neededOperator}`,
+      `destroys not leaving the organization as seeded ${t.notSeededAfterDestroy}, operator clean-ups ${t.neededOperator}, ` +
+      `locks removed with pulumi cancel ${t.cancelledLocks}, pending creates cleared by refresh ${t.clearedPendingCreates}`,
   );
   for (const [type, r] of Object.entries(t.byType))
     console.log(
@@ -115,7 +118,7 @@ function printKills(report: EngineKillReport, ok: boolean): void {
     );
   console.log(
     `  final destroy: organization ${report.finalNotSeeded.length === 0 ? "as seeded" : `differs: ${report.finalNotSeeded.join("; ")}`}; ` +
-      `processes left ${report.finalLeaked.length}; API key in a checkpoint: ${report.keyLeaks.length ? report.keyLeaks.join("; ") : "nowhere"}`,
+      `processes left ${report.finalLeaked.length}; API key in the state, an event log or the output: ${report.keyLeaks.length ? report.keyLeaks.join("; ") : "nowhere"}`,
   );
   console.log(`  wall time ${(report.wallMs / 1000).toFixed(1)} s — ${ok ? "OK" : "FAILED"}`);
 }

@@ -1,7 +1,7 @@
 /**
  * A gRPC client for the REAL Pulumi dynamic-provider host (`@pulumi/pulumi/cmd/dynamic-provider`), the process
- * the Pulumi engine starts for `pulumi-nodejs:dynamic:*` resources. Tests and the stand-in engine use it to run
- * our serialized providers exactly as `pulumi up` / `refresh` / `destroy` would, without the Pulumi CLI.
+ * the Pulumi engine starts for `pulumi-nodejs:dynamic:*` resources. Provider-level tests and the benchmarks use it
+ * to run our serialized providers exactly as `pulumi up` / `refresh` / `destroy` would, without the Pulumi CLI.
  *
  * Property objects are passed through as the engine sends them: `news` (check, diff, update) and `props`
  * (create, read, delete) must carry the serialized provider under `__provider`; results carry it back.
@@ -103,7 +103,7 @@ function nodeBinary(): string {
 }
 
 /**
- * Preloaded (`--import`) into every child this module or the stand-in engine starts: the child exits when its
+ * Preloaded (`--import`) into every child this module starts: the child exits when its
  * stdin (a pipe from the parent) closes, so no child outlives its parent, even one killed with SIGKILL.
  * `unref` keeps the watch from holding a child that has finished its work.
  */
