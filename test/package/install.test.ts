@@ -469,7 +469,7 @@ describe("a newcomer's first hour (issue 21)", () => {
       // The real Pulumi CLI (tools/pulumi.ts: .pulumi-cli/bin, a local file backend of its own) runs the program
       // in the fresh project: the language host compiles it with ts-node and the project's TypeScript 6 and
       // tsconfig.json, and the provider host loads the installed tarball's `pulumi-posthog/provider`.
-      const { runStack } = await import("../../tools/pulumi");
+      const { runStack } = await import("../../tools/pulumi.js");
       const stateDir = join(pkg.base, "first-hour-state");
       const stack = (operation: "preview" | "up" | "destroy") =>
         runStack({
