@@ -310,14 +310,16 @@ export async function ensureStack(opts: {
 }): Promise<string> {
   const { name } = readProject(opts.projectDir);
   const stateDir = resolve(opts.stateDir);
-  const configFile = opts.configFile ?? defaultConfigFile(stateDir, opts.stack);
+  // `organization/<project>/<stack>` or `<stack>`: the files are named after the stack's own name.
+  const short = opts.stack.split("/").at(-1) ?? opts.stack;
+  const configFile = opts.configFile ?? defaultConfigFile(stateDir, short);
   mkdirSync(stateDir, { recursive: true });
-  const projectFile = projectStackFile(opts.projectDir, opts.stack);
+  const projectFile = projectStackFile(opts.projectDir, short);
   if (!existsSync(configFile)) {
     if (existsSync(projectFile)) copyFileSync(projectFile, configFile);
     else writeFileSync(configFile, "config: {}\n");
   }
-  if (existsSync(join(stateDir, ".pulumi", "stacks", name, `${opts.stack}.json`))) return configFile;
+  if (existsSync(join(stateDir, ".pulumi", "stacks", name, `${short}.json`))) return configFile;
   // Stack creations in one project are serialized (tests run in parallel processes): each borrows the project's
   // settings file for a moment.
   const lock = `${projectFile}.init-lock`;
@@ -436,6 +438,9 @@ export function summarize(
       diffs = m.new ? changedKeys(m.old?.outputs, m.new.outputs) : [];
     }
     if (previous?.op === "replace" && op !== "replace") continue;
+    // `refresh --run-program`: after the read of a resource, the program's registration of it yields a "same"
+    // step too, even when the read found it gone (the state no longer holds it) or drifted: the read's verdict stands.
+    if (operation === "refresh" && m.op === "same" && previous !== undefined && previous.op !== "same") continue;
     const name = m.urn.slice(m.urn.lastIndexOf("::") + 2);
     steps.set(m.urn, {
       op,
