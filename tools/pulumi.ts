@@ -440,7 +440,8 @@ export function summarize(
     if (previous?.op === "replace" && op !== "replace") continue;
     // `refresh --run-program`: after the read of a resource, the program's registration of it yields a "same"
     // step too, even when the read found it gone (the state no longer holds it) or drifted: the read's verdict stands.
-    if (operation === "refresh" && m.op === "same" && previous !== undefined && previous.op !== "same") continue;
+    if (operation === "refresh" && m.op === "same" && previous !== undefined && previous.op !== "same")
+      continue;
     const name = m.urn.slice(m.urn.lastIndexOf("::") + 2);
     steps.set(m.urn, {
       op,
