@@ -5,8 +5,8 @@
  * a strict program compiles against it, that no HTTP server framework came with it (and what the emulator says
  * without one), that the client alone needs no `@pulumi/pulumi`, and that no relative link in the packed README
  * or docs dangles. Issue 21 (a newcomer's first hour): the README's install command brings `@pulumi/pulumi`, the
- * README's program runs with TypeScript 6 and the tsconfig the docs give (through this checkout's stand-in engine,
- * as the docs say to try it without the CLI), and `export` from the installed bin depends on the tarball.
+ * README's program runs with TypeScript 6 and the tsconfig the docs give (through the real Pulumi CLI, on a local
+ * backend against the emulator), and `export` from the installed bin depends on the tarball.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";

@@ -3,7 +3,8 @@
  * (Pulumi.yaml, package.json with `typescript` ^5, tsconfig.json: the template, written here since `pulumi new`
  * needs the network), the packed tarball installed with the README's command, the README's program as index.ts.
  * `npx tsc --noEmit` passes with TypeScript 5 and with TypeScript 6 (plus the one setting the README gives), and
- * fails at a wrong property. The template sets neither `esModuleInterop` nor `skipLibCheck`: the SDK's declaration
+ * fails at a wrong property; `pulumi preview`, `up` and `destroy` pass through the real CLI (the README's
+ * `pulumi config set` of the host and, as a secret, the key) against the emulator. The template sets neither `esModuleInterop` nor `skipLibCheck`: the SDK's declaration
  * files must not pull zod's in (TypeScript 5 refused them with 63 × TS1259 until the lookups' types were generated
  * as plain ones), so the compile must read no zod or undici declaration at all.
  *
@@ -14,6 +15,8 @@ import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureStack, pulumiOk, runStack } from "../../tools/pulumi";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import {
   installPacked,
   markdownBlocks,
@@ -100,6 +103,36 @@ describe.each([5, 6] as const)(
         writeFileSync(join(dir, "index.ts"), program);
       }
     }, 120_000);
+
+    it("`pulumi preview`, `up` and `destroy` pass through the real CLI, the key set with `config set --secret`", async () => {
+      const emu: TestEmulator = await startTestEmulator({});
+      try {
+        const stateDir = join(dir, ".pulumi-state");
+        const configFile = join(stateDir, "Pulumi.dev.yaml");
+        const cli = { cwd: dir, stateDir };
+        await ensureStack({ projectDir: dir, stack: "dev", stateDir, configFile });
+        const set = (...args: string[]) =>
+          pulumiOk(["config", "set", ...args, "--stack", "dev", "--config-file", configFile], cli);
+        await set("posthog:host", emu.url);
+        await set("--secret", "posthog:apiKey", emu.apiKey);
+        await set("posthog:organizationId", emu.organizationId);
+        expect(readFileSync(configFile, "utf8")).not.toContain(emu.apiKey);
+        const run = (operation: "preview" | "up" | "destroy") =>
+          runStack({ operation, projectDir: dir, stack: "dev", stateDir, configFile });
+        const preview = await run("preview");
+        expect(preview.ok, preview.output).toBe(true);
+        expect(preview.counts).toMatchObject({ create: 4, update: 0, replace: 0, delete: 0 });
+        const up = await run("up");
+        expect(up.ok, up.output).toBe(true);
+        expect(up.counts.create).toBe(4);
+        expect(up.outputs.projectApiToken).toBe("[secret]");
+        const destroy = await run("destroy");
+        expect(destroy.ok, destroy.output).toBe(true);
+        expect(destroy.counts.delete).toBe(4);
+      } finally {
+        await emu.close();
+      }
+    }, 300_000);
 
     if (major === 6)
       it("without the README's setting, TypeScript 6 refuses the template's moduleResolution (TS5107)", () => {
