@@ -2,7 +2,8 @@
  * Loaded with `node --require` (through NODE_OPTIONS) into the processes a profiled run starts: in the program
  * (`@pulumi/pulumi/cmd/run`) and the dynamic-provider host it starts the V8 CPU profiler through `node:inspector`,
  * and writes `<PROF_DIR>/<program|host>-<pid>.cpuprofile` when the process exits or is stopped with SIGTERM/SIGINT
- * (the engine stops the provider host with SIGTERM, where `--cpu-prof` would write nothing). Other processes are
+ * (the Pulumi CLI stops the provider host with SIGINT to its process group, then SIGKILL after a cooldown, where
+ * `--cpu-prof` would write nothing). Other processes are
  * left alone. Not part of the published package.
  */
 import { writeFileSync } from "node:fs";

@@ -8,7 +8,7 @@
  *
  *   npm run bench -- --only profile [--profile-size 300] [--profile-dir /tmp/prof]
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { round } from "./emulator-process";
@@ -30,7 +30,7 @@ export const WATCHED = [
 export interface ProfileSummary {
   role: "program" | "host";
   provider: ProviderKind;
-  /** Operation, in the order processes started (up, previewRefresh, destroy; destroy runs no program). */
+  /** The operation whose process it was (destroy runs no program). */
   operation: OpName;
   busyMs: number;
   topFiles: { file: string; selfMs: number }[];
@@ -102,22 +102,38 @@ export async function runProfileBench(
     const out = join(dir, provider);
     mkdirSync(out, { recursive: true });
     o.progress?.(`profile: ${size} resources, ${provider}`);
-    await runSequence("generated", provider, size, 0, 0, o.progress ?? (() => undefined), {
-      NODE_OPTIONS: `--require ${hook}`,
-      PROF_DIR: out,
-    });
-    // pids grow with time: the processes in the order they started
-    const files = readdirSync(out)
-      .filter((f) => f.endsWith(".cpuprofile"))
-      .map((f) => ({ f, role: f.split("-")[0] as "program" | "host", pid: Number(/-(\d+)\./.exec(f)?.[1]) }))
-      .sort((a, b) => a.pid - b.pid);
-    const seen = { program: 0, host: 0 };
-    for (const { f, role } of files) {
-      const ops: OpName[] =
-        role === "program" ? ["up", "previewRefresh"] : ["up", "previewRefresh", "destroy"];
-      const operation = ops[seen[role]++] ?? "destroy";
-      const profile = JSON.parse(readFileSync(join(out, f), "utf8")) as CpuProfile;
-      profiles.push({ role, provider, operation, ...summarize(profile) });
+    // After each operation, its profiles (written when its processes exited: the CLI stops the provider host with
+    // SIGINT and waits for it) move into a folder named after it: the real CLI may start more than one provider
+    // host in one operation, so the order of the pids alone does not tell the operation.
+    const moveInto = (op: OpName) => {
+      mkdirSync(join(out, op), { recursive: true });
+      for (const f of readdirSync(out).filter((x) => x.endsWith(".cpuprofile")))
+        renameSync(join(out, f), join(out, op, f));
+    };
+    await runSequence(
+      "generated",
+      provider,
+      size,
+      0,
+      0,
+      o.progress ?? (() => undefined),
+      { NODE_OPTIONS: `--require ${hook}`, PROF_DIR: out },
+      (op) => moveInto(op),
+    );
+    for (const operation of ["up", "previewRefresh", "destroy"] as const) {
+      // pids grow with time: the processes in the order they started
+      const files = readdirSync(join(out, operation))
+        .filter((f) => f.endsWith(".cpuprofile"))
+        .map((f) => ({
+          f,
+          role: f.split("-")[0] as "program" | "host",
+          pid: Number(/-(\d+)\./.exec(f)?.[1]),
+        }))
+        .sort((a, b) => a.pid - b.pid);
+      for (const { f, role } of files) {
+        const profile = JSON.parse(readFileSync(join(out, operation, f), "utf8")) as CpuProfile;
+        profiles.push({ role, provider, operation, ...summarize(profile) });
+      }
     }
   }
   return { size, dir, profiles };
