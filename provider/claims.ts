@@ -43,20 +43,39 @@ export interface Conflict {
   holder: Claimant;
 }
 
-const holders = new Map<string, Claimant>();
+/** A claim: who holds it, and whether that resource is in the stack's state (it was checked with old inputs). */
+interface Holding {
+  claimant: Claimant;
+  established: boolean;
+}
+
+const holders = new Map<string, Holding>();
 /** Checked inputs (stable JSON, per type) → the name of the resource they belong to; null when two names share them. */
 const names = new Map<string, string | null>();
 
 /**
  * Claims every identity for `claimant`. Returns the ones another resource holds (and claims the free ones).
+ *
+ * `established`: the claimant is in the stack's state (it manages the object since an earlier run). The engine
+ * checks registrations in the order they reach it, which the Node runtime does not fix, so the resource already
+ * in the state takes the claim from one that is not (whichever was checked first): the new one then fails when
+ * it claims again, before its write (lifecycle.ts re-claims before every create; the Invite's re-claims right
+ * before its request leaves), and the object is never created twice nor flipped back and forth.
  */
-export function claim(claimant: Claimant, identities: readonly Identity[]): Conflict[] {
+export function claim(claimant: Claimant, identities: readonly Identity[], established = false): Conflict[] {
   const conflicts: Conflict[] = [];
   for (const identity of identities) {
-    const holder = holders.get(identity.key);
-    if (!holder) holders.set(identity.key, claimant);
-    else if (holder.type !== claimant.type || holder.name !== claimant.name)
-      conflicts.push({ identity, holder });
+    const holding = holders.get(identity.key);
+    const same =
+      holding && holding.claimant.type === claimant.type && holding.claimant.name === claimant.name;
+    if (!holding || (established && !holding.established)) {
+      holders.set(identity.key, {
+        claimant,
+        established: established || (same === true && holding.established),
+      });
+    } else if (same) {
+      if (established) holding.established = true;
+    } else conflicts.push({ identity, holder: holding.claimant });
   }
   return conflicts;
 }

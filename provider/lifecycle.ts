@@ -352,23 +352,24 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
   const identities = (values: Record<string, unknown>): Identity[] =>
     (def.identity?.(values) ?? []).filter((i) => !i.key.includes(UNKNOWN));
   /** Claims for the resource `name` (the SDK's `__resource.name`); check failures naming both resources on conflict. */
-  const claimFailures = (name: string | undefined, inputs: Record<string, unknown>) => {
+  const claimFailures = (name: string | undefined, inputs: Record<string, unknown>, established: boolean) => {
     if (name === undefined) return [];
     const claimant: Claimant = { type: def.name, name };
     rememberName(def.name, inputs, name);
-    return claim(claimant, identities(inputs)).map((c) => ({
+    return claim(claimant, identities(inputs), established).map((c) => ({
       property: c.identity.property,
       reason: conflictMessage(claimant, c),
     }));
   };
   /** Claims made after check (diff, create), for the resource whose check returned `inputs`: throws on conflict. */
-  const claimOrThrow = (inputs: Record<string, unknown>, found: Identity[]) => {
+  const claimOrThrow = (inputs: Record<string, unknown>, found: Identity[], established = false) => {
     const name = nameOf(def.name, inputs);
     if (name === undefined) return;
     const claimant: Claimant = { type: def.name, name };
     const conflict = claim(
       claimant,
       found.filter((i) => !i.key.includes(UNKNOWN)),
+      established,
     )[0];
     if (conflict) throw new Error(conflictMessage(claimant, conflict));
   };
@@ -380,8 +381,10 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       refreshing = undefined;
     },
 
-    async check(_olds, news) {
+    async check(olds, news) {
       const raw = withoutProvider(news);
+      // Old inputs: the resource is in the stack's state, and its claims come first (claims.ts).
+      const established = Object.keys(withoutProvider(olds ?? {})).length > 0;
       // The resource's Pulumi name and stack (`<project>/<stack>`), passed by the SDK classes as `__resource`
       // ({name, stack}; `__resourceName` and `__stack` in earlier versions): the name is used for claims, both key
       // the create journal (lost-create.ts); never part of the inputs.
@@ -401,7 +404,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
         const inputs = plain({ ...r.data, ...Object.fromEntries(unknownKeys.map((k) => [k, raw[k]])) });
         const failures = [
           ...oversizedBodies(inputs, def.requestBodies?.(r.data) ?? [keys]),
-          ...claimFailures(name, inputs),
+          ...claimFailures(name, inputs, established),
         ];
         return failures.length > 0 ? { inputs, failures } : { inputs };
       }
@@ -418,7 +421,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
         if (one.success && one.data !== undefined) partial[k] = one.data;
       }
       const inputs = plain(partial);
-      const more = [...oversizedBodies(inputs, [keys]), ...claimFailures(name, inputs)];
+      const more = [...oversizedBodies(inputs, [keys]), ...claimFailures(name, inputs, established)];
       return more.length > 0 ? { inputs, failures: more } : { inputs };
     },
 
@@ -434,7 +437,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       const replaces = def.update ? changed.filter((k) => replaceOn.has(k)) : changed;
       // An existing resource that keeps its object claims it (from the outputs, which may name it more fully
       // than the inputs: a Member declared by e-mail holds the person's user UUID too).
-      if (replaces.length === 0) claimOrThrow(n, identities(o));
+      if (replaces.length === 0) claimOrThrow(n, identities(o), true);
       return {
         changes: changed.length > 0,
         replaces,
@@ -444,6 +447,8 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
 
     async create(news) {
       const inputs = checkedInputs<S>(news);
+      // Still this resource's: a resource of the state checked after this one's check may have taken it.
+      claimOrThrow(inputs, identities(inputs));
       const { id, outs } = await def.create(
         await operationClient(),
         inputs,

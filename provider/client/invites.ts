@@ -103,6 +103,8 @@ export const INVITE_BATCH_MAX_WAIT_MS = 100;
 interface QueuedInvite {
   body: z.output<typeof InviteCreateBodySchema>;
   email: string;
+  /** Called right before the request leaves; when it throws, this invite is not sent and gets that error. */
+  beforeSend?: (() => void) | undefined;
   resolve(invite: Invite): void;
   reject(error: unknown): void;
 }
@@ -245,13 +247,16 @@ export function invites(ctx: ClientContext) {
      * organization created within {@link INVITE_BATCH_WINDOW_MS} of each other by any client of the process with
      * the same key and host (up to {@link MAX_INVITES_PER_BULK} per request): N invites the engine creates together
      * cost ⌈N/20⌉ requests, and count N against the organization's invite budget as N creates would. An invite
-     * alone is sent as `create` sends it. Two invites of one e-mail never share a request.
+     * alone is sent as `create` sends it. Two invites of one e-mail never share a request. `beforeSend` runs right
+     * before the request leaves: when it throws, that invite is not sent and its caller gets the error.
      * @returns the created invite, as `create` does.
      * @throws InvalidInputError (before anything is queued); the errors of `create`, each caller its own (see
      *   the 400 and 429 fallbacks of the bulk request above); AmbiguousWriteError for every invite of a bulk
      *   request whose answer was lost.
      */
-    createCoalesced: (p: OrgParams & { body: InviteCreateBody }): Promise<Invite> => {
+    createCoalesced: (
+      p: OrgParams & { body: InviteCreateBody; beforeSend?: () => void },
+    ): Promise<Invite> => {
       const body = parseBody(InviteCreateBodySchema, p.body, "body");
       const org = ctx.org(p);
       const key = `${ctx.transport.scope} ${org}`;
@@ -260,7 +265,16 @@ export function invites(ctx: ClientContext) {
         const flush = (batch: InviteBatch) => {
           clearTimeout(batch.timer);
           if (inviteBatches.get(key) === batch) inviteBatches.delete(key);
-          void sendBatch({ organizationId: org }, batch.items);
+          const ready = batch.items.filter((item) => {
+            try {
+              item.beforeSend?.();
+              return true;
+            } catch (e) {
+              item.reject(e);
+              return false;
+            }
+          });
+          if (ready.length > 0) void sendBatch({ organizationId: org }, ready);
         };
         let batch = inviteBatches.get(key);
         if (batch?.items.some((i) => i.email === email)) {
@@ -272,7 +286,7 @@ export function invites(ctx: ClientContext) {
           inviteBatches.set(key, batch);
         }
         const current = batch;
-        current.items.push({ body, email, resolve, reject });
+        current.items.push({ body, email, resolve, reject, beforeSend: p.beforeSend });
         clearTimeout(current.timer);
         if (current.items.length >= MAX_INVITES_PER_BULK) flush(current);
         else {

@@ -12,6 +12,7 @@
  */
 import { z } from "zod";
 import { keptOnDestroy } from "../adopted";
+import type { Identity } from "../claims";
 import {
   AmbiguousWriteError,
   type Invite,
@@ -130,11 +131,12 @@ function sameInvite(i: Invite, want: In): boolean {
   return !i.is_expired && i.level === want.level;
 }
 
-async function send(api: PostHogClient, want: In): Promise<Invite> {
+async function send(api: PostHogClient, want: In, beforeSend: () => void): Promise<Invite> {
   const op = beginCreate("Invite", api.settings.organizationId ?? "", want.targetEmail.toLowerCase());
   try {
     // Invites the engine creates together share one bulk request (up to 20): ⌈N/20⌉ requests for N invites.
     const sent = await api.invites.createCoalesced({
+      beforeSend,
       body: {
         target_email: want.targetEmail,
         first_name: want.firstName,
@@ -177,21 +179,25 @@ async function send(api: PostHogClient, want: In): Promise<Invite> {
   }
 }
 
+/** The invite an Invite manages: PostHog keeps one per address (case-insensitively). */
+function inviteIdentity(v: { targetEmail?: unknown }): Identity[] {
+  return typeof v.targetEmail === "string"
+    ? [
+        {
+          key: `invite:${v.targetEmail.toLowerCase()}`,
+          property: "targetEmail",
+          object: `the invite for ${v.targetEmail} (e-mail addresses compare case-insensitively)`,
+        },
+      ]
+    : [];
+}
+
 /** The Invite provider (no update: every change replaces). */
 export const inviteProvider = defineResource<typeof InviteInputsSchema, InviteOutputs>({
   name: "Invite",
   inputs: InviteInputsSchema,
   // PostHog keeps one invite per address (case-insensitively): two Invites of one address replace each other.
-  identity: (v) =>
-    typeof v.targetEmail === "string"
-      ? [
-          {
-            key: `invite:${v.targetEmail.toLowerCase()}`,
-            property: "targetEmail",
-            object: `the invite for ${v.targetEmail} (e-mail addresses compare case-insensitively)`,
-          },
-        ]
-      : [],
+  identity: inviteIdentity,
   changes(olds, news, changed) {
     // Accepted: satisfied; only a different person means a new invite.
     if (olds.accepted === true) return changed.filter((k) => k === "targetEmail");
@@ -200,12 +206,13 @@ export const inviteProvider = defineResource<typeof InviteInputsSchema, InviteOu
     // `adopt` only matters at create time.
     return news.adopt === olds.adopt ? changed : changed.filter((k) => k !== "adopt");
   },
-  async create(api, want) {
+  async create(api, want, claim) {
     if (want.adopt) {
       const found = await api.invites.find({ email: want.targetEmail });
       if (found && sameInvite(found, want)) return { id: found.id, outs: toOutputs(found, want, true) };
     }
-    const created = await send(api, want);
+    // Still this resource's invite when the request leaves (an Invite of the state may have been checked since).
+    const created = await send(api, want, () => claim(inviteIdentity(want)));
     return { id: created.id, outs: toOutputs(created, want, false) };
   },
   async read(api, id, props) {

@@ -10,6 +10,7 @@ import type { ProviderHost } from "../../tools/provider-host";
 import {
   create,
   destroy,
+  failure,
   plan,
   serializeProvider,
   startConfiguredHost,
@@ -143,5 +144,79 @@ describe("claims made after check: the person behind a Member", () => {
       await next.close();
     }
     await destroy(host, mia);
+  });
+});
+
+// Found on the real Pulumi CLI (issue 26): the engine checks registrations in the order they reach it, which the
+// Node runtime does not fix. A resource already in the state keeps its object whichever of the pair is checked
+// first; the new one fails before its write, and nothing is sent twice.
+describe("a resource in the state keeps its object, whatever the order of the checks", () => {
+  it("Invite: the new one checked first passes check, then fails at create once the kept one is checked; no POST", async () => {
+    const next = await startConfiguredHost(emu);
+    try {
+      const provider = await serializeProvider("Invite");
+      const kept = await create(next, "Invite", "kept-invite", {
+        targetEmail: "order@example.com",
+        __resourceName: "kept-invite",
+      });
+      // The next run, in a new provider process: the new Invite's registration arrives first.
+      const run = await startConfiguredHost(emu);
+      try {
+        await emu.control("DELETE", "/requests");
+        const newcomer = await run.check(
+          urnOf("Invite", "new-invite"),
+          {},
+          { targetEmail: "ORDER@example.com", __resourceName: "new-invite", __provider: provider },
+        );
+        expect(newcomer.failures).toEqual([]); // nothing tells it yet that another resource holds the invite
+        const again = await run.check(kept.urn, kept.inputs, {
+          targetEmail: "order@example.com",
+          __resourceName: "kept-invite",
+          __provider: provider,
+        });
+        expect(again.failures).toEqual([]); // in the state (old inputs): it keeps its invite
+        const refused = await failure(run.create(urnOf("Invite", "new-invite"), newcomer.inputs));
+        expect(refused).toContain('Invite "new-invite" and Invite "kept-invite" both manage the invite for');
+        expect((await emu.requests()).filter((r) => r.method !== "GET")).toEqual([]);
+      } finally {
+        await run.close();
+      }
+      await destroy(next, kept);
+    } finally {
+      await next.close();
+    }
+  });
+
+  it("Invite: the kept one checked first; the new one fails in check, naming both", async () => {
+    const next = await startConfiguredHost(emu);
+    try {
+      const provider = await serializeProvider("Invite");
+      const kept = await create(next, "Invite", "kept-first", {
+        targetEmail: "first@example.com",
+        __resourceName: "kept-first",
+      });
+      const run = await startConfiguredHost(emu);
+      try {
+        const again = await run.check(kept.urn, kept.inputs, {
+          targetEmail: "first@example.com",
+          __resourceName: "kept-first",
+          __provider: provider,
+        });
+        expect(again.failures).toEqual([]);
+        const newcomer = await run.check(
+          urnOf("Invite", "new-second"),
+          {},
+          { targetEmail: "First@example.com", __resourceName: "new-second", __provider: provider },
+        );
+        expect(newcomer.failures.map((f) => f.reason)).toEqual([
+          expect.stringContaining('Invite "new-second" and Invite "kept-first" both manage the invite for'),
+        ]);
+      } finally {
+        await run.close();
+      }
+      await destroy(next, kept);
+    } finally {
+      await next.close();
+    }
   });
 });
