@@ -4,7 +4,8 @@
  * `ResourceProvider`. What it owns, for all resources alike:
  *
  * - `configure`: keeps the stack config (`posthog:apiKey`, `posthog:host`, …) in memory; the next operation
- *   builds its client from it (else from the environment), and later ones reuse that client.
+ *   builds its client from it (else from the environment), and later ones reuse that client. It also starts the
+ *   watch that ends the provider host once the engine is gone (provider/engine-watch.ts).
  * - `check`: zod validation of the inputs, failures naming the property and the accepted values (lengths, time
  *   zones, template shape, request body size: whatever the API would refuse for its form), defaults applied;
  *   and one object, one resource (provider/claims.ts): a second resource of the program managing the same
@@ -25,6 +26,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { type Claimant, claim, conflictMessage, type Identity, nameOf, rememberName } from "./claims";
 import { type ConfigGetter, createClient, isObjectGone, type PostHogClient } from "./client";
+import { underWayWhile, watchEngine } from "./engine-watch";
 import { integerIdInput, shown } from "./inputs";
 import { oversizedBodies } from "./limits";
 import { managedByState, noteStack } from "./lost-create";
@@ -374,8 +376,9 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
     if (conflict) throw new Error(conflictMessage(claimant, conflict));
   };
 
-  return {
+  const provider: Provider = {
     async configure(req) {
+      watchEngine();
       stackConfig = req.config;
       current = undefined;
       refreshing = undefined;
@@ -493,6 +496,14 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
         if (!isNotFound(e)) throw e;
       }
     },
+  };
+  // Operations that reach PostHog keep the host alive until they settle, even once the engine is gone.
+  return {
+    ...provider,
+    create: (news) => underWayWhile(() => provider.create(news)),
+    read: (id, props) => underWayWhile(() => provider.read(id, props)),
+    update: (id, olds, news) => underWayWhile(() => provider.update(id, olds, news)),
+    delete: (id, props) => underWayWhile(() => provider.delete(id, props)),
   };
 }
 

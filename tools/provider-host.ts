@@ -8,6 +8,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { dirname, join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
@@ -79,6 +80,10 @@ export interface ProviderHost {
   /** `Delete`. */
   delete(id: string, urn: string, props: object, timeoutMs?: number): Promise<void>;
   /** Closes the client and stops the host process. */
+  /** Stops accepting connections at the engine's address the host was given, as a dead engine does. */
+  engineGone(): Promise<void>;
+  /** Resolves when the host process has exited. */
+  exited(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -156,12 +161,18 @@ function readPort(child: ChildProcess): Promise<number> {
  */
 export async function startProviderHost(opts: ProviderHostOptions): Promise<ProviderHost> {
   const hostJs = require.resolve("@pulumi/pulumi/cmd/dynamic-provider/index.js");
-  // argv[2] (the engine address) must be present but is never dialled by the Node.js host.
-  const child = spawn(nodeBinary(), ["--import", PARENT_WATCH, hostJs, "127.0.0.1:1"], {
+  // argv[2] is the engine's address: Pulumi's Node.js host never dials it, our providers' watch does
+  // (provider/engine-watch.ts: the host ends once nothing accepts connections there). This process stands in for
+  // the engine with a listener of its own, open while the host is (`engineGone()` closes it earlier).
+  const engine = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));
+  const engineAddress = `127.0.0.1:${(engine.address() as AddressInfo).port}`;
+  const child = spawn(nodeBinary(), ["--import", PARENT_WATCH, hostJs, engineAddress], {
     cwd: opts.cwd,
     env: { ...process.env, ...opts.env, PULUMI_NODEJS_PROJECT: opts.project ?? "posthog-test" },
     stdio: ["pipe", "pipe", "pipe"],
   });
+  child.once("exit", () => engine.close());
   const port = await readPort(child);
   const forward = (chunk: Buffer) => opts.onOutput?.(chunk.toString());
   child.stdout?.on("data", forward);
@@ -260,6 +271,13 @@ export async function startProviderHost(opts: ProviderHostOptions): Promise<Prov
       req.setProperties(toStruct(props));
       await call(client.delete, req, timeoutMs);
     },
+    engineGone() {
+      return new Promise<void>((resolve) => engine.close(() => resolve()));
+    },
+    exited: () =>
+      child.exitCode !== null || child.signalCode !== null
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => child.once("exit", () => resolve())),
     async close() {
       client.close();
       if (child.exitCode !== null || child.signalCode !== null) return;
