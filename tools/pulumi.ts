@@ -377,8 +377,8 @@ function changedKeys(a: Record<string, unknown> = {}, b: Record<string, unknown>
 
 const REPLACE_OPS = new Set(["replace", "create-replacement", "delete-replaced", "discard-replaced"]);
 
-/** Our view of one engine step: the resource's op in the plan or the operation. */
-function stepOf(m: StepMetadata, operation: Operation): StepOp {
+/** Our view of one engine step: the resource's op in the plan or the operation (a refresh's is set apart). */
+function stepOf(m: StepMetadata): StepOp {
   if (REPLACE_OPS.has(m.op)) return "replace";
   if (m.op === "create" || m.op === "import" || m.op === "create-replacement") return "create";
   if (m.op === "update") return "update";
@@ -428,7 +428,7 @@ export function summarize(
     const m = done ?? failed;
     if (!m || !isResourceUrn(m.type)) continue;
     const previous = steps.get(m.urn);
-    let op = stepOf(m, operation);
+    let op = stepOf(m);
     // The event log carries no `diffs` for dynamic providers: the changed inputs are what the CLI shows.
     let diffs =
       m.diffs ?? (op === "update" || op === "replace" ? changedKeys(m.old?.inputs, m.new?.inputs) : []);

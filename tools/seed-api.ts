@@ -1,6 +1,6 @@
 /**
  * A plain API helper on the emulator's seed key (fetch, no retries) and the DNS automation that publishes the
- * TXT record `DomainVerification` waits for: shared by `npm start` (tools/stack/start.ts), the engine-kill soak
+ * TXT record `DomainVerification` waits for: shared by `npm start` (tools/start.ts), the engine-kill soak
  * and the tests that run the example against an emulator. Not part of the published package.
  */
 
