@@ -52,6 +52,7 @@ import {
   ensureStack,
   exportStack,
   killTree,
+  operationArgs,
   pulumiExecutable,
   pulumiOk,
   type RunResult,
@@ -525,20 +526,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
     new Promise((resolve, reject) => {
       if (cmd.variant) useVariant(cmd.variant);
       const eventLog = join(work, `events-${++runs}.json`);
-      const args = [
-        cmd.op,
-        "--stack",
-        "dev",
-        "--config-file",
-        configFile,
-        "--non-interactive",
-        "--color",
-        "never",
-        "--event-log",
-        eventLog,
-        ...(cmd.op === "preview" ? [] : ["--yes", "--skip-preview"]),
-        ...(cmd.extra ?? []),
-      ];
+      const args = [...operationArgs(cmd.op, "dev", configFile, eventLog), ...(cmd.extra ?? [])];
       const started = performance.now();
       const fromEmpty = stackResources().length === 0;
       // pending operations already in the state (carried over from a killed run) are not this run's

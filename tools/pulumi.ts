@@ -472,6 +472,31 @@ export function summarize(
 }
 
 /**
+ * The command line of one operation as a user types it in CI: `<operation> --stack <stack> --config-file <file>
+ * --non-interactive --color never --event-log <log>`, with `--yes --skip-preview` but for preview.
+ */
+export function operationArgs(
+  operation: Operation,
+  stack: string,
+  configFile: string,
+  eventLog: string,
+): string[] {
+  return [
+    operation,
+    "--stack",
+    stack,
+    "--config-file",
+    configFile,
+    "--non-interactive",
+    "--color",
+    "never",
+    "--event-log",
+    eventLog,
+    ...(operation === "preview" ? [] : ["--yes", "--skip-preview"]),
+  ];
+}
+
+/**
  * Runs one operation of `stack` through the real CLI, as `pulumi <operation> --stack <stack>
  * --config-file <file> --non-interactive` (with `--yes --skip-preview` but for preview), creating the stack
  * first if needed ({@link ensureStack}). Resolves when the CLI exits, whatever its exit code.
@@ -490,19 +515,7 @@ export async function runStack(opts: RunOptions): Promise<RunResult> {
     stateDir,
     `events-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`,
   );
-  const args = [
-    opts.operation,
-    "--stack",
-    opts.stack,
-    "--config-file",
-    configFile,
-    "--non-interactive",
-    "--color",
-    "never",
-    "--event-log",
-    eventLog,
-  ];
-  if (opts.operation !== "preview") args.push("--yes", "--skip-preview");
+  const args = operationArgs(opts.operation, opts.stack, configFile, eventLog);
   if (opts.refresh) args.push("--refresh");
   if (opts.runProgram) args.push("--run-program");
   if (opts.expectNoChanges) args.push("--expect-no-changes");
