@@ -563,6 +563,21 @@ export async function runStack(opts: RunOptions): Promise<RunResult> {
   };
 }
 
+/**
+ * The errors of a run, each as `<resource name>: <message>`: those of failed steps, and the engine's error
+ * diagnostics on a resource (a Check failure is one: the real engine reports it with no step).
+ */
+export function errorsOf(r: Pick<RunResult, "steps" | "diagnostics">): string[] {
+  return [
+    ...new Set([
+      ...r.steps.filter((s) => s.error).map((s) => `${s.name}: ${s.error}`),
+      ...r.diagnostics
+        .filter((d) => d.severity === "error" && d.urn)
+        .map((d) => `${d.urn?.slice(d.urn.lastIndexOf("::") + 2)}: ${d.message}`),
+    ]),
+  ];
+}
+
 /** `pulumi stack export` of `stack` (add `--show-secrets` to `extra` to decrypt), parsed. */
 export async function exportStack(opts: {
   projectDir: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { exportStack, type RunResult } from "../../tools/pulumi";
+import { errorsOf, exportStack, type RunResult } from "../../tools/pulumi";
 import { type Declared, fixtureDir, useFixtureProgram } from "./fixture-program";
 
 // Issue 12, point 5: two resources of one program that manage one object used to fight forever (`up` exited 0,
@@ -24,18 +24,7 @@ async function writesSince(): Promise<string[]> {
   await fx.emu().control("DELETE", "/requests");
   return log.filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
 }
-/**
- * The errors of a run, each as `<resource name>: <message>`: those of failed steps, and the engine's error
- * diagnostics on a resource (a Check failure is one: the real engine reports it with no step).
- */
-const errors = (r: RunResult) => [
-  ...new Set([
-    ...r.steps.filter((s) => s.error).map((s) => `${s.name}: ${s.error}`),
-    ...r.diagnostics
-      .filter((d) => d.severity === "error" && d.urn)
-      .map((d) => `${d.urn?.slice(d.urn.lastIndexOf("::") + 2)}: ${d.message}`),
-  ]),
-];
+
 /** The run's diagnostics and printed output, for an assertion's message. */
 const why = (r: RunResult) => `${JSON.stringify(r.diagnostics, null, 1)}\n${r.output}`;
 const ops = (r: RunResult) => r.steps.map((s) => `${s.op} ${s.name}`);
@@ -56,14 +45,14 @@ describe("one object, one resource (a program using the SDK, through the real Pu
     await writesSince();
     const preview = await s.run("preview", program);
     expect(preview.ok).toBe(false);
-    expect(errors(preview).join("\n"), why(preview)).toMatch(
+    expect(errorsOf(preview).join("\n"), why(preview)).toMatch(
       /Invite "dup-(upper|lower)" and Invite "dup-(?!\1)(lower|upper)" both manage the invite/,
     );
     expect(await writesSince()).toEqual([]);
 
     const up = await s.run("up", program);
     expect(up.ok).toBe(false);
-    expect(errors(up).join("\n"), why(up)).toMatch(
+    expect(errorsOf(up).join("\n"), why(up)).toMatch(
       /Invite "dup-(upper|lower)" and Invite "dup-(?!\1)(lower|upper)"/,
     );
     // At most the first one (its create may start before the second's check fails). Which of the two the engine
@@ -76,7 +65,7 @@ describe("one object, one resource (a program using the SDK, through the real Pu
     expect((await s.run("refresh", program)).ok).toBe(true);
     const again = await s.run("up", program);
     expect(again.ok).toBe(false);
-    expect(errors(again).join("\n"), why(again)).toMatch(
+    expect(errorsOf(again).join("\n"), why(again)).toMatch(
       /Invite "dup-(upper|lower)" and Invite "dup-(?!\1)(lower|upper)"/,
     );
     // Whichever of the two the engine checks first (the order registrations reach it is not fixed), the one in
@@ -93,7 +82,7 @@ describe("one object, one resource (a program using the SDK, through the real Pu
     await writesSince();
     const preview = await s.run("preview", program);
     expect(preview.ok).toBe(false);
-    expect(errors(preview).join("\n"), why(preview)).toMatch(
+    expect(errorsOf(preview).join("\n"), why(preview)).toMatch(
       /Member "mia-(member|admin)" and Member "mia-(?!\1)(admin|member)" both manage the member/,
     );
     expect(await writesSince()).toEqual([]);
@@ -109,7 +98,7 @@ describe("one object, one resource (a program using the SDK, through the real Pu
     expect((await s.run("refresh", program)).ok).toBe(true);
     const again = await s.run("up", program);
     expect(again.ok).toBe(false);
-    expect(errors(again).join("\n"), why(again)).toMatch(
+    expect(errorsOf(again).join("\n"), why(again)).toMatch(
       /Member "mia-(member|admin)" and Member "mia-(?!\1)(admin|member)"/,
     );
     const resent = await writesSince();
@@ -130,7 +119,7 @@ describe("one object, one resource (a program using the SDK, through the real Pu
     // Which person an e-mail names is known only from the API: up finds out, before it changes the level twice.
     const up = await s.run("up", program);
     expect(up.ok).toBe(false);
-    expect(errors(up).join("\n"), why(up)).toMatch(
+    expect(errorsOf(up).join("\n"), why(up)).toMatch(
       /Member "max-by-(email|uuid)" and Member "max-by-(?!\1)(email|uuid)" both manage/,
     );
     expect((await writesSince()).length).toBeLessThanOrEqual(1);
@@ -138,7 +127,7 @@ describe("one object, one resource (a program using the SDK, through the real Pu
     expect((await s.run("refresh", program)).ok).toBe(true);
     const again = await s.run("up", program);
     expect(again.ok).toBe(false);
-    expect(errors(again).join("\n"), why(again)).toMatch(
+    expect(errorsOf(again).join("\n"), why(again)).toMatch(
       /Member "max-by-(email|uuid)" and Member "max-by-(?!\1)(email|uuid)"/,
     );
     const resent = await writesSince();

@@ -15,6 +15,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import {
   type EngineEvent,
   ensureStack,
+  errorsOf,
   exportStack,
   killTree,
   pulumi,
@@ -40,20 +41,9 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 const TOKEN = "hunter2-tiny-token";
 
 const ops = (r: RunResult) => Object.fromEntries(r.steps.map((s) => [s.name, s.op]));
-/**
- * The errors of a run, each as `<resource name>: <message>`: those of failed steps, and the engine's error
- * diagnostics on a resource (a Check failure is one: the real engine reports it with no step).
- */
-const errors = (r: RunResult) => [
-  ...new Set([
-    ...r.steps.filter((s) => s.error).map((s) => `${s.name}: ${s.error}`),
-    ...r.diagnostics
-      .filter((d) => d.severity === "error" && d.urn)
-      .map((d) => `${d.urn?.slice(d.urn.lastIndexOf("::") + 2)}: ${d.message}`),
-  ]),
-];
+
 /** The CLI's output and the failed steps, for an assertion's message. */
-const why = (r: RunResult) => `${JSON.stringify(errors(r))}\n${r.output}`;
+const why = (r: RunResult) => `${JSON.stringify(errorsOf(r))}\n${r.output}`;
 
 /** The most `<what>-start` lines of `log` not yet followed by their `<what> ` line. */
 function mostAtOnce(log: string[], what: string): number {
@@ -293,12 +283,12 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
     const r = await t.run("preview");
     expect(r.ok).toBe(false);
     // The engine's words for a Check failure: "<type> resource '<name>': property <p> value {<v>} has a problem: …".
-    expect(errors(r).join("\n"), r.output).toMatch(
+    expect(errorsOf(r).join("\n"), r.output).toMatch(
       /^item-1: .*property label value .* has a problem: label must be a non-empty string/m,
     );
     const up = await t.run("up");
     expect(up.ok).toBe(false);
-    expect(errors(up).join("\n"), up.output).toMatch(/item-1: .*label must be a non-empty string/);
+    expect(errorsOf(up).join("\n"), up.output).toMatch(/item-1: .*label must be a non-empty string/);
     expect(t.files()).toEqual([]); // the program stops at the failure: not even the valid item is created
   }, 300_000);
 
@@ -564,7 +554,7 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
     t.declare({ items: { ...v1, p: { ...v1.p, kind: "fancy" } } });
     const refusedReplace = await t.run("preview");
     expect(refusedReplace.ok).toBe(false);
-    expect(errors(refusedReplace).join("\n"), refusedReplace.output).toMatch(
+    expect(errorsOf(refusedReplace).join("\n"), refusedReplace.output).toMatch(
       /^p: unable to replace resource "[^"]*::p"\s+as it is currently marked for protection/m,
     );
 
@@ -587,7 +577,7 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
     t.clearLog();
     const refused = await t.run("destroy");
     expect(refused.ok).toBe(false);
-    expect(errors(refused).join("\n"), refused.output).toMatch(/^p: [^\n]*"[^"]*::p"[\s\S]*protect/m);
+    expect(errorsOf(refused).join("\n"), refused.output).toMatch(/^p: [^\n]*"[^"]*::p"[\s\S]*protect/m);
     expect(t.files().filter((f) => f.startsWith("prot-"))).toHaveLength(1);
     // deletedWith: `part` goes with `owner` in the same run, so the engine does not call its Delete.
     expect(t.log().some((l) => l.startsWith("delete-start part-"))).toBe(false);
