@@ -117,10 +117,13 @@ export interface KillRecord {
   /** How long each of them outlived the kill (ms, within 10 ms), by role: `program`, `host` (dynamic-provider host), `engine`. */
   outlivedMs: Record<string, number>;
   /**
-   * Processes of the killed run still alive 10 s after the kill (command lines; then SIGKILLed by the soak). Under
-   * the real CLI, its language host and the provider host (each in a process group of its own) stay forever.
+   * Processes of the killed run still alive 10 s after the kill (command lines; then SIGKILLed by the soak), but
+   * Pulumi's language host: the CLI starts its plugins in process groups of their own; our provider host ends once
+   * the engine is gone (provider/engine-watch.ts), the program and the plugin script with it.
    */
   leaked: string[];
+  /** Pulumi's own language host still alive then (it checks on the engine every 5 minutes): not ours to end. */
+  languageHostLingering: number;
   /** Un-killed runs until one exited 0 and the following preview showed no changes. */
   recoveryRuns: number;
   /**
@@ -187,6 +190,8 @@ export interface EngineKillReport {
     missing: number;
     differences: number;
     leakedProcesses: number;
+    /** Pulumi's language hosts still alive 10 s after a kill (see {@link KillRecord}'s `languageHostLingering`). */
+    languageHostsLingering: number;
     /** The longest a process of a killed run (program, provider host) outlived it, in ms. */
     longestOutlivedMs: number;
     /** The same by role (`program`, `host`). */
@@ -856,6 +861,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
         childrenAtKill: 0,
         outlivedMs: {},
         leaked: [],
+        languageHostLingering: 0,
         recoveryRuns: 0,
         cancelledLock: false,
         clearedPendingCreates: 0,
@@ -901,7 +907,8 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
           left = now;
         }
         if (left.length === 0) rec.childrenGoneMs = Math.round(performance.now() - t);
-        else rec.leaked = left.map((p) => `${p.pid} ${p.cmd}`);
+        rec.leaked = left.filter((p) => role(p.cmd) !== "language host").map((p) => `${p.pid} ${p.cmd}`);
+        rec.languageHostLingering = left.filter((p) => role(p.cmd) === "language host").length;
         // Recorded, then ended (they carry this run's marker): the real CLI starts each plugin (the language host,
         // the provider host) in a process group of its own, so they outlive a SIGKILL of the CLI's group and would
         // otherwise pile up from one episode to the next.
@@ -1020,6 +1027,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
         missing: sum((r) => r.missing.length),
         differences: sum((r) => r.differences.length),
         leakedProcesses: sum((r) => r.leaked.length),
+        languageHostsLingering: sum((r) => r.languageHostLingering),
         longestOutlivedMs: Math.max(0, ...records.map((r) => r.childrenGoneMs ?? 0)),
         longestOutlivedMsByRole: records.reduce<Record<string, number>>((acc, r) => {
           for (const [k, v] of Object.entries(r.outlivedMs)) acc[k] = Math.max(acc[k] ?? 0, v);

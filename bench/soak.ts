@@ -102,7 +102,7 @@ function printKills(report: EngineKillReport, ok: boolean): void {
   console.log(
     `  totals: ${t.kills} kills (${t.duringOperation} during a provider operation, ${t.pendingCreates} pending creates, ${t.lostWrites} writes applied and not recorded); ` +
       `not converged ${t.notConverged}, duplicates ${t.duplicates}, orphans ${t.orphans}, missing ${t.missing}, differences ${t.differences}, ` +
-      `leaked processes ${t.leakedProcesses} (longest a child outlived the engine: ${t.longestOutlivedMs} ms; ` +
+      `leaked processes ${t.leakedProcesses}, Pulumi's language host lingering ${t.languageHostsLingering} (longest a child outlived the engine: ${t.longestOutlivedMs} ms; ` +
       `${
         Object.entries(t.longestOutlivedMsByRole)
           .map(([k, v]) => `${k} ${v} ms`)
