@@ -42,7 +42,7 @@
  * server knows).
  */
 import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, watch } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parseDocument } from "yaml";
@@ -53,12 +53,14 @@ import {
   exportStack,
   killTree,
   operationArgs,
+  processesWithMarker,
   pulumiExecutable,
   pulumiOk,
   type RunResult,
   readProject,
   startPulumi,
   summarize,
+  writeStackSettings,
 } from "../tools/pulumi";
 import { dnsAutomation, type SeedApi, seedApi } from "../tools/seed-api";
 import { repoRoot } from "./soak-core";
@@ -261,36 +263,6 @@ function prng(seed: number): () => number {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Live processes whose environment holds `marker` (`/proc/<pid>/environ`), with their command lines. */
-export function processesWithMarker(marker: string): { pid: number; cmd: string }[] {
-  const out: { pid: number; cmd: string }[] = [];
-  let pids: string[];
-  try {
-    pids = readdirSync("/proc").filter((p) => /^\d+$/.test(p));
-  } catch {
-    return out; // no procfs: nothing can be checked
-  }
-  for (const p of pids) {
-    const pid = Number(p);
-    if (pid === process.pid) continue;
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
-      if (/^\d+ \(.*\) Z/s.test(stat)) continue; // a zombie runs nothing
-      if (!readFileSync(`/proc/${p}/environ`).includes(marker)) continue;
-      // the command line without the inline `--import data:…` module (long), cut for the report
-      const cmd = readFileSync(`/proc/${p}/cmdline`, "utf8")
-        .split("\0")
-        .filter((a) => !a.startsWith("data:"))
-        .join(" ")
-        .trim();
-      out.push({ pid, cmd: cmd.length > 200 ? `${cmd.slice(0, 200)}…` : cmd });
-    } catch {
-      // gone meanwhile, or not ours to read
-    }
-  }
-  return out;
-}
 
 /** The stack's state as the file backend keeps it (and `pulumi stack export` prints its `deployment`). */
 interface StateView {
@@ -503,8 +475,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
   };
   // the stack on a local backend of this run (tools/pulumi.ts: passphrase, PULUMI_HOME in it, no Pulumi Cloud)
   await ensureStack({ projectDir: root, stack: "dev", stateDir, configFile, env });
-  const salt = /^encryptionsalt: .*$/m.exec(readFileSync(configFile, "utf8"))?.[0] ?? "";
-  const useVariant = (v: "v1" | "v2") => writeFileSync(configFile, `${salt}\n${variants[v]}`);
+  const useVariant = (v: "v1" | "v2") => writeStackSettings(configFile, variants[v]);
   const dns = dnsAutomation(a, 100);
   const children = new Set<ChildProcess>();
   /** Where the API key was found in clear text: the state file, a run's event log or output. */

@@ -10,7 +10,20 @@
  * environment.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { delimiter, join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 
@@ -286,14 +299,26 @@ export function readProject(projectDir: string): { name: string; stackConfigDir:
   };
 }
 
-/** Where the project keeps the settings of `stack` (`<stackConfigDir>/Pulumi.<stack>.yaml`). */
-export function projectStackFile(projectDir: string, stack: string): string {
-  return join(readProject(projectDir).stackConfigDir, `Pulumi.${stack}.yaml`);
-}
-
 /** The default stack settings file of a run: a copy kept beside the backend. */
 export function defaultConfigFile(stateDir: string, stack: string): string {
   return join(resolve(stateDir), `Pulumi.${stack}.yaml`);
+}
+
+/** The passphrase's salt line of a stack settings file (`encryptionsalt: v1:…`), which the CLI writes there. */
+const SALT_LINE = /^encryptionsalt: .*$/m;
+
+/** The salt line of the settings file `file`, or undefined (no file, or no salt in it). */
+function saltLineOf(file: string): string | undefined {
+  return existsSync(file) ? SALT_LINE.exec(readFileSync(file, "utf8"))?.[0] : undefined;
+}
+
+/**
+ * Writes the stack settings file `file` with `body` (YAML, e.g. `config:\n  fx:resources: …\n`), keeping its
+ * passphrase salt line: without it the stack's secrets could not be read.
+ */
+export function writeStackSettings(file: string, body: string): void {
+  const salt = saltLineOf(file);
+  writeFileSync(file, salt ? `${salt}\n${body}` : body);
 }
 
 /**
@@ -308,13 +333,13 @@ export async function ensureStack(opts: {
   configFile?: string;
   env?: NodeJS.ProcessEnv;
 }): Promise<string> {
-  const { name } = readProject(opts.projectDir);
+  const { name, stackConfigDir } = readProject(opts.projectDir);
   const stateDir = resolve(opts.stateDir);
   // `organization/<project>/<stack>` or `<stack>`: the files are named after the stack's own name.
   const short = opts.stack.split("/").at(-1) ?? opts.stack;
   const configFile = opts.configFile ?? defaultConfigFile(stateDir, short);
   mkdirSync(stateDir, { recursive: true });
-  const projectFile = projectStackFile(opts.projectDir, short);
+  const projectFile = join(stackConfigDir, `Pulumi.${short}.yaml`);
   if (!existsSync(configFile)) {
     if (existsSync(projectFile)) copyFileSync(projectFile, configFile);
     else writeFileSync(configFile, "config: {}\n");
@@ -340,9 +365,7 @@ export async function ensureStack(opts: {
       stateDir,
       ...(opts.env ? { env: opts.env } : {}),
     });
-    const salt = existsSync(projectFile)
-      ? /^encryptionsalt: .*$/m.exec(readFileSync(projectFile, "utf8"))?.[0]
-      : undefined;
+    const salt = saltLineOf(projectFile);
     const settings = readFileSync(configFile, "utf8").replace(/^encryptionsalt: .*\n?/m, "");
     if (salt) writeFileSync(configFile, `${salt}\n${settings}`);
   } finally {
@@ -380,7 +403,7 @@ const REPLACE_OPS = new Set(["replace", "create-replacement", "delete-replaced",
 /** Our view of one engine step: the resource's op in the plan or the operation (a refresh's is set apart). */
 function stepOf(m: StepMetadata): StepOp {
   if (REPLACE_OPS.has(m.op)) return "replace";
-  if (m.op === "create" || m.op === "import" || m.op === "create-replacement") return "create";
+  if (m.op === "create" || m.op === "import") return "create";
   if (m.op === "update") return "update";
   if (m.op === "delete" || m.op === "discard") return "delete";
   return "same";
@@ -390,18 +413,30 @@ function stepOf(m: StepMetadata): StepOp {
 const isResourceUrn = (type: string) =>
   type !== "pulumi:pulumi:Stack" && !type.startsWith("pulumi:providers:");
 
-/** Reads the event log's complete lines from `offset`; returns the events and the new offset. */
+/**
+ * Reads the event log's complete lines from byte `offset` on (only what the CLI appended since the last read);
+ * returns the events and the new offset.
+ */
 function readEvents(path: string, offset: number): { events: EngineEvent[]; offset: number } {
   if (!existsSync(path)) return { events: [], offset };
-  const text = readFileSync(path, "utf8");
-  const end = text.lastIndexOf("\n") + 1;
-  if (end <= offset) return { events: [], offset };
-  const events = text
-    .slice(offset, end)
+  const fd = openSync(path, "r");
+  let added: Buffer;
+  try {
+    const size = fstatSync(fd).size;
+    if (size <= offset) return { events: [], offset };
+    added = Buffer.alloc(size - offset);
+    readSync(fd, added, 0, added.length, offset);
+  } finally {
+    closeSync(fd);
+  }
+  const end = added.lastIndexOf(0x0a) + 1;
+  const events = added
+    .subarray(0, end)
+    .toString("utf8")
     .split("\n")
     .filter((l) => l.trim() !== "")
     .map((l) => JSON.parse(l) as EngineEvent);
-  return { events, offset: end };
+  return { events, offset: offset + end };
 }
 
 /** Steps, diagnostics, counts and outputs from the events of one operation. */
@@ -434,8 +469,8 @@ export function summarize(
       m.diffs ?? (op === "update" || op === "replace" ? changedKeys(m.old?.inputs, m.new?.inputs) : []);
     if (operation === "refresh" || m.op === "refresh") {
       // A refresh reports what it found: gone (no new state), drifted (outputs differ) or the same.
-      op = m.new ? (changedKeys(m.old?.outputs, m.new.outputs).length > 0 ? "update" : "same") : "delete";
       diffs = m.new ? changedKeys(m.old?.outputs, m.new.outputs) : [];
+      op = !m.new ? "delete" : diffs.length > 0 ? "update" : "same";
     }
     if (previous?.op === "replace" && op !== "replace") continue;
     // `refresh --run-program`: after the read of a resource, the program's registration of it yields a "same"
@@ -576,6 +611,40 @@ export function errorsOf(r: Pick<RunResult, "steps" | "diagnostics">): string[] 
         .map((d) => `${d.urn?.slice(d.urn.lastIndexOf("::") + 2)}: ${d.message}`),
     ]),
   ];
+}
+
+/**
+ * Live processes (not zombies, not this one) whose environment holds `marker` (`/proc/<pid>/environ`), with
+ * their command lines (without inline `data:` modules, cut at 200 characters): what is left of a run whose
+ * environment carried the marker, since the CLI starts its plugins in process groups of their own. Empty where
+ * there is no procfs.
+ */
+export function processesWithMarker(marker: string): { pid: number; cmd: string }[] {
+  const out: { pid: number; cmd: string }[] = [];
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((p) => /^\d+$/.test(p));
+  } catch {
+    return out; // no procfs: nothing can be checked
+  }
+  for (const p of pids) {
+    const pid = Number(p);
+    if (pid === process.pid) continue;
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+      if (/^\d+ \(.*\) Z/s.test(stat)) continue; // a zombie runs nothing
+      if (!readFileSync(`/proc/${p}/environ`).includes(marker)) continue;
+      const cmd = readFileSync(`/proc/${p}/cmdline`, "utf8")
+        .split("\0")
+        .filter((a) => !a.startsWith("data:"))
+        .join(" ")
+        .trim();
+      out.push({ pid, cmd: cmd.length > 200 ? `${cmd.slice(0, 200)}…` : cmd });
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return out;
 }
 
 /** `pulumi stack export` of `stack` (add `--show-secrets` to `extra` to decrypt), parsed. */

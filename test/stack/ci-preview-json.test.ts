@@ -26,7 +26,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { pulumiEnv, pulumiOk, runStack } from "../../tools/pulumi";
+import { pulumiEnv, pulumiOk, runStack, writeStackSettings } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
 const root = join(__dirname, "..", "..");
@@ -72,13 +72,11 @@ let exportIds: string[] = [];
 /** POSTHOG_* as the workflow's job environment gives them (the key is its secret). */
 let jobEnv: Record<string, string> = {};
 
-const settings = (batchExportId: string) => {
-  const salt = /^encryptionsalt: .*$/m.exec(readFileSync(settingsFile, "utf8"))?.[0];
-  writeFileSync(
+const settings = (batchExportId: string) =>
+  writeStackSettings(
     settingsFile,
-    `${salt ? `${salt}\n` : ""}config:\n  posthog:host: ${emu.url}\n  posthog-org:batchExportId: ${batchExportId}\n`,
+    `config:\n  posthog:host: ${emu.url}\n  posthog-org:batchExportId: ${batchExportId}\n`,
   );
-};
 
 beforeAll(async () => {
   emu = await startTestEmulator();

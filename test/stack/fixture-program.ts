@@ -3,11 +3,11 @@
  * `fx:resources`, with `require("pulumi-posthog")`) run through the real Pulumi CLI (tools/pulumi.ts) against a
  * fresh emulator. {@link useFixtureProgram} registers the hooks.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
-import { type RunOptions, type RunResult, runStack } from "../../tools/pulumi";
+import { type RunOptions, type RunResult, runStack, writeStackSettings } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
 const root = join(__dirname, "..", "..");
@@ -77,13 +77,9 @@ export function useFixtureProgram(options: { prefix: string; paidFeatures?: bool
         configFile,
         env: () => env,
         run(operation, resources, more = {}) {
-          // Keep the passphrase's salt (the CLI writes it into the settings file at the stack's creation).
-          const salt = existsSync(configFile)
-            ? (/^encryptionsalt: .*$/m.exec(readFileSync(configFile, "utf8"))?.[0] ?? "")
-            : "";
-          writeFileSync(
+          writeStackSettings(
             configFile,
-            `${salt ? `${salt}\n` : ""}config:\n  fx:resources: ${JSON.stringify(JSON.stringify(resources))}\n`,
+            `config:\n  fx:resources: ${JSON.stringify(JSON.stringify(resources))}\n`,
           );
           return runStack({
             operation,

@@ -18,6 +18,7 @@ import {
   errorsOf,
   exportStack,
   killTree,
+  processesWithMarker,
   pulumi,
   pulumiOk,
   type RunOptions,
@@ -733,33 +734,14 @@ describe("the real Pulumi CLI with the SDK against the emulator", () => {
     const seen = JSON.stringify((await fx.emu().requests()).map((r) => `${r.method} ${r.path} ${r.status}`));
     expect(await dashboards(), seen).toHaveLength(1);
     // The processes of the run left behind, found by the journal directory in their environment.
-    const leftBehind = () =>
-      readdirSync("/proc")
-        .filter((p) => /^\d+$/.test(p))
-        .map(Number)
-        .filter((pid) => {
-          try {
-            return readFileSync(`/proc/${pid}/environ`, "latin1").includes(
-              `POSTHOG_CREATE_JOURNAL_DIR=${journal}\0`,
-            );
-          } catch {
-            return false;
-          }
-        });
-    const providerHosts = () =>
-      leftBehind().filter((pid) => {
-        try {
-          return readFileSync(`/proc/${pid}/cmdline`, "latin1").includes("dynamic-provider");
-        } catch {
-          return false;
-        }
-      });
+    const leftBehind = () => processesWithMarker(`POSTHOG_CREATE_JOURNAL_DIR=${journal}\0`);
+    const providerHosts = () => leftBehind().filter((p) => p.cmd.includes("dynamic-provider"));
     // Our provider host ends once the engine is gone and its create is answered (provider/engine-watch.ts):
     // before, it outlived the killed CLI forever.
     for (let i = 0; i < 300 && providerHosts().length > 0; i++) await new Promise((r) => setTimeout(r, 100));
     expect(providerHosts()).toEqual([]);
     // What is left is Pulumi's own (the language host checks on the engine every 5 minutes): ended here.
-    for (const pid of leftBehind()) process.kill(pid, "SIGKILL");
+    for (const { pid } of leftBehind()) process.kill(pid, "SIGKILL");
     const killedState = await exportStack({
       projectDir: fixtureDir,
       stack: s.name,
