@@ -66,16 +66,10 @@ export function claim(claimant: Claimant, identities: readonly Identity[], estab
   const conflicts: Conflict[] = [];
   for (const identity of identities) {
     const holding = holders.get(identity.key);
-    const same =
-      holding && holding.claimant.type === claimant.type && holding.claimant.name === claimant.name;
-    if (!holding || (established && !holding.established)) {
-      holders.set(identity.key, {
-        claimant,
-        established: established || (same === true && holding.established),
-      });
-    } else if (same) {
-      if (established) holding.established = true;
-    } else conflicts.push({ identity, holder: holding.claimant });
+    if (!holding || (established && !holding.established))
+      holders.set(identity.key, { claimant, established });
+    else if (holding.claimant.type !== claimant.type || holding.claimant.name !== claimant.name)
+      conflicts.push({ identity, holder: holding.claimant });
   }
   return conflicts;
 }
