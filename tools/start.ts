@@ -319,14 +319,11 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
         title,
         (r, req) => {
           const c = changed(r);
+          const asExpected =
+            expectDrift === undefined ? c.length === 0 : c.some((s) => s.name === expectDrift);
+          const wanted = expectDrift === undefined ? "no changes" : `a change of ${expectDrift}`;
           return [
-            ...(expectDrift === undefined
-              ? c.length === 0
-                ? []
-                : [`expected no changes, got ${describe(c)}`]
-              : c.some((s) => s.name === expectDrift)
-                ? []
-                : [`expected a change of ${expectDrift}, got ${describe(c)}`]),
+            ...(asExpected ? [] : [`expected ${wanted}, got ${describe(c)}`]),
             ...(writes(req).length === 0
               ? []
               : [`the drift gate wrote to the API: ${writes(req).join(", ")}`]),
