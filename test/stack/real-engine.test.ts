@@ -290,7 +290,12 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
     const up = await t.run("up");
     expect(up.ok).toBe(false);
     expect(errorsOf(up).join("\n"), up.output).toMatch(/item-1: .*label must be a non-empty string/);
-    expect(t.files()).toEqual([]); // the program stops at the failure: not even the valid item is created
+    // The invalid item is never created. The valid one may be: the engine checks registrations as they arrive and
+    // runs a create as soon as its own Check and Diff pass, so item-0's create can start before item-1's Check
+    // fails (seen once in a run of the stack tests under load; issue 28 asks the provider not to half-apply).
+    const made = t.files();
+    expect(made.filter((f) => !f.startsWith("ok-"))).toEqual([]);
+    expect(made.length).toBeLessThanOrEqual(1);
   }, 300_000);
 
   it("standalone refresh and destroy use the provider settings stored at the last up; --run-program the current ones", async () => {
