@@ -113,6 +113,11 @@ interface Tiny {
   /** Runs `pulumi <args> --stack <stack>` (plus `--config-file` when `withConfig`) in the project. */
   cli(args: string[], withConfig?: boolean): ReturnType<typeof pulumi>;
   exported(): ReturnType<typeof exportStack>;
+  /**
+   * Names of the resources in the state file as the CLI last saved it (after every step), read from the backend
+   * directly: a run under way can be waited on without a second CLI touching its stack.
+   */
+  saved(): string[];
   log(): string[];
   clearLog(): void;
   files(): string[];
@@ -168,6 +173,18 @@ async function tinyStack(): Promise<Tiny> {
       runStack({ operation, projectDir: tinyDir, stack, stateDir, configFile, timeoutMs: 240_000, ...more }),
     cli,
     exported: () => exportStack({ projectDir: tinyDir, stack, stateDir }),
+    saved: () => {
+      const f = join(stateDir, ".pulumi", "stacks", "tiny", `${stack}.json`);
+      if (!existsSync(f)) return [];
+      try {
+        const cp = JSON.parse(readFileSync(f, "utf8")) as {
+          checkpoint?: { latest?: { resources?: { urn: string }[] } };
+        };
+        return (cp.checkpoint?.latest?.resources ?? []).map((r) => r.urn.slice(r.urn.lastIndexOf("::") + 2));
+      } catch {
+        return []; // replaced while read
+      }
+    },
     log: () => {
       const f = join(dir, "ops.log");
       return existsSync(f) ? readFileSync(f, "utf8").trim().split("\n") : [];
@@ -333,7 +350,14 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
     t.declare({ items, slowMs: 8000 });
     const args = ["up", "--stack", t.stack, "--config-file", t.configFile, "--non-interactive", "--yes"];
     const { child, done } = startPulumi([...args, "--skip-preview"], { cwd: tinyDir, stateDir: t.stateDir });
-    await until("the slow create to start", () => t.log().some((l) => l.startsWith("create-start slow-k")));
+    // Killed once `slow` is under way and the state the CLI saved holds a and b (their creates run in parallel
+    // with it: under load, b's may still be under way when slow's starts).
+    await until(
+      "the slow create to start, with a and b saved",
+      () =>
+        t.log().some((l) => l.startsWith("create-start slow-k")) &&
+        ["a", "b"].every((n) => t.saved().includes(n)),
+    );
     const hostPid = Number(readFileSync(join(t.dir, "host.pid"), "utf8"));
     const programPid = Number(readFileSync(join(t.dir, "program.pid"), "utf8"));
     const languageHostPid = parentOf(programPid);
@@ -403,7 +427,11 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
     t.declare({ items, slowMs: 30_000 });
     const args = ["up", "--stack", t.stack, "--config-file", t.configFile, "--non-interactive", "--yes"];
     const { child, done } = startPulumi([...args, "--skip-preview"], { cwd: tinyDir, stateDir: t.stateDir });
-    await until("the slow create to start", () => t.log().some((l) => l.startsWith("create-start slow-c")));
+    // Killed once `slow` is under way and the state the CLI saved holds a (its create runs in parallel with it).
+    await until(
+      "the slow create to start, with a saved",
+      () => t.log().some((l) => l.startsWith("create-start slow-c")) && t.saved().includes("a"),
+    );
     const hostPid = Number(readFileSync(join(t.dir, "host.pid"), "utf8"));
     const programPid = Number(readFileSync(join(t.dir, "program.pid"), "utf8"));
     // Everything of the run dies at once (a CI runner cancelled, a machine lost): the create never completes.
