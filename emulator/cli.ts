@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { spawn } from "node:child_process";
 import { parseArgs } from "node:util";
 import type { z } from "zod";
 import type { EmulatorOptions } from "./index";
@@ -24,6 +25,11 @@ beside pulumi-posthog (\`npm install --save-dev fastify@5\`).
   --no-paid-features      without restriction level 37, collaborators, sharing, more than one project
   --no-saml-on-domain     serve domains as current PostHog does: no saml_* fields (SAML lives in
                           identity_provider_config), writes of them ignored
+  --print-env             start the emulator in the background and print, once it is ready, the
+                          shell lines export POSTHOG_HOST=… POSTHOG_API_KEY=… POSTHOG_ORGANIZATION_ID=…
+                          POSTHOG_PROJECT_ID=… POSTHOG_EMULATOR_PID=…, then exit 0; the emulator serves
+                          until \`kill "$POSTHOG_EMULATOR_PID"\`. In a POSIX shell:
+                            eval "$(posthog-emulator --print-env --rate-limit off)"
   --help                  show this help
 
 Errors are one line on stderr: status 2 for a bad command line, 1 when the emulator cannot start
@@ -210,6 +216,77 @@ const startError = (error: unknown, options: EmulatorOptions): CliError => {
   );
 };
 
+/** The environment variable that tells a background emulator (`--print-env`) to answer over IPC. */
+const READY_IPC = "POSTHOG_EMULATOR_READY_IPC";
+
+/** What the emulator prints when ready (and sends over IPC to `--print-env`). */
+interface Ready {
+  url: string;
+  apiKey: string;
+  organizationId: string;
+  projectId: number;
+  pid: number;
+}
+
+/** `value` as one POSIX shell word: single-quoted, each `'` written `'\\''`. */
+const shellWord = (value: string): string => `'${value.replaceAll("'", "'\\''")}'`;
+
+/**
+ * The shell lines of `--print-env`: `export NAME='value'` for POSTHOG_HOST, POSTHOG_API_KEY,
+ * POSTHOG_ORGANIZATION_ID, POSTHOG_PROJECT_ID (the settings the provider, the lookups and the client read) and
+ * POSTHOG_EMULATOR_PID (the emulator's own pid, to stop it), one a line.
+ */
+export function envLines(ready: Ready): string {
+  const vars: [string, string | number][] = [
+    ["POSTHOG_HOST", ready.url],
+    ["POSTHOG_API_KEY", ready.apiKey],
+    ["POSTHOG_ORGANIZATION_ID", ready.organizationId],
+    ["POSTHOG_PROJECT_ID", ready.projectId],
+    ["POSTHOG_EMULATOR_PID", ready.pid],
+  ];
+  return vars.map(([name, value]) => `export ${name}=${shellWord(String(value))}\n`).join("");
+}
+
+/**
+ * `--print-env`: starts this command again (without `--print-env`) as a detached background process with no
+ * output of its own, waits until it is ready (its ready line comes over an IPC channel, which is then closed), and
+ * prints `envLines` of it. The emulator outlives this process; `kill $POSTHOG_EMULATOR_PID` stops it.
+ * @throws CliError with the background emulator's own error (status 1 or 2), or status 1 when it exits or is not
+ * ready within 30 s.
+ */
+async function printEnv(argv: string[]): Promise<void> {
+  const child = spawn(process.execPath, [...process.execArgv, __filename, ...argv], {
+    detached: true,
+    stdio: ["ignore", "ignore", "ignore", "ipc"],
+    env: { ...process.env, [READY_IPC]: "1" },
+  });
+  const ready = await new Promise<Ready>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new CliError("the emulator was not ready within 30 s", 1));
+    }, 30_000);
+    const settle = (fn: () => void) => {
+      clearTimeout(timer);
+      child.removeAllListeners();
+      fn();
+    };
+    child.once("message", (message: Ready | { error: string; status: 1 | 2 }) =>
+      settle(() =>
+        "error" in message ? reject(new CliError(message.error, message.status)) : resolve(message),
+      ),
+    );
+    child.once("error", (error) => settle(() => reject(new CliError(error.message, 1))));
+    child.once("exit", (code, signal) =>
+      settle(() =>
+        reject(new CliError(`the emulator exited (${signal ?? `status ${code}`}) before it was ready`, 1)),
+      ),
+    );
+  });
+  child.disconnect();
+  child.unref();
+  process.stdout.write(envLines(ready));
+}
+
 async function main(): Promise<void> {
   let emulator: { close(): Promise<void> } | undefined;
   let stopping = false;
@@ -225,9 +302,16 @@ async function main(): Promise<void> {
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
 
-  const options = parseCli(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  const rest = argv.filter((arg) => arg !== "--print-env");
+  // The command line is checked here, so a bad flag fails before anything starts in the background.
+  const options = parseCli(rest);
   if (options === "help") {
     process.stdout.write(USAGE);
+    return;
+  }
+  if (rest.length < argv.length) {
+    await printEnv(rest);
     return;
   }
   let start: typeof import("./index").startEmulator;
@@ -245,13 +329,21 @@ async function main(): Promise<void> {
   }
   emulator = running;
   const { url, apiKey, organizationId, projectId } = running;
-  process.stdout.write(`${JSON.stringify({ url, apiKey, organizationId, projectId, pid: process.pid })}\n`);
+  const ready: Ready = { url, apiKey, organizationId, projectId, pid: process.pid };
+  if (viaIpc()) process.send?.(ready, () => process.disconnect());
+  else process.stdout.write(`${JSON.stringify(ready)}\n`);
 }
+
+/** Whether this process is the background emulator of `--print-env` (its ready line and errors go over IPC). */
+const viaIpc = (): boolean => process.env[READY_IPC] === "1" && typeof process.send === "function";
 
 if (require.main === module) {
   main().catch((error: unknown) => {
     const e = error instanceof CliError ? error : new CliError(String((error as Error)?.message ?? error), 1);
-    process.stderr.write(`posthog-emulator: ${e.message}\n`);
-    process.exit(e.status);
+    if (viaIpc()) process.send?.({ error: e.message, status: e.status }, () => process.exit(e.status));
+    else {
+      process.stderr.write(`posthog-emulator: ${e.message}\n`);
+      process.exit(e.status);
+    }
   });
 }
