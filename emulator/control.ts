@@ -15,11 +15,22 @@ import {
   ControlClockSchema,
   ControlDnsSchema,
   ControlFaultSchema,
+  ControlHoldSchema,
   ControlInviteBudgetSchema,
   ControlRateLimitSchema,
+  ControlReleaseSchema,
   ControlUserSchema,
 } from "./schemas";
-import { hashKey, isInviteExpired, memberJson, newApiKey, nowIso, type UserRecord, userJson } from "./world";
+import {
+  hashKey,
+  isInviteExpired,
+  memberJson,
+  newApiKey,
+  nowIso,
+  nowMs,
+  type UserRecord,
+  userJson,
+} from "./world";
 
 /** A control-plane handler: the status and JSON body to answer (`undefined` body: empty). */
 type Handler = (request: FastifyRequest) => Result;
@@ -67,7 +78,8 @@ function addUser(
 
 /**
  * The control plane under `/_emulator/` (authorized by the seed key): API keys, DNS TXT records, the
- * clock, users, invite acceptance, fault injection, the request log, rate limits and the invite budget.
+ * clock (advanced, frozen), users, invite acceptance, insights as stored, fault injection, holds (requests that
+ * wait until released), the request log, rate limits and the invite budget.
  */
 export function registerControlPlane(app: FastifyInstance, emu: Emulator): void {
   // `changesWorld`: the handler may change the world (then it runs through `transact` and is saved).
@@ -82,6 +94,12 @@ export function registerControlPlane(app: FastifyInstance, emu: Emulator): void 
     },
   });
   const world = () => emu.world;
+  const holdOf = (request: FastifyRequest) => {
+    const { id } = request.params as { id: string };
+    const hold = emu.holds.find((h) => h.id === id);
+    if (!hold) throw notFound();
+    return hold;
+  };
 
   registerRoutes(
     app,
@@ -109,9 +127,28 @@ export function registerControlPlane(app: FastifyInstance, emu: Emulator): void 
       }),
       route("POST", "/clock", (request) => {
         const body = parseBody(ControlClockSchema, request.body);
-        world().clockOffsetMs += body.advanceSeconds * 1000;
-        return { status: 200, body: { now: nowIso(world()) } };
+        const w = world();
+        const advance = (body.advanceSeconds ?? 0) * 1000 + (body.advanceMs ?? 0);
+        if (w.clockFrozenAt !== null) w.clockFrozenAt += advance;
+        else w.clockOffsetMs += advance;
+        if (body.frozen === true && w.clockFrozenAt === null) w.clockFrozenAt = nowMs(w);
+        if (body.frozen === false && w.clockFrozenAt !== null) {
+          w.clockOffsetMs = w.clockFrozenAt - Date.now();
+          w.clockFrozenAt = null;
+        }
+        return { status: 200, body: { now: nowIso(w), frozen: w.clockFrozenAt !== null } };
       }),
+      route(
+        "GET",
+        "/insights/:id",
+        (request) => {
+          const { id } = request.params as { id: string };
+          const insight = world().insights.find((i) => String(i.id) === id);
+          if (!insight) throw notFound();
+          return { status: 200, body: insight };
+        },
+        false,
+      ),
       route("POST", "/users", (request) => {
         const body = parseBody(ControlUserSchema, request.body);
         if (world().users.some((u) => u.email.toLowerCase() === body.email.toLowerCase())) {
@@ -180,6 +217,68 @@ export function registerControlPlane(app: FastifyInstance, emu: Emulator): void 
           const { id } = request.params as { id: string };
           if (!emu.faults.some((f) => f.id === id)) throw notFound();
           emu.faults = emu.faults.filter((f) => f.id !== id);
+          return { status: 204 };
+        },
+        false,
+      ),
+      route(
+        "POST",
+        "/holds",
+        (request) => {
+          const body = parseBody(ControlHoldSchema, request.body);
+          const id = randomUUID();
+          emu.holds.push({ ...body, id, pattern: new RegExp(body.path), hits: 0, held: [] });
+          return { status: 201, body: { id } };
+        },
+        false,
+      ),
+      route(
+        "GET",
+        "/holds/:id",
+        (request) => {
+          const hold = holdOf(request);
+          return {
+            status: 200,
+            body: {
+              id: hold.id,
+              method: hold.method ?? null,
+              path: hold.path,
+              times: hold.times ?? null,
+              hits: hold.hits,
+              held: hold.held.map(({ method, path, body }) => ({ method, path, body: body ?? null })),
+            },
+          };
+        },
+        false,
+      ),
+      route(
+        "POST",
+        "/holds/:id/release",
+        (request) => {
+          const hold = holdOf(request);
+          const body = parseBody(ControlReleaseSchema, request.body);
+          const released = hold.held.splice(0, body.count ?? hold.held.length);
+          for (const r of released) r.release();
+          return { status: 200, body: { released: released.length } };
+        },
+        false,
+      ),
+      route(
+        "DELETE",
+        "/holds/:id",
+        (request) => {
+          const hold = holdOf(request);
+          emu.holds = emu.holds.filter((h) => h !== hold);
+          for (const r of hold.held.splice(0)) r.release();
+          return { status: 204 };
+        },
+        false,
+      ),
+      route(
+        "DELETE",
+        "/holds",
+        () => {
+          for (const hold of emu.holds.splice(0)) for (const r of hold.held.splice(0)) r.release();
           return { status: 204 };
         },
         false,

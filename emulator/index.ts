@@ -322,6 +322,24 @@ export function buildEmulatorApp(emu: Emulator): FastifyInstance {
     if (fault.dropResponse) dropped.add(request);
   });
 
+  // Holds (POST /_emulator/holds): after the latency and faults and once the body is parsed, a matching request
+  // waits here until the control plane releases it.
+  app.addHook("preHandler", async (request) => {
+    if (isControl(request)) return;
+    const path = pathname(request);
+    const hold = emu.holds.find(
+      (h) =>
+        (!h.method || h.method === request.method) &&
+        h.pattern.test(path) &&
+        (h.times === undefined || h.hits < h.times),
+    );
+    if (!hold) return;
+    hold.hits++;
+    await new Promise<void>((release) => {
+      hold.held.push({ method: request.method, path, body: request.body, release });
+    });
+  });
+
   app.addHook("onSend", async (request, reply, payload) => {
     if (dropped.has(request)) {
       log(request, reply.statusCode, reply.elapsedTime);
@@ -368,6 +386,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     inviteBudget: opts.inviteBudget,
     inviteHistory: [],
     faults: opts.faults.map((f, i) => ({ ...f, id: `startup-${i}`, pattern: new RegExp(f.path), hits: 0 })),
+    holds: [],
     requestLog: [],
     controlKeyHash: hashKey(apiKey),
     committed: JSON.stringify(world),
@@ -389,6 +408,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     apiKey,
     organizationId: world.organization.id ?? SEED_ORGANIZATION_ID,
     projectId: project?.id ?? SEED_PROJECT_ID,
-    close: () => app.close(),
+    close: () => {
+      // Requests still held go on (and are answered) so that closing never waits on them.
+      for (const hold of emu.holds.splice(0)) for (const r of hold.held.splice(0)) r.release();
+      return app.close();
+    },
   };
 }

@@ -10,7 +10,7 @@ import {
   notFound,
   throttled,
 } from "./errors";
-import type { ControlFault, RequestLogEntrySchema } from "./schemas";
+import type { ControlFault, ControlHold, RequestLogEntrySchema } from "./schemas";
 import {
   type ApiKeyRecord,
   hashKey,
@@ -31,6 +31,15 @@ export type RequestLogEntry = z.output<typeof RequestLogEntrySchema>;
 /** An armed fault (see `POST /_emulator/faults`). */
 export type FaultRecord = ControlFault & { id: string; pattern: RegExp; hits: number };
 
+/** An API request waiting at a hold: what it asked, and how to let it go on. */
+export type HeldRequest = { method: string; path: string; body: unknown; release: () => void };
+
+/**
+ * An armed hold (see `POST /_emulator/holds`): `hits` counts the requests it matched (held or released),
+ * `held` those still waiting, oldest first.
+ */
+export type HoldRecord = ControlHold & { id: string; pattern: RegExp; hits: number; held: HeldRequest[] };
+
 /** The running emulator's mutable state besides the world itself. */
 export type Emulator = {
   world: World;
@@ -49,6 +58,7 @@ export type Emulator = {
   inviteBudget: { perHour: number; perDay: number } | false;
   inviteHistory: number[];
   faults: FaultRecord[];
+  holds: HoldRecord[];
   requestLog: RequestLogEntry[];
   /** sha256 of the printed seed key, which authorizes the control plane. */
   controlKeyHash: string;

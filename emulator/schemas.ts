@@ -240,7 +240,19 @@ export const ControlDnsSchema = z.object({
   txt: z.string().nullable(),
 });
 
-export const ControlClockSchema = z.object({ advanceSeconds: z.number().min(0) });
+/**
+ * `POST /_emulator/clock`: move the emulator's clock forward (`advanceSeconds`, `advanceMs`, both added), and/or
+ * stop it (`frozen: true`: it stands still until moved or unfrozen) or let it run again from where it stands.
+ */
+export const ControlClockSchema = z
+  .object({
+    advanceSeconds: z.number().min(0).optional(),
+    advanceMs: z.number().int().min(0).optional(),
+    frozen: z.boolean().optional(),
+  })
+  .refine((b) => b.advanceSeconds !== undefined || b.advanceMs !== undefined || b.frozen !== undefined, {
+    error: "Give advanceSeconds, advanceMs or frozen.",
+  });
 
 export const ControlUserSchema = z.object({
   email: z.email(),
@@ -271,6 +283,21 @@ export const ControlFaultSchema = z.object({
   probability: z.number().min(0).max(1).optional(),
 });
 export type ControlFault = z.output<typeof ControlFaultSchema>;
+
+/**
+ * `POST /_emulator/holds`: API requests matching `method` and `path` (a regular expression on the pathname) wait,
+ * after the added latency and faults and before they are handled, until the control plane releases them; `times`:
+ * only the first that many matching requests are held.
+ */
+export const ControlHoldSchema = z.object({
+  method: ControlFaultSchema.shape.method,
+  path: ControlFaultSchema.shape.path,
+  times: z.number().int().min(1).optional(),
+});
+export type ControlHold = z.output<typeof ControlHoldSchema>;
+
+/** `POST /_emulator/holds/:id/release`: release the `count` oldest requests held (default: all of them). */
+export const ControlReleaseSchema = z.object({ count: z.number().int().min(1).optional() }).default({});
 
 /** `POST /_emulator/invite-budget`: the organization's invite budget, or `{enabled: false}` for none. */
 export const ControlInviteBudgetSchema = z.union([

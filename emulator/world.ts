@@ -194,6 +194,8 @@ export type SharingRecord = z.infer<typeof SharingRecordSchema>;
 export const WorldSchema = z.object({
   version: z.literal(1),
   clockOffsetMs: z.number(),
+  /** While the clock is frozen (control plane), the emulator-clock time it stands at (epoch ms); else null. */
+  clockFrozenAt: z.number().nullable().default(null),
   organization: z.object({ id: z.string(), name: z.string(), created_at: timestamp }),
   users: z.array(UserRecordSchema),
   memberships: z.array(MembershipRecordSchema),
@@ -234,8 +236,11 @@ export const tokenUrlsafe = (bytes: number): string => randomBytes(bytes).toStri
 /** A fresh personal API key, `phx_` followed by 43 URL-safe characters. */
 export const newApiKey = (): string => `phx_${tokenUrlsafe(32)}`;
 
-/** The emulator's clock: real time plus the offset advanced through the control plane. */
-export const nowMs = (world: World): number => Date.now() + world.clockOffsetMs;
+/**
+ * The emulator's clock (epoch ms): real time plus the offset advanced through the control plane, or, while it is
+ * frozen, the time it stands at.
+ */
+export const nowMs = (world: World): number => world.clockFrozenAt ?? Date.now() + world.clockOffsetMs;
 export const nowIso = (world: World): string => new Date(nowMs(world)).toISOString();
 
 /** Writable project settings (the team fields) with the values a new project starts with. */
@@ -324,6 +329,7 @@ export function seedWorld(seedKey: string, at: string): World {
   return {
     version: 1,
     clockOffsetMs: 0,
+    clockFrozenAt: null,
     organization: { id: SEED_ORGANIZATION_ID, name: "Emulated Organization", created_at: at },
     users,
     memberships: users.map((u, i) => ({

@@ -33,6 +33,91 @@ describe("control plane", () => {
     expect(Date.parse(d.body.created_at)).toBeGreaterThanOrEqual(after);
   });
 
+  it("freezes the clock: it stands still until advanced (by seconds or milliseconds) or unfrozen", () =>
+    withEmulator(async (e) => {
+      const frozen = await e.control("POST", "/clock", { frozen: true });
+      expect(frozen.body.frozen).toBe(true);
+      const at = Date.parse(frozen.body.now);
+      // Stands still: every timestamp is the frozen instant, however long the machine takes.
+      const d = await e.call("POST", `${e.project}/dashboards/`, { body: { name: "frozen" } });
+      expect(Date.parse(d.body.created_at)).toBe(at);
+      const same = await e.control("POST", "/clock", { advanceSeconds: 0 });
+      expect(same.body).toEqual({ now: frozen.body.now, frozen: true });
+      const moved = await e.control("POST", "/clock", { advanceSeconds: 60, advanceMs: 250 });
+      expect(Date.parse(moved.body.now) - at).toBe(60_250);
+      // Runs again from where it stands.
+      const running = await e.control("POST", "/clock", { frozen: false });
+      expect(running.body.frozen).toBe(false);
+      expect(Date.parse(running.body.now)).toBeGreaterThanOrEqual(at + 60_250);
+      const later = Date.parse((await e.control("POST", "/clock", { advanceMs: 0 })).body.now);
+      expect(later).toBeGreaterThanOrEqual(Date.parse(running.body.now));
+      expect((await e.control("POST", "/clock", {})).body).toMatchObject({ type: "validation_error" });
+    }));
+
+  it("reads an insight as stored, soft-deleted ones too (GET /_emulator/insights/:id)", async () => {
+    const e = emu();
+    const d = await e.call("POST", `${e.project}/dashboards/`, {
+      body: { name: "With insights", use_template: "DEFAULT_APP" },
+    });
+    const id = d.body.tiles[0].insight.id as number;
+    const read = await e.control("GET", `/insights/${id}`);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ id, team_id: e.projectId, deleted: false });
+    await e.call("PATCH", `${e.project}/dashboards/${d.body.id}/`, {
+      body: { deleted: true, delete_insights: true },
+    });
+    expect((await e.control("GET", `/insights/${id}`)).body.deleted).toBe(true);
+    expect((await e.control("GET", "/insights/999999")).status).toBe(404);
+  });
+
+  it("holds matching API requests until released, oldest first; `times` limits how many", () =>
+    withEmulator(async (e) => {
+      const armed = await e.control("POST", "/holds", { method: "POST", path: "/invites/$", times: 2 });
+      expect(armed.status).toBe(201);
+      const id = armed.body.id as string;
+      const held = async () => (await e.control("GET", `/holds/${id}`)).body;
+      const invite = (email: string) =>
+        e.call("POST", `${e.org}/invites/`, { body: { target_email: email, send_email: false } });
+      let answered: string[] = [];
+      const first = invite("one@example.com").then((r) => {
+        answered = [...answered, `one ${r.status}`];
+        return r;
+      });
+      const second = invite("two@example.com").then((r) => {
+        answered = [...answered, `two ${r.status}`];
+        return r;
+      });
+      while ((await held()).held.length < 2) await new Promise((r) => setTimeout(r, 10));
+      // A request not matching (another method, path) is not held; `times: 2` holds no third one.
+      expect((await e.call("GET", `${e.org}/invites/`)).body.count).toBe(0);
+      expect((await invite("three@example.com")).status).toBe(201);
+      const state = await held();
+      expect(state).toMatchObject({ method: "POST", path: "/invites/$", times: 2, hits: 2 });
+      expect(state.held.map((h: { body: { target_email: string } }) => h.body.target_email).sort()).toEqual([
+        "one@example.com",
+        "two@example.com",
+      ]);
+      // Held requests have not been handled: nothing of theirs is stored or logged.
+      expect((await e.call("GET", `${e.org}/invites/`)).body.count).toBe(1);
+      expect(answered).toEqual([]);
+      const oldest = state.held[0].body.target_email === "one@example.com" ? "one" : "two";
+      expect((await e.control("POST", `/holds/${id}/release`, { count: 1 })).body).toEqual({ released: 1 });
+      await (oldest === "one" ? first : second);
+      expect(answered).toEqual([`${oldest} 201`]);
+      expect((await held()).held).toHaveLength(1);
+      expect((await e.control("DELETE", `/holds/${id}`)).status).toBe(204);
+      expect((await Promise.all([first, second])).map((r) => r.status)).toEqual([201, 201]);
+      expect((await e.control("GET", `/holds/${id}`)).status).toBe(404);
+      expect((await e.control("POST", `/holds/${id}/release`)).status).toBe(404);
+      expect((await e.control("POST", "/holds", { path: "(" })).body).toMatchObject({ attr: "path" });
+      // DELETE /holds releases every request held and disarms every hold.
+      await e.control("POST", "/holds", { path: "/members/$" });
+      const members = e.call("GET", `${e.org}/members/`);
+      expect((await e.control("DELETE", "/holds")).status).toBe(204);
+      expect((await members).status).toBe(200);
+      expect((await e.call("GET", `${e.org}/members/`)).status).toBe(200);
+    }));
+
   it("creates users (with a level: also members) and accepts invites into memberships", async () => {
     await withEmulator(async (e) => {
       const user = await e.control("POST", "/users", {

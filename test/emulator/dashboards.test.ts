@@ -118,31 +118,56 @@ describe("dashboards", () => {
     expect((await e.call("GET", path)).status).toBe(200);
   });
 
-  it("delete_insights soft-deletes insights that are only on this dashboard", async () => {
+  it("delete_insights soft-deletes the insights only on this dashboard, never shared ones; restore brings back its tiles and insights", async () => {
     const e = emu();
+    type Tile = { id: number; insight: { id: number; deleted: boolean } | null };
+    const insightIds = (d: { tiles: Tile[] }) =>
+      d.tiles.flatMap((t) => (t.insight ? [t.insight.id] : [])).sort((a, b) => a - b);
+    // The insight as stored (GET /_emulator/insights/:id): a dashboard's tiles leave out soft-deleted insights,
+    // so only the insight itself shows whether it was deleted.
+    const stored = async (id: number) => {
+      const res = await e.control("GET", `/insights/${id}`);
+      expect(res.status).toBe(200);
+      return res.body as { id: number; deleted: boolean };
+    };
+    const deletedFlags = async (ids: number[]) =>
+      Promise.all(ids.map(async (id) => (await stored(id)).deleted));
+    const path = (id: number) => `${e.project}/dashboards/${id}/`;
+
     const source = await createDashboard(e, { name: "Src", use_template: "WEBSITE_TRAFFIC" });
     expect(source.creation_mode).toBe("template");
-    expect(source.tiles.length).toBeGreaterThan(0);
+    const shared = insightIds(source);
+    expect(shared.length).toBeGreaterThan(0);
     const copy = await createDashboard(e, { name: "Copy", use_dashboard: source.id });
     expect(copy.creation_mode).toBe("duplicate");
-    expect(copy.tiles.map((t: { insight: { id: number } }) => t.insight.id)).toEqual(
-      source.tiles.map((t: { insight: { id: number } }) => t.insight.id),
-    );
+    expect(insightIds(copy)).toEqual(shared);
     const lone = await createDashboard(e, { name: "Lone", use_template: "DEFAULT_APP" });
-    await e.call("PATCH", `${e.project}/dashboards/${copy.id}/`, {
-      body: { deleted: true, delete_insights: true },
-    });
-    // Shared insights survive on the source dashboard.
-    const src = (await e.call("GET", `${e.project}/dashboards/${source.id}/`)).body;
-    expect(src.tiles.every((t: { insight: { deleted: boolean } }) => !t.insight.deleted)).toBe(true);
-    await e.call("PATCH", `${e.project}/dashboards/${lone.id}/`, {
-      body: { deleted: true, delete_insights: true },
-    });
-    const restored = (
-      await e.call("PATCH", `${e.project}/dashboards/${lone.id}/`, { body: { deleted: false } })
-    ).body;
-    // Restoring un-deletes the tiles and their insights.
-    expect(restored.tiles.every((t: { insight: { deleted: boolean } }) => !t.insight.deleted)).toBe(true);
+    const own = insightIds(lone);
+    expect(own.length).toBeGreaterThan(0);
+    expect(own.filter((id) => shared.includes(id))).toEqual([]);
+
+    // Deleting the copy with its insights: every insight it shares with the source stays, and the source still
+    // shows each of its tiles with its insight.
+    const gone = await e.call("PATCH", path(copy.id), { body: { deleted: true, delete_insights: true } });
+    expect(gone.status).toBe(200);
+    expect(await deletedFlags(shared)).toEqual(shared.map(() => false));
+    const src = (await e.call("GET", path(source.id))).body;
+    expect(src.tiles.map((t: Tile) => t.id)).toEqual(source.tiles.map((t: Tile) => t.id));
+    expect(insightIds(src)).toEqual(shared);
+
+    // Deleting the lone dashboard with its insights deletes each of them.
+    await e.call("PATCH", path(lone.id), { body: { deleted: true, delete_insights: true } });
+    expect(await deletedFlags(own)).toEqual(own.map(() => true));
+    // Restoring it un-deletes its tiles and their insights: the same tiles, each showing its insight.
+    const restored = await e.call("PATCH", path(lone.id), { body: { deleted: false } });
+    expect(restored.status).toBe(200);
+    expect(restored.body.tiles.map((t: Tile) => t.id)).toEqual(lone.tiles.map((t: Tile) => t.id));
+    expect(insightIds(restored.body)).toEqual(own);
+    expect(restored.body.tiles.every((t: Tile) => t.insight === null || t.insight.deleted === false)).toBe(
+      true,
+    );
+    expect(await deletedFlags(own)).toEqual(own.map(() => false));
+    expect((await e.call("GET", path(lone.id))).body.tiles).toHaveLength(lone.tiles.length);
   });
 
   it("validates use_template, use_dashboard, types and enums", async () => {
