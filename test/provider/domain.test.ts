@@ -205,24 +205,51 @@ describe("Domain create whose answer was lost", () => {
 describe("DomainVerification provider", () => {
   it("waits with backoff until the TXT record appears", async () => {
     const d = await create(host, "Domain", "late-dns", { domain: "late.example.com" });
-    const publish = new Promise<void>((resolve) =>
-      setTimeout(() => {
-        void emu
-          .control("POST", "/dns", {
-            name: "_posthog-challenge.late.example.com",
-            txt: d.outs.verificationChallenge,
-          })
-          .then(() => resolve());
-      }, 300),
+    // The emulator holds the first two verify requests until the test releases them: the first is answered
+    // before the TXT record exists, the second after it was published. The order is the test's, never the
+    // machine's speed (the provider's own backoff, 1 s, passes in between; the timeout is never reached).
+    const verify = `/domains/${d.id}/verify/$`;
+    const hold = (await emu.control("POST", "/holds", { method: "POST", path: verify, times: 2 })) as {
+      id: string;
+    };
+    const hits = async () => ((await emu.control("GET", `/holds/${hold.id}`)) as { hits: number }).hits;
+    await emu.control("DELETE", "/requests");
+    const verifying = create(host, "DomainVerification", "late-dns", {
+      domainId: d.id,
+      timeoutSeconds: 3600,
+    });
+    let ended: unknown;
+    verifying.then(
+      () => (ended = "verified"),
+      (e: unknown) => (ended = e),
     );
-    const v = await create(host, "DomainVerification", "late-dns", { domainId: d.id, timeoutSeconds: 10 });
-    await publish;
+    /** Resolves once the hold has met its `n`th verify request; throws if the create ended before. */
+    const heldAt = async (n: number) => {
+      while ((await hits()) < n) {
+        if (ended !== undefined)
+          throw new Error(`the create ended before verify request ${n}: ${String(ended)}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    try {
+      await heldAt(1);
+      await emu.control("POST", `/holds/${hold.id}/release`); // answered: not verified (no TXT record yet)
+      await heldAt(2);
+      await emu.control("POST", "/dns", {
+        name: "_posthog-challenge.late.example.com",
+        txt: d.outs.verificationChallenge,
+      });
+      await emu.control("POST", `/holds/${hold.id}/release`); // answered: verified
+    } finally {
+      await emu.control("DELETE", `/holds/${hold.id}`);
+    }
+    const v = await verifying;
     expect(v.outs.isVerified).toBe(true);
     const verifyCalls = (await emu.requests()).filter(
       (r) => r.method === "POST" && r.path.endsWith(`/domains/${d.id}/verify/`),
     );
-    expect(verifyCalls.length).toBeGreaterThanOrEqual(2);
-    expect((await plan(host, v, { domainId: d.id, timeoutSeconds: 10 })).diff.changes).toBe(false);
+    expect(verifyCalls.map((r) => r.status)).toEqual([200, 200]);
+    expect((await plan(host, v, { domainId: d.id, timeoutSeconds: 3600 })).diff.changes).toBe(false);
     await destroy(host, v);
     await destroy(host, d);
   });
