@@ -118,7 +118,13 @@ describe("pulumi-drift.yml", () => {
     expect(job.steps.indexOf(summary)).toBeGreaterThan(job.steps.indexOf(preview));
     expect(summary.if).toBe("always()");
     expect(summary.run).toContain("drift-summary.cjs");
-    expect(gate.if).toBe("steps.preview.outputs.status != '0'");
+    // Fails closed: the gate runs unless both the CLI and the summary (which read the whole JSON) said no drift.
+    expect(summary.id).toBe("summary");
+    expect(summary.run).toContain(["$", "{{ steps.preview.outputs.status }}"].join(""));
+    expect(summary.run).toContain('echo "status=$?" >> "$GITHUB_OUTPUT"');
+    expect(gate.if).toBe(
+      "always() && (steps.preview.outputs.status != '0' || steps.summary.outputs.status != '0')",
+    );
     expect(gate.run).toMatch(/exit 1\s*$/);
   });
   // Its shell steps run against the real CLI's `pulumi preview --json` (no change, drift, a change not applied,

@@ -26,7 +26,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { pulumiEnv, pulumiOk, runStack, writeStackSettings } from "../../tools/pulumi";
+import { PULUMI_BIN, pulumiEnv, pulumiOk, runStack, writeStackSettings } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
 const root = join(__dirname, "..", "..");
@@ -68,6 +68,8 @@ type PreviewJson = {
 };
 
 let emu: TestEmulator;
+/** The real CLI's `preview --json` output of the cases below: no change, drift, a failed preview. */
+const real: { noChange?: string; drift?: string; error?: string } = {};
 let exportIds: string[] = [];
 /** POSTHOG_* as the workflow's job environment gives them (the key is its secret). */
 let jobEnv: Record<string, string> = {};
@@ -169,42 +171,115 @@ function bash(script: string, env: NodeJS.ProcessEnv): Promise<{ status: number 
 }
 
 /**
- * The drift job's shell steps for one stack, as the runner runs them: the preview (recording its status), the
- * summary (`if: always()`), and the gate when its `if:` holds. Returns the CLI's exit status (the step output),
- * what it wrote to preview.json and preview.err, the job summary, and whether the job failed.
+ * A step's `if:` as GitHub evaluates it here: `always()`, `steps.<id>.outputs.<name>`, string literals, `!=`,
+ * `==`, `&&`, `||` and parentheses (what the drift workflow uses). A condition without a status function (or
+ * with `success()`) holds only while no earlier step failed; the steps run here never fail (they record status).
  */
-async function runJob(stack = "prod", env: Record<string, string> = jobEnv) {
-  const out = join(work, "github-output");
+function holds(condition: string | undefined, outputs: Record<string, Record<string, string>>): boolean {
+  if (condition === undefined) return true;
+  const js = condition
+    .replace(/\balways\(\)/g, "true")
+    .replace(/\bsuccess\(\)/g, "true")
+    .replace(/\bsteps\.([\w-]+)\.outputs\.([\w-]+)/g, (_, id: string, name: string) =>
+      JSON.stringify(outputs[id]?.[name] ?? ""),
+    )
+    .replace(/!=/g, "!==")
+    .replace(/([^!=])==([^=])/g, "$1===$2");
+  if (!/^[\s\w"'()!=&|]*$/.test(js)) throw new Error(`cannot evaluate the condition ${condition}`);
+  return Boolean(new Function(`return (${js});`)());
+}
+
+/**
+ * The summary and the gate of the drift job, as the runner runs them after the preview step: the summary step
+ * (`if: always()`) with its own GITHUB_OUTPUT file, then the gate when its `if:` holds, the GitHub expressions
+ * replaced by the step outputs (the preview's `status` given here). Reads preview.json and preview.err as the
+ * preview left them in the project. Returns the job summary, the summary step's recorded status and whether the
+ * job failed.
+ */
+async function judgeJob(previewStatus: string, stack = "prod", env: Record<string, string> = jobEnv) {
+  const fullEnv = pulumiEnv(stateDir, env);
+  const outputs: Record<string, Record<string, string>> = { preview: { status: previewStatus } };
   const summaryFile = join(work, "step-summary.md");
-  writeFileSync(out, "");
   writeFileSync(summaryFile, "");
-  const fullEnv = {
-    ...pulumiEnv(stateDir, env),
-    GITHUB_OUTPUT: out,
+  const summaryOut = join(work, "github-output-summary");
+  writeFileSync(summaryOut, "");
+  const summaryRun = await bash(script(summaryStep, stack, outputs), {
+    ...fullEnv,
+    GITHUB_OUTPUT: summaryOut,
     GITHUB_STEP_SUMMARY: summaryFile,
-  };
-  const script = (step: Step) =>
-    (step.run ?? "").replaceAll(`my-org/${MATRIX_STACK}`, `organization/posthog-org/${stack}`);
-  const preview = await bash(script(previewStep), fullEnv);
-  expect(preview.status, preview.output).toBe(0); // the step records the status; the gate fails the job
-  const outputs = Object.fromEntries(
-    readFileSync(out, "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => l.split("=")),
-  ) as Record<string, string>;
-  const summaryRun = await bash(script(summaryStep), fullEnv);
-  expect(summaryRun.status, summaryRun.output).toBe(0);
-  const gate = outputs.status !== "0" ? await bash(script(gateStep), fullEnv) : undefined;
-  const json = readFileSync(join(project, "preview.json"), "utf8");
+  });
+  expect(summaryRun.status, summaryRun.output).toBe(0); // the step records the status; the gate fails the job
+  outputs.summary = readOutputs(summaryOut);
+  const gate = holds(gateStep.if, outputs)
+    ? await bash(script(gateStep, stack, outputs), fullEnv)
+    : undefined;
   return {
-    status: outputs.status,
-    json,
-    preview: json.trim() === "" ? undefined : (JSON.parse(json) as PreviewJson),
-    stderr: readFileSync(join(project, "preview.err"), "utf8"),
     summary: readFileSync(summaryFile, "utf8"),
+    summaryStatus: outputs.summary.status,
     jobFails: gate !== undefined && gate.status !== 0,
   };
+}
+
+/** A step's `run:` for one stack: the workflow's `my-org/<matrix stack>` and its step outputs filled in. */
+const script = (step: Step, stack: string, outputs: Record<string, Record<string, string>> = {}) =>
+  (step.run ?? "")
+    .replaceAll(`my-org/${MATRIX_STACK}`, `organization/posthog-org/${stack}`)
+    .replace(
+      /\$\{\{\s*steps\.([\w-]+)\.outputs\.([\w-]+)\s*\}\}/g,
+      (_, id: string, name: string) => outputs[id]?.[name] ?? "",
+    );
+
+/** The NAME=value lines a step wrote to its GITHUB_OUTPUT file. */
+const readOutputs = (file: string): Record<string, string> =>
+  Object.fromEntries(
+    readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+  );
+
+/**
+ * The drift job's shell steps for one stack, as the runner runs them: the preview (recording its status), the
+ * summary (`if: always()`), and the gate when its `if:` holds. Returns the CLI's exit status (the step output),
+ * what it wrote to preview.json and preview.err, the job summary, and whether the job failed. `path`, when given,
+ * goes first on PATH (a `pulumi` standing in for the CLI).
+ */
+async function runJob(stack = "prod", env: Record<string, string> = jobEnv, path?: string) {
+  const out = join(work, "github-output-preview");
+  writeFileSync(out, "");
+  const fullEnv = pulumiEnv(stateDir, env);
+  if (path !== undefined) fullEnv.PATH = `${path}:${fullEnv.PATH}`;
+  const preview = await bash(script(previewStep, stack), { ...fullEnv, GITHUB_OUTPUT: out });
+  expect(preview.status, preview.output).toBe(0); // the step records the status; the gate fails the job
+  const status = readOutputs(out).status ?? "";
+  const json = readFileSync(join(project, "preview.json"), "utf8");
+  return {
+    status,
+    json,
+    preview: parsed(json),
+    stderr: readFileSync(join(project, "preview.err"), "utf8"),
+    ...(await judgeJob(status, stack, env)),
+  };
+}
+
+/** The preview's JSON, or undefined when `json` is not JSON (empty, or cut short). */
+function parsed(json: string): PreviewJson | undefined {
+  try {
+    return JSON.parse(json) as PreviewJson;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The summary and the gate on preview output given here (written to preview.json and preview.err, as a preview
+ * step would leave them), with the preview step's status.
+ */
+async function judgeOutput(json: string, status: string, stderr = "") {
+  writeFileSync(join(project, "preview.json"), json);
+  writeFileSync(join(project, "preview.err"), stderr);
+  return judgeJob(status);
 }
 
 /** The steps of the program's resources that would change something (not refresh or same). */
@@ -224,7 +299,9 @@ describe("the drift gate (pulumi-drift.yml, drift-summary.cjs) on the real CLI's
       expect(new Set(job.preview?.steps.map((s) => s.op))).toEqual(new Set(["refresh", "same"]));
       expect(job.preview?.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
       expect(job.summary).toBe(`### Drift: ${STACK}\n\nNo drift: PostHog matches git.\n`);
+      expect(job.summaryStatus).toBe("0");
       expect(job.jobFails).toBe(false);
+      real.noChange = job.json;
     },
     TIMEOUT,
   );
@@ -271,7 +348,9 @@ describe("the drift gate (pulumi-drift.yml, drift-summary.cjs) on the real CLI's
       expect(job.summary).toContain("| update | posthog:BatchExportPause | warehouse | `paused` |");
       expect(job.summary).toContain("| update | posthog:Dashboard | kpis | `name` |");
       expect(job.summary).not.toContain("No drift");
+      expect(job.summaryStatus).toBe("1");
       expect(job.jobFails).toBe(true);
+      real.drift = job.json;
 
       // A plain `pulumi up` does not bring it back: it compares the program with the state, which still holds
       // what the last up wrote, so it changes nothing and the next night is red again.
@@ -329,7 +408,9 @@ describe("the drift gate (pulumi-drift.yml, drift-summary.cjs) on the real CLI's
       expect(job.summary).toContain("- **error**: preview failed");
       expect(job.summary).not.toContain("No drift");
       expect(job.summary).not.toContain("phx_not_a_key_of_this_instance");
+      expect(job.summaryStatus).toBe("1");
       expect(job.jobFails).toBe(true);
+      real.error = job.json;
     },
     TIMEOUT,
   );
@@ -344,6 +425,108 @@ describe("the drift gate (pulumi-drift.yml, drift-summary.cjs) on the real CLI's
       expect(job.summary).toContain("The preview failed before it could compare (no JSON output):");
       expect(job.summary).toContain("error: no stack named");
       expect(job.jobFails).toBe(true);
+    },
+    TIMEOUT,
+  );
+});
+
+/** `text` cut to its first `n` characters (what a killed CLI or a cut pipe leaves). */
+const cut = (text: string | undefined, n: number) => {
+  expect(text, "the real CLI's output, captured by the cases above").toBeDefined();
+  return (text ?? "").slice(0, n);
+};
+
+describe("the drift gate fails closed: output it cannot read is drift or an error, never No drift", () => {
+  const never = (job: { summary: string; summaryStatus: string | undefined; jobFails: boolean }) => {
+    expect(job.summary).toMatch(new RegExp(`^### Drift: ${STACK}\n\n`));
+    expect(job.summary).not.toContain("No drift");
+    expect(job.summaryStatus).toBe("1");
+    expect(job.jobFails).toBe(true);
+  };
+
+  it("empty output with exit 0: no JSON output, the job fails", async () => {
+    const job = await judgeOutput("", "0");
+    expect(job.summary).toContain("The preview failed before it could compare (no JSON output):");
+    never(job);
+  });
+
+  it.each([
+    ["half of it", 0.5],
+    ["all but its last character", -1],
+  ])(
+    "the real no-change JSON truncated (%s) with exit 0: not complete JSON, the job fails",
+    async (_, at) => {
+      const whole = real.noChange ?? "";
+      const json = cut(real.noChange, at < 0 ? whole.trimEnd().length - 1 : Math.floor(whole.length * at));
+      const job = await judgeOutput(json, "0");
+      expect(job.summary).toContain("The preview's output is not complete JSON (");
+      never(job);
+    },
+  );
+
+  it.each([
+    ["{}", "no `steps` array"],
+    ["[]", "a JSON array, not an object"],
+    ["null", "a JSON null, not an object"],
+    ['{"steps":[null],"changeSummary":{}}', "step 1 has no `op` or `urn`"],
+    ['{"steps":"none","changeSummary":{}}', "no `steps` array"],
+  ])("JSON that is not a preview (%s) with exit 0: the job fails", async (json, problem) => {
+    const job = await judgeOutput(json, "0");
+    expect(job.summary).toContain(`The preview's JSON is not a preview (${problem})`);
+    never(job);
+  });
+
+  it("the real no-change JSON without its changeSummary, or with counts its steps do not show: the job fails", async () => {
+    const preview = JSON.parse(real.noChange ?? "{}") as PreviewJson;
+    const { changeSummary: _, ...unfinished } = preview;
+    const job = await judgeOutput(JSON.stringify(unfinished), "0");
+    expect(job.summary).toContain("has no `changeSummary`");
+    never(job);
+    const miscounted = await judgeOutput(
+      JSON.stringify({ ...preview, changeSummary: { same: 1, update: 2 } }),
+      "0",
+    );
+    expect(miscounted.summary).toContain("counts changes (update: 2) that its steps do not show");
+    never(miscounted);
+  });
+
+  it("the real no-change JSON with a failing exit status (7, 1, none): the status wins, the job fails", async () => {
+    for (const status of ["7", "1", ""]) {
+      const job = await judgeOutput(real.noChange ?? "", status, "error: something the JSON does not show\n");
+      expect(job.summary).toContain(
+        `The preview exited with status ${status || "(none)"} although its JSON shows no change`,
+      );
+      expect(job.summary).toContain("error: something the JSON does not show");
+      never(job);
+    }
+  });
+
+  it("the real drift and error JSON with exit 0 (e.g. a preview run without --expect-no-changes): the job fails", async () => {
+    const drift = await judgeOutput(real.drift ?? "", "0");
+    expect(drift.summary).toContain("2 resource(s) drifted");
+    never(drift);
+    const error = await judgeOutput(real.error ?? "", "0");
+    expect(error.summary).toContain("The preview failed: it could not compare PostHog with git.");
+    never(error);
+  });
+
+  it(
+    "the real CLI's output cut by a broken pipe in the preview step (exit 0): the job fails",
+    async () => {
+      // A `pulumi` first on PATH that runs the real CLI and passes on only the first 1,000 bytes of its output.
+      const bin = join(work, "cut-bin");
+      mkdirSync(bin, { recursive: true });
+      writeFileSync(
+        join(bin, "pulumi"),
+        `#!/usr/bin/env bash\n"${join(PULUMI_BIN, "pulumi")}" "$@" | head -c 1000\n`,
+        { mode: 0o755 },
+      );
+      const job = await runJob("prod", jobEnv, bin);
+      expect(job.status).toBe("0");
+      expect(job.json.length).toBe(1000);
+      expect(() => JSON.parse(job.json)).toThrow();
+      expect(job.summary).toContain("The preview's output is not complete JSON (");
+      never(job);
     },
     TIMEOUT,
   );
