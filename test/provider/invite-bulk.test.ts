@@ -4,6 +4,7 @@ import {
   destroy,
   type Managed,
   serializeProvider,
+  startConfiguredHost,
   type TestEmulator,
   urnOf,
   useProviderHost,
@@ -33,27 +34,69 @@ const inviteWrites = async () =>
     .filter((r) => r.method === "POST" && r.path.startsWith(`${org()}/invites/`))
     .map((r) => `${r.path.endsWith("/bulk/") ? "bulk" : "one"} ${r.status}`);
 
-/** Checks each invite (as the engine does at registration), then creates them all at once, as its workers do. */
+type Hold = { id: string; hits: number; held: { method: string; path: string; body: unknown }[] };
+/** Arms a hold at the emulator (POST /_emulator/holds): matching requests wait until released. */
+const holdRequests = async (method: string, path: string, times?: number): Promise<string> =>
+  ((await emu.control("POST", "/holds", { method, path, ...(times ? { times } : {}) })) as { id: string }).id;
+const holdState = async (id: string): Promise<Hold> => (await emu.control("GET", `/holds/${id}`)) as Hold;
+const pause = () => new Promise((r) => setTimeout(r, 20));
+
+/**
+ * Checks each invite (as the engine does at registration), then creates them all at once, as its workers do, in a
+ * provider host of their own. That host's first operation proves the settings with one GET (checkAccess, shared
+ * by every operation waiting for it); the emulator holds that GET until every create has reached the host and
+ * waits on it. A Check sent after the creates on the same connection answers only once the host has taken them
+ * all in (gRPC calls of one connection are handled in order, and a create runs without waiting on anything else
+ * until it waits on that GET). When the GET is answered, every create goes on in the same turn of the host's event
+ * loop and is queued before the batching window can close: the invites are grouped as created together, whatever
+ * the machine's speed. `meanwhile` runs once that GET is released, before the creates are awaited (to inspect and
+ * release requests the test holds).
+ */
 async function createTogether(
   prefix: string,
   emails: string[],
+  meanwhile: () => Promise<void> = async () => {},
 ): Promise<PromiseSettledResult<Managed & { email: string }>[]> {
-  const provider = await serializeProvider("Invite");
-  const checked = await Promise.all(
-    emails.map(async (email, i) => {
-      const urn = urnOf("Invite", `${prefix}-${i}`);
-      const c = await host.check(urn, {}, { targetEmail: email, sendEmail: false, __provider: provider });
-      expect(c.failures).toEqual([]);
-      return { urn, inputs: c.inputs, email };
-    }),
-  );
-  await emu.control("DELETE", "/requests");
-  return Promise.allSettled(
-    checked.map(async ({ urn, inputs, email }) => {
-      const created = await host.create(urn, inputs);
-      return { name: "Invite", urn, id: created.id, provider, inputs, outs: created.outs, email };
-    }),
-  );
+  const own = await startConfiguredHost(emu);
+  try {
+    const provider = await serializeProvider("Invite");
+    const checked = await Promise.all(
+      emails.map(async (email, i) => {
+        const urn = urnOf("Invite", `${prefix}-${i}`);
+        const c = await own.check(urn, {}, { targetEmail: email, sendEmail: false, __provider: provider });
+        expect(c.failures).toEqual([]);
+        return { urn, inputs: c.inputs, email };
+      }),
+    );
+    const probe = await holdRequests("GET", `/organizations/${emu.organizationId}/projects/`, 1);
+    await emu.control("DELETE", "/requests");
+    const creating = Promise.allSettled(
+      checked.map(async ({ urn, inputs, email }) => {
+        const created = await own.create(urn, inputs);
+        return { name: "Invite", urn, id: created.id, provider, inputs, outs: created.outs, email };
+      }),
+    );
+    try {
+      const barrier = await own.check(
+        urnOf("Invite", `${prefix}-barrier`),
+        {},
+        { targetEmail: `${prefix}.barrier@example.com`, sendEmail: false, __provider: provider },
+      );
+      expect(barrier.failures).toEqual([]);
+      while ((await holdState(probe)).hits < 1) await pause();
+    } finally {
+      await emu.control("DELETE", `/holds/${probe}`);
+    }
+    await meanwhile();
+    const results = await creating;
+    // the one GET of the settings check, and nothing else read or written before the invites
+    expect(
+      (await emu.requests()).filter((r) => r.method === "GET" && r.path.includes("/projects/")),
+    ).toHaveLength(1);
+    return results;
+  } finally {
+    await own.close();
+  }
 }
 
 const made = <T>(results: PromiseSettledResult<T>[]): T[] =>
@@ -64,13 +107,25 @@ const reasons = (results: PromiseSettledResult<unknown>[]): string[] =>
 describe("Invites created together (real host over gRPC)", () => {
   it("45 invites: 3 bulk requests (20, 20, 5), each resource its own invite", async () => {
     const emails = Array.from({ length: 45 }, (_, i) => `bulk${i}@example.com`);
-    const results = await createTogether("bulk", emails);
+    // The bulk requests are held at the emulator until all 45 invites are in them, to read each one's size.
+    const bulks = await holdRequests("POST", "/invites/bulk/$");
+    let sizes: number[] = [];
+    const results = await createTogether("bulk", emails, async () => {
+      try {
+        for (;;) {
+          const held = (await holdState(bulks)).held.map((h) => (h.body as unknown[]).length);
+          const alone = (await inviteWrites()).filter((w) => w.startsWith("one ")).length;
+          sizes = held.sort((a, b) => b - a);
+          if (held.reduce((a, b) => a + b, 0) + alone >= emails.length) break;
+          await pause();
+        }
+      } finally {
+        await emu.control("DELETE", `/holds/${bulks}`);
+      }
+    });
     expect(reasons(results)).toEqual([]);
-    // 3 requests of 20, 20 and 5 when they all arrive within the batching window (a busy machine may split one)
-    const writes = await inviteWrites();
-    expect(writes.every((w) => w === "bulk 201")).toBe(true);
-    expect(writes.length).toBeGreaterThanOrEqual(3);
-    expect(writes.length).toBeLessThanOrEqual(5);
+    expect(sizes).toEqual([20, 20, 5]);
+    expect(await inviteWrites()).toEqual(["bulk 201", "bulk 201", "bulk 201"]);
     const listed = await invites();
     const created = made(results);
     for (const r of created) {
@@ -90,9 +145,10 @@ describe("Invites created together (real host over gRPC)", () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]).toContain("mia.member@example.com is already a member of the organization");
     expect(made(results).map((r) => r.email)).toEqual(["fine.one@example.com", "fine.two@example.com"]);
+    // one bulk request of the three, refused whole (PostHog validates all before saving any), then each alone
     const writes = await inviteWrites();
-    expect(writes).toContain("bulk 400");
-    expect(writes.filter((w) => w === "one 400")).toHaveLength(1);
+    expect(writes[0]).toBe("bulk 400");
+    expect(writes.slice(1).sort()).toEqual(["one 201", "one 201", "one 400"]);
     expect((await invites()).map((i) => i.target_email).sort()).toEqual([
       "fine.one@example.com",
       "fine.two@example.com",
@@ -120,7 +176,6 @@ describe("Invites created together (real host over gRPC)", () => {
     await Promise.all(made(results).map((r) => destroy(host, r)));
   });
 
-  // last: the host then holds back POST …/invites/ and …/invites/bulk/ until the budget frees (an hour)
   it("a budget that fits some: those are sent one by one, the others fail naming the budget, unsent", async () => {
     await emu.control("POST", "/invite-budget", { perHour: 3, perDay: 10 });
     try {
@@ -136,10 +191,8 @@ describe("Invites created together (real host over gRPC)", () => {
         expect(e).toContain("PostHog allows an organization 50 invites an hour and 200 a day");
       }
       // all five in one bulk request, which does not fit; sent one by one, three fit, PostHog refuses the fourth
-      // and the fifth is not sent at all (a busy machine may split the five: still one refusal sent)
-      const writes = await inviteWrites();
-      expect(writes).toContain("bulk 429");
-      expect(writes.filter((w) => w === "one 429")).toHaveLength(1);
+      // and the fifth is not sent at all
+      expect(await inviteWrites()).toEqual(["bulk 429", "one 201", "one 201", "one 201", "one 429"]);
       expect(await invites()).toHaveLength(3);
       await Promise.all(made(results).map((r) => destroy(host, r)));
     } finally {
