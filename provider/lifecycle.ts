@@ -127,9 +127,11 @@ export interface ReadMode {
 /**
  * The live object for a `read`: in a refresh (`how.fromLists`), as its list shows it (`find`, a shared list
  * read), and only when the list does not show it (soft-deleted, or moved between two page reads by a change
- * made meanwhile) by one GET (`retrieve`), whose 404 then says the object is gone; outside a refresh, one GET.
- * Only for a resource whose list items carry every field its outputs come from.
- * @throws what `find` or `retrieve` throw
+ * made meanwhile) or could not be read (any error of the list read: a 404, a 5xx, a timeout) by one GET of the
+ * object itself (`retrieve`), whose 404 alone says the object is gone; outside a refresh, one GET. A failed list
+ * read therefore never marks an object gone. Only for a resource whose list items carry every field its outputs
+ * come from.
+ * @throws what `retrieve` throws
  */
 export async function listedOrRetrieved<T>(
   how: ReadMode,
@@ -137,7 +139,7 @@ export async function listedOrRetrieved<T>(
   retrieve: () => Promise<T>,
 ): Promise<T> {
   if (how.fromLists) {
-    const listed = await find();
+    const listed = await find().catch(() => undefined); // the object's own GET decides
     if (listed !== undefined) return listed;
   }
   return retrieve();

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { type ClientContext, call, type ProjectParams, parseBody, UserSchema } from "./common";
+import { asListRead } from "./errors";
 import { encodeSegment, path } from "./transport";
 
 /** A collaborator: `level` 37 = can edit (21 = can view). */
@@ -49,10 +50,8 @@ const listPath = (ctx: ClientContext, p: DashboardScopedParams) =>
 /** Operations on dashboard collaborators. */
 export function collaborators(ctx: ClientContext) {
   const list = async (p: DashboardScopedParams): Promise<Collaborator[]> =>
-    (await call(
-      ctx,
-      { method: "GET", path: listPath(ctx, p), signal: p.signal },
-      CollaboratorListSchema,
+    (await asListRead(
+      call(ctx, { method: "GET", path: listPath(ctx, p), signal: p.signal }, CollaboratorListSchema),
     )) as Collaborator[];
   return {
     /** GET `…/collaborators/` (dashboard:read) → every collaborator (the dashboard's creator is not listed). */

@@ -5,7 +5,7 @@
  * resource module receives.
  */
 import { z } from "zod";
-import { UnexpectedResponseError } from "./errors";
+import { asListRead, UnexpectedResponseError } from "./errors";
 import { invalidInput, type Settings } from "./settings";
 import type { HttpMethod, HttpRequest, HttpResponse, Transport } from "./transport";
 
@@ -205,22 +205,27 @@ export function call<S extends z.ZodType>(
   );
 }
 
-/** Fetches one page of a paginated list. */
+/**
+ * Fetches one page of a paginated list. A 404 is a failed list read (`missing: "list"`, {@link asListRead}), never
+ * "the object is gone".
+ */
 export function listPage<S extends z.ZodType>(
   ctx: ClientContext,
   listPath: string,
   item: S,
   params: PageParams | undefined,
 ): Promise<Page<z.output<S>>> {
-  return call(
-    ctx,
-    {
-      method: "GET",
-      path: listPath,
-      query: { limit: params?.limit, offset: params?.offset },
-      signal: params?.signal,
-    },
-    pageSchema(item),
+  return asListRead(
+    call(
+      ctx,
+      {
+        method: "GET",
+        path: listPath,
+        query: { limit: params?.limit, offset: params?.offset },
+        signal: params?.signal,
+      },
+      pageSchema(item),
+    ),
   ) as Promise<Page<z.output<S>>>;
 }
 

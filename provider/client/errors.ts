@@ -97,10 +97,12 @@ export class ForbiddenError extends PostHogError {
  *   "Project not found."), i.e. a wrong `organizationId`/`projectId` or one the key cannot reach;
  * - `endpoint`: no such API route ("Endpoint not found."), e.g. a wrong path prefix in the host;
  * - `unrecognized`: a 404 without PostHog's error body (`{"type","code","detail","attr"}`): the host is
- *   probably not PostHog's API (a proxy, another server).
- * Only `object` means the object is gone; the others are configuration errors.
+ *   probably not PostHog's API (a proxy, another server);
+ * - `list`: the 404 answered a list read (members, invites, dashboards, a dashboard's collaborators, …): it says
+ *   nothing of any one object in the list (set by the client's list reads, {@link asListRead}).
+ * Only `object` means the object is gone; the others are configuration errors, or (`list`) a failed read.
  */
-export type NotFoundTarget = "object" | "organization" | "project" | "endpoint" | "unrecognized";
+export type NotFoundTarget = "object" | "organization" | "project" | "endpoint" | "unrecognized" | "list";
 
 /**
  * 404. `missing` says what is missing (see {@link NotFoundTarget}): only `"object"` means the addressed object
@@ -117,6 +119,39 @@ export class NotFoundError extends PostHogError {
 /** True for a 404 in which PostHog says that the addressed object itself does not exist (see {@link NotFoundTarget}). */
 export function isObjectGone(e: unknown): e is NotFoundError {
   return e instanceof NotFoundError && e.missing === "object";
+}
+
+/**
+ * The outcome of a list read (GET of a collection: `…/members/`, `…/dashboards/`, `…/collaborators/`), with a
+ * 404 that PostHog's body would call "not found" re-classed as `missing: "list"`: an object is gone only when a
+ * read of that object says so (a 404 on its own URL, or a list answered with 200 that lacks it), never because
+ * the list it is in could not be read. Other errors pass unchanged.
+ * @throws NotFoundError with `missing: "list"` (its message names the request and what to check), or the
+ *   read's own error.
+ */
+export async function asListRead<T>(read: Promise<T>): Promise<T> {
+  try {
+    return await read;
+  } catch (e) {
+    if (!isObjectGone(e)) throw e;
+    throw new NotFoundError(
+      {
+        method: e.method,
+        path: e.path,
+        status: e.status,
+        type: e.type,
+        code: e.code,
+        detail: e.detail,
+        attr: e.attr,
+        hint:
+          e.hint ??
+          "the list could not be read, which says nothing of the objects in it: nothing was marked gone and the " +
+            "state was kept; check that what the list belongs to (the organization, the project, the dashboard) still " +
+            "exists and that the host serves PostHog's API, then run again",
+      },
+      "list",
+    );
+  }
 }
 
 /** 405: the method is refused, e.g. DELETE of a dashboard (soft delete with PATCH `deleted: true`). */

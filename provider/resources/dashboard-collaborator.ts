@@ -10,7 +10,13 @@
  * clear error saying to set `restrictionLevel: 37` on the Dashboard.
  */
 import { z } from "zod";
-import { AmbiguousWriteError, type Collaborator, ValidationError } from "../client";
+import {
+  AmbiguousWriteError,
+  type Collaborator,
+  isObjectGone,
+  NotFoundError,
+  ValidationError,
+} from "../client";
 import { dashboardIdInput } from "../inputs";
 import { defineResource, ProjectIdInput, resolveProjectId } from "../lifecycle";
 import { madeFromScratch } from "../lost-create";
@@ -133,7 +139,20 @@ export const dashboardCollaboratorProvider = defineResource<
     const old = props;
     const { dashboardId, userUuid } = parseId(id);
     const projectId = old.projectId ?? (await resolveProjectId(api));
-    const c = await api.collaborators.find({ projectId, dashboardId, userUuid });
+    let c: Collaborator | undefined;
+    try {
+      c = await api.collaborators.find({ projectId, dashboardId, userUuid });
+    } catch (e) {
+      // The list could not be read (a 404 of the list says nothing of the collaborator): the collaborator is gone
+      // only when its dashboard's own GET says the dashboard is; otherwise the failure stands and the state is kept.
+      if (!(e instanceof NotFoundError)) throw e;
+      const dashboardGone = await api.dashboards.retrieve({ projectId, id: dashboardId }).then(
+        () => false,
+        (d: unknown) => (isObjectGone(d) ? true : Promise.reject(e)),
+      );
+      if (dashboardGone) return undefined;
+      throw e;
+    }
     return c ? toOutputs(c, { dashboardId }, projectId) : undefined;
   },
   async delete(api, id, props) {

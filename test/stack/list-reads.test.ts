@@ -1,0 +1,93 @@
+import { describe, expect, it } from "vitest";
+import { errorsOf, exportStack, type RunResult } from "../../tools/pulumi";
+import { type Declared, fixtureDir, useFixtureProgram } from "./fixture-program";
+
+// Issue 27, point 2: a failed list read is not an empty list. One 404 (with PostHog's error body) on a list read
+// during `refresh` used to mark every dashboard of the project `deleted`, drop the Invites, Members and
+// Collaborators from the state and exit 0; the next `up` sent the invited person a second invitation. An object
+// is gone only when a read of that object says so (a 404 on its own URL, or a list answered with 200 that lacks
+// it). A program using the SDK runs through the real Pulumi CLI against the emulator.
+const MIA = { uuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d03", email: "mia.member@example.com" };
+const MAX = { uuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d04" };
+
+const fx = useFixtureProgram({ prefix: "list-reads" });
+const why = (r: RunResult) => `${JSON.stringify(r.diagnostics, null, 1)}\n${r.output}`;
+
+/** The custom resources of the stack's state: name → {id, outputs}. */
+async function stateOf(stack: { name: string; stateDir: string; env(): Record<string, string> }) {
+  const exported = await exportStack({
+    projectDir: fixtureDir,
+    stack: stack.name,
+    stateDir: stack.stateDir,
+    env: stack.env(),
+  });
+  return Object.fromEntries<{ id: unknown; outputs: unknown }>(
+    (exported.deployment.resources ?? [])
+      .filter((r) => r.custom === true && !String(r.type).startsWith("pulumi:providers:"))
+      .map((r) => [String(String(r.urn).split("::").pop()), { id: r.id, outputs: r.outputs }]),
+  );
+}
+
+describe("a failed list read is not an empty list (real Pulumi CLI)", () => {
+  it("a 404 on each list a refresh reads keeps every resource in the state; the next up writes nothing", async () => {
+    const s = fx.stack("lists");
+    const base: Declared = [
+      ["Dashboard", "kpis", { name: "List reads", restrictionLevel: 37 }],
+      ["Invite", "jane", { targetEmail: "jane.lists@example.com", sendEmail: false }],
+      ["Member", "mia", { email: MIA.email, level: "member", retainOnDelete: true }],
+    ];
+    const first = await s.run("up", base);
+    expect(first.ok, why(first)).toBe(true);
+    const dashboardId = Number((await stateOf(s)).kpis?.id);
+    expect(dashboardId).toBeGreaterThan(0);
+    const program: Declared = [
+      ...base,
+      ["DashboardCollaborator", "max-kpis", { dashboardId, userUuid: MAX.uuid }],
+      ["DashboardSharing", "kpis-sharing", { dashboardId, enabled: true }],
+    ];
+    const second = await s.run("up", program);
+    expect(second.ok, why(second)).toBe(true);
+    const before = await stateOf(s);
+    expect(Object.keys(before).sort()).toEqual(["jane", "kpis", "kpis-sharing", "max-kpis", "mia"]);
+
+    const lists = [
+      { list: "dashboards", path: "/projects/\\d+/dashboards/$" },
+      { list: "invites", path: "/invites/$" },
+      { list: "members", path: "/members/$" },
+      { list: "collaborators", path: "/collaborators/$" },
+    ];
+    for (const { list, path } of lists) {
+      const armed = await fx.emu().control("POST", "/faults", { method: "GET", path, status: 404 });
+      expect(armed.status).toBe(201);
+      await fx.emu().control("DELETE", "/requests");
+      const refresh = await s.run("refresh", program);
+      await fx.emu().control("DELETE", "/faults");
+      const failedLists = (await fx.emu().requests()).filter((r) => r.status === 404);
+      expect(failedLists.length, `${list}: the fault was hit`).toBeGreaterThan(0);
+      if (!refresh.ok) {
+        // The refresh fails naming the request that failed, and what to check.
+        expect(errorsOf(refresh).join("\n"), why(refresh)).toMatch(/GET \/api\/\S+\/ .*404/);
+        expect(errorsOf(refresh).join("\n")).toContain("nothing was marked gone");
+      }
+      // Nothing left the state, nothing is marked deleted, no id changed.
+      const after = await stateOf(s);
+      expect(Object.keys(after).sort(), `${list}: ${why(refresh)}`).toEqual(Object.keys(before).sort());
+      for (const [name, r] of Object.entries(after)) {
+        expect(r.id, `${list}: ${name}`).toBe(before[name]?.id);
+        expect((r.outputs as { deleted?: boolean }).deleted, `${list}: ${name}`).not.toBe(true);
+      }
+      // The next up writes nothing: no second invitation, no restored dashboard.
+      await fx.emu().control("DELETE", "/requests");
+      const up = await s.run("up", program);
+      expect(up.ok, why(up)).toBe(true);
+      const writes = (await fx.emu().requests()).filter((r) => r.method !== "GET");
+      expect(
+        writes.map((w) => `${w.method} ${w.path}`),
+        `${list}: the up after the refresh`,
+      ).toEqual([]);
+    }
+    const quiet = await s.run("preview", program, { refresh: true, expectNoChanges: true });
+    expect(quiet.ok, why(quiet)).toBe(true);
+    expect((await s.run("destroy", program)).ok).toBe(true);
+  }, 300_000);
+});
