@@ -347,7 +347,10 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
   it("SIGKILL of the CLI mid-up: the state holds what was made and the pending create; the provider host outlives it and finishes the create; refresh --import-pending-creates drops the pending create without adopting the object", async () => {
     const t = await tinyStack();
     const items = { a: { label: "alpha" }, b: { label: "beta" }, slow: { label: "slow-k", noteFromId: "a" } };
-    t.declare({ items, slowMs: 8000 });
+    // The slow create waits until the test creates the gate file: it is under way at the kill however slow the
+    // machine, and completes only when released.
+    const gate = join(t.dir, "release-slow");
+    t.declare({ items, gate });
     const args = ["up", "--stack", t.stack, "--config-file", t.configFile, "--non-interactive", "--yes"];
     const { child, done } = startPulumi([...args, "--skip-preview"], { cwd: tinyDir, stateDir: t.stateDir });
     // Killed once `slow` is under way and the state the CLI saved holds a and b (their creates run in parallel
@@ -370,8 +373,10 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
     const survivors = [hostPid, hostWrapperPid, languageHostPid].filter((p): p is number => p !== undefined);
     try {
       // The program ends when its engine connection breaks; the provider host goes on and completes the create.
-      await until("the program to end", () => !alive(programPid), 30_000);
+      await until("the program to end", () => !alive(programPid));
       expect(alive(hostPid)).toBe(true);
+      expect(t.log().filter((l) => l.startsWith("create slow-k"))).toEqual([]);
+      writeFileSync(gate, "");
       await until("the orphaned host to finish the create", () =>
         t.log().some((l) => /^create slow-k-/.test(l)),
       );
@@ -424,7 +429,8 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
   it("a pending create whose object was never made: up warns and creates it again (keeping the pending create); refresh --clear-pending-creates drops it", async () => {
     const t = await tinyStack();
     const items = { a: { label: "alpha" }, slow: { label: "slow-c" } };
-    t.declare({ items, slowMs: 30_000 });
+    // The slow create waits on a gate file nobody creates: it cannot complete before the kill.
+    t.declare({ items, gate: join(t.dir, "never-released") });
     const args = ["up", "--stack", t.stack, "--config-file", t.configFile, "--non-interactive", "--yes"];
     const { child, done } = startPulumi([...args, "--skip-preview"], { cwd: tinyDir, stateDir: t.stateDir });
     // Killed once `slow` is under way and the state the CLI saved holds a (its create runs in parallel with it).
@@ -441,7 +447,7 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
     killTree(child);
     for (const pid of all) if (alive(pid)) process.kill(pid, "SIGKILL");
     await done;
-    await until("every process of the run to end", () => all.every((p) => !alive(p)), 10_000);
+    await until("every process of the run to end", () => all.every((p) => !alive(p)));
     expect(t.files().map((f) => f.split("-")[0])).toEqual(["alpha"]);
     expect(pendingOf(await t.exported())).toEqual(["creating slow"]);
     expect((await t.cli(["cancel", "--yes", "--non-interactive"])).exitCode).toBe(0);
