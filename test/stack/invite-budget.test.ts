@@ -19,6 +19,11 @@ const invitePosts = async () =>
   (await fx.emu().requests())
     .filter((r) => r.method === "POST" && r.path.startsWith(`${fx.emu().org}/invites/`))
     .map((r) => `${r.path.endsWith("/bulk/") ? "bulk" : "one"} ${r.status}`);
+type Held = { method: string; path: string; body: unknown };
+/** The e-mails of one held invite request (a bulk's array, or one invite). */
+const emailsOf = (h: Held): string[] =>
+  (Array.isArray(h.body) ? h.body : [h.body]).map((i) => (i as { target_email: string }).target_email);
+const pause = () => new Promise((r) => setTimeout(r, 20));
 const pending = async () =>
   ((await fx.emu().call("GET", `${fx.emu().org}/invites/`)).body.results as { target_email: string }[])
     .map((i) => i.target_email)
@@ -29,10 +34,63 @@ const created = (r: RunResult) => r.steps.filter((s) => s.op === "create" && s.e
 
 describe("more invites than the organization's invite budget", () => {
   it("up sends those that fit and fails the others clearly; the next up, once it frees, sends the rest once", async () => {
-    await fx.emu().control("POST", "/invite-budget", { perHour: 3, perDay: 10 });
-    await fx.emu().control("DELETE", "/requests");
+    const emu = fx.emu();
+    await emu.control("POST", "/invite-budget", { perHour: 3, perDay: 10 });
+    await emu.control("DELETE", "/requests");
+    // Every invite request of the first up waits at the emulator until the test releases it. How the five are
+    // grouped depends on when their creates reach the provider host (the engine registers them one at a time,
+    // those more than 20 ms apart go out in separate requests): the test reads the grouping from the held requests
+    // and then answers them one at a time, so what the provider does after each answer is its own, never a race.
+    const hold = (await emu.control("POST", "/holds", { method: "POST", path: "/invites/(bulk/)?$" })).body
+      .id;
+    const state = async () => (await emu.control("GET", `/holds/${hold}`)).body as { held: Held[] };
     const s = fx.stack("budget");
-    const first = await s.run("up", program);
+    let ended = false;
+    const running = s.run("up", program).finally(() => {
+      ended = true;
+    });
+    /** Each request answered, in order: its e-mails, whether it was sent before any answer, and its status. */
+    const answered: { emails: string[]; initial: boolean; status: number }[] = [];
+    let mostResentAtOnce = 0;
+    try {
+      // 1. Every invite is sent once before any is answered (nothing tells the provider to hold one back).
+      let initial: Held[] = [];
+      for (;;) {
+        initial = (await state()).held;
+        if (initial.flatMap(emailsOf).length >= EMAILS.length) break;
+        if (ended) throw new Error(`up ended with invites unsent: ${JSON.stringify(initial)}`);
+        await pause();
+      }
+      expect(initial.flatMap(emailsOf).sort()).toEqual([...EMAILS].sort());
+      // 2. Answered one at a time, oldest first, until the up ends.
+      let left = initial.length;
+      for (;;) {
+        const held = (await state()).held;
+        mostResentAtOnce = Math.max(mostResentAtOnce, held.length - left);
+        const [oldest] = held;
+        if (!oldest) {
+          if (ended) break;
+          await pause();
+          continue;
+        }
+        const before = (await invitePosts()).length;
+        await emu.control("POST", `/holds/${hold}/release`, { count: 1 });
+        let posts = await invitePosts();
+        while (posts.length === before) {
+          await pause();
+          posts = await invitePosts();
+        }
+        answered.push({
+          emails: emailsOf(oldest),
+          initial: left > 0,
+          status: Number(posts.at(-1)?.split(" ")[1]),
+        });
+        left = Math.max(0, left - 1);
+      }
+    } finally {
+      await emu.control("DELETE", `/holds/${hold}`);
+    }
+    const first = await running;
     expect(first.ok).toBe(false);
     expect(created(first), first.output).toBe(3);
     const failed = errors(first);
@@ -45,22 +103,35 @@ describe("more invites than the organization's invite budget", () => {
       expect(e).toContain("PostHog allows an organization 50 invites an hour and 200 a day");
       expect(e).toContain("posthog:maxRateLimitWait");
     }
-    // How the five are grouped depends on when their creates reach the provider host: the engine checks one
-    // registration at a time, so they arrive 3 to 55 ms apart (measured) and those more than 20 ms apart go out in
-    // separate requests (five created together share one bulk: test/provider/invite-bulk.test.ts). Whatever the
-    // grouping: a request that does not fit is sent again one invite at a time, three fit, PostHog refuses an
-    // invite sent alone, and from then on nothing is sent but a request already on its way (two invites sent
-    // alone, each >20 ms after the other, may both be refused while the first answer is still coming).
-    const posts = await invitePosts();
-    const seen = `invite POSTs in order: ${posts.join(", ")}`;
-    const refusedAlone = posts.indexOf("one 429");
+    const seen = `invite requests answered in order: ${JSON.stringify(answered)}`;
+    // Three invites fit, each sent (and accepted) once.
+    const sent = answered.filter((a) => a.status === 201).flatMap((a) => a.emails);
+    expect(sent.length, seen).toBe(3);
+    expect(new Set(sent).size, seen).toBe(3);
+    // A request that does not fit is refused whole; its invites are then sent again one at a time (never two at
+    // once), only invites of a refused bulk request and each at most once.
+    const resent = answered.filter((a) => !a.initial);
+    const refusedBulk = answered
+      .filter((a) => a.status === 429 && a.emails.length > 1)
+      .flatMap((a) => a.emails);
+    expect(mostResentAtOnce, seen).toBeLessThanOrEqual(1);
+    for (const r of resent) {
+      expect(r.emails, seen).toHaveLength(1);
+      expect(refusedBulk, seen).toContain(r.emails[0]);
+    }
+    expect(new Set(resent.flatMap((r) => r.emails)).size, seen).toBe(resent.length);
+    // Once PostHog refused an invite sent alone, the provider sends nothing more: every request answered after
+    // that refusal had been sent before any answer.
+    const refusedAlone = answered.findIndex((a) => a.status === 429 && a.emails.length === 1);
     expect(refusedAlone, seen).toBeGreaterThanOrEqual(0);
     expect(
-      posts.slice(refusedAlone).every((p) => p === "one 429"),
+      answered.slice(refusedAlone + 1).every((a) => a.initial),
       seen,
     ).toBe(true);
-    expect(posts.filter((p) => p === "one 429").length, seen).toBeLessThanOrEqual(2);
-    expect(posts.filter((p) => p === "bulk 429").length, seen).toBeLessThanOrEqual(1);
+    expect(await invitePosts()).toEqual(
+      answered.map((a) => `${a.emails.length > 1 ? "bulk" : "one"} ${a.status}`),
+    );
+    expect((await pending()).sort()).toEqual([...sent].sort());
     expect(await pending()).toHaveLength(3);
 
     // an hour later (the emulator's clock) the budget is free: the next up sends the two left, nothing else
