@@ -156,9 +156,14 @@ function realReadyLine(): Promise<Record<string, unknown>> {
 /** The Pulumi project the CLI blocks share: a JavaScript program of one Project, on a local backend in HOME. */
 const cliProject = join(work, "cli", "posthog-org");
 const cliHome = join(work, "cli", "home");
+/**
+ * Where `pulumi login --local` keeps the state here: `--local` is `file://~`, the home directory of the user in
+ * /etc/passwd (not $HOME), so the runners log in to this directory instead and leave the machine's home alone.
+ */
+const cliBackend = `file://${join(work, "cli", "state")}`;
 const cliEnv = () => {
   const env = { ...pulumiEnv(join(work, "cli", "state")), ...userEnv() } as NodeJS.ProcessEnv;
-  delete env.PULUMI_BACKEND_URL; // `pulumi login --local` chooses: ~/.pulumi of this HOME
+  delete env.PULUMI_BACKEND_URL; // `pulumi login` chooses
   return {
     ...env,
     HOME: cliHome,
@@ -175,13 +180,14 @@ let cliReady: Promise<void> | undefined;
 function cliSetup(): Promise<void> {
   cliReady ??= (async () => {
     mkdirSync(cliHome, { recursive: true });
+    mkdirSync(join(work, "cli", "state"), { recursive: true });
     userProject(cliProject);
     writeFileSync(join(cliProject, "Pulumi.yaml"), "name: posthog-org\nruntime: nodejs\n");
     writeFileSync(
       join(cliProject, "index.js"),
       'const posthog = require("pulumi-posthog");\n\nnew posthog.Project("web", { name: "Web from the docs" });\n',
     );
-    const r = await bash("pulumi login --local\npulumi stack init dev", cliProject, cliEnv());
+    const r = await bash(`pulumi login ${cliBackend}\npulumi stack init dev`, cliProject, cliEnv());
     expect(r.status, r.stderr).toBe(0);
   })();
   return cliReady;
@@ -294,18 +300,19 @@ const runners: Runner[] = [
   },
   {
     title:
-      "pulumi login --local, the stack settings pointing at the emulator, pulumi preview (placeholders: PORT, phx_…, 4d1b8f2e-…)",
+      "pulumi login --local, the stack settings pointing at the emulator, pulumi preview (placeholders: PORT, phx_…, 4d1b8f2e-…; --local is a temporary directory)",
     matches: is("docs/installation-configuration.md", "sh", "pulumi login --local"),
     async run(b) {
       await cliSetup();
       const code = filled(b, [
+        ["pulumi login --local", `pulumi login ${cliBackend}`],
         ["http://127.0.0.1:PORT", emu.url],
         ["phx_…", emu.apiKey],
         ["4d1b8f2e-…", emu.organizationId],
       ]);
       const r = await bash(code, cliProject, cliEnv());
       expect(r.status, r.stdout + r.stderr).toBe(0);
-      expect(r.stdout).toMatch(/\+\s+1 to create/);
+      expect(r.stdout).toMatch(/\+\s+pulumi-nodejs:dynamic\/posthog:Project\s+web\s+create/);
       expect(readFileSync(join(cliProject, "Pulumi.dev.yaml"), "utf8")).toMatch(/posthog:apiKey:\s+secure: /);
       expect(await projectNames()).not.toContain("Web from the docs");
     },
@@ -327,7 +334,8 @@ const runners: Runner[] = [
       await cliSetup();
       const r = await bash(b.code, cliProject, cliEnv());
       expect(r.status, r.stdout + r.stderr).toBe(0);
-      expect(r.stdout).toMatch(/1 unchanged/);
+      expect(r.stdout).toMatch(/\b2 unchanged\b/);
+      expect(r.stdout).not.toMatch(/to (create|update|replace|delete)/);
     },
   },
   {
@@ -418,7 +426,9 @@ describe("every code block of README.md and docs/ is run, type-checked, or marke
 });
 
 describe("shell sequences and config files run as printed", () => {
-  const runnable = codeBlocks.filter((b) => !b.notRun && runnerOf(b));
+  // In the order of the runners: the Pulumi blocks build on one another's stack, as a reader's session does.
+  const order = (b: Block) => runners.indexOf(runnerOf(b) as Runner);
+  const runnable = codeBlocks.filter((b) => !b.notRun && runnerOf(b)).sort((x, y) => order(x) - order(y));
   it.each(runnable.map((b) => [where(b), runnerOf(b)?.title ?? "", b] as const))(
     "%s: %s",
     async (_, __, b) => {
