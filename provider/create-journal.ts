@@ -30,7 +30,7 @@
  *   else after the dead create started is indistinguishable from it (two candidates: the create fails).
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { mkdir, open, readFile, rename, unlink } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -60,6 +60,11 @@ export interface JournalEntry extends JournalKey {
   levelBefore?: number;
   /** The id the create returned, once it returned (the engine may not have recorded it). */
   madeId?: string;
+  /**
+   * Every object this create could make has a greater integer id (the id watermark of its type and scope, and the
+   * ids earlier creates of the same name in its process made): absent when unknown.
+   */
+  after?: number;
 }
 
 /** The journal directory, or undefined when turned off. */
@@ -147,6 +152,43 @@ export async function recordCreate(entry: JournalEntry): Promise<void> {
         "if this run is killed during this create, the next run cannot recognise what it made",
     );
   }
+}
+
+/**
+ * The ids that the creates of OTHER resources (of the same type, host, organization and scope, in any stack) returned
+ * and whose entries are still in the journal (the engine may not have recorded them yet): a killed create of
+ * `key`'s resource never made one of them. Reads the journal directory's entries (only when a create recovers
+ * what a killed one made); unreadable entries are skipped.
+ */
+export function madeByOthers(key: JournalKey): Set<string> {
+  const out = new Set<string>();
+  const dir = journalDir();
+  if (!dir) return out;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return out;
+  }
+  for (const n of names) {
+    if (!n.endsWith(".json")) continue;
+    try {
+      const e = JSON.parse(readFileSync(join(dir, n), "utf8")) as JournalEntry;
+      if (
+        e.madeId !== undefined &&
+        e.type === key.type &&
+        e.organization === key.organization &&
+        e.scope === key.scope &&
+        e.host === withoutCredentials(key.host) &&
+        !(e.stack === key.stack && e.resource === key.resource)
+      ) {
+        out.add(String(e.madeId));
+      }
+    } catch {
+      // gone meanwhile, or not an entry
+    }
+  }
+  return out;
 }
 
 /** Distinguishes the temporary files of concurrent writes of one process. */

@@ -28,6 +28,7 @@ import {
   forgetCreate,
   type JournalEntry,
   type JournalKey,
+  madeByOthers,
   pendingCreate,
   recordCreate,
   settled,
@@ -45,6 +46,76 @@ function createdWithin(x: Candidate, from: number, to = Number.POSITIVE_INFINITY
   return at >= from - CLOCK_SKEW_MS && at <= to + CLOCK_SKEW_MS;
 }
 
+/**
+ * Whether `x` may have been made by a create whose objects all have ids above `after` (integer ids grow with each
+ * create in PostHog's tables): true when `after` is unknown or either id is not an integer.
+ */
+function above(x: Candidate, after: number | undefined): boolean {
+  const id = Number(x.id);
+  return after === undefined || !Number.isInteger(id) || id > after;
+}
+
+/** The tail of the queue of creates of each `type\nscope\nname` in this process ({@link oneAtATime}). */
+const queues = new Map<string, Promise<unknown>>();
+
+/**
+ * Runs `create` once every earlier create of an object of the same type, scope and name in this process has
+ * settled: look-alike creates (twelve dashboards named "KPIs") run one at a time, so that at any moment at most
+ * one of them may be on the wire without an answer, and each one's journal entry can name the ids the earlier
+ * ones made ({@link CreateOperation.journal}). Creates of other names run concurrently as before.
+ * @returns what `create` returns; @throws what it throws (a failed create does not stop the next one)
+ */
+export function oneAtATime<T>(
+  type: string,
+  scope: string,
+  name: string,
+  create: () => Promise<T>,
+): Promise<T> {
+  const key = `${type}\n${scope}\n${name}`;
+  const before = queues.get(key) ?? Promise.resolve();
+  const run = before.then(create, create);
+  const tail = run.catch(() => undefined);
+  queues.set(key, tail);
+  void tail.then(() => {
+    if (queues.get(key) === tail) queues.delete(key);
+  });
+  return run;
+}
+
+/** The id watermark of each `type\nscope` ({@link idWatermark}), once read in this process. */
+const watermarks = new Map<string, Promise<number | undefined>>();
+
+/**
+ * The highest integer id among the objects of `type` in `scope` (an organization or project id) that `list`
+ * returns, read once per process at the first create there (one list read per run and scope, shared): every
+ * object a create of this process makes later has a greater id, so a later run that looks for what a killed create
+ * made never takes an object that existed before it (README, "Lost creates"). Undefined when the list fails (the
+ * create goes on; its recovery then relies on names, creation times and the ids the run holds).
+ * @param list e.g. `() => api.dashboards.all({projectId})` (GET `…/dashboards/`, list pages)
+ */
+export function idWatermark(
+  type: string,
+  scope: string,
+  list: () => Promise<readonly Candidate[]>,
+): Promise<number | undefined> {
+  const key = `${type}\n${scope}`;
+  let known = watermarks.get(key);
+  if (!known) {
+    known = list().then(
+      (items) => {
+        const ids = items.map((x) => Number(x.id)).filter(Number.isInteger);
+        return ids.length > 0 ? Math.max(...ids) : 0;
+      },
+      () => {
+        watermarks.delete(key); // the next create tries again
+        return undefined;
+      },
+    );
+    watermarks.set(key, known);
+  }
+  return known;
+}
+
 interface CreateRecord {
   key: string;
   started: number;
@@ -57,6 +128,11 @@ interface CreateRecord {
   lost: boolean;
   /** The Pulumi resource name, when the SDK passed it. */
   resource: string | undefined;
+  /**
+   * Every object this create could have made has a greater (integer) id: set by {@link CreateOperation.journal}
+   * (see {@link idWatermark}); undefined when unknown or when ids are not integers.
+   */
+  after: number | undefined;
 }
 
 const records: CreateRecord[] = [];
@@ -147,10 +223,15 @@ export interface CreateOperation {
     alsoNamed?: readonly string[],
   ): T | undefined;
   /**
-   * Writes this create's journal entry (before its first write: await it); `extra` e.g. `{pausedBefore}`.
+   * Writes this create's journal entry (before its first write: await it); `extra` e.g. `{pausedBefore}`, and
+   * `after`, the {@link idWatermark} of the type and scope. The entry's `after` is the greatest of that and the
+   * ids the earlier creates of the same object name made in this process ({@link oneAtATime}): the object this
+   * create makes, if any, has a greater id.
    * Resolves once it is on disk (never rejects: a failure to write is reported on stdout).
    */
-  journal(extra?: Pick<JournalEntry, "pausedBefore" | "levelBefore">): Promise<void>;
+  journal(
+    extra?: Pick<JournalEntry, "pausedBefore" | "levelBefore"> & { after?: number | undefined },
+  ): Promise<void>;
   /** The create answered with object `id`: it is taken from now on. */
   made(id: string): void;
   /** The create failed with a definite answer (nothing made). */
@@ -208,6 +289,7 @@ export function beginCreate(
     madeNothing: false,
     lost: false,
     resource: where?.resource,
+    after: undefined,
   };
   /** Earlier creates of the same object (and resource, when both are known) whose answer was lost. */
   const earlier = () =>
@@ -259,10 +341,15 @@ export function beginCreate(
         }
       }
       const now = Date.now();
+      // Not an object another create of this stack made (its entry still names it), not one older than the dead
+      // create's watermark (it existed before the create started).
+      const others = journalKey ? madeByOthers(journalKey) : new Set<string>();
       const candidates = items.filter(
         (x) =>
           (x.name === name || alsoNamed.includes(String(x.name))) &&
           !isTaken(x.id) &&
+          !others.has(String(x.id)) &&
+          above(x, op.previous?.after) &&
           createdWithin(x, since, now),
       );
       const [only] = candidates;
@@ -279,8 +366,19 @@ export function beginCreate(
       );
     },
     async journal(extra) {
+      const bounds = [
+        extra?.after,
+        ...records.filter((r) => r !== rec && r.key === key && r.id !== undefined).map((r) => Number(r.id)),
+      ].filter((n): n is number => n !== undefined && Number.isInteger(n));
+      rec.after = bounds.length > 0 ? Math.max(...bounds) : undefined;
       if (journalKey) {
-        entry = { ...journalKey, startedAt: rec.started, ...extra };
+        const { after: _, ...rest } = extra ?? {};
+        entry = {
+          ...journalKey,
+          startedAt: rec.started,
+          ...rest,
+          ...(rec.after !== undefined ? { after: rec.after } : {}),
+        };
         await recordCreate(entry);
       }
     },
@@ -318,7 +416,9 @@ export function beginCreate(
       const before = earlier();
       if (before.length === 0) return undefined;
       const since = Math.min(...before.map((r) => r.started));
-      const candidates = op.untaken(items).filter((x) => createdWithin(x, since));
+      const bounds = before.map((r) => r.after);
+      const after = bounds.every((b) => b !== undefined) ? Math.min(...(bounds as number[])) : undefined;
+      const candidates = op.untaken(items).filter((x) => createdWithin(x, since) && above(x, after));
       if (candidates.length === 0) {
         for (const r of before) r.madeNothing = true; // their creates did not apply
         return undefined;
@@ -349,7 +449,9 @@ export function beginCreate(
     },
     adopt(items, lost, adoptHint) {
       const now = Date.now();
-      const candidates = op.untaken(items).filter((x) => createdWithin(x, rec.started, now));
+      const candidates = op
+        .untaken(items)
+        .filter((x) => createdWithin(x, rec.started, now) && above(x, rec.after));
       // Other creates of the same object name that may have made one of the candidates: not resolved to an id,
       // not failed definitely, and running at some point of this create's window.
       const rivals = records.filter(

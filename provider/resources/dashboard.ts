@@ -22,7 +22,14 @@ import {
 } from "../client";
 import { dashboardIdInput, exclusive } from "../inputs";
 import { defineResource, listedOrRetrieved, ProjectIdInput, resolveProjectId } from "../lifecycle";
-import { beginCreate, type CreateOperation, journalContext, noteMadeFromScratch } from "../lost-create";
+import {
+  beginCreate,
+  type CreateOperation,
+  idWatermark,
+  journalContext,
+  noteMadeFromScratch,
+  oneAtATime,
+} from "../lost-create";
 
 /** A tile of template JSON: `{type: "INSIGHT", name, description, query, layouts, color}` or `{type: "TEXT", body, …}`. */
 const TemplateTileSchema = z
@@ -313,63 +320,24 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
     } else if (want.templateJson !== undefined) {
       // PostHog names the new dashboard after the template; the PATCH below gives it the declared settings.
       const templateName = want.templateJson.template_name;
-      const op = beginCreate(
-        "Dashboard",
-        projectId,
-        typeof templateName === "string" ? templateName : want.name,
-        where,
-      );
-      // A create of this resource never returned (its run was killed): the dashboard it made, if any, carries the
-      // template's name, or the declared one when its PATCH went through too.
-      const prior = op.previous
-        ? op.fromPrevious(await api.dashboards.all({ projectId }), "the input dashboardId", [want.name])
-        : undefined;
-      const created = prior
-        ? await api.dashboards.retrieve({ projectId, id: Number(prior.id) })
-        : await fromTemplate(api, projectId, want, op);
-      const body = convergeBody(want, toOutputs(created, projectId, want, false), false);
-      d = Object.keys(body).length > 0 ? await patch(api, projectId, created.id, body) : created;
+      const objectName = typeof templateName === "string" ? templateName : want.name;
+      d = await oneAtATime("Dashboard", projectId, objectName, async () => {
+        const op = beginCreate("Dashboard", projectId, objectName, where);
+        // A create of this resource never returned (its run was killed): the dashboard it made, if any, carries the
+        // template's name, or the declared one when its PATCH went through too.
+        const prior = op.previous
+          ? op.fromPrevious(await api.dashboards.all({ projectId }), "the input dashboardId", [want.name])
+          : undefined;
+        const created = prior
+          ? await api.dashboards.retrieve({ projectId, id: Number(prior.id) })
+          : await fromTemplate(api, projectId, want, op);
+        const body = convergeBody(want, toOutputs(created, projectId, want, false), false);
+        return Object.keys(body).length > 0 ? await patch(api, projectId, created.id, body) : created;
+      });
     } else {
-      const op = beginCreate("Dashboard", projectId, want.name, where);
-      // A create of this resource that never returned (its run was killed) or lost its answer earlier in this
-      // run: the dashboard it made, if any, is this one.
-      const prior = op.mayHaveMade
-        ? op.recover(await api.dashboards.all({ projectId }), "the input dashboardId")
-        : undefined;
-      if (prior) {
-        const found = await api.dashboards.retrieve({ projectId, id: Number(prior.id) });
-        const body = convergeBody(want, toOutputs(found, projectId, want, false), false);
-        d = Object.keys(body).length > 0 ? await patch(api, projectId, found.id, body) : found;
-      } else {
-        await op.journal();
-        try {
-          d = await api.dashboards.create({
-            projectId,
-            body: {
-              name: want.name,
-              description: want.description,
-              pinned: want.pinned,
-              tags: want.tags,
-              ...(want.restrictionLevel !== 21 ? { restriction_level: want.restrictionLevel } : {}),
-              ...(want.useTemplate !== undefined ? { use_template: want.useTemplate } : {}),
-              ...(want.useDashboard !== undefined ? { use_dashboard: want.useDashboard } : {}),
-            },
-          });
-          op.made(String(d.id));
-          // A new, empty dashboard (not a copy of another or of a template): it has no collaborators yet.
-          if (want.useTemplate === undefined && want.useDashboard === undefined) {
-            noteMadeFromScratch("Dashboard", String(d.id));
-          }
-        } catch (e) {
-          // A create whose answer was lost (applied or not): adopt only the dashboard this create provably made
-          // (provider/lost-create.ts), never a duplicate, never another resource's dashboard.
-          if (!(e instanceof AmbiguousWriteError)) {
-            op.failed();
-            throw e;
-          }
-          d = await adoptLost(api, projectId, op, e);
-        }
-      }
+      d = await oneAtATime("Dashboard", projectId, want.name, () =>
+        createPlain(api, projectId, want, beginCreate("Dashboard", projectId, want.name, where)),
+      );
     }
     return { id: String(d.id), outs: toOutputs(d, projectId, want, want.dashboardId !== undefined) };
   },
@@ -431,6 +399,63 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
 });
 
 /**
+ * A new dashboard from its settings (POST `/api/projects/:project_id/dashboards/`, journaled first), run in turn
+ * with the creates of dashboards of the same name ({@link oneAtATime}): the one an earlier create of this resource
+ * made (killed run, or a lost answer earlier in this run), else a new one; after a lost answer, the one this create
+ * provably made ({@link adoptLost}).
+ * @throws the client's errors; when which dashboard a lost create made cannot be proved, an error naming the
+ *   candidates and the input dashboardId
+ */
+async function createPlain(
+  api: PostHogClient,
+  projectId: string,
+  want: In,
+  op: CreateOperation,
+): Promise<Dashboard> {
+  let d: Dashboard;
+  // A create of this resource that never returned (its run was killed) or lost its answer earlier in this
+  // run: the dashboard it made, if any, is this one.
+  const prior = op.mayHaveMade
+    ? op.recover(await api.dashboards.all({ projectId }), "the input dashboardId")
+    : undefined;
+  if (prior) {
+    const found = await api.dashboards.retrieve({ projectId, id: Number(prior.id) });
+    const body = convergeBody(want, toOutputs(found, projectId, want, false), false);
+    d = Object.keys(body).length > 0 ? await patch(api, projectId, found.id, body) : found;
+  } else {
+    await op.journal({ after: await dashboardWatermark(api, projectId) });
+    try {
+      d = await api.dashboards.create({
+        projectId,
+        body: {
+          name: want.name,
+          description: want.description,
+          pinned: want.pinned,
+          tags: want.tags,
+          ...(want.restrictionLevel !== 21 ? { restriction_level: want.restrictionLevel } : {}),
+          ...(want.useTemplate !== undefined ? { use_template: want.useTemplate } : {}),
+          ...(want.useDashboard !== undefined ? { use_dashboard: want.useDashboard } : {}),
+        },
+      });
+      op.made(String(d.id));
+      // A new, empty dashboard (not a copy of another or of a template): it has no collaborators yet.
+      if (want.useTemplate === undefined && want.useDashboard === undefined) {
+        noteMadeFromScratch("Dashboard", String(d.id));
+      }
+    } catch (e) {
+      // A create whose answer was lost (applied or not): adopt only the dashboard this create provably made
+      // (provider/lost-create.ts), never a duplicate, never another resource's dashboard.
+      if (!(e instanceof AmbiguousWriteError)) {
+        op.failed();
+        throw e;
+      }
+      d = await adoptLost(api, projectId, op, e);
+    }
+  }
+  return d;
+}
+
+/**
  * POST `create_from_template_json/` (journaled first): the dashboard it made, as answered, or, when the answer
  * was lost or came without a body, the one this create provably made ({@link adoptLost}).
  */
@@ -440,7 +465,7 @@ async function fromTemplate(
   want: In,
   op: CreateOperation,
 ): Promise<Dashboard> {
-  await op.journal();
+  await op.journal({ after: await dashboardWatermark(api, projectId) });
   try {
     const made = await api.dashboards.createFromTemplateJson({
       projectId,
@@ -456,6 +481,11 @@ async function fromTemplate(
     }
     return adoptLost(api, projectId, op, e);
   }
+}
+
+/** The id watermark of the project's dashboards ({@link idWatermark}): one list read per run and project. */
+function dashboardWatermark(api: PostHogClient, projectId: string): Promise<number | undefined> {
+  return idWatermark("Dashboard", projectId, () => api.dashboards.all({ projectId }));
 }
 
 /**

@@ -11,7 +11,7 @@ import { keptOnDestroy } from "../adopted";
 import { AmbiguousWriteError, type PostHogClient, type Project, ValidationError } from "../client";
 import { defineResource, ProjectIdInput } from "../lifecycle";
 import { TimeZoneInput } from "../limits";
-import { beginCreate, journalContext } from "../lost-create";
+import { beginCreate, type CreateOperation, idWatermark, journalContext, oneAtATime } from "../lost-create";
 
 const bool = () => z.boolean({ error: "expected true or false" }).optional();
 /** A list of strings of at most 200 characters each (PostHog stores them as `varchar(200)`). */
@@ -190,45 +190,13 @@ export const projectProvider = defineResource<typeof ProjectInputsSchema, Projec
       return { id: String(p.id), outs: toOutputs(p, { ...destroyMarker(want), adopted: true }) };
     }
     const organization = api.settings.organizationId ?? "";
-    const op = beginCreate("Project", organization, want.name, journalContext(api.settings, resourceName));
-    if (op.mayHaveMade) {
-      // A create of this resource that never returned (its run was killed) or lost its answer earlier in this
-      // run: adopt the project it made, if any.
-      const full = await Promise.all(
-        op.untaken(await api.projects.all()).map((p) => api.projects.retrieve({ id: p.id })),
-      );
-      const prior = op.recover(full, "the input projectId");
-      if (prior) {
-        const p = await converge(api, prior, want);
-        return { id: String(p.id), outs: toOutputs(p, { ...destroyMarker(want), adopted: false }) };
-      }
-    }
-    await op.journal();
-    try {
-      const p = await api.projects.create({
-        body: { ...body(want), ...(want.isDemo !== undefined ? { is_demo: want.isDemo } : {}) },
-      });
-      op.made(String(p.id));
-      return { id: String(p.id), outs: toOutputs(p, { ...destroyMarker(want), adopted: false }) };
-    } catch (e) {
-      // A create whose answer was lost (applied or not): adopt only the project this create provably made
-      // (provider/lost-create.ts), never a duplicate, never another resource's project.
-      if (e instanceof AmbiguousWriteError) {
-        // the list has no created_at: read each project of that name no resource of the run holds in full
-        const full = await api.projects
-          .all()
-          .then((all) => Promise.all(op.untaken(all).map((p) => api.projects.retrieve({ id: p.id }))))
-          .catch((listError: unknown) => {
-            op.lost(); // the next create of this project in the run looks for what this one made first
-            throw listError;
-          });
-        const made = op.adopt(full, e, "the input projectId");
-        return { id: String(made.id), outs: toOutputs(made, { ...destroyMarker(want), adopted: false }) };
-      }
-      op.failed();
-      if (e instanceof ValidationError) throw new Error(`Project ${want.name}: ${e.message}`, { cause: e });
-      throw e;
-    }
+    return oneAtATime("Project", organization, want.name, () =>
+      createProject(
+        api,
+        want,
+        beginCreate("Project", organization, want.name, journalContext(api.settings, resourceName)),
+      ),
+    );
   },
   async read(api, id, props) {
     return toOutputs(await api.projects.retrieve({ id }), props);
@@ -252,3 +220,59 @@ export const projectProvider = defineResource<typeof ProjectInputsSchema, Projec
     await api.projects.delete({ id });
   },
 });
+
+/**
+ * A new project (POST `/api/organizations/:organization_id/projects/`, journaled first), run in turn with the
+ * creates of projects of the same name ({@link oneAtATime}): the one an earlier create of this resource made
+ * (killed run, or a lost answer earlier in this run), else a new one; after a lost answer, the one this create
+ * provably made.
+ * @throws the client's errors; when which project a lost create made cannot be proved, an error naming the
+ *   candidates and the input projectId
+ */
+async function createProject(
+  api: PostHogClient,
+  want: In,
+  op: CreateOperation,
+): Promise<{ id: string; outs: ProjectOutputs }> {
+  const organization = api.settings.organizationId ?? "";
+  if (op.mayHaveMade) {
+    // A create of this resource that never returned (its run was killed) or lost its answer earlier in this
+    // run: adopt the project it made, if any.
+    const full = await Promise.all(
+      op.untaken(await api.projects.all()).map((p) => api.projects.retrieve({ id: p.id })),
+    );
+    const prior = op.recover(full, "the input projectId");
+    if (prior) {
+      const p = await converge(api, prior, want);
+      return { id: String(p.id), outs: toOutputs(p, { ...destroyMarker(want), adopted: false }) };
+    }
+  }
+  await op.journal({
+    after: await idWatermark("Project", organization, () => api.projects.all()),
+  });
+  try {
+    const p = await api.projects.create({
+      body: { ...body(want), ...(want.isDemo !== undefined ? { is_demo: want.isDemo } : {}) },
+    });
+    op.made(String(p.id));
+    return { id: String(p.id), outs: toOutputs(p, { ...destroyMarker(want), adopted: false }) };
+  } catch (e) {
+    // A create whose answer was lost (applied or not): adopt only the project this create provably made
+    // (provider/lost-create.ts), never a duplicate, never another resource's project.
+    if (e instanceof AmbiguousWriteError) {
+      // the list has no created_at: read each project of that name no resource of the run holds in full
+      const full = await api.projects
+        .all()
+        .then((all) => Promise.all(op.untaken(all).map((p) => api.projects.retrieve({ id: p.id }))))
+        .catch((listError: unknown) => {
+          op.lost(); // the next create of this project in the run looks for what this one made first
+          throw listError;
+        });
+      const made = op.adopt(full, e, "the input projectId");
+      return { id: String(made.id), outs: toOutputs(made, { ...destroyMarker(want), adopted: false }) };
+    }
+    op.failed();
+    if (e instanceof ValidationError) throw new Error(`Project ${want.name}: ${e.message}`, { cause: e });
+    throw e;
+  }
+}

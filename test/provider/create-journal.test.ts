@@ -120,7 +120,7 @@ describe("a create killed with its provider host, then run again", () => {
     ).results.filter((x) => x.name === "Killed board");
     expect(named.map((x) => String(x.id))).toEqual([d.id]);
     expect(d.outs.adopted).toBe(false);
-  });
+  }, 90_000); // two hosts, and 3 s list reads (the first create's id watermark, the second's recovery)
 
   it("Dashboard: a create that returned but whose engine died before recording it is adopted by the next one", async () => {
     const provider = await serializeProvider("Dashboard");

@@ -62,8 +62,12 @@ describe("a failed list read is not an empty list (real Pulumi CLI)", () => {
       await fx.emu().control("DELETE", "/requests");
       const refresh = await s.run("refresh", program);
       await fx.emu().control("DELETE", "/faults");
-      const failedLists = (await fx.emu().requests()).filter((r) => r.status === 404);
-      expect(failedLists.length, `${list}: the fault was hit`).toBeGreaterThan(0);
+      const seen = await fx.emu().requests();
+      const failedLists = seen.filter((r) => r.status === 404);
+      expect(
+        failedLists.length,
+        `${list}: the fault was hit: ${seen.map((r) => `${r.method} ${r.path} ${r.status}`).join(", ")}\n${why(refresh)}`,
+      ).toBeGreaterThan(0);
       if (!refresh.ok) {
         // The refresh fails naming the request that failed, and what to check.
         expect(errorsOf(refresh).join("\n"), why(refresh)).toMatch(/GET \/api\/\S+\/ .*404/);
