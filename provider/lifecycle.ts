@@ -24,12 +24,21 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { announceAdoption } from "./adoption";
 import { type Claimant, claim, conflictMessage, type Identity, nameOf, rememberName } from "./claims";
-import { type ConfigGetter, createClient, isObjectGone, type PostHogClient } from "./client";
+import {
+  type ConfigGetter,
+  createClient,
+  isObjectGone,
+  MissingApiKeyError,
+  type PostHogClient,
+} from "./client";
+import { checkSettingsForm } from "./client/settings";
 import { underWayWhile, watchEngine } from "./engine-watch";
 import { integerIdInput, shown } from "./inputs";
 import { oversizedBodies } from "./limits";
 import { managedByState, noteStack } from "./lost-create";
+import { refusedText, wellFormed, withProgramText } from "./text";
 
 /** Pulumi's marker for a value not known during preview (an output of a resource not yet created). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -94,26 +103,71 @@ export const LIST_PAGE_SIZE = 500;
  * the outcome is shared by key, host, organization and project). A wrong key, host, organization or project
  * therefore fails the run's first operation, before any write, and every later one with the same error.
  * @throws MissingApiKeyError when neither source has a key (nothing is kept: the next operation tries again).
+ * @throws InvalidInputError when the host, organization id or project id is malformed (`checkSettingsForm`),
+ *   before any request.
  * @throws the access check's errors (UnauthenticatedError, NotFoundError, ForbiddenError, ConnectionError…),
  *   naming the setting to check and where it came from.
  */
 export async function operationClient(read?: { type: string; id: string }): Promise<PostHogClient> {
-  // One pair of clients per configure(), from the same settings: building one costs ~45 µs, and re-reading the
-  // seven settings from config and environment before every operation ~6 µs more (bench/run.ts, section a).
+  let client = clients();
+  const key = read && `${read.type}/${read.id}`;
+  if (key === undefined) wrote = true;
+  else if (!wrote && !readBefore.has(key)) client = refreshing ?? client;
+  if (key !== undefined) readBefore.add(key);
+  await client.checkAccess({ once: true });
+  return client;
+}
+
+/**
+ * The client of operations that write ({@link operationClient} without `read`), after building the pair of
+ * clients from the settings if this `configure()` has not yet: one pair per `configure()`, from the same
+ * settings (building one costs ~45 µs, and re-reading the seven settings from config and environment before
+ * every operation ~6 µs more: bench/run.ts, section a). No request.
+ * @throws MissingApiKeyError, InvalidInputError (a malformed host, organization id or project id, naming the
+ *   setting and where it came from: `checkSettingsForm`); nothing is kept, the next call resolves them again.
+ */
+function clients(): PostHogClient {
   if (!current || !refreshing) {
     const retry = { maxTotalWaitMs: PACING_MAX_WAIT_MS };
     const pageSize = LIST_PAGE_SIZE;
-    current = createClient({ coalescing: { findCacheMs: 0 }, retry, pageSize }, stackConfig);
+    const made = createClient({ coalescing: { findCacheMs: 0 }, retry, pageSize }, stackConfig);
+    checkSettingsForm(made.settings);
+    current = made;
     refreshing = createClient(
       { coalescing: { findCacheMs: REFRESH_SNAPSHOT_MS }, retry, pageSize },
       stackConfig,
     );
   }
-  let client = current;
-  const key = read && `${read.type}/${read.id}`;
-  if (key === undefined) wrote = true;
-  else if (!wrote && !readBefore.has(key)) client = refreshing;
-  if (key !== undefined) readBefore.add(key);
+  return current;
+}
+
+/**
+ * Whether this provider host serves a preview: set by the first `check` whose `__resource` (passed by the SDK
+ * classes, read in the program from `pulumi.runtime.isDryRun()`) says so. The engine starts one provider host per
+ * operation (`pulumi up` runs its preview and its update in two), and checks every resource before its diff, so
+ * `diff` knows it too.
+ */
+let previewing = false;
+
+/**
+ * What `check` and `diff` prove of the settings before the engine plans anything: their form always (no request:
+ * a malformed host, organization id or project id fails as `up` would fail, naming the setting and where it came
+ * from); and, in a preview whose plan changes something (`changing`: a create, an update or a replacement), that
+ * they reach PostHog: the access check of {@link operationClient} (`checkAccess({once: true})`, one GET per
+ * provider host, none for a preview with nothing to change), which fails with the very error `up` would meet.
+ * A missing key only fails a preview that changes something (a preview with nothing to change needs no PostHog).
+ * Never writes.
+ * @throws InvalidInputError, MissingApiKeyError (when `changing`), the access check's errors (when `changing`)
+ */
+async function checkSettings(changing: boolean): Promise<PostHogClient | undefined> {
+  let client: PostHogClient;
+  try {
+    client = clients();
+  } catch (e) {
+    if (e instanceof MissingApiKeyError && !(changing && previewing)) return undefined;
+    throw e;
+  }
+  if (!(changing && previewing)) return undefined;
   await client.checkAccess({ once: true });
   return client;
 }
@@ -378,6 +432,18 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
     if (conflict) throw new Error(conflictMessage(claimant, conflict));
   };
 
+  /**
+   * For the checked, valid inputs of a resource new to the stack (a create) in a preview: proves the settings
+   * reach PostHog (`checkSettings`, one GET per run) and says which existing object the create will adopt, if it
+   * adopts one (provider/adoption.ts: one read per object). Nothing for a resource of the state (its `diff`
+   * decides), outside a preview, or for a resource without adoption.
+   */
+  const planned = async (inputs: Record<string, unknown>, established: boolean): Promise<void> => {
+    if (established) return;
+    const api = await checkSettings(true);
+    if (api) await announceAdoption(def.name, nameOf(def.name, inputs), api, inputs);
+  };
+
   const provider: Provider = {
     async configure(req) {
       watchEngine();
@@ -393,7 +459,15 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       // The resource's Pulumi name and stack (`<project>/<stack>`), passed by the SDK classes as `__resource`
       // ({name, stack}; `__resourceName` and `__stack` in earlier versions): the name is used for claims, both key
       // the create journal (lost-create.ts); never part of the inputs.
-      const passed = (raw.__resource ?? {}) as { name?: unknown; stack?: unknown };
+      // In a preview the SDK adds `preview: true`, and `refused`: the text PostHog refuses that only the program
+      // could see (provider/text.ts).
+      const passed = (raw.__resource ?? {}) as {
+        name?: unknown;
+        stack?: unknown;
+        preview?: unknown;
+        refused?: unknown;
+      };
+      if (passed.preview === true) previewing = true;
       const rawName = passed.name ?? raw.__resourceName;
       const rawStack = passed.stack ?? raw.__stack;
       const name = typeof rawName === "string" ? rawName : undefined;
@@ -401,6 +475,9 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       delete raw.__resource;
       delete raw.__resourceName;
       delete raw.__stack;
+      // The settings' form, with no request: a malformed host, organization id or project id fails here as the
+      // first create, update or delete would fail (and a preview with it).
+      await checkSettings(false);
       // Values unknown during preview cannot be validated: validate the rest, keep the unknowns as they are.
       const unknownKeys = Object.keys(raw).filter((k) => containsUnknown(raw[k]));
       const known = Object.fromEntries(Object.entries(raw).filter(([k]) => !unknownKeys.includes(k)));
@@ -409,14 +486,18 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
         const inputs = plain({ ...r.data, ...Object.fromEntries(unknownKeys.map((k) => [k, raw[k]])) });
         const failures = [
           ...oversizedBodies(inputs, def.requestBodies?.(r.data) ?? [keys]),
+          ...withProgramText(refusedText(inputs), passed.refused),
           ...claimFailures(name, inputs, established),
         ];
-        return failures.length > 0 ? { inputs, failures } : { inputs };
+        if (failures.length > 0) return { inputs: wellFormed(inputs) as typeof inputs, failures };
+        await planned(inputs, established);
+        return { inputs };
       }
-      const failures = failuresOf(r.error, keys).filter(
-        (f) => !unknownKeys.includes(f.property.split(".")[0] ?? ""),
+      const failures = withProgramText(
+        failuresOf(r.error, keys).filter((f) => !unknownKeys.includes(f.property.split(".")[0] ?? "")),
+        passed.refused,
       );
-      if (failures.length > 0) return { inputs: raw, failures };
+      if (failures.length > 0) return { inputs: wellFormed(raw) as typeof raw, failures };
       // Only the unknown values stand in the way: apply each known property's defaults and transforms.
       const shape = shapeOf(def.inputs);
       const partial: Record<string, unknown> = { ...raw };
@@ -426,8 +507,14 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
         if (one.success && one.data !== undefined) partial[k] = one.data;
       }
       const inputs = plain(partial);
-      const more = [...oversizedBodies(inputs, [keys]), ...claimFailures(name, inputs, established)];
-      return more.length > 0 ? { inputs, failures: more } : { inputs };
+      const more = [
+        ...oversizedBodies(inputs, [keys]),
+        ...withProgramText(refusedText(inputs), passed.refused),
+        ...claimFailures(name, inputs, established),
+      ];
+      if (more.length > 0) return { inputs: wellFormed(inputs) as typeof inputs, failures: more };
+      await planned(inputs, established);
+      return { inputs };
     },
 
     async diff(id, olds, news) {
@@ -440,6 +527,8 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       let changed = keys.filter((k) => n[k] !== undefined && !sameValue(o[k], n[k]));
       if (def.changes) changed = def.changes(o, n as z.output<S>, changed);
       const replaces = def.update ? changed.filter((k) => replaceOn.has(k)) : changed;
+      // A preview that updates or replaces proves the settings reach PostHog (one GET per run), as `up` would.
+      if (changed.length > 0) await checkSettings(true);
       // An existing resource that keeps its object claims it (from the outputs, which may name it more fully
       // than the inputs: a Member declared by e-mail holds the person's user UUID too).
       if (replaces.length === 0) claimOrThrow(n, identities(o), true);

@@ -34,6 +34,6 @@ export class BatchExportPause extends pulumi.dynamic.Resource {
    */
   constructor(name: string, args: BatchExportPauseArgs, opts?: pulumi.CustomResourceOptions) {
     const outs = outputKeys(["pausedBefore", "name", "lastPausedAt"]);
-    super(provider, name, { ...outs, ...args, ...named(name) }, opts, MODULE, "BatchExportPause");
+    super(provider, name, { ...outs, ...args, ...named(name, args) }, opts, MODULE, "BatchExportPause");
   }
 }

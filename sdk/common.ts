@@ -1,5 +1,6 @@
 /** Helpers shared by the SDK resource classes. */
 import * as pulumi from "@pulumi/pulumi";
+import { refusedText, type TextFailure, wellFormed } from "../provider/text";
 
 /**
  * Each input of `T` (a `z.input` of a provider's inputs schema) as a `pulumi.Input`. The SDK's Args types are
@@ -31,7 +32,101 @@ export function outputKeys(keys: readonly string[]): Record<string, undefined> {
  * (provider/claims.ts), and with the stack it keys the create journal (provider/create-journal.ts), so one stack
  * never adopts what a create of another stack made. One property, not two: Pulumi's runtime spends ~0.6 ms of
  * the program's CPU per declared property of every resource (four promises, each with a stack trace).
+ *
+ * Also, for the provider's `check`: `preview: true` in a preview (`pulumi.runtime.isDryRun()`), so a preview that
+ * changes something proves the settings reach PostHog and says what it will adopt (provider/lifecycle.ts,
+ * provider/adoption.ts); and `refused`, the text PostHog refuses found in the inputs (`args`) known now
+ * (provider/text.ts: NUL characters, lone UTF-16 surrogates, nesting too deep), which `check` reports as check
+ * failures naming the property. The program is the one place a lone high surrogate followed by another character
+ * is still visible: Pulumi's gRPC encoding drops it on the way to the provider, which would then store the text
+ * without it. Inputs that are outputs of other resources are checked by `check` alone. Warns once when
+ * `posthog:apiKey` is plain stack config ({@link warnPlainApiKey}). No request.
  */
-export function named(name: string): { __resource: { name: string; stack: string } } {
-  return { __resource: { name, stack: `${pulumi.getProject()}/${pulumi.getStack()}` } };
+export function named(
+  name: string,
+  args?: object,
+): { __resource: { name: string; stack: string; preview?: true; refused?: TextFailure[] } } & Record<
+  string,
+  unknown
+> {
+  warnPlainApiKey();
+  const resource: { name: string; stack: string; preview?: true; refused?: TextFailure[] } = {
+    name,
+    stack: `${pulumi.getProject()}/${pulumi.getStack()}`,
+  };
+  if (pulumi.runtime.isDryRun()) resource.preview = true;
+  const refused = args === undefined ? [] : refusedText(knownNow(args) as Record<string, unknown>);
+  if (refused.length === 0) return { __resource: resource };
+  resource.refused = refused;
+  // A lone surrogate would fail the registration itself (the engine refuses a string that is not UTF-8, naming no
+  // property) or be dropped on the way: the properties holding one go with U+FFFD instead, and check fails on
+  // `refused`, so nothing of them is ever sent to PostHog.
+  const replaced: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(args ?? {}))
+    if (hasLoneSurrogate(knownNow(v))) replaced[k] = wellFormed(v, (o) => knownNow(o) === undefined);
+  return { ...replaced, __resource: resource };
+}
+
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Whether a known value holds a lone UTF-16 surrogate in a string or a key. */
+function hasLoneSurrogate(v: unknown): boolean {
+  if (typeof v === "string") return LONE_SURROGATE.test(v);
+  if (v === null || typeof v !== "object") return false;
+  return Object.entries(v).some(([k, x]) => LONE_SURROGATE.test(k) || hasLoneSurrogate(x));
+}
+
+/**
+ * The value as far as the program knows it now: strings, numbers, lists and objects as they are; an `Output`, a
+ * promise or a resource (known later, or not text) as undefined.
+ */
+function knownNow(v: unknown): unknown {
+  if (v === null || typeof v !== "object") return v;
+  if (
+    pulumi.Output.isInstance(v) ||
+    pulumi.Resource.isInstance(v) ||
+    typeof (v as { then?: unknown }).then === "function"
+  )
+    return undefined;
+  if (Array.isArray(v)) return v.map(knownNow);
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, knownNow(x)]));
+}
+
+/** Whether {@link warnPlainApiKey} has looked at this program's config (it warns once per program run). */
+let keyLooked = false;
+
+/**
+ * Whether the stack config `key` is a secret (`pulumi config set --secret`): the Node runtime's own test
+ * (`isConfigSecret`, which reads the secret keys the language host hands the program), else the same list read
+ * from `PULUMI_CONFIG_SECRET_KEYS`.
+ */
+function isSecretConfig(key: string): boolean {
+  const own = (pulumi.runtime as unknown as { isConfigSecret?: (k: string) => boolean }).isConfigSecret;
+  if (typeof own === "function") return own(key);
+  try {
+    const keys: unknown = JSON.parse(process.env.PULUMI_CONFIG_SECRET_KEYS ?? "[]");
+    return Array.isArray(keys) && keys.includes(key);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Warns once per program run, as a warning of the preview or update (`pulumi.log.warn`), when the stack config
+ * `posthog:apiKey` is set in plain text (`pulumi config set posthog:apiKey …` without `--secret`): the key is
+ * then readable by anyone who can read the stack's settings file. The warning names the fix. The provider never
+ * writes the key to the state either way (it reads it in the provider host, at `configure`); the key's value is
+ * never part of the message. No request.
+ */
+export function warnPlainApiKey(): void {
+  if (keyLooked) return;
+  keyLooked = true;
+  const key = "posthog:apiKey";
+  if (pulumi.runtime.getConfig(key) === undefined || isSecretConfig(key)) return;
+  void pulumi.log.warn(
+    `${key} is set in plain text in the stack settings (Pulumi.${pulumi.getStack()}.yaml), readable by anyone ` +
+      `who can read that file: make it a secret with \`pulumi config set --secret ${key} <your key>\` (it is ` +
+      "then stored encrypted), and revoke the key in PostHog if the file was shared. The provider keeps the key " +
+      "out of the state either way.",
+  );
 }

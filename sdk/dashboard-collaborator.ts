@@ -38,6 +38,6 @@ export class DashboardCollaborator extends pulumi.dynamic.Resource {
    */
   constructor(name: string, args: DashboardCollaboratorArgs, opts?: pulumi.CustomResourceOptions) {
     const outs = outputKeys(["projectId", "email", "addedAt"]);
-    super(provider, name, { ...outs, ...args, ...named(name) }, opts, MODULE, "DashboardCollaborator");
+    super(provider, name, { ...outs, ...args, ...named(name, args) }, opts, MODULE, "DashboardCollaborator");
   }
 }

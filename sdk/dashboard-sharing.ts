@@ -37,7 +37,7 @@ export class DashboardSharing extends pulumi.dynamic.Resource {
     super(
       provider,
       name,
-      { ...outs, ...args, ...named(name) },
+      { ...outs, ...args, ...named(name, args) },
       withSecretOutputs(opts, ["accessToken"]),
       MODULE,
       "DashboardSharing",

@@ -56,7 +56,7 @@ export class Dashboard extends pulumi.dynamic.Resource {
       "isShared",
       "createdAt",
     ]);
-    super(provider, name, { ...outs, ...args, ...named(name) }, opts, MODULE, "Dashboard");
+    super(provider, name, { ...outs, ...args, ...named(name, args) }, opts, MODULE, "Dashboard");
     // A declared restriction PostHog does not enforce (the organization lacks the feature) is worth a warning:
     // the program says "only collaborators", the dashboard lets everyone edit. Runs once the outputs are known.
     pulumi.all([this.restrictionLevel, this.effectiveRestrictionLevel]).apply(([declared, effective]) => {

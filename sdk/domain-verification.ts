@@ -35,6 +35,6 @@ export class DomainVerification extends pulumi.dynamic.Resource {
    */
   constructor(name: string, args: DomainVerificationArgs, opts?: pulumi.CustomResourceOptions) {
     const outs = outputKeys(["domain", "isVerified", "verifiedAt"]);
-    super(provider, name, { ...outs, ...args, ...named(name) }, opts, MODULE, "DomainVerification");
+    super(provider, name, { ...outs, ...args, ...named(name, args) }, opts, MODULE, "DomainVerification");
   }
 }

@@ -65,6 +65,6 @@ export class Domain extends pulumi.dynamic.Resource {
       "pendingSettings",
       "samlOnDomain",
     ]);
-    super(provider, name, { ...outs, ...args, ...named(name) }, opts, MODULE, "Domain");
+    super(provider, name, { ...outs, ...args, ...named(name, args) }, opts, MODULE, "Domain");
   }
 }

@@ -49,6 +49,6 @@ export class Invite extends pulumi.dynamic.Resource {
    */
   constructor(name: string, args: InviteArgs, opts?: pulumi.CustomResourceOptions) {
     const outs = outputKeys(["isExpired", "accepted", "emailingAttemptMade", "createdAt"]);
-    super(provider, name, { ...outs, ...args, ...named(name) }, opts, MODULE, "Invite");
+    super(provider, name, { ...outs, ...args, ...named(name, args) }, opts, MODULE, "Invite");
   }
 }

@@ -59,6 +59,6 @@ export class Member extends pulumi.dynamic.Resource {
       "is2faEnabled",
       "levelBefore",
     ]);
-    super(provider, name, { ...outs, ...args, ...named(name) }, opts, MODULE, "Member");
+    super(provider, name, { ...outs, ...args, ...named(name, args) }, opts, MODULE, "Member");
   }
 }

@@ -78,7 +78,7 @@ export class Project extends pulumi.dynamic.Resource {
     super(
       provider,
       name,
-      { ...outs, ...args, ...named(name) },
+      { ...outs, ...args, ...named(name, args) },
       withSecretOutputs(opts, ["apiToken", "liveEventsToken"]),
       MODULE,
       "Project",

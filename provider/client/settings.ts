@@ -359,3 +359,42 @@ function rateLimitOf(raw: string | undefined): { perMinute: number; perHour: num
 export function isSettings(v: unknown): v is Settings {
   return typeof v === "object" && v !== null && (v as { kind?: unknown }).kind === "posthog-settings";
 }
+
+/** PostHog's organization ids: UUIDs as PostHog shows them (8-4-4-4-12 hexadecimal digits). */
+const ORGANIZATION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** How a refused setting's value reads in a message: quoted, cut at 40 characters, never a key-like value. */
+function shownSetting(raw: string): string {
+  if (/^ph[a-z]_/i.test(raw)) return "a value that looks like an API key";
+  return JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}…` : raw);
+}
+
+/**
+ * The form check of the settings that name what the provider manages, the one the provider runs in `check` (so a
+ * preview refuses them, with no request) and before its first request: the organization id must be a UUID (or
+ * `@current`, the key owner's current organization), the project id a positive integer (or `@current`). PostHog
+ * answers any other value with a 404 that names no setting. The host's form is checked by
+ * {@link resolveSettings} already. No HTTP request.
+ * @throws InvalidInputError naming the setting (`posthog:organizationId`, `posthog:projectId`) and where its value
+ *   came from ({@link settingOrigin}); a value that looks like an API key is not shown.
+ */
+export function checkSettingsForm(settings: Settings): void {
+  const org = settings.organizationId;
+  if (org !== undefined && org !== "@current" && !ORGANIZATION_ID.test(org)) {
+    throw new InvalidInputError(
+      "posthog:organizationId",
+      `Invalid organization id ${shownSetting(org)}, set by ${settingOrigin(settings, "organizationId")}: ` +
+        `expected the organization's id, a UUID such as 0190a3c4-5e6f-7a8b-9c0d-1e2f3a4b5c6d (PostHog: ` +
+        `Settings → Organization → General), or "@current" for the API key owner's current organization`,
+    );
+  }
+  const project = settings.projectId;
+  if (project !== undefined && project !== "@current" && !/^[1-9][0-9]{0,15}$/.test(project)) {
+    throw new InvalidInputError(
+      "posthog:projectId",
+      `Invalid project id ${shownSetting(project)}, set by ${settingOrigin(settings, "projectId")}: ` +
+        `expected the project's id, a positive integer such as 12345 (PostHog: Settings → Project → General), ` +
+        `or "@current" for the API key owner's current project`,
+    );
+  }
+}

@@ -1,0 +1,237 @@
+import { describe, expect, it } from "vitest";
+import { errorsOf, type RunOptions, type RunResult, runStack, writeStackSettings } from "../../tools/pulumi";
+import { type Declared, fixtureDir, useFixtureProgram } from "./fixture-program";
+
+// Issue 28, item 2: a pull request's `pulumi preview` is the promise that `pulumi up` on merge works. A program
+// using the SDK (test/stack/fixtures/posthog) runs through the real Pulumi CLI against the emulator. Before the
+// fix each preview below exited 0 and only `up` failed (or stored what PostHog refuses). Every preview here
+// writes nothing (the emulator's request log).
+const fx = useFixtureProgram({ prefix: "preview-promise" });
+let counter = 0;
+
+/** A stack of the fixture program whose settings file also holds `config` (stack config, e.g. posthog:host). */
+function newStack() {
+  counter += 1;
+  const s = fx.stack(`p${counter}`);
+  return {
+    ...s,
+    run(
+      operation: RunOptions["operation"],
+      resources: Declared,
+      opts: { config?: Record<string, string>; env?: Record<string, string | undefined> } = {},
+    ): Promise<RunResult> {
+      const config = { "fx:resources": JSON.stringify(resources), ...opts.config };
+      writeStackSettings(
+        s.configFile,
+        `config:\n${Object.entries(config)
+          .map(([k, v]) => `  ${k}: ${JSON.stringify(v)}\n`)
+          .join("")}`,
+      );
+      return runStack({
+        operation,
+        projectDir: fixtureDir,
+        stack: s.name,
+        stateDir: s.stateDir,
+        configFile: s.configFile,
+        env: { ...s.env(), ...opts.env } as Record<string, string>,
+      });
+    },
+  };
+}
+
+/** The API requests the emulator received since the last call (method and path), then clears its log. */
+async function requestsSince(): Promise<string[]> {
+  const log = await fx.emu().requests();
+  await fx.emu().control("DELETE", "/requests");
+  return log.map((r) => `${r.method} ${r.path}`);
+}
+
+/** The run's diagnostics and printed output, for an assertion's message. */
+const why = (r: RunResult) => `${JSON.stringify(r.diagnostics, null, 1)}\n${r.output}`;
+
+/** The distinct error messages of a run, each with the resource's name prefix taken off. */
+const errorTexts = (r: RunResult) => [...new Set(errorsOf(r).map((e) => e.replace(/^[^:]*: /, "")))];
+
+describe("preview refuses malformed settings as up does, naming the setting and where it came from (no request)", () => {
+  const program: Declared = [["Dashboard", "board", { name: "Board" }]];
+  const cases: [string, { config?: Record<string, string>; env?: Record<string, string> }, RegExp][] = [
+    [
+      "POSTHOG_HOST that is not an http(s) URL",
+      { env: { POSTHOG_HOST: "posthog.example.com" } },
+      /Invalid POSTHOG_HOST: expected an http\(s\) URL/,
+    ],
+    [
+      "posthog:host with another scheme",
+      { config: { "posthog:host": "ftp://posthog.example.com" } },
+      /Invalid posthog:host: the scheme must be http or https/,
+    ],
+    [
+      "posthog:organizationId that is not a UUID",
+      { config: { "posthog:organizationId": "acme" } },
+      /Invalid organization id "acme", set by the stack config posthog:organizationId: expected the organization's id, a UUID/,
+    ],
+    [
+      "POSTHOG_PROJECT_ID that is not a positive integer",
+      { env: { POSTHOG_PROJECT_ID: "web" } },
+      /Invalid project id "web", set by the environment variable POSTHOG_PROJECT_ID: expected the project's id, a positive integer/,
+    ],
+  ];
+  for (const [what, settings, message] of cases) {
+    it(what, async () => {
+      const s = newStack();
+      await requestsSince();
+      const preview = await s.run("preview", program, settings);
+      expect(preview.ok, why(preview)).toBe(false);
+      expect(errorsOf(preview).join("\n"), why(preview)).toMatch(message);
+      expect(await requestsSince()).toEqual([]);
+      // `up` refuses with the same message, before any request.
+      const up = await s.run("up", program, settings);
+      expect(up.ok, why(up)).toBe(false);
+      expect(errorsOf(up).join("\n"), why(up)).toMatch(message);
+      expect(await requestsSince()).toEqual([]);
+    }, 300_000);
+  }
+});
+
+describe("a preview that changes something proves the settings reach PostHog: up's message, one read, no write", () => {
+  it("a wrong key, organization or project: nothing to change passes with no request; a change fails as up does", async () => {
+    const s = newStack();
+    const one: Declared = [["Dashboard", "a", { name: "A" }]];
+    const first = await s.run("up", one);
+    expect(first.ok, why(first)).toBe(true);
+    const changed: Declared = [
+      ["Dashboard", "a", { name: "A renamed" }],
+      ["Dashboard", "b", { name: "B" }],
+      ["Dashboard", "c", { name: "C" }],
+    ];
+    const organization = "0b5e7a9c-0000-4000-8000-00000000dead";
+    const cases: [string, Record<string, string>, RegExp][] = [
+      [
+        "a wrong key",
+        { POSTHOG_API_KEY: "phx_this_key_is_not_known_to_posthog_0000000000000" },
+        /POSTHOG_API_KEY/,
+      ],
+      [
+        "an organization of no one",
+        { POSTHOG_ORGANIZATION_ID: organization },
+        new RegExp(
+          `organization ${organization} \\(set by the environment variable POSTHOG_ORGANIZATION_ID\\) was not found`,
+        ),
+      ],
+      [
+        "a project of no one",
+        { POSTHOG_PROJECT_ID: "99999" },
+        /project 99999 \(set by the environment variable POSTHOG_PROJECT_ID\) is not a project of/,
+      ],
+    ];
+    for (const [what, env, message] of cases) {
+      await requestsSince();
+      // Nothing to change: the preview needs no PostHog at all.
+      const same = await s.run("preview", one, { env });
+      expect(same.ok, `${what}: ${why(same)}`).toBe(true);
+      expect(same.counts).toMatchObject({ same: 1, create: 0, update: 0 });
+      expect(await requestsSince(), what).toEqual([]);
+
+      // An update and two creates: the preview fails with up's message, after one GET (the access check).
+      const preview = await s.run("preview", changed, { env });
+      expect(preview.ok, `${what}: ${why(preview)}`).toBe(false);
+      const seen = await requestsSince();
+      expect(
+        seen.filter((r) => !r.startsWith("GET ")),
+        what,
+      ).toEqual([]);
+      expect(seen, what).toHaveLength(1);
+      expect(errorTexts(preview).join("\n"), `${what}: ${why(preview)}`).toMatch(message);
+
+      const up = await s.run("up", changed, { env });
+      expect(up.ok, `${what}: ${why(up)}`).toBe(false);
+      expect(errorTexts(up), what).toEqual(errorTexts(preview));
+      expect(
+        (await requestsSince()).filter((r) => !r.startsWith("GET ")),
+        what,
+      ).toEqual([]);
+      for (const text of [preview.output, up.output, JSON.stringify(preview.diagnostics)]) {
+        if (env.POSTHOG_API_KEY) expect(text.includes(env.POSTHOG_API_KEY), what).toBe(false);
+      }
+    }
+    // With the right settings the same change applies.
+    const up = await s.run("up", changed);
+    expect(up.ok, why(up)).toBe(true);
+    expect(up.counts).toMatchObject({ create: 2, update: 1 });
+    expect((await s.run("destroy", changed)).ok).toBe(true);
+  }, 600_000);
+});
+
+/** Template JSON of one text tile whose body is `body`, with dashboard filters nested `depth` levels. */
+function template(body: string, depth = 1): string {
+  let filters: Record<string, unknown> = {};
+  for (let i = 1; i < depth; i++) filters = { f: filters };
+  return JSON.stringify({
+    template_name: "T",
+    dashboard_description: "",
+    dashboard_filters: filters,
+    tiles: [{ type: "TEXT", body }],
+  });
+}
+
+describe("preview refuses the text PostHog refuses, naming the property (no request)", () => {
+  const cases: [string, Record<string, unknown>, string, RegExp][] = [
+    ["a NUL in a name", { name: "Bo\u0000ard" }, "name", /NUL character \(U\+0000\) at position 2/],
+    [
+      "a lone surrogate in a tag",
+      { name: "Board", tags: ["ok", "bad\ud800"] },
+      "tags.1",
+      /lone surrogate U\+D800 at position 3/,
+    ],
+    [
+      // Before: the gRPC encoding dropped it on the way, and up stored "up  down".
+      "a lone high surrogate inside a description",
+      { name: "Board", description: "up \ud83d down" },
+      "description",
+      /lone surrogate U\+D83D at position 3/,
+    ],
+    [
+      "a NUL inside template JSON",
+      { name: "Board", templateJson: template("a\u0000b") },
+      "templateJson.tiles.0.body",
+      /NUL character/,
+    ],
+    [
+      "a lone surrogate inside template JSON",
+      { name: "Board", templateJson: template("x\udfffy") },
+      "templateJson.tiles.0.body",
+      /lone surrogate U\+DFFF/,
+    ],
+    [
+      "template JSON nested deeper than PostHog accepts",
+      { name: "Board", templateJson: template("ok", 520) },
+      "templateJson",
+      /nested deeper than PostHog accepts: templateJson\.dashboard_filters(\.f)+ is at level 512/,
+    ],
+  ];
+  for (const [what, args, property, reason] of cases) {
+    it(what, async () => {
+      const s = newStack();
+      await requestsSince();
+      const preview = await s.run("preview", [["Dashboard", "board", args]]);
+      expect(preview.ok, why(preview)).toBe(false);
+      const errors = errorsOf(preview).join("\n");
+      expect(errors, why(preview)).toContain(property);
+      expect(errors, why(preview)).toMatch(reason);
+      expect(await requestsSince()).toEqual([]);
+    }, 300_000);
+  }
+
+  it("template JSON at the deepest nesting PostHog accepts passes", async () => {
+    const s = newStack();
+    // dashboard_filters at level 2 of templateJson: 510 levels of filters reach level 511.
+    const program: Declared = [["Dashboard", "board", { name: "Deep", templateJson: template("ok", 510) }]];
+    const preview = await s.run("preview", program);
+    expect(preview.ok, why(preview)).toBe(true);
+    expect(preview.counts.create).toBe(1);
+    // and the API takes it: the body {"template": …} nests 512 levels, the emulator's limit.
+    const up = await s.run("up", program);
+    expect(up.ok, why(up)).toBe(true);
+    expect((await s.run("destroy", program)).ok).toBe(true);
+  }, 300_000);
+});
