@@ -114,9 +114,12 @@ function isSecretConfig(key: string): boolean {
 /**
  * Warns once per program run, as a warning of the preview or update (`pulumi.log.warn`), when the stack config
  * `posthog:apiKey` is set in plain text (`pulumi config set posthog:apiKey …` without `--secret`): the key is
- * then readable by anyone who can read the stack's settings file. The warning names the fix. The provider never
- * writes the key to the state either way (it reads it in the provider host, at `configure`); the key's value is
- * never part of the message. No request.
+ * then readable by anyone who can read the stack's settings file, and the engine records the whole stack config as
+ * the inputs of the default provider (`pulumi:providers:pulumi-nodejs`) in the state and in its events, in clear
+ * (secret values encrypted). The warning names the fix (`pulumi config set --secret`; the next `up` rewrites that
+ * record encrypted). The provider itself never writes the key anywhere: it reads it in the provider host, at
+ * `configure`, which gets the same string for a plain or a secret value (the host unwraps secrets). The key's
+ * value is never part of the message. No request.
  */
 export function warnPlainApiKey(): void {
   if (keyLooked) return;
@@ -124,9 +127,10 @@ export function warnPlainApiKey(): void {
   const key = "posthog:apiKey";
   if (pulumi.runtime.getConfig(key) === undefined || isSecretConfig(key)) return;
   void pulumi.log.warn(
-    `${key} is set in plain text in the stack settings (Pulumi.${pulumi.getStack()}.yaml), readable by anyone ` +
-      `who can read that file: make it a secret with \`pulumi config set --secret ${key} <your key>\` (it is ` +
-      "then stored encrypted), and revoke the key in PostHog if the file was shared. The provider keeps the key " +
-      "out of the state either way.",
+    `${key} is set in plain text in the stack settings (Pulumi.${pulumi.getStack()}.yaml): anyone who can read ` +
+      "that file can use the key, and the engine also records the stack config in the stack's state (as the " +
+      "inputs of its default provider), in clear. Make it a secret: " +
+      `\`pulumi config set --secret ${key} <your key>\`; the next \`pulumi up\` then stores it encrypted. ` +
+      "Revoke the key in PostHog if the file or the state was shared.",
   );
 }
