@@ -50,6 +50,12 @@ let stackConfig: ConfigGetter | undefined;
 let current: PostHogClient | undefined;
 /** The client of {@link operationClient} for a refresh's reads (`findCacheMs`: {@link REFRESH_SNAPSHOT_MS}). */
 let refreshing: PostHogClient | undefined;
+/**
+ * Every client built as {@link refreshing}: `read` asks this set, not `api === refreshing`, because the host calls
+ * `configure()` once per resource type it loads (each type's provider is its own serialized shim), which drops the
+ * pair of clients while reads that already got theirs are under way.
+ */
+const refreshClients = new WeakSet<PostHogClient>();
 /** Whether this process has started a create, update or delete (of any resource type). */
 let wrote = false;
 /** `<type>/<id>` of every object read so far in this process. */
@@ -137,6 +143,7 @@ function clients(): PostHogClient {
       { coalescing: { findCacheMs: REFRESH_SNAPSHOT_MS }, retry, pageSize },
       stackConfig,
     );
+    refreshClients.add(refreshing);
   }
   return current;
 }
@@ -261,6 +268,13 @@ export interface ResourceDefinition<S extends z.ZodType<Record<string, unknown>>
    * reads the object from its list page (⌈N/500⌉ requests for N objects) instead of one GET each.
    */
   read(api: PostHogClient, id: string, props: O, how: ReadMode): Promise<O | undefined>;
+  /**
+   * Drift that no input property carries, as properties `read` adds to the live inputs so the plan names it (the
+   * engine shows a dynamic resource's plan as the stored inputs against the program's): e.g. `{deleted: true}`
+   * for a dashboard soft-deleted outside Pulumi, shown as `[diff: -deleted]`. Not inputs: `check` never sees them
+   * from the program, and the next create or update stores the program's inputs instead.
+   */
+  driftShown?: (outs: O) => Record<string, unknown> | undefined;
   /** Updates in place; absent means every change replaces. */
   update?(api: PostHogClient, id: string, olds: O, news: z.output<S>): Promise<O>;
   /** Deletes the object; a 404 saying the object itself is missing (`isObjectGone`) counts as done. */
@@ -364,13 +378,26 @@ export function failuresOf(
   return out;
 }
 
+/** The resource name `check` kept in the inputs (`__resource.name`), if any. */
+function resourceNameOf(inputs: Record<string, unknown>): string | undefined {
+  const r = inputs.__resource as { name?: unknown } | undefined;
+  return typeof r?.name === "string" ? r.name : undefined;
+}
+
 /**
  * The inputs of create/update: the engine passes what `check` returned for this run, already validated, with
  * defaults and transforms applied, and a fixed point of the schema (test/provider/check.property.test.ts), so
  * they are not parsed again (that cost ~5 µs per operation, bench/run.ts section a, and could change nothing).
  */
 function checkedInputs<S extends z.ZodType>(news: unknown): z.output<S> {
-  return withoutProvider(news) as z.output<S>;
+  return withoutInternal(news) as z.output<S>;
+}
+
+/** The inputs of a create or update as the resource's code takes them: no `__provider`, no `__resource`. */
+function withoutInternal(v: unknown): Record<string, unknown> {
+  const out = withoutProvider(v);
+  delete out.__resource;
+  return out;
 }
 
 function withoutProvider(v: unknown): Record<string, unknown> {
@@ -444,6 +471,16 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
     if (api) await announceAdoption(def.name, nameOf(def.name, inputs), api, inputs);
   };
 
+  /**
+   * Outputs with `__inputs`: the input properties `check` returned for them (given or defaulted), which `read` then
+   * reports as the live inputs, so that a refresh and the plan after it name only what the program declares. The
+   * engine hides `__` properties from plans and the SDK exposes none.
+   */
+  const withDeclared = (outs: Outputs, inputs: Record<string, unknown>): Outputs => ({
+    ...outs,
+    __inputs: keys.filter((k) => inputs[k] !== undefined),
+  });
+
   const provider: Provider = {
     async configure(req) {
       watchEngine();
@@ -475,6 +512,13 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       delete raw.__resource;
       delete raw.__resourceName;
       delete raw.__stack;
+      // Kept in the checked inputs as `__resource` ({name, stack}; the engine hides `__` properties from plans), so
+      // that create knows which resource it serves even when several have the very same inputs (twelve dashboards
+      // of one name): the create journal is keyed by it. Never sent to PostHog.
+      const named = (inputs: Record<string, unknown>): Record<string, unknown> =>
+        name === undefined
+          ? inputs
+          : { ...inputs, __resource: typeof rawStack === "string" ? { name, stack: rawStack } : { name } };
       // The settings' form, with no request: a malformed host, organization id or project id fails here as the
       // first create, update or delete would fail (and a preview with it).
       await checkSettings(false);
@@ -483,7 +527,9 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       const known = Object.fromEntries(Object.entries(raw).filter(([k]) => !unknownKeys.includes(k)));
       const r = def.inputs.safeParse(known);
       if (r.success) {
-        const inputs = plain({ ...r.data, ...Object.fromEntries(unknownKeys.map((k) => [k, raw[k]])) });
+        const inputs = named(
+          plain({ ...r.data, ...Object.fromEntries(unknownKeys.map((k) => [k, raw[k]])) }),
+        );
         const failures = [
           ...oversizedBodies(inputs, def.requestBodies?.(r.data) ?? [keys]),
           ...withProgramText(refusedText(inputs), passed.refused),
@@ -506,7 +552,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
         const one = prop.safeParse(raw[k]);
         if (one.success && one.data !== undefined) partial[k] = one.data;
       }
-      const inputs = plain(partial);
+      const inputs = named(plain(partial));
       const more = [
         ...oversizedBodies(inputs, [keys]),
         ...withProgramText(refusedText(inputs), passed.refused),
@@ -541,15 +587,16 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
 
     async create(news) {
       const inputs = checkedInputs<S>(news);
+      const checked = withoutProvider(news); // with `__resource`, as check returned it: claims are keyed by it
       // Still this resource's: a resource of the state checked after this one's check may have taken it.
-      claimOrThrow(inputs, identities(inputs));
+      claimOrThrow(checked, identities(inputs));
       const { id, outs } = await def.create(
         await operationClient(),
         inputs,
-        (found) => claimOrThrow(inputs, found),
-        nameOf(def.name, inputs),
+        (found) => claimOrThrow(checked, found),
+        resourceNameOf(checked) ?? nameOf(def.name, checked),
       );
-      return { id, outs: plain(outs) };
+      return { id, outs: withDeclared(plain(outs), inputs) };
     },
 
     async read(id, props) {
@@ -559,7 +606,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       // outside the try: its errors are never "gone"
       const api = await operationClient({ type: def.name, id });
       try {
-        live = await def.read(api, id, old, { fromLists: api === refreshing });
+        live = await def.read(api, id, old, { fromLists: refreshClients.has(api) });
       } catch (e) {
         if (!isNotFound(e)) throw e;
         live = undefined;
@@ -567,7 +614,16 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       if (live === undefined) return { id: "" };
       const outs = plain(live);
       // inputsOf picks from outs, which plain() already made JSON-safe: no second pass needed.
-      return { id, props: outs, inputs: def.liveInputs ? plain(def.liveInputs(outs as O)) : inputsOf(outs) };
+      const all = def.liveInputs ? plain(def.liveInputs(outs as O)) : inputsOf(outs);
+      // The engine shows a plan's properties by comparing the stored inputs with the program's: report only the
+      // properties the program gave (or check defaulted), so a value PostHog filled in (a resolved projectId, an
+      // empty message) never shows as `-projectId`; and name the drift that is no input (`deleted`, `isExpired`).
+      const declared = Array.isArray(old.__inputs) ? (old.__inputs as unknown[]).map(String) : undefined;
+      const inputs = declared
+        ? Object.fromEntries(Object.entries(all).filter(([k]) => declared.includes(k)))
+        : all;
+      const result = declared ? { ...outs, __inputs: declared } : outs;
+      return { id, props: result, inputs: { ...inputs, ...def.driftShown?.(outs as O) } };
     },
 
     async update(id, olds, news) {
@@ -575,7 +631,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       await managedByState(def.name, id);
       const inputs = checkedInputs<S>(news);
       const outs = await def.update(await operationClient(), id, withoutProvider(olds) as O, inputs);
-      return { outs: plain(outs) };
+      return { outs: withDeclared(plain(outs), inputs) };
     },
 
     async delete(id, props) {
