@@ -294,6 +294,8 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
     d.templateJson !== undefined
       ? [["templateJson"], ["name", "description", "pinned", "tags", "restrictionLevel"]]
       : [["name", "description", "pinned", "tags", "restrictionLevel", "useTemplate", "useDashboard"]],
+  // The plan after a refresh names a soft-deleted dashboard's restore: `~ update [diff: -deleted]`.
+  driftShown: (o) => (o.deleted === true ? { deleted: true } : undefined),
   // A soft-deleted dashboard must be restored: that is a change even when every input matches.
   changes(olds, news, changed) {
     // Tags are a set: the server may answer them in another order.

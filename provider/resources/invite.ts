@@ -225,6 +225,8 @@ export const inviteProvider = defineResource<typeof InviteInputsSchema, InviteOu
     }
     return undefined;
   },
+  // The plan after a refresh names an expired invite's re-sending: `+- replace [diff: -isExpired]`.
+  driftShown: (o) => (o.isExpired === true ? { isExpired: true } : undefined),
   // Only deleteAdoptedOnDestroy changes in place (the state alone); every other change replaces.
   replaceOnChanges: [
     "targetEmail",
