@@ -119,6 +119,11 @@ export interface RunOptions {
   targets?: string[];
   /** More flags, as typed after the operation. */
   args?: string[];
+  /**
+   * up/destroy: run the CLI's own preview first, as a user's `pulumi up --yes` does (no `--skip-preview`): a plan
+   * that fails in that preview applies nothing. Default false (`--skip-preview`, one engine pass per run).
+   */
+  withPreview?: boolean;
   /** Sends SIGINT to the CLI, as a first Ctrl-C does: no new step starts, those under way finish. */
   signal?: AbortSignal;
   /** Each engine event, as the CLI logs it (read from the event log while the CLI runs). */
@@ -508,13 +513,15 @@ export function summarize(
 
 /**
  * The command line of one operation as a user types it in CI: `<operation> --stack <stack> --config-file <file>
- * --non-interactive --color never --event-log <log>`, with `--yes --skip-preview` but for preview.
+ * --non-interactive --color never --event-log <log>`, with `--yes --skip-preview` but for preview (`--yes` alone
+ * with `withPreview`: the CLI previews first, as a user's `pulumi up --yes` does).
  */
 export function operationArgs(
   operation: Operation,
   stack: string,
   configFile: string,
   eventLog: string,
+  withPreview = false,
 ): string[] {
   return [
     operation,
@@ -527,7 +534,7 @@ export function operationArgs(
     "never",
     "--event-log",
     eventLog,
-    ...(operation === "preview" ? [] : ["--yes", "--skip-preview"]),
+    ...(operation === "preview" ? [] : withPreview ? ["--yes"] : ["--yes", "--skip-preview"]),
   ];
 }
 
@@ -550,7 +557,7 @@ export async function runStack(opts: RunOptions): Promise<RunResult> {
     stateDir,
     `events-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`,
   );
-  const args = operationArgs(opts.operation, opts.stack, configFile, eventLog);
+  const args = operationArgs(opts.operation, opts.stack, configFile, eventLog, opts.withPreview === true);
   if (opts.refresh) args.push("--refresh");
   if (opts.runProgram) args.push("--run-program");
   if (opts.expectNoChanges) args.push("--expect-no-changes");

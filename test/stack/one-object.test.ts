@@ -36,6 +36,37 @@ const level = async (uuid: string) => {
 };
 
 describe("one object, one resource (a program using the SDK, through the real Pulumi CLI)", () => {
+  it("a program whose preview failed is not half-applied by the up that follows: `pulumi up --yes` (its own preview first) writes nothing", async () => {
+    // Issue 27, point 4. Two Invites whose e-mails differ only in case: the preview fails naming both. A user's
+    // `pulumi up --yes` previews first and stops there: nothing is sent. (With --skip-preview the engine starts
+    // each create as soon as its own check passes, before a later registration's check fails: the first invite may
+    // be sent, as the next test shows; docs/troubleshooting.md says so.)
+    const s = newStack();
+    const program: Declared = [
+      ["Invite", "case-lower", { targetEmail: "case@example.com", sendEmail: false }],
+      ["Invite", "case-upper", { targetEmail: "CASE@example.com", sendEmail: false }],
+    ];
+    await writesSince();
+    const preview = await s.run("preview", program);
+    expect(preview.ok).toBe(false);
+    expect(errorsOf(preview).join("\n"), why(preview)).toMatch(/both manage the invite/);
+    for (let run = 0; run < 2; run++) {
+      const up = await s.run("up", program, { withPreview: true });
+      expect(up.ok, why(up)).toBe(false);
+      expect(errorsOf(up).join("\n"), why(up)).toMatch(/both manage the invite/);
+      expect(await writesSince(), `up ${run + 1}`).toEqual([]);
+    }
+    const state = await exportStack({
+      projectDir: fixtureDir,
+      stack: s.name,
+      stateDir: s.stateDir,
+      env: s.env(),
+    });
+    expect(
+      (state.deployment.resources ?? []).filter((r) => String(r.type).endsWith("posthog:Invite")),
+    ).toEqual([]);
+  }, 300_000);
+
   it("two Invites for one address (case-insensitive) fail in preview naming both; nothing is re-sent later", async () => {
     const s = newStack();
     const program: Declared = [
