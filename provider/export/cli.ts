@@ -21,6 +21,7 @@ import { closeAllConnections, createClient, type PostHogClient, resolveSettings 
 import { dashboardTemplate, dashboardTemplateText } from "./dashboard-template";
 import { EXPORT_KINDS, parseKinds, readOrganization, type Snapshot } from "./organization";
 import { type PackageSource, packageSource } from "./package-source";
+import { PENDING_USAGE, pendingMain } from "./pending";
 import { renderProgram } from "./program";
 
 export const USAGE = `Usage:
@@ -39,7 +40,9 @@ Options:
   -h, --help      this help
 
 Connection (as the provider reads it): POSTHOG_API_KEY (required; :read scopes suffice), POSTHOG_HOST,
-POSTHOG_ORGANIZATION_ID, POSTHOG_PROJECT_ID (export dashboard only).`;
+POSTHOG_ORGANIZATION_ID, POSTHOG_PROJECT_ID (export dashboard only).
+
+${PENDING_USAGE.replace("Usage:\n", "")}`;
 
 /** Where the CLI writes and what it reads (injectable for tests). */
 export interface CliIo {
@@ -58,6 +61,7 @@ const STACK_NAME = /^[A-Za-z0-9_.-]+$/;
  * @returns the exit code: 0 done, 1 failed (the error printed on stderr), 2 bad usage.
  */
 export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
+  if (argv[0] === "clear-pending") return pendingMain(argv.slice(1), io);
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);

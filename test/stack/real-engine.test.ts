@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -20,6 +21,7 @@ import {
   killTree,
   processesWithMarker,
   pulumi,
+  pulumiEnv,
   pulumiOk,
   type RunOptions,
   type RunResult,
@@ -723,7 +725,7 @@ describe("the real Pulumi CLI with the SDK against the emulator", () => {
     }
   }, 300_000);
 
-  it("SIGKILL of the CLI while a Dashboard's POST is on the wire: the next up adopts the object the orphaned create made (no duplicate), refresh --clear-pending-creates clears the pending create, destroy leaves no orphan", async () => {
+  it("SIGKILL of the CLI while a Dashboard's POST is on the wire: the next up adopts the object the orphaned create made (no duplicate), pulumi-posthog clear-pending clears the pending create it reconciled, destroy leaves no orphan", async () => {
     const s = fx.stack("killed-dashboard");
     const journal = join(fx.work, "journal-killed");
     const env = { ...s.env(), POSTHOG_CREATE_JOURNAL_DIR: journal };
@@ -806,13 +808,34 @@ describe("the real Pulumi CLI with the SDK against the emulator", () => {
     expect(ops(up)).toEqual({ kpis: "create" });
     const live = await dashboards();
     expect(live).toHaveLength(1);
-    const cleared = await s.run("refresh", program, { env, args: ["--clear-pending-creates"] });
-    expect(cleared.ok, why(cleared)).toBe(true);
+    // The state now holds kpis, but keeps the record of its killed create (every later command warns about it):
+    // `pulumi-posthog clear-pending` removes the records whose resource the state holds (issue 27, point 3).
+    expect(
+      pendingOf(await exportStack({ projectDir: fixtureDir, stack: s.name, stateDir: s.stateDir, env })),
+    ).toEqual(["creating kpis"]);
+    const warned = await s.run("up", program, { env });
+    expect(warned.ok, why(warned)).toBe(true);
+    expect(warned.output).toContain("interrupted while creating");
+    const clear = spawnSync(
+      process.execPath,
+      [
+        join(__dirname, "..", "..", "dist", "provider", "export", "cli.js"),
+        "clear-pending",
+        "--stack",
+        s.name,
+      ],
+      { cwd: fixtureDir, env: pulumiEnv(s.stateDir, env), encoding: "utf8" },
+    );
+    expect(clear.status, clear.stderr).toBe(0);
+    expect(clear.stderr).toMatch(/cleared: the pending create of \S+::kpis/);
     const state = await exportStack({ projectDir: fixtureDir, stack: s.name, stateDir: s.stateDir, env });
     expect(pendingOf(state)).toEqual([]);
     expect(resourcesOf(state)).toEqual({ kpis: String(live[0]?.id) });
     const quiet = await s.run("preview", program, { env, expectNoChanges: true });
     expect(quiet.ok, why(quiet)).toBe(true);
+    const calm = await s.run("up", program, { env });
+    expect(calm.ok, why(calm)).toBe(true);
+    expect(calm.output).not.toContain("interrupted while creating");
     expect((await s.run("destroy", program, { env })).ok).toBe(true);
     expect(await dashboards()).toEqual([]);
   }, 300_000);
