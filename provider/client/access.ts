@@ -6,10 +6,10 @@ import { z } from "zod";
 import { type ClientContext, call } from "./common";
 import {
   ConnectionError,
+  errorFields,
   ForbiddenError,
   isMisconfiguredConnection,
   NotFoundError,
-  type PostHogError,
   RateLimitedError,
   ServerError,
   UnexpectedResponseError,
@@ -125,7 +125,7 @@ function explain(ctx: ClientContext, e: unknown, organizationId: string, project
         : `organization ${organizationId} (set by ${settingOrigin(s, "organizationId")})`;
     return new NotFoundError(
       {
-        ...fieldsOf(e),
+        ...errorFields(e),
         hint: `project ${projectId} (set by ${settingOrigin(s, "projectId")}) is not a project of ${where} at ${s.host}, or the API key cannot reach it: check the project id and the organization id; ${check}`,
       },
       "project",
@@ -135,7 +135,7 @@ function explain(ctx: ClientContext, e: unknown, organizationId: string, project
     // A list of the organization cannot be "not found" in PostHog: the route itself is missing.
     return new NotFoundError(
       {
-        ...fieldsOf(e),
+        ...errorFields(e),
         hint: `${s.host} has no such API endpoint: check the host ${s.host}, set by ${settingOrigin(s, "host")}: it must be the address PostHog is served at, with its path prefix if it has one; ${check}`,
       },
       "endpoint",
@@ -143,21 +143,9 @@ function explain(ctx: ClientContext, e: unknown, organizationId: string, project
   }
   if (e instanceof UnexpectedResponseError) {
     return new UnexpectedResponseError({
-      ...fieldsOf(e),
+      ...errorFields(e),
       hint: `the answer is not PostHog's API: check the host ${s.host}, set by ${settingOrigin(s, "host")}: it must be the address PostHog is served at, with its path prefix if it has one; ${check}`,
     });
   }
   return e;
-}
-
-function fieldsOf(e: PostHogError) {
-  return {
-    method: e.method,
-    path: e.path,
-    status: e.status,
-    type: e.type,
-    code: e.code,
-    detail: e.detail,
-    attr: e.attr,
-  };
 }

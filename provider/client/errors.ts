@@ -121,6 +121,19 @@ export function isObjectGone(e: unknown): e is NotFoundError {
   return e instanceof NotFoundError && e.missing === "object";
 }
 
+/** The request and answer fields of an error (no hint), to build another error about the same request. */
+export function errorFields(e: PostHogError): ErrorDetails {
+  return {
+    method: e.method,
+    path: e.path,
+    status: e.status,
+    type: e.type,
+    code: e.code,
+    detail: e.detail,
+    attr: e.attr,
+  };
+}
+
 /**
  * The outcome of a list read (GET of a collection: `…/members/`, `…/dashboards/`, `…/collaborators/`), with a
  * 404 that PostHog's body would call "not found" re-classed as `missing: "list"`: an object is gone only when a
@@ -136,13 +149,7 @@ export async function asListRead<T>(read: Promise<T>): Promise<T> {
     if (!isObjectGone(e)) throw e;
     throw new NotFoundError(
       {
-        method: e.method,
-        path: e.path,
-        status: e.status,
-        type: e.type,
-        code: e.code,
-        detail: e.detail,
-        attr: e.attr,
+        ...errorFields(e),
         hint:
           e.hint ??
           "the list could not be read, which says nothing of the objects in it: nothing was marked gone and the " +

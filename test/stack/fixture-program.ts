@@ -7,7 +7,13 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
-import { type RunOptions, type RunResult, runStack, writeStackSettings } from "../../tools/pulumi";
+import {
+  type RunOptions,
+  type RunResult,
+  runStack,
+  startPulumi,
+  writeStackSettings,
+} from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
 const root = join(__dirname, "..", "..");
@@ -28,6 +34,11 @@ export interface FixtureStack {
     resources: Declared,
     more?: Partial<RunOptions>,
   ): Promise<RunResult>;
+  /**
+   * Starts `pulumi up --yes --skip-preview` of the settings last written by `run`, and hands back its process (to
+   * kill it mid-run: {@link killTree}) and its outcome.
+   */
+  startUp(env: Record<string, string>): ReturnType<typeof startPulumi>;
 }
 
 /**
@@ -76,6 +87,21 @@ export function useFixtureProgram(options: { prefix: string; paidFeatures?: bool
         stateDir,
         configFile,
         env: () => env,
+        startUp(env) {
+          return startPulumi(
+            [
+              "up",
+              "--stack",
+              name,
+              "--config-file",
+              configFile,
+              "--non-interactive",
+              "--yes",
+              "--skip-preview",
+            ],
+            { cwd: fixtureDir, stateDir, env },
+          );
+        },
         run(operation, resources, more = {}) {
           writeStackSettings(
             configFile,

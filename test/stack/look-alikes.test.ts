@@ -7,7 +7,6 @@ import {
   processesWithMarker,
   pulumi,
   type RunResult,
-  startPulumi,
 } from "../../tools/pulumi";
 import { type Declared, type FixtureStack, fixtureDir, useFixtureProgram } from "./fixture-program";
 
@@ -97,19 +96,7 @@ describe("look-alike objects and lost creates (real Pulumi CLI)", () => {
     };
     const held = async () =>
       (await fx.emu().control("GET", `/holds/${hold.id}`)).body as { hits: number; held: unknown[] };
-    const { child, done } = startPulumi(
-      [
-        "up",
-        "--stack",
-        s.name,
-        "--config-file",
-        s.configFile,
-        "--non-interactive",
-        "--yes",
-        "--skip-preview",
-      ],
-      { cwd: fixtureDir, stateDir: s.stateDir, env },
-    );
+    const { child, done } = s.startUp(env);
     for (let answered = 0; answered < 3; answered++) {
       await until(`create ${answered + 1} on the wire`, async () => (await held()).held.length > 0);
       await fx.emu().control("POST", `/holds/${hold.id}/release`, { count: 1 });

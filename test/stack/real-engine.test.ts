@@ -749,19 +749,7 @@ describe("the real Pulumi CLI with the SDK against the emulator", () => {
       times: 1,
     });
     expect(fault.status).toBe(201);
-    const { child, done } = startPulumi(
-      [
-        "up",
-        "--stack",
-        s.name,
-        "--config-file",
-        s.configFile,
-        "--non-interactive",
-        "--yes",
-        "--skip-preview",
-      ],
-      { cwd: fixtureDir, stateDir: s.stateDir, env },
-    );
+    const { child, done } = s.startUp(env);
     // The provider writes its create journal entry before the POST.
     await until("the Dashboard create's journal entry", () => filesUnder(journal).length > 0);
     await new Promise((r) => setTimeout(r, 500));
