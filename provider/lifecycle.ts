@@ -149,8 +149,8 @@ function clients(): PostHogClient {
 }
 
 /**
- * Whether this provider host serves a preview: set by the first `check` whose `__resource` (passed by the SDK
- * classes, read in the program from `pulumi.runtime.isDryRun()`) says so. The engine starts one provider host per
+ * Whether this provider host serves a preview: as the last `check` with a `__resource` (passed by the SDK
+ * classes, read in the program from `pulumi.runtime.isDryRun()`) said. The engine starts one provider host per
  * operation (`pulumi up` runs its preview and its update in two), and checks every resource before its diff, so
  * `diff` knows it too.
  */
@@ -504,7 +504,8 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
         preview?: unknown;
         refused?: unknown;
       };
-      if (passed.preview === true) previewing = true;
+      // Every check of a run says the same; resources declared without the SDK classes say nothing.
+      if (raw.__resource !== undefined) previewing = passed.preview === true;
       const rawName = passed.name ?? raw.__resourceName;
       const rawStack = passed.stack ?? raw.__stack;
       const name = typeof rawName === "string" ? rawName : undefined;
