@@ -9,10 +9,14 @@
  * - `check`: zod validation of the inputs, failures naming the property and the accepted values (lengths, time
  *   zones, template shape, request body size: whatever the API would refuse for its form), defaults applied;
  *   and one object, one resource (provider/claims.ts): a second resource of the program managing the same
- *   object fails, naming both. No HTTP request.
+ *   object fails, naming both; NUL characters, lone surrogates and nesting PostHog refuses (provider/text.ts);
+ *   the settings' form (a malformed host, organization or project id fails as the first write would). No HTTP
+ *   request, except in a preview (the SDK's `__resource.preview`): a create proves the settings with the run's one
+ *   access check and reads the object it will adopt, if any, to say which (provider/adoption.ts).
  * - `diff`: compares the old OUTPUTS with the new inputs (an input left unset is not compared, so server
  *   defaults never show as changes); `replaces` and `deleteBeforeReplace`; fails when the old outputs show the
- *   new inputs can never be applied (`unsatisfiable`, e.g. a server without a field). No HTTP request.
+ *   new inputs can never be applied (`unsatisfiable`, e.g. a server without a field). No HTTP request, except
+ *   the run's one access check in a preview that updates or replaces.
  * - `create`/`read`/`update`/`delete` with a client whose settings are resolved in the host at run time (stack
  *   config → environment): nothing secret is captured in the serialized provider.
  * - the first create/read/update/delete of the process proves the settings reach PostHog (host, key,
