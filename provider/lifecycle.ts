@@ -477,13 +477,18 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
 
   /**
    * Outputs with `__inputs`: the input properties `check` returned for them (given or defaulted), which `read` then
-   * reports as the live inputs, so that a refresh and the plan after it name only what the program declares. The
-   * engine hides `__` properties from plans and the SDK exposes none.
+   * reports as the live inputs, so that a refresh and the plan after it name only what the program declares; and
+   * `__resource` (the SDK's {name, stack} from the checked inputs `checked`), which `read` reports back as an input.
+   * The engine hides `__` properties from plans and the SDK exposes none.
    */
-  const withDeclared = (outs: Outputs, inputs: Record<string, unknown>): Outputs => ({
-    ...outs,
-    __inputs: keys.filter((k) => inputs[k] !== undefined),
-  });
+  const withDeclared = (outs: Outputs, inputs: Record<string, unknown>, checked: unknown): Outputs => {
+    const resource = (checked as { __resource?: unknown } | undefined)?.__resource;
+    return {
+      ...outs,
+      __inputs: keys.filter((k) => inputs[k] !== undefined),
+      ...(resource !== undefined ? { __resource: resource } : {}),
+    };
+  };
 
   const provider: Provider = {
     async configure(req) {
@@ -601,7 +606,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
         (found) => claimOrThrow(checked, found),
         resourceNameOf(checked) ?? nameOf(def.name, checked),
       );
-      return { id, outs: withDeclared(plain(outs), inputs) };
+      return { id, outs: withDeclared(plain(outs), inputs, news) };
     },
 
     async read(id, props) {
@@ -627,8 +632,21 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       const inputs = declared
         ? Object.fromEntries(Object.entries(all).filter(([k]) => declared.includes(k)))
         : all;
-      const result = declared ? { ...outs, __inputs: declared } : outs;
-      return { id, props: result, inputs: { ...inputs, ...def.driftShown?.(outs as O) } };
+      const resource = old.__resource; // the SDK's {name, stack}, kept so a refresh changes no input of its own
+      const result = {
+        ...outs,
+        ...(declared ? { __inputs: declared } : {}),
+        ...(resource !== undefined ? { __resource: resource } : {}),
+      };
+      return {
+        id,
+        props: result,
+        inputs: {
+          ...inputs,
+          ...(resource !== undefined ? { __resource: resource } : {}),
+          ...def.driftShown?.(outs as O),
+        },
+      };
     },
 
     async update(id, olds, news) {
@@ -636,7 +654,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       await managedByState(def.name, id);
       const inputs = checkedInputs<S>(news);
       const outs = await def.update(await operationClient(), id, withoutProvider(olds) as O, inputs);
-      return { outs: withDeclared(plain(outs), inputs) };
+      return { outs: withDeclared(plain(outs), inputs, news) };
     },
 
     async delete(id, props) {

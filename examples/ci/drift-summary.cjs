@@ -39,8 +39,9 @@ const isObject = (value) => typeof value === "object" && value !== null && !Arra
 /**
  * The top-level properties a step changes. The engine names them (`replaceReasons`, `diffReasons`,
  * `detailedDiff`) when the provider reports them; Pulumi's dynamic providers (every pulumi-posthog resource)
- * report none but the replacing ones, so the rest are the inputs the program declares (`newState.inputs`) whose
- * value differs from what the refresh read (`oldState.inputs`).
+ * report none but the replacing ones, so the rest are the inputs whose value differs between what the refresh read
+ * (`oldState.inputs`, where pulumi-posthog also names drift that is no input, e.g. `deleted`) and what the program
+ * declares (`newState.inputs`).
  */
 const changedProperties = (step) => {
   const list = (value) => (Array.isArray(value) ? value.map(String) : []);
@@ -53,9 +54,12 @@ const changedProperties = (step) => {
   ];
   const olds = isObject(step.oldState) ? step.oldState.inputs : undefined;
   const news = isObject(step.newState) ? step.newState.inputs : undefined;
+  // Properties named `__…` are Pulumi's and the provider's own (`__provider`, `__resource`): the CLI hides them too.
   const compared =
     isObject(olds) && isObject(news)
-      ? Object.keys(news).filter((k) => k !== "__provider" && !isDeepStrictEqual(olds[k], news[k]))
+      ? [...new Set([...Object.keys(olds), ...Object.keys(news)])].filter(
+          (k) => !k.startsWith("__") && !isDeepStrictEqual(olds[k], news[k]),
+        )
       : [];
   return [...new Set([...reported, ...compared.sort()])];
 };
