@@ -13,6 +13,10 @@
  *   default ~/go/pkg/mod and ~/.cache/go-build), so a second build is quick and a ready folder takes no build.
  * - The plugin `pulumi-resource-pulumi-nodejs` (a shell script running `@pulumi/pulumi`'s dynamic-provider host)
  *   is copied from node_modules/@pulumi/pulumi: the CLI finds plugins next to its own executable.
+ * - The YAML language host `pulumi-language-yaml` ({@link YAML_VERSION}, for Pulumi YAML programs of the posthog
+ *   provider plugin: test/plugin/yaml.test.ts): linked when one is beside a `pulumi` taken from PATH, else built
+ *   with Go from `github.com/pulumi/pulumi-yaml` in tools/pulumi-cli/yaml (its go.mod and go.sum pin every
+ *   module). Without Go and without one beside the CLI, a line says so and the rest stays usable.
  *
  * Prints each step and its duration; exit 1 with one message when neither Go nor a supported CLI is there, or
  * naming the step that failed and the tail of its log. `--out DIR` readies DIR instead of `.pulumi-cli`. Run directly by Node 24 (type stripping; hence `.mts`), so that a second
@@ -49,12 +53,17 @@ const binDir = join(outDir, "bin");
 const stampPath = join(outDir, "stamp.json");
 const modules = join(root, "tools", "pulumi-cli");
 const PLUGIN = "pulumi-resource-pulumi-nodejs";
+/** The YAML language host's version; tools/pulumi-cli/yaml/go.mod requires it. */
+export const YAML_VERSION = "1.25.0";
+const YAML_HOST = "pulumi-language-yaml";
 
 interface Stamp {
   version: string;
   source: "built" | "path";
   /** For `path`: the directory of the `pulumi` used; for `built`: the Go version that built it. */
   from: string;
+  /** `pulumi-language-yaml`: the version built ({@link YAML_VERSION}) or `linked <path>`; absent when missing. */
+  yaml?: string;
 }
 
 const say = (line: string) => process.stdout.write(`pulumi-cli: ${line}\n`);
@@ -210,11 +219,62 @@ function build(): Stamp {
   return { version: PINNED, source: "built", from: go.stdout.trim() };
 }
 
+/**
+ * Readies `pulumi-language-yaml` in the bin folder for `stamp`'s CLI: kept when the stamp says it is there at
+ * {@link YAML_VERSION} (or linked); linked from beside a `pulumi` taken from PATH; else built with Go. Returns
+ * what the stamp records, undefined (and a line saying why) when there is neither one beside the CLI nor Go.
+ */
+function readyYamlHost(stamp: Stamp): string | undefined {
+  const target = join(binDir, YAML_HOST);
+  if (existsSync(target) && (stamp.yaml === YAML_VERSION || stamp.yaml?.startsWith("linked ")))
+    return stamp.yaml;
+  rmSync(target, { force: true });
+  if (stamp.source === "path") {
+    const beside = join(stamp.from, YAML_HOST);
+    if (existsSync(beside)) {
+      symlinkSync(beside, target);
+      say(`using ${beside}`);
+      return `linked ${beside}`;
+    }
+  }
+  if (spawnSync("go", ["version"], { encoding: "utf8" }).status !== 0) {
+    say(
+      `no ${YAML_HOST} beside the CLI and no Go to build it: Pulumi YAML programs will not run ` +
+        "(install Go 1.26.6 or later and run `npm run pulumi-cli` again)",
+    );
+    return undefined;
+  }
+  const started = Date.now();
+  const yaml = join(modules, "yaml");
+  step("download the YAML language host's modules (go mod download)", "go", ["mod", "download"], yaml);
+  step(
+    `build ${YAML_HOST} v${YAML_VERSION}`,
+    "go",
+    [
+      "build",
+      "-trimpath",
+      "-ldflags",
+      `-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=v${YAML_VERSION}`,
+      "-o",
+      target,
+      "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml",
+    ],
+    yaml,
+  );
+  say(`built ${YAML_HOST} in ${seconds(Date.now() - started)}`);
+  return YAML_VERSION;
+}
+
 function main(): void {
   const started = Date.now();
   const stamp = readStamp();
   if (ready(stamp) && stamp) {
     installPlugin();
+    const yaml = readyYamlHost(stamp);
+    if (yaml !== stamp.yaml) {
+      const { yaml: _old, ...rest } = stamp;
+      writeFileSync(stampPath, `${JSON.stringify(yaml ? { ...rest, yaml } : rest, null, 2)}\n`);
+    }
     say(
       `ready: pulumi v${stamp.version} (${stamp.source === "built" ? `built with ${stamp.from}` : `from ${stamp.from}`}) in ${binDir} (${seconds(Date.now() - started)})`,
     );
@@ -242,6 +302,8 @@ function main(): void {
   }
   next ??= build();
   installPlugin();
+  const yaml = readyYamlHost(next);
+  if (yaml) next.yaml = yaml;
   writeFileSync(stampPath, `${JSON.stringify(next, null, 2)}\n`);
   say(`ready: pulumi v${next.version} in ${binDir} (${seconds(Date.now() - started)})`);
 }

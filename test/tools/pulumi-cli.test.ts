@@ -49,6 +49,8 @@ describe("npm run pulumi-cli", () => {
     expect(readlinkSync(join(bin, "pulumi-language-nodejs"))).toBe(
       join(PULUMI_BIN, "pulumi-language-nodejs"),
     );
+    // The YAML language host beside that CLI is linked too (issue 29: Pulumi YAML programs of the plugin).
+    expect(readlinkSync(join(bin, "pulumi-language-yaml"))).toBe(join(PULUMI_BIN, "pulumi-language-yaml"));
     const version = spawnSync(join(bin, "pulumi"), ["version"], { encoding: "utf8" }).stdout.trim();
     expect(version).toMatch(/^v3\.\d+\.\d+$/);
     const second = ready("linked", [PULUMI_BIN, dirname(node)]);

@@ -1,0 +1,214 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ensureStack,
+  exportStack,
+  PULUMI_BIN,
+  pulumiOk,
+  type RunResult,
+  runStack,
+  writeStackSettings,
+} from "../../tools/pulumi";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+
+// Issue 29: the provider plugin (plugin/pulumi-resource-posthog → dist/provider/plugin/main.js) serving a Pulumi
+// YAML program through the real CLI and the YAML language host (`pulumi-language-yaml`, built by
+// `npm run pulumi-cli` from github.com/pulumi/pulumi-yaml), against the emulator, on a local backend. The settings
+// reach the plugin only through the stack config (`posthog:host`, `posthog:organizationId`, and `posthog:apiKey`
+// as a secret): no POSTHOG_* variable is in the CLI's environment.
+const root = join(__dirname, "..", "..");
+const MAX = { uuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d04", email: "max.member@example.com" };
+const work = mkdtempSync(join(tmpdir(), "plugin-yaml-"));
+const projectDir = join(work, "program");
+const stateDir = join(work, "state");
+const stack = "dev";
+let emu: TestEmulator;
+
+/** The CLI's environment: no POSTHOG_* setting of the caller's, so only the stack config can reach the plugin. */
+const env: NodeJS.ProcessEnv = {
+  POSTHOG_HOST: undefined,
+  POSTHOG_API_KEY: undefined,
+  POSTHOG_ORGANIZATION_ID: undefined,
+  POSTHOG_PROJECT_ID: undefined,
+};
+
+/**
+ * The YAML program: a project, a dashboard restricted to collaborators, one collaborator on it (the member found by
+ * the plugin's function `posthog:index:getMember`), an invite.
+ */
+function program(dashboardName: string): string {
+  return `name: posthog-yaml
+runtime: yaml
+description: A Pulumi YAML program of the posthog provider plugin (test/plugin/yaml.test.ts)
+plugins:
+  providers:
+    - name: posthog
+      path: ${join(root, "plugin")}
+variables:
+  max:
+    fn::invoke:
+      function: posthog:index:getMember
+      arguments:
+        email: ${MAX.email}
+      return: userUuid
+resources:
+  web:
+    type: posthog:index:Project
+    properties:
+      name: YAML web
+      timezone: Europe/Paris
+  kpis:
+    type: posthog:index:Dashboard
+    properties:
+      name: ${dashboardName}
+      projectId: \${web.id}
+      restrictionLevel: only-collaborators-can-edit
+      tags: [yaml]
+  max-kpis:
+    type: posthog:index:DashboardCollaborator
+    properties:
+      projectId: \${web.id}
+      dashboardId: \${kpis.id}
+      userUuid: \${max}
+  jane:
+    type: posthog:index:Invite
+    properties:
+      targetEmail: jane.yaml@example.com
+      level: member
+      sendEmail: false
+outputs:
+  projectId: \${web.id}
+  dashboardId: \${kpis.id}
+  apiToken: \${web.apiToken}
+`;
+}
+
+const why = (r: RunResult) => `${JSON.stringify(r.diagnostics, null, 1)}\n${r.output}`;
+const run = (operation: RunResult["operation"], more: { expectNoChanges?: boolean } = {}) =>
+  runStack({ operation, projectDir, stack, stateDir, env, ...more });
+const ops = (r: RunResult) => Object.fromEntries(r.steps.map((s) => [s.name, s.op]));
+
+/** Every file of the local backend, as text. */
+function backendText(dir: string): string {
+  if (!existsSync(dir)) return "";
+  return readdirSync(dir)
+    .map((f) => join(dir, f))
+    .map((p) => (statSync(p).isDirectory() ? backendText(p) : readFileSync(p, "latin1")))
+    .join("\n");
+}
+
+beforeAll(async () => {
+  for (const needed of [
+    join(PULUMI_BIN, "pulumi-language-yaml"),
+    join(root, "dist", "provider", "plugin", "main.js"),
+  ])
+    if (!existsSync(needed))
+      throw new Error(`${needed} is missing: run \`npm run build\` and \`npm run pulumi-cli\` first`);
+  emu = await startTestEmulator();
+  mkdirSync(projectDir, { recursive: true });
+  writeFileSync(join(projectDir, "Pulumi.yaml"), program("YAML KPIs"));
+}, 60_000);
+
+afterAll(async () => {
+  await emu?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe("a Pulumi YAML program through the posthog plugin (real CLI)", () => {
+  it("up creates, a change updates one resource, refresh finds nothing, destroy removes all; the key stays secret", async () => {
+    // The stack, with its settings file beside the backend; the key set as a secret, as the README says.
+    const configFile = await ensureStack({ projectDir, stack, stateDir, env });
+    writeStackSettings(
+      configFile,
+      `config:\n  posthog:host: ${emu.url}\n  posthog:organizationId: ${emu.organizationId}\n`,
+    );
+    await pulumiOk(
+      [
+        "config",
+        "set",
+        "--secret",
+        "posthog:apiKey",
+        emu.apiKey,
+        "--stack",
+        stack,
+        "--config-file",
+        configFile,
+      ],
+      { cwd: projectDir, stateDir, env },
+    );
+    expect(readFileSync(configFile, "utf8")).not.toContain(emu.apiKey);
+
+    const up = await run("up");
+    expect(up.ok, why(up)).toBe(true);
+    expect(ops(up)).toEqual({ web: "create", kpis: "create", "max-kpis": "create", jane: "create" });
+    expect(Object.fromEntries(up.steps.map((s) => [s.name, s.type]))).toEqual({
+      web: "posthog:index:Project",
+      kpis: "posthog:index:Dashboard",
+      "max-kpis": "posthog:index:DashboardCollaborator",
+      jane: "posthog:index:Invite",
+    });
+    const projectId = Number(up.outputs.projectId);
+    const dashboardId = Number(up.outputs.dashboardId);
+    expect(up.outputs.apiToken).toBe("[secret]");
+
+    // What PostHog (the emulator) holds now.
+    const project = await emu.call("GET", `${emu.org}/projects/${projectId}/`);
+    expect(project.status).toBe(200);
+    expect(project.body).toMatchObject({ name: "YAML web", timezone: "Europe/Paris" });
+    const dashboard = await emu.call("GET", `/api/projects/${projectId}/dashboards/${dashboardId}/`);
+    expect(dashboard.body).toMatchObject({ name: "YAML KPIs", restriction_level: 37, tags: ["yaml"] });
+    const collaborators = await emu.call(
+      "GET",
+      `/api/projects/${projectId}/dashboards/${dashboardId}/collaborators/`,
+    );
+    expect(JSON.stringify(collaborators.body)).toContain(MAX.uuid);
+    const invites = await emu.call("GET", `${emu.org}/invites/`);
+    expect(JSON.stringify(invites.body)).toContain("jane.yaml@example.com");
+
+    // The key: a secret in the settings file, nowhere in clear in the state or the backend's files.
+    const state = await exportStack({ projectDir, stack, stateDir, env });
+    expect(JSON.stringify(state)).not.toContain(emu.apiKey);
+    expect(backendText(stateDir)).not.toContain(emu.apiKey);
+
+    // A change in the program: exactly one update, the dashboard's name, in place (same id).
+    writeFileSync(join(projectDir, "Pulumi.yaml"), program("YAML KPIs, renamed"));
+    const update = await run("up");
+    if (process.env.SHOW_PLUGIN_RUN) process.stdout.write(`${up.output}\n${update.output}\n`);
+    expect(update.ok, why(update)).toBe(true);
+    expect(update.counts).toMatchObject({ create: 0, update: 1, replace: 0, delete: 0 });
+    expect(update.steps.find((s) => s.op === "update")).toMatchObject({ name: "kpis", diffs: ["name"] });
+    expect(Number(update.outputs.dashboardId)).toBe(dashboardId);
+    const renamed = await emu.call("GET", `/api/projects/${projectId}/dashboards/${dashboardId}/`);
+    expect(renamed.body).toMatchObject({ name: "YAML KPIs, renamed" });
+
+    // Refresh: nothing changed outside Pulumi, so nothing to report, and no write.
+    await emu.control("DELETE", "/requests");
+    const refresh = await run("refresh", { expectNoChanges: true });
+    expect(refresh.ok, why(refresh)).toBe(true);
+    expect(refresh.counts).toMatchObject({ create: 0, update: 0, replace: 0, delete: 0 });
+    const writes = (await emu.requests()).filter((r) => r.method !== "GET");
+    expect(writes).toEqual([]);
+
+    // Destroy: the dashboard soft-deleted (a PATCH, never an HTTP DELETE), the invite and the project gone.
+    const destroy = await run("destroy");
+    expect(destroy.ok, why(destroy)).toBe(true);
+    expect(destroy.counts.delete).toBe(4);
+    const after = await emu.call("GET", `/api/projects/${projectId}/dashboards/${dashboardId}/`);
+    expect(after.status).toBe(404);
+    expect(JSON.stringify((await emu.call("GET", `${emu.org}/invites/`)).body)).not.toContain(
+      "jane.yaml@example.com",
+    );
+    expect((await emu.call("GET", `${emu.org}/projects/${projectId}/`)).status).toBe(404);
+  }, 600_000);
+});
