@@ -10,6 +10,11 @@
  * creates (v3.274.1 keeps them through every `up`, with a warning, and through a non-interactive `refresh`
  * without that flag: pkg/backend/snapshot.go, cmd/pulumi/operations/refresh.go).
  *
+ * Kills hit, in turn, the CLI's process group, the dynamic-provider host alone, the CLI again, and the program alone
+ * (each found by the soak's marker in its environment), so a create's answer is lost with its provider while the
+ * engine lives on too. The program declares six dashboards of one name (`posthog-gitops:weeklyReviews`, look-alikes):
+ * six live dashboards of that name are expected, a seventh is a duplicate.
+ *
  * First, un-killed runs of each kind are measured (an `up` from an empty stack, an `up` of the other settings, a
  * `destroy`). Then each kill is one episode, in a fixed cycle of kinds:
  * - `create`: from an empty stack, `up` of the dev settings, killed;
@@ -65,6 +70,13 @@ import {
 import { dnsAutomation, type SeedApi, seedApi } from "../tools/seed-api";
 import { repoRoot } from "./soak-core";
 
+/** The processes kills hit, in turn (the CLI, the provider host, the program). */
+const KILL_TARGETS: readonly KillTarget[] = ["cli", "provider", "cli", "program"];
+
+/** Dashboards of one name the program declares (`posthog-gitops:weeklyReviews`), and that name. */
+const LOOK_ALIKES = 6;
+const LOOK_ALIKE_NAME = "Weekly review";
+
 /** Options of {@link runEngineKills}. */
 export interface EngineKillOptions {
   /** SIGKILLs of the engine, one per episode (default 12). */
@@ -95,6 +107,8 @@ export interface KillRecord {
   /** The settings variant the killed run applied (`destroy`: the one deployed). */
   variant: "v1" | "v2";
   trigger: "time" | "operation";
+  /** The process killed (`cli`: the CLI's process group; `provider`, `program`: that process alone). */
+  target: KillTarget;
   /** For `operation` kills: the n-th pending operation of the run. */
   nth?: number;
   /** When SIGKILL was sent, ms after the CLI was spawned; undefined when the run ended before the kill point. */
@@ -399,10 +413,13 @@ function snapshotDiff(before: Record<string, unknown>, after: Record<string, unk
 }
 
 /** How a CLI run is to be killed. */
+/** Which process a kill hits: the CLI's process group, the dynamic-provider host, or the program. */
+export type KillTarget = "cli" | "provider" | "program";
+
 type KillPlan =
   | { trigger: "none" }
-  | { trigger: "time"; afterMs: number }
-  | { trigger: "operation"; nth: number; extraMs: number };
+  | { trigger: "time"; afterMs: number; target: KillTarget }
+  | { trigger: "operation"; nth: number; extraMs: number; target: KillTarget };
 
 /** One CLI command of an episode: the operation, the settings variant it runs with, more flags. */
 interface Cmd {
@@ -450,7 +467,10 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
   const marker = `POSTHOG_ENGINE_KILL_SOAK=${work}`;
   // The two settings variants; the one a command runs with is written into the stack's settings file
   // (`--config-file`) beside the passphrase's salt.
-  const v1 = readFileSync(join(root, "examples", "gitops", "Pulumi.dev.yaml"), "utf8");
+  const dev = parseDocument(readFileSync(join(root, "examples", "gitops", "Pulumi.dev.yaml"), "utf8"));
+  // Look-alikes: dashboards of one name, whose lost creates must each adopt their own (issue 27).
+  dev.setIn(["config", "posthog-gitops:weeklyReviews"], LOOK_ALIKES);
+  const v1 = dev.toString();
   const doc = parseDocument(v1);
   // v2: in-place updates (project timezone, dashboard description, public sharing), a replaced invite
   // (level), a new collaborator.
@@ -517,7 +537,24 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
       const kill = () => {
         if (killedAtMs !== undefined || exited) return;
         killedAtMs = Math.round(performance.now() - started);
-        killTree(child);
+        const target = plan.trigger === "none" ? "cli" : plan.target;
+        // The provider host and the program run in process groups of their own: found by the soak's marker in
+        // their environment. When the target has not started (or already ended), the CLI is killed instead.
+        const hits = processesWithMarker(`${marker}\0`).filter((p) =>
+          target === "provider"
+            ? p.cmd.includes("dynamic-provider")
+            : target === "program"
+              ? p.cmd.includes(join("cmd", "run"))
+              : false,
+        );
+        if (hits.length === 0) killTree(child);
+        for (const { pid } of hits) {
+          try {
+            process.kill(pid, "SIGKILL");
+          } catch {
+            // gone meanwhile
+          }
+        }
       };
       // Distinct pending operations of this run, seen by watching the backend's state file (replaced at each save).
       const seen = new Set<string>();
@@ -620,7 +657,10 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
     const known = new Set(state.map((r) => `${shortType(r.type)}:${r.id}`));
     const counts = new Map<string, number>();
     for (const o of objects) counts.set(o.identity, (counts.get(o.identity) ?? 0) + 1);
-    const duplicates = [...counts].filter(([, c]) => c > 1).map(([k, c]) => `${k} ×${c}`);
+    // One object per declared resource: LOOK_ALIKES dashboards are declared under one name.
+    const declared = (identity: string) =>
+      identity.startsWith(`Dashboard "${LOOK_ALIKE_NAME}"`) ? LOOK_ALIKES : 1;
+    const duplicates = [...counts].filter(([k, c]) => c > declared(k)).map(([k, c]) => `${k} ×${c}`);
     const orphanObjects = objects.filter((o) => !known.has(`${o.type}:${o.id}`));
     const liveIds = new Set((await live()).map((l) => `${l.type}:${l.id}`));
     const missing = state
@@ -808,12 +848,14 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
       const cmd: Cmd = kind === "destroy" ? { op: "destroy" } : { op: "up", variant };
       // kill points within what un-killed runs of this kind took so far (the machine's load varies)
       const nth = 1 + Math.floor(random() * Math.max(1, scale[kind].operations));
+      const target = KILL_TARGETS[(index - 1) % KILL_TARGETS.length] as KillTarget;
       const plan: KillPlan =
         trigger === "operation"
-          ? { trigger, nth, extraMs: Math.floor(random() * latencyMs * 1.5) }
+          ? { trigger, nth, extraMs: Math.floor(random() * latencyMs * 1.5), target }
           : {
               trigger,
               afterMs: Math.floor(random() * shortest(scale[kind].ms)),
+              target,
             };
       const carriedBefore = (await exported()).pendingOperations;
 
@@ -824,6 +866,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
         kind,
         variant,
         trigger,
+        target,
         ...(trigger === "operation" ? { nth } : {}),
         pending: [],
         lostAtKill: [],
@@ -908,7 +951,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
           ? `not killed: the run ended first (exit ${rec.finishedFirst})`
           : `killed at ${rec.killedAtMs} ms (${plan.trigger === "operation" ? `operation #${nth} + ${plan.extraMs} ms` : "random time"})`;
       log(
-        `kill ${index}/${kills} ${kind}: ${when}; state: ${rec.stateResources} resources, pending [${rec.pending.map((p) => `${p.operation} ${p.type} ${p.name}`).join(", ")}]` +
+        `kill ${index}/${kills} ${kind} (${target}): ${when}; state: ${rec.stateResources} resources, pending [${rec.pending.map((p) => `${p.operation} ${p.type} ${p.name}`).join(", ")}]` +
           `; applied, not recorded: ${rec.lostAtKill.join(", ") || "nothing"}`,
       );
 

@@ -95,6 +95,17 @@ for (const email of config.requireObject<string[]>("kpiEditors")) {
     userUuid: member.id,
   });
 }
+// Optional: one "Weekly review" dashboard per squad, all of one name (PostHog allows that; each resource keeps its
+// own dashboard). `posthog-gitops:weeklyReviews: 3` declares three. The engine-kill soak uses it for look-alikes.
+const weeklyReviews = Array.from(
+  { length: config.getNumber("weeklyReviews") ?? 0 },
+  (_, i) =>
+    new posthog.Dashboard(`weekly-review-${i + 1}`, {
+      projectId: project.id,
+      name: "Weekly review",
+      tags,
+    }),
+);
 const sharing = new posthog.DashboardSharing("web-kpis", {
   projectId: project.id,
   dashboardId: kpis.id,
@@ -121,6 +132,10 @@ export const dnsRecord = {
 export const domainVerified = verification.isVerified;
 export const projectId = project.projectId;
 export const projectApiToken = project.apiToken; // secret
-export const dashboards = { teamOverview: teamDashboard.id, webKpis: kpis.id };
+export const dashboards = {
+  teamOverview: teamDashboard.id,
+  webKpis: kpis.id,
+  weeklyReviews: weeklyReviews.map((d) => d.id),
+};
 export const kpiShareToken = sharing.accessToken; // secret
 export const batchExportPaused = exportPause.paused;
