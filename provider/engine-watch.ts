@@ -70,6 +70,33 @@ export function watchEngine(): void {
   timer.unref();
 }
 
+/**
+ * Whether the engine that started this host still accepts connections at its address: one TCP connect to it
+ * (refused: false; connected, or any other outcome: true). True outside a dynamic-provider host (no address).
+ * Asked before a create that waited its turn starts ({@link oneAtATime} in lost-create.ts), so that a create the
+ * engine can no longer record is not sent.
+ */
+export function engineReachable(): Promise<boolean> {
+  const address = engineAddress();
+  if (!address) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const socket = connect(address.port, address.host);
+    socket.setTimeout(ENGINE_WATCH_INTERVAL_MS);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("timeout", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", (e: NodeJS.ErrnoException) => {
+      socket.destroy();
+      resolve(e.code !== "ECONNREFUSED");
+    });
+  });
+}
+
 /** Counts `operation` as under way until it settles (the host then exits if the engine is gone). */
 export async function underWayWhile<T>(operation: () => Promise<T>): Promise<T> {
   underWay += 1;

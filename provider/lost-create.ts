@@ -23,6 +23,7 @@
  * (an engine killed mid-create) the create journal (provider/create-journal.ts) tells the next run what the dead
  * create was.
  */
+
 import {
   completeCreate,
   forgetCreate,
@@ -33,6 +34,7 @@ import {
   recordCreate,
   settled,
 } from "./create-journal";
+import { engineReachable } from "./engine-watch";
 
 /** Clock difference allowed between this host and PostHog's `created_at`, in ms, on each side of the window. */
 export const CLOCK_SKEW_MS = 60_000;
@@ -60,7 +62,7 @@ const queues = new Map<string, Promise<unknown>>();
 
 /**
  * Runs `create` once every earlier create of an object of the same type, scope and name in this process has
- * settled: look-alike creates (twelve dashboards named "KPIs") run one at a time, so that at any moment at most
+ * settled (if, by then, the engine is gone, a create that waited is not started: it throws, sending nothing): look-alike creates (twelve dashboards named "KPIs") run one at a time, so that at any moment at most
  * one of them may be on the wire without an answer, and each one's journal entry can name the ids the earlier
  * ones made ({@link CreateOperation.journal}). Creates of other names run concurrently as before.
  * @returns what `create` returns; @throws what it throws (a failed create does not stop the next one)
@@ -72,8 +74,20 @@ export function oneAtATime<T>(
   create: () => Promise<T>,
 ): Promise<T> {
   const key = `${type}\n${scope}\n${name}`;
-  const before = queues.get(key) ?? Promise.resolve();
-  const run = before.then(create, create);
+  const queued = queues.get(key);
+  const before = queued ?? Promise.resolve();
+  // A create that waited its turn starts only if the engine can still record it: a CLI killed meanwhile leaves the
+  // host running what is under way, and a queued create would make an object no engine asked to finish.
+  const start = async () => {
+    if (queued && !(await engineReachable())) {
+      throw new Error(
+        `${type} "${name}": not created: the Pulumi engine that asked for it is gone (the run was killed while an ` +
+          "earlier create of the same name was under way); nothing was sent. Run pulumi up again",
+      );
+    }
+    return create();
+  };
+  const run = before.then(start, start);
   const tail = run.catch(() => undefined);
   queues.set(key, tail);
   void tail.then(() => {

@@ -56,4 +56,44 @@ describe("the provider host and the engine", () => {
       await emu.close();
     }
   }, 60_000);
+
+  it("a create queued behind one of the same name is not sent once the engine is gone (issue 27)", async () => {
+    const emu = await startTestEmulator();
+    const host = await startConfiguredHost(emu);
+    try {
+      const provider = await serializeProvider("Dashboard");
+      const inputs = (name: string) => ({
+        name: "Queued twin",
+        __provider: provider,
+        __resource: { name, stack: "engine-watch/dev" },
+      });
+      const a = await host.check(urnOf("Dashboard", "twin-a"), {}, inputs("twin-a"));
+      const b = await host.check(urnOf("Dashboard", "twin-b"), {}, inputs("twin-b"));
+      // The emulator holds the first POST: the second create of that name waits its turn behind it.
+      const hold = (await emu.control("POST", "/holds", { method: "POST", path: "/dashboards/$" })) as {
+        id: string;
+      };
+      const first = host.create(urnOf("Dashboard", "twin-a"), a.inputs);
+      const second = host.create(urnOf("Dashboard", "twin-b"), b.inputs).then(
+        () => "created",
+        (e: unknown) => String((e as { details?: string }).details ?? e),
+      );
+      for (let i = 0; i < 400; i++) {
+        const h = (await emu.control("GET", `/holds/${hold.id}`)) as { held: unknown[] };
+        if (h.held.length > 0) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      await host.engineGone();
+      await emu.control("DELETE", "/holds"); // the first POST goes on: it was under way, it finishes
+      expect((await first).id).toMatch(/^\d+$/);
+      expect(await second).toMatch(/not created: the Pulumi engine that asked for it is gone/);
+      const posts = (await emu.requests()).filter(
+        (r) => r.method === "POST" && /\/dashboards\/$/.test(r.path),
+      );
+      expect(posts).toHaveLength(1);
+    } finally {
+      await host.close();
+      await emu.close();
+    }
+  }, 60_000);
 });
