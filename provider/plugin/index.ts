@@ -34,14 +34,23 @@ import {
 import { InvalidInputError } from "../client/errors";
 import {
   BatchExportPause,
+  BatchExportPauseInputsSchema,
   Dashboard,
   DashboardCollaborator,
+  DashboardCollaboratorInputsSchema,
+  DashboardInputsSchema,
   DashboardSharing,
+  DashboardSharingInputsSchema,
   Domain,
+  DomainInputsSchema,
   DomainVerification,
+  DomainVerificationInputsSchema,
   Invite,
+  InviteInputsSchema,
   Member,
+  MemberInputsSchema,
   Project,
+  ProjectInputsSchema,
   type ResourceName,
   resourceNames,
 } from "../index";
@@ -140,6 +149,112 @@ export function providerOf(type: string): { name: ResourceName; provider: Dynami
     );
   }
   return { name, provider: PROVIDERS[name] };
+}
+
+const UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
+
+/**
+ * The id `pulumi import <type> <name> <id>` takes for each resource (documented in README "Other languages"): its
+ * form, and how it gives the id the resource keeps in the state and the outputs `read` starts from (the project of
+ * a project-scoped object). The engine keeps the id `read` returns.
+ */
+export const IMPORT_IDS: Readonly<
+  Record<
+    ResourceName,
+    { form: string; pattern: RegExp; parse: (m: RegExpExecArray) => { id: string; props: object } }
+  >
+> = {
+  Project: { form: "<projectId>", pattern: /^(\d+)$/, parse: (m) => ({ id: m[1] ?? "", props: {} }) },
+  Dashboard: {
+    form: "<projectId>/<dashboardId>",
+    pattern: /^(\d+)\/(\d+)$/,
+    parse: (m) => ({ id: m[2] ?? "", props: { projectId: m[1] } }),
+  },
+  DashboardSharing: {
+    form: "<projectId>/<dashboardId>",
+    pattern: /^(\d+)\/(\d+)$/,
+    parse: (m) => ({ id: m[2] ?? "", props: { projectId: m[1] } }),
+  },
+  DashboardCollaborator: {
+    form: "<projectId>/<dashboardId>/<userUuid>",
+    pattern: new RegExp(`^(\\d+)/(\\d+)/(${UUID})$`),
+    parse: (m) => ({ id: `${m[2]}/${m[3]}`, props: { projectId: m[1] } }),
+  },
+  Domain: {
+    form: "<domainId> (a UUID)",
+    pattern: new RegExp(`^(${UUID})$`),
+    parse: (m) => ({ id: m[1] ?? "", props: {} }),
+  },
+  DomainVerification: {
+    form: "<domainId> (a UUID)",
+    pattern: new RegExp(`^(${UUID})$`),
+    parse: (m) => ({ id: m[1] ?? "", props: {} }),
+  },
+  Invite: {
+    form: "<inviteId> (a UUID)",
+    pattern: new RegExp(`^(${UUID})$`),
+    parse: (m) => ({ id: m[1] ?? "", props: {} }),
+  },
+  Member: {
+    form: "<userUuid>",
+    pattern: new RegExp(`^(${UUID})$`),
+    parse: (m) => ({ id: m[1] ?? "", props: {} }),
+  },
+  BatchExportPause: {
+    form: "<batchExportId> (a UUID)",
+    pattern: new RegExp(`^(${UUID})$`),
+    parse: (m) => ({ id: m[1] ?? "", props: {} }),
+  },
+};
+
+/** The inputs schema of each resource (what its `check` applies). */
+const INPUT_SCHEMAS: Readonly<
+  Record<ResourceName, { safeParse(v: unknown): { success: boolean; data?: unknown } }>
+> = {
+  BatchExportPause: BatchExportPauseInputsSchema,
+  Dashboard: DashboardInputsSchema,
+  DashboardCollaborator: DashboardCollaboratorInputsSchema,
+  DashboardSharing: DashboardSharingInputsSchema,
+  Domain: DomainInputsSchema,
+  DomainVerification: DomainVerificationInputsSchema,
+  Invite: InviteInputsSchema,
+  Member: MemberInputsSchema,
+  Project: ProjectInputsSchema,
+};
+
+/**
+ * What `pulumi import` records of an object: the read's outputs and inputs, plus each input the resource's `check`
+ * would default that the read does not report (a Dashboard's `deleteInsights: false`), so that a program declaring
+ * the generated code plans no change (`diff` compares the outputs with the program's checked inputs).
+ */
+function withImportDefaults(
+  name: ResourceName,
+  outs: Record<string, unknown>,
+  inputs: Record<string, unknown>,
+): { outs: Record<string, unknown>; inputs: Record<string, unknown> } {
+  const parsed = INPUT_SCHEMAS[name].safeParse(inputs);
+  if (!parsed.success || !parsed.data || typeof parsed.data !== "object") return { outs, inputs };
+  const added = Object.entries(parsed.data).filter(([k, v]) => v !== undefined && outs[k] === undefined);
+  return {
+    outs: { ...outs, ...Object.fromEntries(added) },
+    inputs: { ...inputs, ...Object.fromEntries(added) },
+  };
+}
+
+/**
+ * The id and starting outputs of `pulumi import`'s read of resource `name` by import id `importId`.
+ * @throws naming the form the resource's import id takes, when `importId` is not of it
+ */
+export function importTarget(name: ResourceName, importId: string): { id: string; props: object } {
+  const form = IMPORT_IDS[name];
+  const m = form.pattern.exec(importId);
+  if (!m) {
+    throw new Error(
+      `cannot import ${typeToken(name)} "${importId}": its import id is ${form.form}, e.g. ` +
+        `\`pulumi import ${typeToken(name)} <name> ${form.form.split(" ")[0]}\``,
+    );
+  }
+  return form.parse(m);
 }
 
 /** A settings getter as `configure` takes it: `get("posthog:<name>")`. */
@@ -261,12 +376,17 @@ export function pluginProvider(): provider.Provider {
     async read(id, urn, props) {
       const { name, provider: p } = providerOf(parseUrn(urn).type);
       const secret = secretKeys(props);
-      const r = await p.read(id, reveal(props ?? {}));
-      if (!r.id) return { id: "", props: {} };
+      // `pulumi import` reads with no outputs and the import id.
+      const importing = props === undefined || props === null || Object.keys(props).length === 0;
+      const target = importing ? importTarget(name, id) : { id, props: reveal(props) as object };
+      const read = await p.read(target.id, target.props);
+      if (!read.id) return { id: "", props: {} };
+      const live = { outs: (read.props ?? {}) as Record<string, unknown>, inputs: read.inputs };
+      const found = importing && live.inputs ? withImportDefaults(name, live.outs, live.inputs) : live;
       return {
-        id: r.id,
-        props: outputsFor(name, r.props, secret),
-        ...(r.inputs ? { inputs: conceal(r.inputs, secret) } : {}),
+        id: read.id,
+        props: outputsFor(name, found.outs, secret),
+        ...(found.inputs ? { inputs: conceal(found.inputs, secret) } : {}),
       };
     },
 

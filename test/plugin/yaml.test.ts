@@ -11,10 +11,12 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import {
   ensureStack,
   exportStack,
   PULUMI_BIN,
+  pulumi,
   pulumiOk,
   type RunResult,
   runStack,
@@ -108,6 +110,25 @@ function backendText(dir: string): string {
     .join("\n");
 }
 
+/**
+ * Creates `stack` of the program in `dir` on the backend `state`, its settings file beside the backend holding the
+ * emulator's host and organization, and the key set with `pulumi config set --secret`. Returns the settings file.
+ */
+async function stackWithSettings(dir: string, state: string): Promise<string> {
+  const configFile = await ensureStack({ projectDir: dir, stack, stateDir: state, env });
+  writeStackSettings(
+    configFile,
+    `config:\n  posthog:host: ${emu.url}\n  posthog:organizationId: ${emu.organizationId}\n`,
+  );
+  const args = ["config", "set", "--secret", "posthog:apiKey", emu.apiKey];
+  await pulumiOk([...args, "--stack", stack, "--config-file", configFile], {
+    cwd: dir,
+    stateDir: state,
+    env,
+  });
+  return configFile;
+}
+
 beforeAll(async () => {
   for (const needed of [
     join(PULUMI_BIN, "pulumi-language-yaml"),
@@ -128,25 +149,7 @@ afterAll(async () => {
 describe("a Pulumi YAML program through the posthog plugin (real CLI)", () => {
   it("up creates, a change updates one resource, refresh finds nothing, destroy removes all; the key stays secret", async () => {
     // The stack, with its settings file beside the backend; the key set as a secret, as the README says.
-    const configFile = await ensureStack({ projectDir, stack, stateDir, env });
-    writeStackSettings(
-      configFile,
-      `config:\n  posthog:host: ${emu.url}\n  posthog:organizationId: ${emu.organizationId}\n`,
-    );
-    await pulumiOk(
-      [
-        "config",
-        "set",
-        "--secret",
-        "posthog:apiKey",
-        emu.apiKey,
-        "--stack",
-        stack,
-        "--config-file",
-        configFile,
-      ],
-      { cwd: projectDir, stateDir, env },
-    );
+    const configFile = await stackWithSettings(projectDir, stateDir);
     expect(readFileSync(configFile, "utf8")).not.toContain(emu.apiKey);
 
     const up = await run("up");
@@ -210,5 +213,68 @@ describe("a Pulumi YAML program through the posthog plugin (real CLI)", () => {
       "jane.yaml@example.com",
     );
     expect((await emu.call("GET", `${emu.org}/projects/${projectId}/`)).status).toBe(404);
+  }, 600_000);
+
+  it("pulumi import <projectId>/<dashboardId> adopts a dashboard with no change on the next preview; a wrong id names the form", async () => {
+    const dir = join(work, "import");
+    const state = join(work, "import-state");
+    mkdirSync(dir, { recursive: true });
+    const header = {
+      name: "posthog-import",
+      runtime: "yaml",
+      plugins: { providers: [{ name: "posthog", path: join(root, "plugin") }] },
+    };
+    writeFileSync(join(dir, "Pulumi.yaml"), stringifyYaml(header));
+    const configFile = await stackWithSettings(dir, state);
+    const made = await emu.call("POST", `${emu.project}/dashboards/`, { body: { name: "Made by hand" } });
+    expect(made.status).toBe(201);
+    const dashboardId = (made.body as { id: number }).id;
+    const common = ["--stack", stack, "--config-file", configFile, "--non-interactive", "--color", "never"];
+
+    // A wrong import id: the error names the form the Dashboard's takes, and nothing is imported.
+    const wrong = await pulumi(
+      ["import", "posthog:index:Dashboard", "bad", String(dashboardId), "--yes", ...common],
+      {
+        cwd: dir,
+        stateDir: state,
+        env,
+      },
+    );
+    expect(wrong.exitCode).not.toBe(0);
+    expect(`${wrong.stdout}${wrong.stderr}`).toContain("its import id is <projectId>/<dashboardId>");
+
+    // The import, as a user types it: the YAML the CLI generates goes into the program.
+    const generated = join(work, "imported.yaml");
+    const id = `${emu.projectId}/${dashboardId}`;
+    const imported = await pulumi(
+      ["import", "posthog:index:Dashboard", "kpis", id, "--yes", "--out", generated, ...common],
+      { cwd: dir, stateDir: state, env },
+    );
+    expect(imported.exitCode, `${imported.stdout}${imported.stderr}`).toBe(0);
+    if (process.env.SHOW_PLUGIN_RUN)
+      process.stdout.write(`${imported.stdout}\n${readFileSync(generated, "utf8")}\n`);
+    const code = parseYaml(readFileSync(generated, "utf8")) as { resources: Record<string, unknown> };
+    // The YAML code generator writes the short form of the type token (`posthog:Dashboard`).
+    expect(code.resources.kpis).toMatchObject({
+      type: "posthog:Dashboard",
+      properties: { name: "Made by hand", projectId: String(emu.projectId) },
+    });
+    const exported = await exportStack({ projectDir: dir, stack, stateDir: state, env });
+    const dashboard = (exported.deployment.resources ?? []).find((r) => r.type === "posthog:index:Dashboard");
+    expect(dashboard?.id).toBe(String(dashboardId)); // the dashboard's own id, as a created one has
+
+    writeFileSync(join(dir, "Pulumi.yaml"), stringifyYaml({ ...header, resources: code.resources }));
+    await emu.control("DELETE", "/requests");
+    const preview = await runStack({
+      operation: "preview",
+      projectDir: dir,
+      stack,
+      stateDir: state,
+      env,
+      expectNoChanges: true,
+    });
+    expect(preview.ok, why(preview)).toBe(true);
+    expect(preview.counts).toMatchObject({ create: 0, update: 0, replace: 0, delete: 0 });
+    expect((await emu.requests()).filter((r) => r.method !== "GET")).toEqual([]);
   }, 600_000);
 });
