@@ -96,6 +96,8 @@ outputs:
 `;
 }
 
+/** A Pulumi YAML interpolation of `expr`: `${expr}`. */
+const ref = (expr: string) => `\${${expr}}`;
 const why = (r: RunResult) => `${JSON.stringify(r.diagnostics, null, 1)}\n${r.output}`;
 const run = (operation: RunResult["operation"], more: { expectNoChanges?: boolean } = {}) =>
   runStack({ operation, projectDir, stack, stateDir, env, ...more });
@@ -276,5 +278,66 @@ describe("a Pulumi YAML program through the posthog plugin (real CLI)", () => {
     expect(preview.ok, why(preview)).toBe(true);
     expect(preview.counts).toMatchObject({ create: 0, update: 0, replace: 0, delete: 0 });
     expect((await emu.requests()).filter((r) => r.method !== "GET")).toEqual([]);
+  }, 600_000);
+
+  it("an explicit provider takes its settings from its properties (the key a secret of the program); check refuses what PostHog would", async () => {
+    const dir = join(work, "explicit");
+    const state = join(work, "explicit-state");
+    mkdirSync(dir, { recursive: true });
+    const programOf = (restrictionLevel: number) =>
+      stringifyYaml({
+        name: "posthog-explicit",
+        runtime: "yaml",
+        plugins: { providers: [{ name: "posthog", path: join(root, "plugin") }] },
+        config: { key: { type: "string", secret: true } },
+        resources: {
+          prov: {
+            type: "pulumi:providers:posthog",
+            properties: { host: emu.url, organizationId: emu.organizationId, apiKey: ref("key") },
+          },
+          board: {
+            type: "posthog:index:Dashboard",
+            properties: { name: "Explicit provider", restrictionLevel },
+            options: { provider: ref("prov") },
+          },
+        },
+        outputs: { dashboardId: ref("board.id") },
+      });
+    writeFileSync(join(dir, "Pulumi.yaml"), programOf(22));
+    // No posthog:* stack setting and no POSTHOG_* variable: only the provider resource's properties.
+    const configFile = await ensureStack({ projectDir: dir, stack, stateDir: state, env });
+    await pulumiOk(
+      ["config", "set", "--secret", "key", emu.apiKey, "--stack", stack, "--config-file", configFile],
+      {
+        cwd: dir,
+        stateDir: state,
+        env,
+      },
+    );
+    const runIt = (operation: RunResult["operation"]) =>
+      runStack({ operation, projectDir: dir, stack, stateDir: state, env });
+
+    // A value the schema's type allows but PostHog refuses: the plugin's check names it and what it accepts.
+    await emu.control("DELETE", "/requests");
+    const refused = await runIt("preview");
+    expect(refused.ok).toBe(false);
+    expect(why(refused)).toMatch(/restrictionLevel[\s\S]*expected 21 or "everyone-can-edit"/);
+    expect(await emu.requests()).toEqual([]);
+
+    writeFileSync(join(dir, "Pulumi.yaml"), programOf(37));
+    const up = await runIt("up");
+    expect(up.ok, why(up)).toBe(true);
+    expect(ops(up)).toEqual({ board: "create" });
+    const dashboardId = Number(up.outputs.dashboardId);
+    const made = await emu.call("GET", `${emu.project}/dashboards/${dashboardId}/`);
+    expect(made.body).toMatchObject({ name: "Explicit provider", restriction_level: 37 });
+    const exported = await exportStack({ projectDir: dir, stack, stateDir: state, env });
+    const provider = (exported.deployment.resources ?? []).find((r) => r.type === "pulumi:providers:posthog");
+    expect(provider).toBeDefined();
+    expect(JSON.stringify(exported)).not.toContain(emu.apiKey);
+
+    const destroy = await runIt("destroy");
+    expect(destroy.ok, why(destroy)).toBe(true);
+    expect((await emu.call("GET", `${emu.project}/dashboards/${dashboardId}/`)).status).toBe(404);
   }, 600_000);
 });
