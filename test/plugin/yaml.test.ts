@@ -30,6 +30,9 @@ import { startTestEmulator, type TestEmulator } from "../support/emulator";
 // reach the plugin only through the stack config (`posthog:host`, `posthog:organizationId`, and `posthog:apiKey`
 // as a secret): no POSTHOG_* variable is in the CLI's environment.
 const root = join(__dirname, "..", "..");
+const MIA = { uuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d03" };
+/** The emulator's seeded batch export ("Events to S3"). */
+const EXPORT_ID = "9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c01";
 const MAX = { uuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d04", email: "max.member@example.com" };
 const work = mkdtempSync(join(tmpdir(), "plugin-yaml-"));
 const projectDir = join(work, "program");
@@ -339,5 +342,55 @@ describe("a Pulumi YAML program through the posthog plugin (real CLI)", () => {
     const destroy = await runIt("destroy");
     expect(destroy.ok, why(destroy)).toBe(true);
     expect((await emu.call("GET", `${emu.project}/dashboards/${dashboardId}/`)).status).toBe(404);
+  }, 600_000);
+
+  it("pulumi import --file takes a project, a member, a batch export pause and a sharing by their import ids, and the generated code previews no change", async () => {
+    const dir = join(work, "import-file");
+    const state = join(work, "import-file-state");
+    mkdirSync(dir, { recursive: true });
+    const header = {
+      name: "posthog-import-file",
+      runtime: "yaml",
+      plugins: { providers: [{ name: "posthog", path: join(root, "plugin") }] },
+    };
+    writeFileSync(join(dir, "Pulumi.yaml"), stringifyYaml(header));
+    const configFile = await stackWithSettings(dir, state);
+    const board = await emu.call("POST", `${emu.project}/dashboards/`, { body: { name: "Shared by hand" } });
+    const dashboardId = (board.body as { id: number }).id;
+    const list = join(work, "import-file.json");
+    writeFileSync(
+      list,
+      JSON.stringify({
+        resources: [
+          { type: "posthog:index:Project", name: "seed", id: String(emu.projectId) },
+          { type: "posthog:index:Member", name: "mia", id: MIA.uuid },
+          { type: "posthog:index:BatchExportPause", name: "events", id: EXPORT_ID },
+          { type: "posthog:index:DashboardSharing", name: "shared", id: `${emu.projectId}/${dashboardId}` },
+        ],
+      }),
+    );
+    const generated = join(work, "import-file.yaml");
+    const common = ["--stack", stack, "--config-file", configFile, "--non-interactive", "--color", "never"];
+    const imported = await pulumi(["import", "--file", list, "--yes", "--out", generated, ...common], {
+      cwd: dir,
+      stateDir: state,
+      env,
+    });
+    expect(imported.exitCode, `${imported.stdout}${imported.stderr}`).toBe(0);
+    const code = parseYaml(readFileSync(generated, "utf8")) as { resources: Record<string, unknown> };
+    if (process.env.SHOW_PLUGIN_RUN) process.stdout.write(`${readFileSync(generated, "utf8")}\n`);
+    expect(Object.keys(code.resources).sort()).toEqual(["events", "mia", "seed", "shared"]);
+    writeFileSync(join(dir, "Pulumi.yaml"), stringifyYaml({ ...header, resources: code.resources }));
+    await emu.control("DELETE", "/requests");
+    const preview = await runStack({
+      operation: "preview",
+      projectDir: dir,
+      stack,
+      stateDir: state,
+      env,
+      expectNoChanges: true,
+    });
+    expect(preview.ok, why(preview)).toBe(true);
+    expect((await emu.requests()).filter((r) => r.method !== "GET")).toEqual([]);
   }, 600_000);
 });
