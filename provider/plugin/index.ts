@@ -222,21 +222,27 @@ const INPUT_SCHEMAS: Readonly<
   Project: ProjectInputsSchema,
 };
 
+/** The resources whose outputs record `adopted` (an object this resource did not create is left as found on destroy). */
+const RECORDS_ADOPTED: ReadonlySet<ResourceName> = new Set(["Dashboard", "Domain", "Invite", "Project"]);
+
 /**
  * What `pulumi import` records of an object: the read's outputs and inputs, plus each input the resource's `check`
  * would default that the read does not report (a Dashboard's `deleteInsights: false`), so that a program declaring
- * the generated code plans no change (`diff` compares the outputs with the program's checked inputs).
+ * the generated code plans no change (`diff` compares the outputs with the program's checked inputs); and
+ * `adopted: true` where the resource records it: an imported object was not created by Pulumi, so destroy leaves it
+ * as it was found unless `deleteAdoptedOnDestroy` (as for an object adopted by its id).
  */
 function withImportDefaults(
   name: ResourceName,
   outs: Record<string, unknown>,
   inputs: Record<string, unknown>,
 ): { outs: Record<string, unknown>; inputs: Record<string, unknown> } {
+  const marked = RECORDS_ADOPTED.has(name) ? { ...outs, adopted: true } : outs;
   const parsed = INPUT_SCHEMAS[name].safeParse(inputs);
-  if (!parsed.success || !parsed.data || typeof parsed.data !== "object") return { outs, inputs };
+  if (!parsed.success || !parsed.data || typeof parsed.data !== "object") return { outs: marked, inputs };
   const added = Object.entries(parsed.data).filter(([k, v]) => v !== undefined && outs[k] === undefined);
   return {
-    outs: { ...outs, ...Object.fromEntries(added) },
+    outs: { ...marked, ...Object.fromEntries(added) },
     inputs: { ...inputs, ...Object.fromEntries(added) },
   };
 }

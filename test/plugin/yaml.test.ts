@@ -281,6 +281,19 @@ describe("a Pulumi YAML program through the posthog plugin (real CLI)", () => {
     expect(preview.ok, why(preview)).toBe(true);
     expect(preview.counts).toMatchObject({ create: 0, update: 0, replace: 0, delete: 0 });
     expect((await emu.requests()).filter((r) => r.method !== "GET")).toEqual([]);
+
+    // Pulumi did not create it: once unprotected, destroy leaves it as it was found (not soft-deleted).
+    await pulumiOk(["state", "unprotect", "--all", "--yes", "--stack", stack, "--non-interactive"], {
+      cwd: dir,
+      stateDir: state,
+      env,
+    });
+    const destroy = await runStack({ operation: "destroy", projectDir: dir, stack, stateDir: state, env });
+    expect(destroy.ok, why(destroy)).toBe(true);
+    expect(destroy.counts.delete).toBe(1);
+    const kept = await emu.call("GET", `${emu.project}/dashboards/${dashboardId}/`);
+    expect(kept.status).toBe(200);
+    expect(kept.body).toMatchObject({ name: "Made by hand", deleted: false });
   }, 600_000);
 
   it("an explicit provider takes its settings from its properties (the key a secret of the program); check refuses what PostHog would", async () => {
