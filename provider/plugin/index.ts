@@ -13,7 +13,9 @@
  *   that are always secret ({@link SECRET_OUTPUTS}), are wrapped again in what goes back to the engine;
  * - configuration: `posthog:host`, `posthog:apiKey`, `posthog:organizationId`, `posthog:projectId` and the tuning
  *   settings reach the providers' `configure` as the stack config does under the dynamic host
- *   ({@link configFromRequest}); unset ones fall back to the same environment variables (`POSTHOG_API_KEY`, …).
+ *   ({@link configFromRequest}); unset ones fall back to the same environment variables (`POSTHOG_API_KEY`, …);
+ * - the lookups of sdk/lookups.ts as functions `posthog:index:get<Name>` ({@link LOOKUPS});
+ * - `pulumi import`: a read with no outputs takes the resource's import id ({@link IMPORT_IDS}).
  *
  * In a preview the protocol tells `check` nothing of the preview (the SDK passes `__resource.preview`): a preview
  * through the plugin proves the settings' form, not that they reach PostHog, and announces no adoption.
