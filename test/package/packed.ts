@@ -30,6 +30,8 @@ const SOURCES = [
   "provider",
   "sdk",
   "emulator",
+  "plugin",
+  "schema.json",
 ];
 
 /** The version of `name` in our package-lock.json. */
