@@ -132,10 +132,7 @@ export const dnsRecord = {
 export const domainVerified = verification.isVerified;
 export const projectId = project.projectId;
 export const projectApiToken = project.apiToken; // secret
-export const dashboards = {
-  teamOverview: teamDashboard.id,
-  webKpis: kpis.id,
-  weeklyReviews: weeklyReviews.map((d) => d.id),
-};
+export const dashboards = { teamOverview: teamDashboard.id, webKpis: kpis.id };
+export const weeklyReviewDashboards = weeklyReviews.map((d) => d.id);
 export const kpiShareToken = sharing.accessToken; // secret
 export const batchExportPaused = exportPause.paused;
