@@ -637,24 +637,13 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
 
   const stackResources = () =>
     readStateFile(stateFile).resources.filter((r) => r.custom && !r.type.startsWith("pulumi:"));
-  /** The state as `pulumi stack export` prints it. */
   /**
-   * The stack's state through `pulumi stack export`. Seen in runs with kills: "failed to load checkpoint: EOF" for a
-   * moment after a recovery (the backend's file being rewritten); asked again up to 5 times, 1 s apart.
+   * The stack's state as `pulumi stack export` prints it. The backend runs with `metadata=skip` (tools/pulumi.ts
+   * `backendUrl`): before, a kill of the CLI while it rewrote a `.attrs` sidecar left it empty, and this failed
+   * with "failed to load checkpoint: EOF" for good (the soak of decd9e4 stopped on it at kill 28).
    */
-  const exported = async () => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return viewOf(
-          (await exportStack({ projectDir: root, stack: "dev", stateDir, env })).deployment as Deployment,
-        );
-      } catch (e) {
-        if (attempt >= 5 || !/failed to load checkpoint: EOF/.test(String(e))) throw e;
-        log(`stack export: ${String(e).split("\n")[1] ?? e}; again in 1 s`);
-        await new Promise((r) => setTimeout(r, 1000));
-      }
-    }
-  };
+  const exported = async () =>
+    viewOf((await exportStack({ projectDir: root, stack: "dev", stateDir, env })).deployment as Deployment);
   const live = () => liveObjects(a);
 
   const seededLive = new Set((await live()).map((l) => `${l.type}:${l.id}`));

@@ -162,7 +162,20 @@ export function pulumiExecutable(): string {
 }
 
 /**
- * The environment for the CLI on the local backend `stateDir`: `PULUMI_BACKEND_URL=file://<stateDir>`,
+ * The local backend's URL for `stateDir`: `file://<stateDir>?metadata=skip`. `metadata=skip` (a query parameter of
+ * the Go CDK's fileblob, which the file backend passes through: pkg/backend/diy/backend.go `massageBlobPath`)
+ * stops the backend writing a `.attrs` sidecar beside each file. fileblob writes that sidecar in place
+ * (gocloud.dev blob/fileblob/attrs.go `setAttrs`: create, then encode), so a CLI killed between the two leaves it
+ * empty, and every later command on the stack fails with `failed to load checkpoint: EOF` (measured: an emptied
+ * `<stack>.json.attrs` gives exactly that on `stack export` and `up`). The sidecar holds only a content type and an
+ * MD5, which the backend does not use.
+ */
+export function backendUrl(stateDir: string): string {
+  return `file://${resolve(stateDir)}?metadata=skip`;
+}
+
+/**
+ * The environment for the CLI on the local backend `stateDir`: `PULUMI_BACKEND_URL` is {@link backendUrl},
  * `PULUMI_HOME` inside it, the passphrase ({@link PASSPHRASE} unless `env` sets one), no update check, no plugin
  * download, no plugin from PATH, our bin folder and Node 24 first on PATH (the language host and the plugin run
  * the `node` they find there). Pulumi Cloud credentials in the caller's environment are removed.
@@ -170,7 +183,7 @@ export function pulumiExecutable(): string {
  * a login to Pulumi Cloud).
  */
 export function pulumiEnv(stateDir: string, env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const backend = `file://${resolve(stateDir)}`;
+  const backend = backendUrl(stateDir);
   if (env.PULUMI_BACKEND_URL !== undefined && env.PULUMI_BACKEND_URL !== backend) {
     throw new Error(`PULUMI_BACKEND_URL is ${env.PULUMI_BACKEND_URL}: these tools only use ${backend}`);
   }

@@ -23,6 +23,7 @@ import { parseArgs } from "node:util";
 import { parseDocument } from "yaml";
 import { startEmulator } from "../emulator";
 import {
+  backendUrl,
   ensureStack,
   type Operation,
   pulumiExecutable,
@@ -151,7 +152,9 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
   };
   const steps: DemoStep[] = [];
   if (!opts.json) {
-    write(`The real Pulumi CLI ${pulumiVersion} (${pulumiExecutable()}), local backend file://${stateDir}`);
+    write(
+      `The real Pulumi CLI ${pulumiVersion} (${pulumiExecutable()}), local backend ${backendUrl(stateDir)}`,
+    );
     write(`Emulator at ${emulator.url} (organization ${emulator.organizationId})`);
     write("");
   }
