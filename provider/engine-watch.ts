@@ -1,5 +1,5 @@
 /**
- * Ends the dynamic-provider host when the Pulumi engine that started it is gone.
+ * Ends the dynamic-provider host, or the provider plugin, when the Pulumi engine that started it is gone.
  *
  * The CLI starts each plugin in a process group of its own (pulumi/pulumi sdk/go/common/util/cmdutil/child_unix.go,
  * `Setpgid`), and `@pulumi/pulumi`'s dynamic-provider host never checks on the engine: when the CLI is killed
@@ -9,8 +9,9 @@
  * as soon as no provider operation is under way (an operation under way finishes first, so its create journal
  * records what it made: provider/lost-create.ts), or after {@link ENGINE_GONE_GRACE_MS} at most.
  *
- * Only in the dynamic-provider host (`@pulumi/pulumi/cmd/dynamic-provider`): anywhere else (a program, a test
- * loading the providers) it does nothing.
+ * Only in the dynamic-provider host (`@pulumi/pulumi/cmd/dynamic-provider`) and in the provider plugin
+ * (`pulumi-resource-posthog`, `dist/provider/plugin/main.js`), both started by the engine with its address as
+ * argument: anywhere else (a program, a test loading the providers) it does nothing.
  */
 import { connect } from "node:net";
 
@@ -23,11 +24,44 @@ let watching = false;
 let underWay = 0;
 let goneSince: number | undefined;
 
-/** `host:port` of the engine when this process is the dynamic-provider host the engine started, else undefined. */
+/**
+ * The entries the engine starts with its address as argument: Pulumi's dynamic-provider host
+ * (`@pulumi/pulumi/cmd/dynamic-provider`, started by `pulumi-resource-pulumi-nodejs`), and this package's provider
+ * plugin (`dist/provider/plugin/main.js`, started by `plugin/pulumi-resource-posthog`, from a checkout, an npm
+ * install or a plugin tarball alike).
+ */
+const ENGINE_STARTED = [
+  /cmd[\\/]dynamic-provider([\\/]index\.js)?$/,
+  /[\\/]provider[\\/]plugin[\\/]main\.js$/,
+];
+
+/**
+ * The engine's address among the arguments the engine gave a plugin: the first that is not a flag. The engine
+ * puts `--logtostderr`, `-v=<n>` and `--tracing <endpoint>` before it when logging or tracing is on
+ * (pulumi/pulumi sdk/go/common/resource/plugin/plugin.go, `buildPluginArguments`, v3.274.1), and
+ * `@pulumi/pulumi/provider`'s `main` skips the same ones (provider/internals.js, `parseArgs`).
+ */
+export function engineArgument(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === "--logtostderr" || a.startsWith("-v=")) continue;
+    if (a === "--tracing") {
+      i += 1;
+      continue;
+    }
+    return a;
+  }
+  return undefined;
+}
+
+/**
+ * `host:port` of the engine when this process is one the engine started with its address (the dynamic-provider
+ * host or the provider plugin: {@link ENGINE_STARTED}), else undefined.
+ */
 function engineAddress(): { host: string; port: number } | undefined {
   const script = process.argv[1] ?? "";
-  if (!/cmd[\\/]dynamic-provider([\\/]index\.js)?$/.test(script)) return undefined;
-  const m = /^(.*):(\d+)$/.exec(process.argv[2] ?? "");
+  if (!ENGINE_STARTED.some((entry) => entry.test(script))) return undefined;
+  const m = /^(.*):(\d+)$/.exec(engineArgument(process.argv.slice(2)) ?? "");
   return m?.[1] && m[2] ? { host: m[1].replace(/^\[|\]$/g, ""), port: Number(m[2]) } : undefined;
 }
 

@@ -3,10 +3,20 @@
  * groups of their own, so a SIGKILLed `pulumi` left Pulumi's dynamic-provider host running forever (measured on
  * the real CLI, issue 26). Through the real host: it stays while the engine's address accepts connections, exits
  * within seconds once it does not, and an operation under way finishes first (its create made and answered).
+ * The provider plugin (`pulumi-resource-posthog`) is watched the same way (issue 29).
  */
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
+import { join } from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
+import * as provproto from "@pulumi/pulumi/proto/provider_pb";
+import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { describe, expect, it } from "vitest";
-import { ENGINE_WATCH_INTERVAL_MS } from "../../provider/engine-watch";
-import { serializeProvider, startConfiguredHost, startTestEmulator, urnOf } from "./harness";
+import { ENGINE_WATCH_INTERVAL_MS, engineArgument } from "../../provider/engine-watch";
+import { PARENT_WATCH } from "../../tools/provider-host";
+import { repoRoot, serializeProvider, startConfiguredHost, startTestEmulator, urnOf } from "./harness";
 
 /** Resolves true when `p` settles within `ms`, false otherwise. */
 const within = (p: Promise<unknown>, ms: number) =>
@@ -94,6 +104,52 @@ describe("the provider host and the engine", () => {
     } finally {
       await host.close();
       await emu.close();
+    }
+  }, 60_000);
+
+  it("the provider plugin (dist/provider/plugin/main.js) exits too once its engine is gone, flags before the address", async () => {
+    const main = join(repoRoot, "dist", "provider", "plugin", "main.js");
+    if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
+    // The engine's address, as the engine gives it, after the logging flags it adds at -v (plugin.go,
+    // buildPluginArguments): a listener of this test, closed as a dead engine's is.
+    const engine = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => engine.listen(0, "127.0.0.1", resolve));
+    const address = `127.0.0.1:${(engine.address() as AddressInfo).port}`;
+    const args = ["--logtostderr", "-v=3", address];
+    expect(engineArgument(args)).toBe(address);
+    expect(engineArgument(["--tracing", "127.0.0.1:1", address])).toBe(address);
+    const child = spawn(process.execPath, ["--import", PARENT_WATCH, main, ...args], {
+      cwd: repoRoot,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    let client: InstanceType<typeof provrpc.ResourceProviderClient> | undefined;
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        let out = "";
+        child.stdout.on("data", (chunk: Buffer) => {
+          out += chunk.toString();
+          const line = out.split("\n")[0];
+          if (out.includes("\n")) resolve(Number(line));
+        });
+        child.once("exit", (code) =>
+          reject(new Error(`the plugin exited (${code}) before printing its port`)),
+        );
+      });
+      // The watch starts with the provider's configure, as in a run (the engine configures the provider first).
+      client = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+      const req = new provproto.ConfigureRequest();
+      req.setArgs(Struct.fromJavaScript({ host: "http://127.0.0.1:9", apiKey: "phx_engine_watch" }));
+      await new Promise<void>((resolve, reject) =>
+        client?.configure(req, (err) => (err ? reject(err) : resolve())),
+      );
+      expect(await within(exited, 3 * ENGINE_WATCH_INTERVAL_MS)).toBe(false);
+      await new Promise<void>((resolve) => engine.close(() => resolve()));
+      expect(await within(exited, 5 * ENGINE_WATCH_INTERVAL_MS)).toBe(true);
+    } finally {
+      client?.close();
+      child.kill();
+      engine.close();
     }
   }, 60_000);
 });
