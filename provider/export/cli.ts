@@ -2,7 +2,7 @@
 /**
  * `pulumi-posthog export`: writes a live PostHog organization as a Pulumi program that adopts it.
  *
- *   pulumi-posthog export [--out DIR] [--stack NAME] [--project ID ...] [--only KINDS]
+ *   pulumi-posthog export [--out DIR] [--stack NAME] [--project ID ...] [--only KINDS] [--import-file FILE]
  *   pulumi-posthog export dashboard ID [--project ID] --out FILE
  *
  * Connection settings as the provider reads them from the environment: POSTHOG_API_KEY (required; a key with
@@ -10,6 +10,7 @@
  * the key's current organization), POSTHOG_RATE_LIMIT. Every project the key can read is exported unless
  * --project narrows it (POSTHOG_PROJECT_ID does not; it is only the project of `export dashboard`). The generated
  * package.json installs pulumi-posthog from where this copy was installed (provider/export/package-source.ts).
+ * `--import-file FILE` also writes the list `pulumi import --file FILE` takes (provider/export/import-file.ts).
  * Only GET requests are sent. Progress and the summary go to stderr; exit code 0
  * on success, 1 on an error (one line saying what to fix), 2 on bad usage.
  */
@@ -19,13 +20,14 @@ import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { closeAllConnections, createClient, type PostHogClient, resolveSettings } from "../client";
 import { dashboardTemplate, dashboardTemplateText } from "./dashboard-template";
+import { IMPORT_FILE_OMITS, importFileText, renderImportFile } from "./import-file";
 import { EXPORT_KINDS, parseKinds, readOrganization, type Snapshot } from "./organization";
 import { type PackageSource, packageSource } from "./package-source";
 import { PENDING_USAGE, pendingMain } from "./pending";
 import { renderProgram } from "./program";
 
 export const USAGE = `Usage:
-  pulumi-posthog export [--out DIR] [--stack NAME] [--project ID ...] [--only KINDS]
+  pulumi-posthog export [--out DIR] [--stack NAME] [--project ID ...] [--only KINDS] [--import-file FILE]
   pulumi-posthog export dashboard ID [--project ID] --out FILE
 
 Writes the PostHog organization as a Pulumi program that adopts it (index.ts, Pulumi.yaml,
@@ -37,6 +39,10 @@ Options:
   --project ID    project to export, repeatable (default: every project the key can read; for
                   "export dashboard": POSTHOG_PROJECT_ID, else the key's current project)
   --only KINDS    comma-separated, among: ${EXPORT_KINDS.join(", ")}
+  --import-file FILE
+                  also write the list "pulumi import --file FILE" takes (the provider plugin's
+                  posthog:index:* types, import ids, the program's resource names), for a
+                  program in any language
   -h, --help      this help
 
 Connection (as the provider reads it): POSTHOG_API_KEY (required; :read scopes suffice), POSTHOG_HOST,
@@ -97,6 +103,7 @@ function parse(argv: string[]) {
       stack: { type: "string" },
       project: { type: "string", multiple: true },
       only: { type: "string" },
+      "import-file": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -115,9 +122,20 @@ function parse(argv: string[]) {
     if (!/^\d+$/.test(p)) throw new UsageError(`Invalid --project "${p}": expected a project id (a number)`);
   }
   const kinds = parseKinds(values.only);
+  const importFile = values["import-file"];
+  if (importFile === "") throw new UsageError("--import-file needs a file name (the list to write)");
   if (sub === undefined) {
-    return { help: false as const, out: values.out ?? "posthog-org", stack, projects: values.project, kinds };
+    return {
+      help: false as const,
+      out: values.out ?? "posthog-org",
+      stack,
+      projects: values.project,
+      kinds,
+      importFile,
+    };
   }
+  if (importFile !== undefined)
+    throw new UsageError("--import-file is an option of the organization's export, not of export dashboard");
   if (sub !== "dashboard") throw new UsageError(`unknown argument "${sub}"; expected "export dashboard ID"`);
   if (id === undefined || !/^\d+$/.test(id) || rest.length > 0) {
     throw new UsageError("expected export dashboard ID --out FILE, with the dashboard's id (a number)");
@@ -132,6 +150,7 @@ function parse(argv: string[]) {
     projects: values.project,
     kinds,
     dashboard: Number(id),
+    importFile: undefined,
   };
 }
 
@@ -194,6 +213,12 @@ async function exportOrganization(client: PostHogClient, parsed: Parsed, io: Cli
   const written = kept.includes("package.json") ? undefined : source;
   for (const line of summary(snapshot, parsed.out, parsed.stack, files, kept, stale, written))
     io.stderr(line);
+  if (parsed.importFile !== undefined) {
+    const file = resolve(io.cwd, parsed.importFile);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, importFileText(snapshot));
+    for (const line of importFileSummary(snapshot, parsed.importFile)) io.stderr(line);
+  }
   return 0;
 }
 
@@ -245,6 +270,22 @@ export function summary(
       `${r.collaboratorLists} collaborator list(s)`,
   );
   return lines;
+}
+
+/** The summary lines of `--import-file`: entries per type, what the list leaves out, the command to run. */
+export function importFileSummary(s: Snapshot, file: string): string[] {
+  const { resources } = renderImportFile(s);
+  const perType = new Map<string, number>();
+  for (const r of resources) {
+    const name = r.type.replace(/^posthog:index:/, "");
+    perType.set(name, (perType.get(name) ?? 0) + 1);
+  }
+  const counts = [...perType].map(([t, n]) => `${t}: ${n}`).join(", ");
+  return [
+    `Import file ${file}: ${resources.length} resources${counts ? ` (${counts})` : ""}`,
+    ...IMPORT_FILE_OMITS.map((o) => `  not in it: ${o.type}: ${o.why}`),
+    `  in a project of any language with the posthog plugin: pulumi import --file ${file}`,
+  ];
 }
 
 function defaultIo(): CliIo {

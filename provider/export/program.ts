@@ -65,8 +65,31 @@ const RESERVED = new Set(
   ).split(" "),
 );
 
+/**
+ * The keys the program names its objects by, in the snapshot's order: each project's (`projects[i]`), each
+ * dashboard's (`dashboards[i][j]`, project i), each batch export's (`batchExports[i]`). The resources of the
+ * program are named by them (a dashboard's sharing by its dashboard's key, a collaborator by
+ * `<dashboard key>/<e-mail>`); `pulumi-posthog export --import-file` names the resources of its list the same way
+ * (provider/export/import-file.ts).
+ */
+export function programKeys(snapshot: Snapshot): {
+  projects: string[];
+  dashboards: string[][];
+  batchExports: string[];
+} {
+  const projectKey = keyMaker();
+  const dashboardKey = keyMaker();
+  const batchExportKey = keyMaker();
+  const projects = snapshot.projects.map((p) => projectKey(keyOf(p.project.name, "project")));
+  const dashboards = snapshot.projects.map((p) =>
+    p.dashboards.map((d) => dashboardKey(keyOf(d.dashboard.name ?? "", "dashboard"))),
+  );
+  const batchExports = snapshot.batchExports.map((b) => batchExportKey(keyOf(b.name ?? "", "batch-export")));
+  return { projects, dashboards, batchExports };
+}
+
 /** A unique camelCase identifier from a key (`web-kpis` → `webKpis`), never a reserved word. */
-function identifierMaker(): (key: string, suffix: string) => string {
+export function identifierMaker(): (key: string, suffix: string) => string {
   const used = new Set<string>(RESERVED);
   return (key, suffix) => {
     const parts = key.split("-").filter(Boolean);
@@ -242,17 +265,16 @@ export type ProgramFiles = Map<string, string>;
  */
 export function renderProgram(snapshot: Snapshot, options: RenderOptions): ProgramFiles {
   const files: ProgramFiles = new Map();
-  const projectKey = keyMaker();
-  const dashboardKey = keyMaker();
   const ident = identifierMaker();
-  const projects = snapshot.projects.map((p) => {
-    const key = projectKey(keyOf(p.project.name, "project"));
+  const keys = programKeys(snapshot);
+  const projects = snapshot.projects.map((p, i) => {
+    const key = keys.projects[i] as string;
     return { p, key, variable: ident(key, "Project") };
   });
-  const dashboards: KeyedDashboard[] = projects.flatMap(({ p, key }) =>
-    p.dashboards.map((d) => ({
+  const dashboards: KeyedDashboard[] = projects.flatMap(({ p, key }, i) =>
+    p.dashboards.map((d, j) => ({
       ...d,
-      key: dashboardKey(keyOf(d.dashboard.name ?? "", "dashboard")),
+      key: keys.dashboards[i]?.[j] as string,
       project: p,
       projectKey: key,
     })),
@@ -479,11 +501,10 @@ export function renderProgram(snapshot: Snapshot, options: RenderOptions): Progr
     });
   }
   if (snapshot.kinds.has("batch-exports")) {
-    const key = keyMaker();
     config[ns("batchExportPauses")] = snapshot.batchExports.map(
-      (b) =>
+      (b, i) =>
         new YamlCommented(b.name ?? b.id, {
-          key: key(keyOf(b.name ?? "", "batch-export")),
+          key: keys.batchExports[i] as string,
           batchExportId: b.id,
           paused: b.paused,
         }),
