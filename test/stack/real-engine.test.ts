@@ -25,6 +25,7 @@ import {
   pulumiOk,
   type RunOptions,
   type RunResult,
+  readProject,
   runStack,
   startPulumi,
 } from "../../tools/pulumi";
@@ -725,11 +726,16 @@ describe("the real Pulumi CLI with the SDK against the emulator", () => {
     }
   }, 300_000);
 
-  it("SIGKILL of the CLI while a Dashboard's POST is on the wire: the next up adopts the object the orphaned create made (no duplicate), pulumi-posthog clear-pending clears the pending create it reconciled, destroy leaves no orphan", async () => {
-    const s = fx.stack("killed-dashboard");
-    const journal = join(fx.work, "journal-killed");
+  /**
+   * A stack whose first `up` of one Dashboard was SIGKILLed while its POST was on the wire (held 4 s by the
+   * emulator): the orphaned provider host got the answer, so the object exists, the journal names it, and the
+   * state holds only the pending create of `kpis` (the lock already cancelled).
+   */
+  async function killedMidDashboardCreate(stackName: string, name: string) {
+    const s = fx.stack(stackName);
+    const journal = join(fx.work, `journal-${stackName}`);
     const env = { ...s.env(), POSTHOG_CREATE_JOURNAL_DIR: journal };
-    const NAME = "Killed mid-create";
+    const NAME = name;
     const program: Declared = [["Dashboard", "kpis", { name: NAME }]];
     const dashboards = async () =>
       (
@@ -788,6 +794,14 @@ describe("the real Pulumi CLI with the SDK against the emulator", () => {
       ).exitCode,
     ).toBe(0);
 
+    return { s, env, program, dashboards, made: (await dashboards())[0]?.id ?? 0 };
+  }
+
+  it("SIGKILL of the CLI while a Dashboard's POST is on the wire: the next up adopts the object the orphaned create made (no duplicate), pulumi-posthog clear-pending clears the pending create it reconciled, destroy leaves no orphan", async () => {
+    const { s, env, program, dashboards } = await killedMidDashboardCreate(
+      "killed-dashboard",
+      "Killed mid-create",
+    );
     // The next up creates `kpis` again (the engine keeps its pending create and warns); the provider finds its
     // journal entry and adopts the object the dead create made instead of making a second one.
     const up = await s.run("up", program, { env });
@@ -827,4 +841,41 @@ describe("the real Pulumi CLI with the SDK against the emulator", () => {
     expect((await s.run("destroy", program, { env })).ok).toBe(true);
     expect(await dashboards()).toEqual([]);
   }, 300_000);
+
+  // Issue 27, point 1: the other ways a user recovers from a killed create under the real CLI. A non-interactive
+  // `refresh` keeps the pending create; `--clear-pending-creates` drops it; `--import-pending-creates URN ID` turns
+  // it into an import, which v3.274.1 drops without the resource reaching the state (see the tiny program's test).
+  // In each case the next `up` creates `kpis` again, and the create journal makes it adopt the object the killed
+  // create made: one dashboard on the server, the one in the state.
+  it.each([
+    ["refresh", []],
+    ["refresh --clear-pending-creates", ["--clear-pending-creates"]],
+    ["refresh --import-pending-creates", ["--import-pending-creates"]],
+  ] as const)(
+    "after a killed Dashboard create, %s then up leaves one dashboard, no duplicate and no orphan",
+    async (label, flags) => {
+      const stackName = `killed-${label.replace(/\W+/g, "-")}`;
+      const { s, env, program, dashboards, made } = await killedMidDashboardCreate(
+        stackName,
+        `Killed (${label})`,
+      );
+      expect(made).toBeGreaterThan(0);
+      const urn = `urn:pulumi:${s.name}::${readProject(fixtureDir).name}::pulumi-nodejs:dynamic/posthog:Dashboard::kpis`;
+      const args =
+        flags[0] === "--import-pending-creates" ? [flags[0], urn, flags[0], String(made)] : [...flags];
+      const refresh = await s.run("refresh", program, { env, args });
+      expect(refresh.ok, why(refresh)).toBe(true);
+      expect((await dashboards()).map((d) => d.id)).toEqual([made]); // a refresh writes nothing
+      const up = await s.run("up", program, { env });
+      expect(up.ok, why(up)).toBe(true);
+      expect((await dashboards()).map((d) => d.id)).toEqual([made]);
+      const state = await exportStack({ projectDir: fixtureDir, stack: s.name, stateDir: s.stateDir, env });
+      expect(resourcesOf(state)).toEqual({ kpis: String(made) });
+      const quiet = await s.run("preview", program, { env, expectNoChanges: true });
+      expect(quiet.ok, why(quiet)).toBe(true);
+      expect((await s.run("destroy", program, { env })).ok).toBe(true);
+      expect(await dashboards()).toEqual([]);
+    },
+    300_000,
+  );
 });
