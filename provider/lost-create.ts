@@ -62,9 +62,10 @@ const queues = new Map<string, Promise<unknown>>();
 
 /**
  * Runs `create` once every earlier create of an object of the same type, scope and name in this process has
- * settled (if, by then, the engine is gone, a create that waited is not started: it throws, sending nothing): look-alike creates (twelve dashboards named "KPIs") run one at a time, so that at any moment at most
- * one of them may be on the wire without an answer, and each one's journal entry can name the ids the earlier
- * ones made ({@link CreateOperation.journal}). Creates of other names run concurrently as before.
+ * settled. Look-alike creates (twelve dashboards named "KPIs") thus run one at a time, so that at any moment at
+ * most one of them may be on the wire without an answer, and each one's journal entry can name the ids the
+ * earlier ones made ({@link CreateOperation.journal}). If the engine is gone by the time a create that waited
+ * would start, it is not started: it throws, sending nothing. Creates of other names run concurrently.
  * @returns what `create` returns; @throws what it throws (a failed create does not stop the next one)
  */
 export function oneAtATime<T>(
