@@ -1,0 +1,145 @@
+#!/usr/bin/env node
+/**
+ * `npm run gen-sdk`: writes the SDKs of the posthog Pulumi package for Go, Node.js and Python from schema.json into
+ * sdk-gen/<lang>/, with Pulumi's own generators (github.com/pulumi/pulumi/pkg/v3 v3.274.1, the CLI's version),
+ * linked by the Go tool in tools/pulumi-cli/gensdk (see its main.go for why not `pulumi package gen-sdk`: the
+ * language hosts that run these generators for the CLI are not served by the Go module proxy).
+ *
+ * `npm run gen-sdk -- --check` writes them into a temporary folder instead and compares: exit 1 naming each file
+ * that is out of date, missing or extra in sdk-gen/, and the command that rewrites them.
+ *
+ * The tool is built with Go (`GOTOOLCHAIN=local`, `-mod=readonly`; Go's own caches) into
+ * .pulumi-cli/tools/gensdk, and rebuilt only when its go.mod, go.sum or main.go change (a stamp beside it). A cold
+ * build links the whole of pkg/v3: about 8 minutes on 2 shared cores; warm, it is reused as it is. Exit 1 with one
+ * message when Go is missing or a step fails. Run directly by Node 24 (type stripping); imports none of the
+ * project's modules.
+ */
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative, resolve } from "node:path";
+import { parseArgs } from "node:util";
+
+const root = resolve(import.meta.dirname, "..");
+const moduleDir = join(root, "tools", "pulumi-cli", "gensdk");
+const toolDir = join(root, ".pulumi-cli", "tools");
+const tool = join(toolDir, "gensdk");
+const stampPath = join(toolDir, "gensdk.stamp");
+/** The languages generated, each into sdk-gen/<lang>/. */
+const LANGUAGES = ["go", "nodejs", "python"];
+/** The folder of the checked-in SDKs. */
+const SDK_DIR = join(root, "sdk-gen");
+
+const say = (line: string) => process.stdout.write(`gen-sdk: ${line}\n`);
+
+function fail(message: string): never {
+  process.stderr.write(`gen-sdk: ${message}\n`);
+  process.exit(1);
+}
+
+/** Runs `command`; on failure exits naming the step and the tail of its output. */
+function run(title: string, command: string, args: string[], cwd: string): string {
+  const started = Date.now();
+  const r = spawnSync(command, args, {
+    cwd,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, CGO_ENABLED: "0", GOFLAGS: "-mod=readonly", GOTOOLCHAIN: "local" },
+  });
+  const log = `${r.stdout ?? ""}${r.stderr ?? ""}`;
+  if (r.status !== 0) {
+    const tail = log.trimEnd().split("\n").slice(-30).join("\n");
+    fail(
+      `step "${title}" failed (${r.error?.message ?? `exit ${r.status}`}) in ${cwd}; last lines:\n${tail}`,
+    );
+  }
+  say(`${title}: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return log;
+}
+
+/** A hash of the tool's sources: the build is redone when it differs from the stamp's. */
+function sourceHash(): string {
+  const hash = createHash("sha256");
+  for (const name of ["go.mod", "go.sum", "main.go"]) hash.update(readFileSync(join(moduleDir, name)));
+  return hash.digest("hex");
+}
+
+/** Builds the generator unless the stamp says this build of its sources is there. */
+function ensureTool(): void {
+  const hash = sourceHash();
+  if (existsSync(tool) && existsSync(stampPath) && readFileSync(stampPath, "utf8").trim() === hash) return;
+  if (spawnSync("go", ["version"], { encoding: "utf8" }).status !== 0) {
+    fail(
+      "Go is needed to build the SDK generator: install Go 1.26.6 or later (https://go.dev/dl/) and run again",
+    );
+  }
+  mkdirSync(toolDir, { recursive: true });
+  say(
+    "building the generator (tools/pulumi-cli/gensdk; a cold build takes minutes, Go's caches keep it warm) …",
+  );
+  run("build gensdk", "go", ["build", "-trimpath", "-ldflags", "-s -w", "-o", tool, "."], moduleDir);
+  writeFileSync(stampPath, `${hash}\n`);
+}
+
+/** Every file under `dir`, as paths relative to it with `/`, sorted. */
+function listFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return (readdirSync(dir, { recursive: true, withFileTypes: true }) as import("node:fs").Dirent[])
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)).split("\\").join("/"))
+    .sort();
+}
+
+/** The files that differ between the checked-in `have` folder and the freshly generated `want` one. */
+function differences(have: string, want: string): string[] {
+  const haveFiles = new Set(listFiles(have));
+  const wantFiles = listFiles(want);
+  const out: string[] = [];
+  for (const file of wantFiles) {
+    if (!haveFiles.has(file)) out.push(`missing: ${file}`);
+    else if (!readFileSync(join(have, file)).equals(readFileSync(join(want, file))))
+      out.push(`out of date: ${file}`);
+    haveFiles.delete(file);
+  }
+  for (const file of haveFiles) out.push(`extra: ${file}`);
+  return out;
+}
+
+function main(): void {
+  const { values } = parseArgs({ options: { check: { type: "boolean", default: false } } });
+  const schema = join(root, "schema.json");
+  if (!existsSync(schema)) fail("schema.json is missing: run `npm run schema` first");
+  ensureTool();
+  const out = values.check ? mkdtempSync(join(tmpdir(), "gen-sdk-")) : SDK_DIR;
+  try {
+    process.stdout.write(
+      run("generate", tool, ["-schema", schema, "-out", out, "-lang", LANGUAGES.join(",")], root),
+    );
+    if (!values.check) return;
+    const stale = LANGUAGES.flatMap((lang) =>
+      differences(join(SDK_DIR, lang), join(out, lang)).map((d) => `sdk-gen/${lang}: ${d}`),
+    );
+    if (stale.length > 0) {
+      fail(
+        `${stale.length} generated file(s) differ from schema.json's SDKs:\n  ${stale.join("\n  ")}\n` +
+          "run `npm run gen-sdk` and commit sdk-gen/",
+      );
+    }
+    say(
+      `sdk-gen/ is current (${LANGUAGES.map((l) => `${l}: ${listFiles(join(out, l)).length} files`).join(", ")})`,
+    );
+  } finally {
+    if (values.check) rmSync(out, { recursive: true, force: true });
+  }
+}
+
+main();
