@@ -193,12 +193,15 @@ describe("pulumi-posthog export --import-file, then pulumi import --file (real C
 
     // The state: every entry, under its Pulumi name, holding the object the export read under that name.
     const state = await exportStack({ projectDir, stack, stateDir, env });
-    const posthog = (state.deployment.resources ?? []).filter((r) => r.type.startsWith("posthog:index:"));
+    type StateResource = { type: string; urn: string; id?: string; outputs?: Record<string, unknown> };
+    const posthog = ((state.deployment.resources ?? []) as StateResource[]).filter((r) =>
+      r.type.startsWith("posthog:index:"),
+    );
     expect(posthog).toHaveLength(resources.length);
     const outputsOf = (type: string, name: string) => {
       const r = posthog.find((x) => x.type === `posthog:index:${type}` && x.urn.endsWith(`::${name}`));
       expect(r, `${type} ${name}`).toBeDefined();
-      return { id: r?.id, outputs: (r?.outputs ?? {}) as Record<string, unknown> };
+      return { id: r?.id, outputs: r?.outputs ?? {} };
     };
     const logical = (type: string, id: string) => {
       const r = resources.find((x) => x.type === `posthog:index:${type}` && x.id === id) as ImportSpec;
