@@ -17,6 +17,9 @@
  *   provider plugin: test/plugin/yaml.test.ts): linked when one is beside a `pulumi` taken from PATH, else built
  *   with Go from `github.com/pulumi/pulumi-yaml` in tools/pulumi-cli/yaml (its go.mod and go.sum pin every
  *   module). Without Go and without one beside the CLI, a line says so and the rest stays usable.
+ * - The Go language host `pulumi-language-go` (for the Pulumi Go program of test/plugin/go.test.ts): linked when
+ *   one is beside a `pulumi` taken from PATH, else built with Go from `sdk/v3` {@link GO_HOST_VERSION} in
+ *   tools/pulumi-cli/golang (see its go.mod for why that version); likewise optional.
  *
  * Prints each step and its duration; exit 1 with one message when neither Go nor a supported CLI is there, or
  * naming the step that failed and the tail of its log. `--out DIR` readies DIR instead of `.pulumi-cli`. Run directly by Node 24 (type stripping; hence `.mts`), so that a second
@@ -56,6 +59,9 @@ const PLUGIN = "pulumi-resource-pulumi-nodejs";
 /** The YAML language host's version; tools/pulumi-cli/yaml/go.mod requires it. */
 export const YAML_VERSION = "1.25.0";
 const YAML_HOST = "pulumi-language-yaml";
+/** The `sdk/v3` release the Go language host is built from; tools/pulumi-cli/golang/go.mod requires it. */
+export const GO_HOST_VERSION = "3.62.0";
+const GO_HOST = "pulumi-language-go";
 
 interface Stamp {
   version: string;
@@ -64,6 +70,8 @@ interface Stamp {
   from: string;
   /** `pulumi-language-yaml`: the version built ({@link YAML_VERSION}) or `linked <path>`; absent when missing. */
   yaml?: string;
+  /** `pulumi-language-go`: the sdk/v3 version built ({@link GO_HOST_VERSION}) or `linked <path>`; absent when missing. */
+  go?: string;
 }
 
 const say = (line: string) => process.stdout.write(`pulumi-cli: ${line}\n`);
@@ -265,15 +273,62 @@ function readyYamlHost(stamp: Stamp): string | undefined {
   return YAML_VERSION;
 }
 
+/**
+ * Readies `pulumi-language-go` in the bin folder, as {@link readyYamlHost} does the YAML host: kept when the stamp
+ * says it is there; linked from beside a `pulumi` taken from PATH; else built with Go from tools/pulumi-cli/golang.
+ * Returns what the stamp records, undefined (and a line saying why) when there is neither one nor Go.
+ */
+function readyGoHost(stamp: Stamp): string | undefined {
+  const target = join(binDir, GO_HOST);
+  if (existsSync(target) && (stamp.go === GO_HOST_VERSION || stamp.go?.startsWith("linked ")))
+    return stamp.go;
+  rmSync(target, { force: true });
+  if (stamp.source === "path") {
+    const beside = join(stamp.from, GO_HOST);
+    if (existsSync(beside)) {
+      symlinkSync(beside, target);
+      say(`using ${beside}`);
+      return `linked ${beside}`;
+    }
+  }
+  if (spawnSync("go", ["version"], { encoding: "utf8" }).status !== 0) {
+    say(`no ${GO_HOST} beside the CLI and no Go to build it: Pulumi Go programs will not run`);
+    return undefined;
+  }
+  const started = Date.now();
+  const golang = join(modules, "golang");
+  step("download the Go language host's modules (go mod download)", "go", ["mod", "download"], golang);
+  step(
+    `build ${GO_HOST} (sdk/v3 v${GO_HOST_VERSION})`,
+    "go",
+    [
+      "build",
+      "-trimpath",
+      "-ldflags",
+      "-s -w",
+      "-o",
+      target,
+      "github.com/pulumi/pulumi/sdk/v3/go/pulumi-language-go",
+    ],
+    golang,
+  );
+  say(`built ${GO_HOST} in ${seconds(Date.now() - started)}`);
+  return GO_HOST_VERSION;
+}
+
 function main(): void {
   const started = Date.now();
   const stamp = readStamp();
   if (ready(stamp) && stamp) {
     installPlugin();
     const yaml = readyYamlHost(stamp);
-    if (yaml !== stamp.yaml) {
-      const { yaml: _old, ...rest } = stamp;
-      writeFileSync(stampPath, `${JSON.stringify(yaml ? { ...rest, yaml } : rest, null, 2)}\n`);
+    const go = readyGoHost(stamp);
+    if (yaml !== stamp.yaml || go !== stamp.go) {
+      const { yaml: _old, go: _oldGo, ...rest } = stamp;
+      writeFileSync(
+        stampPath,
+        `${JSON.stringify({ ...rest, ...(yaml ? { yaml } : {}), ...(go ? { go } : {}) }, null, 2)}\n`,
+      );
     }
     say(
       `ready: pulumi v${stamp.version} (${stamp.source === "built" ? `built with ${stamp.from}` : `from ${stamp.from}`}) in ${binDir} (${seconds(Date.now() - started)})`,
@@ -304,6 +359,8 @@ function main(): void {
   installPlugin();
   const yaml = readyYamlHost(next);
   if (yaml) next.yaml = yaml;
+  const go = readyGoHost(next);
+  if (go) next.go = go;
   writeFileSync(stampPath, `${JSON.stringify(next, null, 2)}\n`);
   say(`ready: pulumi v${next.version} in ${binDir} (${seconds(Date.now() - started)})`);
 }
