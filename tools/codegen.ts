@@ -14,7 +14,9 @@
  * - the outputs: the `declare readonly` properties of the SDK class `<Name>` in `sdk/<kebab>.ts`, with their JSDoc.
  *
  * Writes `sdk/args.ts` (an `<Name>Args` per resource, every property documented and `pulumi.Input<T>`), the
- * parts of `docs/resources/<kebab>.md` between `<!-- generated:… -->` markers (the prose around them is kept), and
+ * parts of `docs/resources/<kebab>.md` between `<!-- generated:… -->` markers (the prose around them is kept: the
+ * inputs and outputs tables, and the examples in Pulumi YAML, Python, Go and C# of tools/examples.ts with the type
+ * token and import id), the examples part of each `docs/lookups/<kebab>.md`, and
  * `sdk/lookup-types.ts`: the lookups' options and results as plain interfaces, from the client's schemas
  * ({@link LOOKUP_TYPES}), so that the SDK's declaration files import no zod type.
  */
@@ -22,6 +24,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
+import { EXAMPLES, exampleOf, examplesPart, type PackageSchema } from "./examples";
 
 /** The repository root: tools/.. from the source, dist/tools/../.. from the build. */
 export const ROOT = [resolve(__dirname, ".."), resolve(__dirname, "..", "..")].find((d) =>
@@ -732,19 +735,23 @@ export function outputsTable(r: ResourceInfo): string {
   ].join("\n");
 }
 
+/** A generated part of a page: the inputs and outputs tables, the examples in other languages. */
+export type Part = "inputs" | "outputs" | "examples";
+
 /** The markers around a generated part of a page. */
-export const markers = (part: "inputs" | "outputs") => ({
+export const markers = (part: Part) => ({
   begin: `<!-- generated:${part} (npm run codegen; do not edit) -->`,
   end: `<!-- /generated:${part} -->`,
 });
 
 /** `page` with the text between the markers of `part` replaced by `body`. @throws when the markers are missing */
-export function withPart(page: string, part: "inputs" | "outputs", body: string, path: string): string {
+export function withPart(page: string, part: Part, body: string, path: string): string {
   const { begin, end } = markers(part);
   const a = page.indexOf(begin);
   const b = page.indexOf(end);
+  const what = part === "examples" ? "examples" : `${part} table`;
   if (a < 0 || b < a)
-    return fail(`${path} lacks the markers of its generated ${part} table: add the lines\n${begin}\n${end}`);
+    return fail(`${path} lacks the markers of its generated ${what}: add the lines\n${begin}\n${end}`);
   return `${page.slice(0, a + begin.length)}\n\n${body}\n\n${page.slice(b)}`;
 }
 
@@ -754,6 +761,11 @@ function skeleton(r: ResourceInfo): string {
     `# ${r.name}`,
     "",
     "(Describe the resource here: what it manages, its id, replacements, delete, adoption, an example.)",
+    "",
+    "## Example",
+    "",
+    markers("examples").begin,
+    markers("examples").end,
     "",
     "## Inputs",
     "",
@@ -768,8 +780,22 @@ function skeleton(r: ResourceInfo): string {
   ].join("\n");
 }
 
-/** Every generated file with its expected content. */
+/**
+ * The package schema (schema.json, written by tools/schema.ts from the same zod schemas), for the examples' types.
+ * @throws when it is missing: run `npm run schema`
+ */
+export function readSchema(root = ROOT): PackageSchema {
+  const file = join(root, "schema.json");
+  if (!existsSync(file)) return fail(`${file} is missing: run \`npm run schema\` first`);
+  return JSON.parse(readFileSync(file, "utf8")) as PackageSchema;
+}
+
+/**
+ * Every generated file with its expected content: sdk/args.ts, sdk/lookup-types.ts, each resource page's tables
+ * and examples (tools/examples.ts), each lookup page's examples.
+ */
 export function generate(root = ROOT, resources = readResources(root)): Generated[] {
+  const schema = readSchema(root);
   const out: Generated[] = [
     { path: "sdk/args.ts", content: formatTs(argsModule(resources), "sdk/args.ts") },
     { path: "sdk/lookup-types.ts", content: formatTs(lookupTypesModule(root), "sdk/lookup-types.ts") },
@@ -780,7 +806,14 @@ export function generate(root = ROOT, resources = readResources(root)): Generate
     let page = existsSync(file) ? readFileSync(file, "utf8") : skeleton(r);
     page = withPart(page, "inputs", inputsTable(r), path);
     page = withPart(page, "outputs", outputsTable(r), path);
+    page = withPart(page, "examples", examplesPart(schema, exampleOf(r.name)), path);
     out.push({ path, content: page });
+  }
+  for (const ex of EXAMPLES.filter((e) => e.page.startsWith("docs/lookups/"))) {
+    const file = join(root, ex.page);
+    if (!existsSync(file)) fail(`${ex.page} (the page of ${ex.subject} in tools/examples.ts) is missing`);
+    const page = withPart(readFileSync(file, "utf8"), "examples", examplesPart(schema, ex), ex.page);
+    out.push({ path: ex.page, content: page });
   }
   return out;
 }

@@ -36,6 +36,10 @@ export const CODE_LANGS = new Set([
   "json",
   "yaml",
   "yml",
+  // The examples of the generated SDKs (tools/examples.ts): each is marked not run until its SDK is generated here.
+  "python",
+  "go",
+  "csharp",
 ]);
 
 /** README.md and every Markdown file under docs/, relative to the root, sorted. */

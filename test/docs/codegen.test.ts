@@ -1,12 +1,23 @@
 /**
- * The generated SDK Args (sdk/args.ts) and the resource pages' tables (docs/resources/<kebab>.md) are what
- * tools/codegen.ts makes of the zod schemas today (its check mode), every resource has its page with both
- * generated tables and its hand-written sections, and the generator refuses an input without documentation.
+ * The generated SDK Args (sdk/args.ts), the resource pages' tables (docs/resources/<kebab>.md) and the examples
+ * of the resource and lookup pages (tools/examples.ts) are what tools/codegen.ts makes of the zod schemas and
+ * schema.json today (its check mode), every resource has its page with its generated parts and its hand-written
+ * sections, and the generator refuses an input without documentation.
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { diff, generate, markers, ROOT, readResources, stale } from "../../tools/codegen";
+import { diff, generate, markers, ROOT, readResources, readSchema, stale } from "../../tools/codegen";
+import {
+  EXAMPLES,
+  exampleOf,
+  goFunctionName,
+  pyName,
+  renderCsharp,
+  renderGo,
+  renderPython,
+  renderYaml,
+} from "../../tools/examples";
 
 const scratch: string[] = [];
 afterAll(() => {
@@ -20,9 +31,9 @@ afterAll(() => {
 function scratchRoot(): string {
   const dir = mkdtempSync(join(ROOT, "test", "docs", ".codegen-"));
   scratch.push(dir);
-  for (const d of ["provider", "sdk", "docs/resources"])
+  for (const d of ["provider", "sdk", "docs/resources", "docs/lookups"])
     cpSync(join(ROOT, d), join(dir, d), { recursive: true });
-  cpSync(join(ROOT, "tsconfig.json"), join(dir, "tsconfig.json"));
+  for (const f of ["tsconfig.json", "schema.json"]) cpSync(join(ROOT, f), join(dir, f));
   mkdirSync(join(dir, "tools"));
   return dir;
 }
@@ -38,7 +49,7 @@ describe("tools/codegen.ts", () => {
     expect(resources.length).toBeGreaterThanOrEqual(9);
     for (const r of resources) {
       const page = readFileSync(join(ROOT, "docs", "resources", `${r.kebab}.md`), "utf8");
-      for (const part of ["inputs", "outputs"] as const) {
+      for (const part of ["inputs", "outputs", "examples"] as const) {
         expect(page, `${r.kebab}.md ${part}`).toContain(markers(part).begin);
         expect(page, `${r.kebab}.md ${part}`).toContain(markers(part).end);
       }
@@ -54,6 +65,57 @@ describe("tools/codegen.ts", () => {
         expect(page, `${r.kebab}.md lacks ${heading}`).toContain(`\n${heading}`);
       expect(page, `${r.kebab}.md`).toMatch(/```ts\n/);
     }
+  });
+
+  it("every resource and lookup page has its examples in YAML, Python, Go and C#, with its type token", () => {
+    const schema = readSchema();
+    const pages = EXAMPLES.map((e) => e.page).sort();
+    expect(pages).toEqual(
+      [
+        ...readResources().map((r) => `docs/resources/${r.kebab}.md`),
+        ...Object.keys(schema.functions).map(
+          (t) =>
+            `docs/lookups/${(t.split(":").at(-1) ?? "").replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}.md`,
+        ),
+      ].sort(),
+    );
+    for (const ex of EXAMPLES) {
+      const page = readFileSync(join(ROOT, ex.page), "utf8");
+      const { begin, end } = markers("examples");
+      const part = page.slice(page.indexOf(begin), page.indexOf(end));
+      for (const fence of ["```yaml\n", "```python\n", "```go\n", "```csharp\n"])
+        expect(part, `${ex.page} ${fence}`).toContain(fence);
+      expect(part, ex.page).toContain(`\`posthog:index:${ex.subject}\``);
+      if (!ex.subject.startsWith("get")) expect(part, ex.page).toMatch(/\nImport id: `</);
+      // The TypeScript example of the dynamic SDK stays before the generated part.
+      expect(page.indexOf("```ts\n"), ex.page).toBeLessThan(page.indexOf(begin));
+    }
+  });
+
+  it("renders names as Pulumi's generators do, and refuses an example the schema does not have", () => {
+    const schema = readSchema();
+    expect(goFunctionName(schema, "getDashboard")).toBe("LookupDashboard");
+    expect(goFunctionName(schema, "getDashboardSharing")).toBe("LookupDashboardSharing");
+    expect(goFunctionName(schema, "getBatchExports")).toBe("GetBatchExports");
+    expect(goFunctionName(schema, "getDashboardAccessControls")).toBe("GetDashboardAccessControls");
+    expect(pyName("deleteAdoptedOnDestroy")).toBe("delete_adopted_on_destroy");
+    expect(pyName("default_access_level")).toBe("default_access_level");
+    const dashboard = exampleOf("Dashboard");
+    expect(renderPython(schema, dashboard)).toContain("project_id=web.id");
+    expect(renderGo(schema, dashboard)).toContain("ProjectId: web.ID(),");
+    expect(renderCsharp(schema, dashboard)).toContain("ProjectId = web.Id,");
+    const wrong = {
+      ...dashboard,
+      statements: [
+        ...dashboard.statements.slice(0, 1),
+        { kind: "resource", type: "Dashboard", name: "kpis", args: { title: "KPIs" } } as const,
+      ],
+    };
+    expect(() => renderYaml(schema, wrong)).toThrow(
+      /docs\/resources\/dashboard\.md: kpis: title is no input of Dashboard/,
+    );
+    const early = { ...dashboard, statements: [...dashboard.statements].reverse() };
+    expect(() => renderGo(schema, early)).toThrow(/kpis\.projectId: refers to web, not declared before it/);
   });
 
   it("the SDK Args carry each input's documentation and Input type", () => {
@@ -72,6 +134,16 @@ describe("tools/codegen.ts", () => {
     expect(old[0]?.diff).toMatch(/^--- docs\/resources\/domain\.md \(on disk\)/);
     expect(old[0]?.diff).toMatch(/\n-\| `adopted` \|/);
     expect(old[0]?.diff).toMatch(/\n\+\| `adopt` \|/);
+    const lookup = join(dir, "docs", "lookups", "get-member.md");
+    const unmarked = readFileSync(lookup, "utf8").replace(markers("examples").begin, "");
+    writeFileSync(lookup, unmarked);
+    expect(() => generate(dir)).toThrow(
+      /docs\/lookups\/get-member\.md lacks the markers of its generated examples/,
+    );
+    writeFileSync(
+      lookup,
+      unmarked.replace(markers("examples").end, `${markers("examples").begin}\n${markers("examples").end}`),
+    );
     writeFileSync(page, "# Domain\n\nNo tables.\n");
     expect(() => generate(dir)).toThrow(
       /docs\/resources\/domain\.md lacks the markers of its generated inputs/,

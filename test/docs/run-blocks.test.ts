@@ -12,7 +12,9 @@
  * - any other ```ts block is a program for the reader's own organization: test/docs/code-blocks.test.ts
  *   type-checks it, and it is listed here as not run, with that reason;
  * - a block deliberately not run carries `<!-- docs-test: not run: <reason> -->` in the doc source, and is
- *   listed here as skipped with its reason.
+ *   listed here as skipped with its reason: so are the ```python, ```go and ```csharp examples of the generated
+ *   SDKs on the resource and lookup pages (tools/examples.ts), until those SDKs are generated here (their ```yaml
+ *   twins run in test/docs/examples-yaml.test.ts).
  *
  * A block none of these covers fails the inventory test, so nothing goes unrun silently.
  */
@@ -31,6 +33,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { readSchema } from "../../tools/codegen";
+import { EXAMPLES, renderYaml } from "../../tools/examples";
 import { PULUMI_BIN, pulumiEnv } from "../../tools/pulumi";
 import { repoRoot } from "../provider/harness";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
@@ -336,6 +340,20 @@ const runners: Runner[] = [
       expect(r.status, r.stdout + r.stderr).toBe(0);
       expect(r.stdout).toMatch(/\b2 unchanged\b/);
       expect(r.stdout).not.toMatch(/to (create|update|replace|delete)/);
+    },
+  },
+  {
+    title:
+      "a Pulumi YAML example of a resource or lookup page, as tools/examples.ts renders it: test/docs/examples-yaml.test.ts runs it through the plugin (up and destroy, or preview)",
+    matches: (b) =>
+      b.lang === "yaml" && EXAMPLES.some((e) => e.page === b.page) && b.code.includes("posthog:index:"),
+    async run(b) {
+      const example = EXAMPLES.find((e) => e.page === b.page);
+      expect(example, where(b)).toBeDefined();
+      if (example) expect(b.code).toBe(renderYaml(readSchema(), example));
+      expect(readFileSync(join(repoRoot, "test", "docs", "examples-yaml.test.ts"), "utf8")).toContain(
+        "EXAMPLES.map((ex) => [ex.page, ex] as const)",
+      );
     },
   },
   {
