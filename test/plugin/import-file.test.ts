@@ -1,12 +1,12 @@
 /**
  * Issue 29, item 4: `pulumi-posthog export --import-file FILE` (provider/export/import-file.ts) writes the list
- * `pulumi import --file FILE` takes, for an organization holding each kind the export reads (a project, a plain,
- * a restricted and a shared dashboard, a collaborator, a verified and an unverified domain, a member, a pending
- * invite, a paused and a running batch export). The real CLI imports it into a Pulumi YAML project through the
- * provider plugin (plugins path in Pulumi.yaml, as test/plugin/yaml.test.ts), against the emulator on a local
- * backend; the code it generates (`--out`) previews no change, and the emulator saw no write. Each imported
- * resource is the object its name says (a wrong id would import another object, or none), and its name is the one
- * the exported TypeScript program gives it.
+ * `pulumi import --file FILE` takes, for an organization holding each kind the export reads (a project; a plain,
+ * a restricted and a shared dashboard, two of the same name and one named in Japanese; a collaborator; a verified
+ * and an unverified domain; a member; a pending invite; a paused and a running batch export). The real CLI
+ * imports it into a Pulumi YAML project through the provider plugin (plugins path in Pulumi.yaml, as
+ * test/plugin/yaml.test.ts), against the emulator on a local backend; the code it generates (`--out`) previews no
+ * change, and the emulator saw no write. Each imported resource is the object its name says (a wrong id would
+ * import another object, or none), and its name is the one the exported TypeScript program gives it.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -85,6 +85,9 @@ beforeAll(async () => {
   ids.shared = (await ok("POST", `${dash}/`, { name: "Public KPIs", description: "For everyone" })).id;
   await ok("PATCH", `${dash}/${ids.shared}/sharing/`, { enabled: true });
   ids.plain = (await ok("POST", `${dash}/`, { name: "Plain" })).id;
+  // Names that are no identifier: a duplicate (key plain-2) and one with no ASCII letter (key dashboard-<hash>).
+  ids.plain2 = (await ok("POST", `${dash}/`, { name: "Plain" })).id;
+  ids.japanese = (await ok("POST", `${dash}/`, { name: "日本語のダッシュボード" })).id;
 
   const lines: string[] = [];
   const code = await main(
@@ -116,8 +119,10 @@ describe("pulumi-posthog export --import-file, then pulumi import --file (real C
     const p = emu.projectId;
     // The import ids of the README's table.
     expect(byId("Project", String(p))).toBeDefined();
-    for (const id of [ids.restricted, ids.shared, ids.plain])
+    for (const id of [ids.restricted, ids.shared, ids.plain, ids.plain2, ids.japanese])
       expect(byId("Dashboard", `${p}/${id}`)).toBeDefined();
+    expect(byId("Dashboard", `${p}/${ids.plain2}`)).toMatchObject({ name: "plain2", logicalName: "plain-2" });
+    expect(byId("Dashboard", `${p}/${ids.japanese}`)?.logicalName).toMatch(/^dashboard-[0-9a-f]{8}$/);
     expect(byId("DashboardSharing", `${p}/${ids.shared}`)).toBeDefined();
     expect(byId("DashboardCollaborator", `${p}/${ids.restricted}/${mia.uuid}`)).toMatchObject({
       logicalName: `team-board/${mia.email}`,
@@ -216,7 +221,12 @@ describe("pulumi-posthog export --import-file, then pulumi import --file (real C
       id: String(ids.shared),
       outputs: { name: "Public KPIs" },
     });
-    expect(outputsOf("Dashboard", "plain").outputs).toMatchObject({ name: "Plain" });
+    expect(outputsOf("Dashboard", "plain").id).toBe(String(ids.plain));
+    expect(outputsOf("Dashboard", "plain-2").id).toBe(String(ids.plain2));
+    expect(outputsOf("Dashboard", logical("Dashboard", `${p}/${ids.japanese}`))).toMatchObject({
+      id: String(ids.japanese),
+      outputs: { name: "日本語のダッシュボード" },
+    });
     expect(outputsOf("DashboardSharing", "public-kpis").outputs).toMatchObject({ enabled: true });
     expect(outputsOf("DashboardCollaborator", `team-board/${mia.email}`).outputs).toMatchObject({
       userUuid: mia.uuid,
