@@ -68,7 +68,7 @@ import {
   writeStackSettings,
 } from "../tools/pulumi";
 import { dnsAutomation, type SeedApi, seedApi } from "../tools/seed-api";
-import { repoRoot } from "./soak-core";
+import { repoRoot, SOAK_FAULTS } from "./soak-core";
 
 /** The processes kills hit, in turn (the CLI, the provider host, the program). */
 const KILL_TARGETS: readonly KillTarget[] = ["cli", "provider", "cli", "program"];
@@ -85,8 +85,14 @@ export interface EngineKillOptions {
   latencyMs?: number;
   /** Seed of the random kill points (default: random; printed in the report). */
   seed?: number;
-  /** Un-killed re-runs allowed per episode before it counts as not converged (default 4). */
+  /** Un-killed re-runs allowed per episode before it counts as not converged (default 4; 8 with `faults`). */
   maxRecoveryRuns?: number;
+  /**
+   * The fault soak's mix (bench/soak-core.ts `SOAK_FAULTS`: 429s, 5xx, connection resets, writes applied and their
+   * answer dropped; about 20 % of API requests) armed in the emulator during each killed run and its re-runs, and
+   * off for the audits (default false).
+   */
+  faults?: boolean;
   /** Progress lines (optional). */
   log?: (line: string) => void;
 }
@@ -142,6 +148,9 @@ export interface KillRecord {
   languageHostLingering: number;
   /** Un-killed runs until one exited 0 and the following preview showed no changes. */
   recoveryRuns: number;
+  /** With `faults`: the API requests of the killed run and its re-runs, and how many were faulted. */
+  apiRequests: number;
+  faulted: number;
   /**
    * The first re-run was refused because the killed CLI's lock was left in the backend (`the stack is currently
    * locked`), so `pulumi cancel --yes` removed it (the real file backend locks each operation; not counted as a run).
@@ -175,6 +184,8 @@ export interface KillRecord {
 export interface EngineKillReport {
   seed: number;
   latencyMs: number;
+  /** Whether the fault mix was armed during the killed runs and their re-runs. */
+  faults: boolean;
   /**
    * The un-killed runs measured first: an `up` from an empty stack, an `up` of the other settings, a `destroy`
    * (durations in ms, and the provider operations each recorded as pending in its state).
@@ -200,6 +211,9 @@ export interface EngineKillReport {
     pendingCreates: number;
     /** Writes applied by the server and not recorded in the state when the CLI died. */
     lostWrites: number;
+    /** With `faults`: API requests made while armed, and how many were faulted. */
+    apiRequests: number;
+    faulted: number;
     notConverged: number;
     duplicates: number;
     orphans: number;
@@ -450,7 +464,8 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
   const kills = options.kills ?? 12;
   const latencyMs = options.latencyMs ?? 40;
   const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
-  const maxRecovery = options.maxRecoveryRuns ?? 4;
+  const faultsOn = options.faults ?? false;
+  const maxRecovery = options.maxRecoveryRuns ?? (faultsOn ? 8 : 4);
   const log = options.log ?? (() => {});
   const random = prng(seed);
   const root = repoRoot();
@@ -497,6 +512,25 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
   await ensureStack({ projectDir: root, stack: "dev", stateDir, configFile, env });
   const useVariant = (v: "v1" | "v2") => writeStackSettings(configFile, variants[v]);
   const dns = dnsAutomation(a, 100);
+  /** With `faults`: arms the fault mix for the runs that follow (the soak's own reads go with faults off). */
+  const armFaults = async () => {
+    if (!faultsOn) return;
+    await a.call("DELETE", "/_emulator/requests");
+    for (const f of SOAK_FAULTS) await a.call("POST", "/_emulator/faults", f);
+  };
+  /** Disarms them; the API requests made while armed, and how many of them were faulted. */
+  const disarmFaults = async (): Promise<{ requests: number; faulted: number }> => {
+    if (!faultsOn) return { requests: 0, faulted: 0 };
+    await a.call("DELETE", "/_emulator/faults");
+    const seen = ((await a.call("GET", "/_emulator/requests")) as { path: string; status: number }[]).filter(
+      (r) => r.path.startsWith("/api/"),
+    );
+    await a.call("DELETE", "/_emulator/requests");
+    return {
+      requests: seen.length,
+      faulted: seen.filter((r) => r.status === 0 || r.status === 429 || r.status >= 500).length,
+    };
+  };
   const children = new Set<ChildProcess>();
   /** Where the API key was found in clear text: the state file, a run's event log or output. */
   const keyLeaks = new Set<string>();
@@ -863,7 +897,9 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
             };
       const carriedBefore = (await exported()).pendingOperations;
 
+      await armFaults();
       const killed = await runCli(cmd, plan);
+      const faultsAtKill = await disarmFaults();
       checkKey();
       const rec: KillRecord = {
         index,
@@ -881,6 +917,8 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
         leaked: [],
         languageHostLingering: 0,
         recoveryRuns: 0,
+        apiRequests: faultsAtKill.requests,
+        faulted: faultsAtKill.faulted,
         cancelledLock: false,
         clearedPendingCreates: 0,
         neededOperator: false,
@@ -961,7 +999,17 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
 
       // recover as a user would: `pulumi cancel` if the killed run's lock refuses the next, then the same command
       // again until it succeeds
-      let r = await recover(cmd);
+      const recoverUnderFaults = async () => {
+        await armFaults();
+        try {
+          return await recover(cmd);
+        } finally {
+          const f = await disarmFaults();
+          rec.apiRequests += f.requests;
+          rec.faulted += f.faulted;
+        }
+      };
+      let r = await recoverUnderFaults();
       rec.recoveryRuns = r.runs;
       rec.recoveryErrors = r.errors;
       rec.cancelledLock = r.cancelledLock;
@@ -974,7 +1022,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
         rec.orphans = au.orphans;
         for (const o of au.orphanObjects) await o.remove().catch(() => undefined);
         rec.cleanedUp.push(...au.orphanObjects.map((o) => `${o.identity} (id ${o.id})`));
-        r = await recover(cmd);
+        r = await recoverUnderFaults();
         rec.recoveryRuns += r.runs;
         rec.recoveryErrors.push(...r.errors);
         au = await audit();
@@ -996,7 +1044,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
       rec.cleanedUp.push(...(await restoreSeeded()));
       rec.cleanedUp = [...new Set(rec.cleanedUp)];
       log(
-        `  recovered in ${rec.recoveryRuns} run(s), converged ${rec.converged}; duplicates ${rec.duplicates.length}, orphans ${rec.orphans.length}, ` +
+        `  recovered in ${rec.recoveryRuns} run(s), converged ${rec.converged}${faultsOn ? ` (${rec.faulted} of ${rec.apiRequests} API requests faulted)` : ""}; duplicates ${rec.duplicates.length}, orphans ${rec.orphans.length}, ` +
           `missing ${rec.missing.length}, differences ${rec.differences.length}; after destroy the organization ${rec.notSeeded.length === 0 ? "is as seeded" : "differs"}; ` +
           `processes of the killed run: ${rec.childrenAtKill} at kill, ${rec.leaked.length} leaked${rec.childrenGoneMs !== undefined ? ` (all gone after ${rec.childrenGoneMs} ms)` : ""}`,
       );
@@ -1030,6 +1078,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
     return {
       seed,
       latencyMs,
+      faults: faultsOn,
       baseline,
       baselineNotSeeded,
       expectedDrift,
@@ -1039,6 +1088,8 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
         duringOperation: killedRuns.filter((r) => r.pending.length > 0).length,
         pendingCreates: sum((r) => r.pending.filter((p) => p.operation === "creating").length),
         lostWrites: sum((r) => r.lostAtKill.length),
+        apiRequests: sum((r) => r.apiRequests),
+        faulted: sum((r) => r.faulted),
         notConverged: records.filter((r) => !r.converged).length,
         duplicates: sum((r) => r.duplicates.length),
         orphans: sum((r) => r.orphans.length),

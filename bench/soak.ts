@@ -5,7 +5,10 @@
  * command until it converges, `refresh --clear-pending-creates`).
  *
  *   npm run soak [-- --resources 300 --parallel 10 --max-rounds 10 --engine-kills 12 --kill-latency-ms 40
- *                    --seed N --only faults|kills --json]
+ *                    --kill-faults --seed N --only faults|kills --json]
+ *
+ * `--kill-faults` arms the fault phase's mix (429s, 5xx, resets, lost answers) during each killed run of the real
+ * CLI and its re-runs: the fault soak through the real engine, with the look-alike dashboards of the kill soak.
  *
  * Prints progress, then a summary (or one JSON object with --json); exits 1 when a phase did not converge, the
  * server and the state disagree (duplicates, orphans, missing, stale or refresh differences), a process of a
@@ -69,7 +72,8 @@ function printKills(report: EngineKillReport, ok: boolean): void {
   const b = report.baseline;
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   console.log(
-    `engine kills: ${report.kills.length} episodes of the real Pulumi CLI on examples/gitops (emulator latency ${report.latencyMs} ms, seed ${report.seed}); ` +
+    `engine kills: ${report.kills.length} episodes of the real Pulumi CLI on examples/gitops (emulator latency ${report.latencyMs} ms, seed ${report.seed}` +
+      `${report.faults ? `, faults armed: ${t.faulted} of ${t.apiRequests} API requests faulted` : ""}); ` +
       `un-killed: up ${s(b.upMs)} (${b.upOperations} provider operations), change ${s(b.changeMs)} (${b.changeOperations}), destroy ${s(b.destroyMs)} (${b.destroyOperations})`,
   );
   if (report.expectedDrift.length > 0)
@@ -134,6 +138,7 @@ async function main(): Promise<void> {
       "max-rounds": { type: "string", default: "10" },
       "engine-kills": { type: "string", default: "12" },
       "kill-latency-ms": { type: "string", default: "40" },
+      "kill-faults": { type: "boolean", default: false },
       seed: { type: "string" },
       only: { type: "string" },
       json: { type: "boolean", default: false },
@@ -163,6 +168,7 @@ async function main(): Promise<void> {
     const report = await runEngineKills({
       kills,
       latencyMs: Number(values["kill-latency-ms"]),
+      faults: values["kill-faults"],
       ...(values.seed === undefined ? {} : { seed: Number(values.seed) }),
       ...(log ? { log } : {}),
     });
