@@ -10,7 +10,8 @@
  * the key's current organization), POSTHOG_RATE_LIMIT. Every project the key can read is exported unless
  * --project narrows it (POSTHOG_PROJECT_ID does not; it is only the project of `export dashboard`). The generated
  * package.json installs pulumi-posthog from where this copy was installed (provider/export/package-source.ts).
- * `--import-file FILE` also writes the list `pulumi import --file FILE` takes (provider/export/import-file.ts).
+ * `--import-file FILE` also writes the list `pulumi import --file FILE` takes (provider/export/import-file.ts);
+ * with `--no-program`, only that list.
  * Only GET requests are sent. Progress and the summary go to stderr; exit code 0
  * on success, 1 on an error (one line saying what to fix), 2 on bad usage.
  */
@@ -28,6 +29,7 @@ import { renderProgram } from "./program";
 
 export const USAGE = `Usage:
   pulumi-posthog export [--out DIR] [--stack NAME] [--project ID ...] [--only KINDS] [--import-file FILE]
+  pulumi-posthog export --import-file FILE --no-program [--project ID ...] [--only KINDS]
   pulumi-posthog export dashboard ID [--project ID] --out FILE
 
 Writes the PostHog organization as a Pulumi program that adopts it (index.ts, Pulumi.yaml,
@@ -43,6 +45,7 @@ Options:
                   also write the list "pulumi import --file FILE" takes (the provider plugin's
                   posthog:index:* types, import ids, the program's resource names), for a
                   program in any language
+  --no-program    with --import-file: write only that list, no program
   -h, --help      this help
 
 Connection (as the provider reads it): POSTHOG_API_KEY (required; :read scopes suffice), POSTHOG_HOST,
@@ -104,6 +107,7 @@ function parse(argv: string[]) {
       project: { type: "string", multiple: true },
       only: { type: "string" },
       "import-file": { type: "string" },
+      "no-program": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -124,6 +128,11 @@ function parse(argv: string[]) {
   const kinds = parseKinds(values.only);
   const importFile = values["import-file"];
   if (importFile === "") throw new UsageError("--import-file needs a file name (the list to write)");
+  const noProgram = values["no-program"] === true;
+  if (noProgram && importFile === undefined)
+    throw new UsageError("--no-program writes only the import list: give it --import-file FILE");
+  if (noProgram && values.out !== undefined)
+    throw new UsageError("--no-program writes no program: drop --out DIR (or drop --no-program)");
   if (sub === undefined) {
     return {
       help: false as const,
@@ -132,10 +141,13 @@ function parse(argv: string[]) {
       projects: values.project,
       kinds,
       importFile,
+      noProgram,
     };
   }
-  if (importFile !== undefined)
-    throw new UsageError("--import-file is an option of the organization's export, not of export dashboard");
+  if (importFile !== undefined || noProgram)
+    throw new UsageError(
+      "--import-file and --no-program are options of the organization's export, not of export dashboard",
+    );
   if (sub !== "dashboard") throw new UsageError(`unknown argument "${sub}"; expected "export dashboard ID"`);
   if (id === undefined || !/^\d+$/.test(id) || rest.length > 0) {
     throw new UsageError("expected export dashboard ID --out FILE, with the dashboard's id (a number)");
@@ -151,6 +163,7 @@ function parse(argv: string[]) {
     kinds,
     dashboard: Number(id),
     importFile: undefined,
+    noProgram: false,
   };
 }
 
@@ -192,6 +205,13 @@ async function exportOrganization(client: PostHogClient, parsed: Parsed, io: Cli
     ...(parsed.projects ? { projects: parsed.projects } : {}),
     progress: (line) => io.stderr(`  ${line}`),
   });
+  if (parsed.noProgram) {
+    const lines = summary(snapshot, parsed.out, parsed.stack, new Map());
+    lines[0] = "Read (--no-program: no program written):";
+    for (const line of lines) io.stderr(line);
+    writeImportFile(snapshot, parsed.importFile as string, io);
+    return 0;
+  }
   const out = resolve(io.cwd, parsed.out);
   const source = packageSource(out);
   const files = renderProgram(snapshot, { stack: parsed.stack, dependency: source.spec });
@@ -213,13 +233,16 @@ async function exportOrganization(client: PostHogClient, parsed: Parsed, io: Cli
   const written = kept.includes("package.json") ? undefined : source;
   for (const line of summary(snapshot, parsed.out, parsed.stack, files, kept, stale, written))
     io.stderr(line);
-  if (parsed.importFile !== undefined) {
-    const file = resolve(io.cwd, parsed.importFile);
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, importFileText(snapshot));
-    for (const line of importFileSummary(snapshot, parsed.importFile)) io.stderr(line);
-  }
+  if (parsed.importFile !== undefined) writeImportFile(snapshot, parsed.importFile, io);
   return 0;
+}
+
+/** Writes the import list of `snapshot` to `name` (relative to the working directory) and says what it holds. */
+function writeImportFile(snapshot: Snapshot, name: string, io: CliIo): void {
+  const file = resolve(io.cwd, name);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, importFileText(snapshot));
+  for (const line of importFileSummary(snapshot, name)) io.stderr(line);
 }
 
 /** The summary lines: exported per kind, skipped and why, requests made. */

@@ -266,4 +266,37 @@ describe("pulumi-posthog export --import-file, then pulumi import --file (real C
     expect(preview.counts).toMatchObject({ create: 0, update: 0, replace: 0, delete: 0 });
     expect((await emu.requests()).filter((r) => r.method !== "GET")).toEqual([]);
   }, 600_000);
+
+  it("--no-program writes the same list and no program; it needs --import-file", async () => {
+    const cwd = join(work, "no-program");
+    mkdirSync(cwd, { recursive: true });
+    const run = async (args: string[]) => {
+      const lines: string[] = [];
+      const code = await main(["export", ...args], {
+        stderr: (l) => lines.push(l),
+        stdout: (l) => lines.push(l),
+        env: { POSTHOG_HOST: emu.url, POSTHOG_API_KEY: emu.apiKey },
+        cwd,
+      });
+      return { code, text: lines.join("\n") };
+    };
+    const only = await run([
+      "--project",
+      String(emu.projectId),
+      "--import-file",
+      "list.json",
+      "--no-program",
+    ]);
+    expect(only.code, only.text).toBe(0);
+    expect(only.text).toContain("no program written");
+    expect(readFileSync(join(cwd, "list.json"), "utf8")).toBe(readFileSync(listFile, "utf8"));
+    expect(existsSync(join(cwd, "posthog-org"))).toBe(false);
+
+    const without = await run(["--no-program"]);
+    expect(without.code).toBe(2);
+    expect(without.text).toContain("--no-program writes only the import list: give it --import-file FILE");
+    const both = await run(["--no-program", "--import-file", "l.json", "--out", "dir"]);
+    expect(both.code).toBe(2);
+    expect(both.text).toContain("--no-program writes no program: drop --out DIR");
+  });
 });
