@@ -1,5 +1,5 @@
 // Written by tools/pulumi-cli/gensdk (Pulumi's Go generator writes no go.mod for this schema).
-module github.com/pulumi-posthog/pulumi-posthog/sdk
+module github.com/pulumi-posthog/pulumi-posthog/sdk/go
 
 go 1.25
 

@@ -84,16 +84,17 @@ func bind(raw []byte) (*schema.Package, error) {
 	return once(marshalled)
 }
 
-// goMod is the go.mod of the Go SDK: the module is the import base path without its last two elements
-// (`…/sdk/go/posthog` → `…/sdk`), the layout the Go generator assumes for a package without `supportPack`
-// (pkg/v3@v3.274.1/codegen/go/gen.go, ExtractModulePath and ExtractImportBasePath).
+// goMod is the go.mod of the Go SDK, which sits one folder above the root package (sdk-gen/go/go.mod beside
+// sdk-gen/go/posthog/): its module is the import base path without its last element (`…/sdk/go/posthog` →
+// `…/sdk/go`), as the Go generator derives it for a package that supports packing
+// (pkg/v3@v3.274.1/codegen/go/gen.go, ModuleAndImportPath); for this schema, without `supportPack`, it writes none.
 func goMod(pkg *schema.Package) (string, error) {
 	info, _ := pkg.Language["go"].(gogen.GoPackageInfo)
 	base := info.ImportBasePath
 	if base == "" {
 		base = gogen.ExtractImportBasePath(pkg.Reference())
 	}
-	module := path.Dir(path.Dir(base))
+	module := path.Dir(base)
 	if info.ModulePath != "" {
 		module = info.ModulePath
 	}
