@@ -177,11 +177,8 @@ export const EXAMPLES: readonly Example[] = [
   {
     subject: "getProject",
     page: "docs/lookups/get-project.md",
-    statements: [
-      call("getProject", "main", { name: "Default project" }),
-      res("Dashboard", "kpis", { name: "KPIs", projectId: ref("main", "id") }),
-    ],
-    outputs: { mainTimezone: ref("main", "timezone") },
+    statements: [call("getProject", "defaultProject", { name: "Default project" })],
+    outputs: { projectId: ref("defaultProject", "id"), timezone: ref("defaultProject", "timezone") },
   },
   {
     subject: "getDashboard",
@@ -620,7 +617,6 @@ export function examplesPart(schema: PackageSchema, ex: Example): string {
   const isFunction = /^get[A-Z]/.test(subject);
   const tok = token(schema, subject);
   const py = schema.language.python.packageName;
-  const goPkg = schema.language.go.importBasePath.split("/").at(-1) ?? schema.name;
   const ns = title(schema.name);
   const head: string[] = [];
   if (isFunction) {
@@ -646,7 +642,7 @@ export function examplesPart(schema: PackageSchema, ex: Example): string {
         "The TypeScript above uses this package's own SDK (`pulumi-posthog`, the dynamic provider's SDK, type " +
           `\`pulumi-nodejs:dynamic/${schema.name}:${subject}\`). Programs in other languages use the provider plugin: ` +
           `type token \`${tok}\`, the same inputs and outputs, through the SDK generated from ` +
-          `[schema.json](../../schema.json) (Python \`${py}\`, Go \`${goPkg}\`, C# ` +
+          `[schema.json](../../schema.json) (Python \`${py}\`, Go \`${schema.language.go.importBasePath}\`, C# ` +
           `\`${schema.language.csharp.rootNamespace}.${ns}\`).`,
       ),
       "",

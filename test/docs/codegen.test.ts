@@ -7,7 +7,16 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { diff, generate, markers, ROOT, readResources, readSchema, stale } from "../../tools/codegen";
+import {
+  diff,
+  generate,
+  markers,
+  ROOT,
+  readResources,
+  readSchema,
+  stale,
+  withPart,
+} from "../../tools/codegen";
 import {
   EXAMPLES,
   exampleOf,
@@ -129,26 +138,29 @@ describe("tools/codegen.ts", () => {
     const dir = scratchRoot();
     const page = join(dir, "docs", "resources", "domain.md");
     writeFileSync(page, readFileSync(page, "utf8").replace("| `adopt` |", "| `adopted` |"));
-    const old = stale(dir);
-    expect(old.map((o) => o.path)).toEqual(["docs/resources/domain.md"]);
+    const lookup = join(dir, "docs", "lookups", "get-member.md");
+    const text = readFileSync(lookup, "utf8");
+    writeFileSync(
+      lookup,
+      text.replace("function: posthog:index:getMember", "function: posthog:index:getMembers"),
+    );
+    const resources = readResources(dir);
+    const old = stale(dir, generate(dir, resources));
+    expect(old.map((o) => o.path)).toEqual(["docs/resources/domain.md", "docs/lookups/get-member.md"]);
     expect(old[0]?.diff).toMatch(/^--- docs\/resources\/domain\.md \(on disk\)/);
     expect(old[0]?.diff).toMatch(/\n-\| `adopted` \|/);
     expect(old[0]?.diff).toMatch(/\n\+\| `adopt` \|/);
-    const lookup = join(dir, "docs", "lookups", "get-member.md");
-    const unmarked = readFileSync(lookup, "utf8").replace(markers("examples").begin, "");
-    writeFileSync(lookup, unmarked);
-    expect(() => generate(dir)).toThrow(
-      /docs\/lookups\/get-member\.md lacks the markers of its generated examples/,
+    expect(old[1]?.diff).toMatch(
+      /\n- {6}function: posthog:index:getMembers\n\+ {6}function: posthog:index:getMember\n/,
     );
-    writeFileSync(
-      lookup,
-      unmarked.replace(markers("examples").end, `${markers("examples").begin}\n${markers("examples").end}`),
-    );
+    expect(() =>
+      withPart(text.replace(markers("examples").begin, ""), "examples", "", "docs/lookups/get-member.md"),
+    ).toThrow(/docs\/lookups\/get-member\.md lacks the markers of its generated examples/);
     writeFileSync(page, "# Domain\n\nNo tables.\n");
-    expect(() => generate(dir)).toThrow(
+    expect(() => generate(dir, resources)).toThrow(
       /docs\/resources\/domain\.md lacks the markers of its generated inputs/,
     );
-  });
+  }, 120_000);
 
   it("fails naming an input that has no JSDoc comment", () => {
     const dir = scratchRoot();
