@@ -12,6 +12,9 @@
  * - `generated`: a program of N resources (default 300): N/5 Members (seeded users), N/5 Invites, N/5
  *   DashboardCollaborators (on one restricted dashboard per project, user = a Member's id) and the rest
  *   Dashboards, across 3 projects (the seeded one and two more, existing); plain JavaScript.
+ * The provider plugin `pulumi-resource-posthog` (the same resource code behind the plugin adapter, found through
+ * `plugins: providers:` in Pulumi.yaml) runs the `generated` program too, its resources declared as the generated
+ * Node.js SDK declares them (`pulumi.CustomResource` of type `posthog:index:<Name>`).
  * The naive provider of bench/naive-provider.ts runs variants of both with the kinds it has (Dashboard, Invite,
  * Member, DashboardCollaborator): for `generated` the same 300 objects; for `example` its 8 resources of those
  * kinds (invites, members, the two dashboards, the collaborator). Both variants get the same emulator, seed,
@@ -68,7 +71,12 @@ const RATE_PER_SECOND = PER_MINUTE / 60;
  */
 const ENGINE_PARALLEL = 4 * availableParallelism();
 
-export type ProviderKind = "ours" | "naive";
+/**
+ * `ours`: the dynamic SDK (pulumi-posthog); `plugin`: the same resources through the provider plugin
+ * `pulumi-resource-posthog` (type tokens `posthog:index:<Name>`, the generated program only); `naive`: the naive
+ * provider of bench/naive-provider.ts.
+ */
+export type ProviderKind = "ours" | "plugin" | "naive";
 export type ProgramKind = "example" | "generated";
 export type OpName = "up" | "previewRefresh" | "destroy";
 const OPS: OpName[] = ["up", "previewRefresh", "destroy"];
@@ -148,11 +156,13 @@ export function generatedSizes(n: number) {
  * Writes a program directory: Pulumi.yaml (plain JavaScript, no ts-node), Pulumi.<stack>.yaml, index.js, and
  * node_modules links to this checkout (pulumi-posthog) and its @pulumi/pulumi, as after `npm install`.
  */
-function writeProgram(dir: string, stacks: string[], source: string): void {
+function writeProgram(dir: string, stacks: string[], source: string, plugin = false): void {
   mkdirSync(join(dir, "node_modules", "@pulumi"), { recursive: true });
   writeFileSync(
     join(dir, "Pulumi.yaml"),
-    "name: latency-bench\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n",
+    "name: latency-bench\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.js\n" +
+      // the provider plugin from this checkout's plugin/ folder, as README "Other languages" shows
+      (plugin ? `plugins:\n  providers:\n    - name: posthog\n      path: ${join(root, "plugin")}\n` : ""),
   );
   for (const s of stacks) writeFileSync(join(dir, `Pulumi.${s}.yaml`), "config: {}\n");
   writeFileSync(join(dir, "index.js"), source);
@@ -189,9 +199,14 @@ const users = data.users[s];
 const z = data.sizes;
 const perProject = (total, p) => Math.floor(total / 3) + (p < total % 3 ? 1 : 0);
 `;
-  if (provider === "ours")
-    return `${common}const posthog = require("pulumi-posthog");
-const members = users.slice(0, z.members).map((u, i) =>
+  // The plugin's resources as the generated Node.js SDK declares them: custom resources of type posthog:index:<Name>.
+  const pluginPrelude = `const kind = (name) => class extends pulumi.CustomResource {
+  constructor(n, args, opts) { super("posthog:index:" + name, n, args, opts); }
+};
+const posthog = Object.fromEntries(["Member", "Invite", "Dashboard", "DashboardCollaborator"].map((k) => [k, kind(k)]));
+`;
+  if (provider !== "naive")
+    return `${common}${provider === "ours" ? 'const posthog = require("pulumi-posthog");\n' : pluginPrelude}const members = users.slice(0, z.members).map((u, i) =>
   new posthog.Member("member-" + i, { email: u.email, level: "member", retainOnDelete: true }));
 for (let i = 0; i < z.invites; i++)
   new posthog.Invite("invite-" + i, { targetEmail: "s" + s + ".invitee" + i + "@example.com", sendEmail: false });
@@ -264,21 +279,24 @@ new Naive("DashboardCollaborator", p.DashboardCollaborator, "kpi-editor-mia.memb
  * Naive: one request each, but Member create lists every page then PATCHes, Member and Invite reads list every
  * page (one page here), Member delete sends nothing.
  */
+const OURS_REQUESTS: Record<string, { create: number; read: number; delete: number }> = {
+  Dashboard: { create: 1, read: 1, delete: 1 },
+  Invite: { create: 1, read: 1, delete: 1 },
+  Member: { create: 1, read: 1, delete: 0 },
+  DashboardCollaborator: { create: 1, read: 1, delete: 1 },
+  Project: { create: 1, read: 1, delete: 1 },
+  Domain: { create: 2, read: 1, delete: 1 },
+  DomainVerification: { create: 3, read: 1, delete: 0 },
+  DashboardSharing: { create: 1, read: 1, delete: 1 },
+  BatchExportPause: { create: 2, read: 1, delete: 1 },
+};
+
 export const REQUESTS: Record<
   ProviderKind,
   Record<string, { create: number; read: number; delete: number }>
 > = {
-  ours: {
-    Dashboard: { create: 1, read: 1, delete: 1 },
-    Invite: { create: 1, read: 1, delete: 1 },
-    Member: { create: 1, read: 1, delete: 0 },
-    DashboardCollaborator: { create: 1, read: 1, delete: 1 },
-    Project: { create: 1, read: 1, delete: 1 },
-    Domain: { create: 2, read: 1, delete: 1 },
-    DomainVerification: { create: 3, read: 1, delete: 0 },
-    DashboardSharing: { create: 1, read: 1, delete: 1 },
-    BatchExportPause: { create: 2, read: 1, delete: 1 },
-  },
+  ours: OURS_REQUESTS,
+  plugin: OURS_REQUESTS, // the same resource code (provider/resources) behind another adapter
   naive: {
     Dashboard: { create: 1, read: 1, delete: 1 },
     Invite: { create: 1, read: 1, delete: 1 },
@@ -334,7 +352,7 @@ export function chainOf(
     if (!row) throw new Error(`no request count for ${n.kind}`);
     return row[o];
   };
-  const access = provider === "ours" ? 1 : 0;
+  const access = provider === "naive" ? 0 : 1;
   const byUrn = new Map(graph.map((n) => [n.urn, n]));
   const longest = (o: "create" | "delete") => {
     const memo = new Map<string, number>();
@@ -359,7 +377,7 @@ export function chainOf(
   if (op === "up") {
     // Ours: the invites the engine's workers create together share one bulk request (at most 20), so k invites
     // cost ⌈k / min(20, workers)⌉ requests, still one request each on the chain.
-    const invites = provider === "ours" ? graph.filter((n) => n.kind === "Invite").length : 0;
+    const invites = provider === "naive" ? 0 : graph.filter((n) => n.kind === "Invite").length;
     const perInvite = table.Invite?.create ?? 0;
     const shared = Math.ceil(invites / Math.min(20, ENGINE_PARALLEL)) - invites * perInvite;
     return { chain: access + longest("create"), modelledRequests: access + sum("create") + shared + invokes };
@@ -438,7 +456,9 @@ export function providerHostMemoryKiB(field: "VmRSS" | "VmHWM"): number[] {
   const out: number[] = [];
   for (const pid of descendantsOf(process.pid)) {
     try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("dynamic-provider")) continue;
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      if (!cmdline.includes("dynamic-provider") && !/provider[\\/]plugin[\\/]main\.js/.test(cmdline))
+        continue;
       // the shell script's own `node -e "require.resolve('@pulumi/pulumi/cmd/dynamic-provider')"` is not a host
       if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("require.resolve")) continue;
       const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
@@ -498,6 +518,7 @@ export async function runSequence(
         projectDir,
         ["dev"],
         program === "example" ? exampleNaiveSource() : generatedSource(provider, size, seeded),
+        provider === "plugin",
       );
     }
     const stateDir = join(work, "state");
@@ -708,8 +729,10 @@ export async function runLatencyBench(o: LatencyOptions = {}): Promise<LatencyRe
   if (o.scenarios !== false) {
     const repeat = Math.max(1, o.repeat ?? 3);
     const pairs: { program: ProgramKind; provider: ProviderKind }[] = [];
+    // the plugin has no variant of the example (a TypeScript program of the dynamic SDK)
     for (const program of o.programs ?? ["example", "generated"])
-      for (const provider of o.providers ?? ["ours", "naive"]) pairs.push({ program, provider });
+      for (const provider of o.providers ?? ["ours", "plugin", "naive"])
+        if (program === "generated" || provider !== "plugin") pairs.push({ program, provider });
     type Seq = Awaited<ReturnType<typeof runSequence>>;
     const runs = pairs.map(() => ({ lat: [] as Seq[], zero: [] as Seq[] }));
     // Repeated, latency and zero alternating first, so that a drift of the machine's load hits both alike.

@@ -18,12 +18,14 @@
  * (e) RSS of the provider host process after the fleet (VmRSS from /proc/<pid>/status).
  * latency: `up`, `preview --refresh`, `destroy` of the example and of a generated program of --latency-size
  *     resources (300) through the real Pulumi CLI (tools/pulumi.ts), the emulator at --latency-ms (80) ± --latency-jitter-ms (20)
- *     and at 0, real rate limits, --latency-repeat (3) rounds, median walls; ours and naive; then three stacks applying at once with one key
+ *     and at 0, real rate limits, --latency-repeat (3) rounds, median walls; ours, the provider plugin (generated program) and naive; then three stacks applying at once with one key
  *     (bench/latency.ts; `--only shared-key` runs that part alone). Not in the default --only: about 10 minutes.
  * scale: `up`, `preview --refresh`, `destroy` of the generated program at --scale-sizes (300,1000,3000) resources,
  *     ours (naive at the smallest), at --latency-ms, PostHog's rate limits; per run wall, requests, 429s, failures,
  *     provider host peak RSS, state size; the CLI saves the state at the end of each operation only
  *     (PULUMI_SKIP_CHECKPOINTS); targets (bench/scale.ts). Not in the default --only: ~20 minutes.
+ * cold-start: spawn to port line of the provider plugin and of the dynamic-provider host, --cold-start-samples (15)
+ *     each, alternating; medians and their ratio (bench/cold-start.ts). Not in the default --only: under a minute.
  * profile: the CPU of the program and the provider host during up / preview --refresh / destroy of the generated
  *     program (--profile-size, 300) at zero latency, ours and naive, from V8 CPU profiles (bench/profile.ts).
  */
@@ -38,6 +40,7 @@ import { Agent, request } from "undici";
 import { closeAllConnections, createClient } from "../provider/client";
 import * as ours from "../provider/index";
 import { startProviderHost } from "../tools/provider-host";
+import { type ColdStartResults, runColdStart } from "./cold-start";
 import { type Emu, median, round, startEmu } from "./emulator-process";
 import { type LatencyResults, latencyTable, providerHostMemoryKiB, runLatencyBench } from "./latency";
 import { type NaiveConfig, naiveProviders } from "./naive-provider";
@@ -552,6 +555,7 @@ async function main(): Promise<void> {
       "scale-sizes": { type: "string", default: "300,1000,3000" },
       "scale-repeat": { type: "string", default: "6" },
       "profile-size": { type: "string", default: "300" },
+      "cold-start-samples": { type: "string", default: "15" },
       "profile-dir": { type: "string" },
     },
   });
@@ -636,6 +640,10 @@ async function main(): Promise<void> {
     });
     if (scale.targets.some((t) => !t.ok)) process.exitCode = 1;
     results.scale = scale;
+  }
+  if (only.has("cold-start")) {
+    progress("cold start: the provider plugin against the dynamic-provider host (bench/cold-start.ts)");
+    results.coldStart = await runColdStart(Number(values["cold-start-samples"]));
   }
   if (only.has("profile")) {
     progress("profile: CPU of the program and the provider host, ours and naive (bench/profile.ts)");
@@ -745,6 +753,14 @@ function table(r: Record<string, unknown>): string {
     }
     lines.push(
       `(e) provider host RSS after the fleet: ours ${f.ours.hostRssMiB} MiB, naive ${f.naive.hostRssMiB} MiB`,
+    );
+  }
+  if (r.coldStart) {
+    const c = r.coldStart as ColdStartResults;
+    lines.push(
+      "",
+      `cold start to the port line, ${c.samples} samples each, alternating: plugin median ${c.pluginMedianMs} ms, ` +
+        `dynamic-provider host ${c.dynamicHostMedianMs} ms, ratio ${c.ratio}`,
     );
   }
   if (r.latency) {
