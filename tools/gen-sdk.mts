@@ -6,7 +6,8 @@
  * language hosts that run these generators for the CLI are not served by the Go module proxy).
  *
  * `npm run gen-sdk -- --check` writes them into a temporary folder instead and compares: exit 1 naming each file
- * that is out of date, missing or extra in sdk-gen/, and the command that rewrites them.
+ * that is out of date, missing or extra in sdk-gen/, and the command that rewrites them. `--dir DIR` checks (or
+ * writes) DIR instead of sdk-gen/ (test/plugin/gen-sdk.test.ts checks a changed copy).
  *
  * The tool is built with Go (`GOTOOLCHAIN=local`, `-mod=readonly`; Go's own caches) into
  * .pulumi-cli/tools/gensdk, and rebuilt only when its go.mod, go.sum or main.go change (a stamp beside it). A cold
@@ -99,9 +100,15 @@ function listFiles(dir: string): string[] {
     .sort();
 }
 
+/** A path as the messages show it: relative to the repository when inside it. */
+const shown = (path: string) => (relative(root, path).startsWith("..") ? path : relative(root, path));
+
+/** Files a build or a run of an SDK leaves, which its generated .gitignore ignores: not compared. */
+const BUILD_OUTPUT = /(^|\/)(__pycache__|node_modules|bin|build|dist|[^/]*\.egg-info)\/|\.pyc$/;
+
 /** The files that differ between the checked-in `have` folder and the freshly generated `want` one. */
 function differences(have: string, want: string): string[] {
-  const haveFiles = new Set(listFiles(have));
+  const haveFiles = new Set(listFiles(have).filter((f) => !BUILD_OUTPUT.test(f)));
   const wantFiles = listFiles(want);
   const out: string[] = [];
   for (const file of wantFiles) {
@@ -115,18 +122,21 @@ function differences(have: string, want: string): string[] {
 }
 
 function main(): void {
-  const { values } = parseArgs({ options: { check: { type: "boolean", default: false } } });
+  const { values } = parseArgs({
+    options: { check: { type: "boolean", default: false }, dir: { type: "string" } },
+  });
+  const sdkDir = values.dir ? resolve(values.dir) : SDK_DIR;
   const schema = join(root, "schema.json");
   if (!existsSync(schema)) fail("schema.json is missing: run `npm run schema` first");
   ensureTool();
-  const out = values.check ? mkdtempSync(join(tmpdir(), "gen-sdk-")) : SDK_DIR;
+  const out = values.check ? mkdtempSync(join(tmpdir(), "gen-sdk-")) : sdkDir;
   try {
     process.stdout.write(
       run("generate", tool, ["-schema", schema, "-out", out, "-lang", LANGUAGES.join(",")], root),
     );
     if (!values.check) return;
     const stale = LANGUAGES.flatMap((lang) =>
-      differences(join(SDK_DIR, lang), join(out, lang)).map((d) => `sdk-gen/${lang}: ${d}`),
+      differences(join(sdkDir, lang), join(out, lang)).map((d) => `${shown(join(sdkDir, lang))}: ${d}`),
     );
     if (stale.length > 0) {
       fail(

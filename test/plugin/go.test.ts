@@ -1,0 +1,189 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ensureStack,
+  exportStack,
+  PULUMI_BIN,
+  pulumiOk,
+  type RunResult,
+  runStack,
+  writeStackSettings,
+} from "../../tools/pulumi";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+
+// Issue 29: a Pulumi Go program (test/plugin/go-program) on the Go SDK generated from schema.json (sdk-gen/go, by
+// `npm run gen-sdk`) and sdk/v3 at the CLI's version, run through the real CLI and the Go language host
+// (`pulumi-language-go`, built by `npm run pulumi-cli` from sdk/v3 v3.62.0), with the posthog provider plugin
+// (plugin/pulumi-resource-posthog, named in the program's Pulumi.yaml), against the emulator, on a local backend.
+// The settings reach the plugin only through the stack config: no POSTHOG_* variable is in the CLI's environment.
+// The Go builds use Go's default caches: cold, the first build of sdk/v3 takes minutes (about 6 on 2 shared cores);
+// warm, each run of the program links it again in seconds.
+const root = join(__dirname, "..", "..");
+const projectDir = join(root, "test", "plugin", "go-program");
+const MAX = { uuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d04", email: "max.member@example.com" };
+const work = mkdtempSync(join(tmpdir(), "plugin-go-"));
+const stateDir = join(work, "state");
+const stack = "dev";
+let emu: TestEmulator;
+let configFile: string;
+
+/** Go's settings for every build here: the module files as they are, the Go installed, no cgo. */
+const goEnv = { GOFLAGS: "-mod=readonly", GOTOOLCHAIN: "local", CGO_ENABLED: "0" };
+/** The CLI's environment: no POSTHOG_* setting of the caller's, so only the stack config reaches the plugin. */
+const env: NodeJS.ProcessEnv = {
+  ...goEnv,
+  POSTHOG_HOST: undefined,
+  POSTHOG_API_KEY: undefined,
+  POSTHOG_ORGANIZATION_ID: undefined,
+  POSTHOG_PROJECT_ID: undefined,
+};
+
+const why = (r: RunResult) => `${JSON.stringify(r.diagnostics, null, 1)}\n${r.output}`;
+const run = (
+  operation: RunResult["operation"],
+  more: { expectNoChanges?: boolean; withPreview?: boolean } = {},
+) => runStack({ operation, projectDir, stack, stateDir, configFile, env, timeoutMs: 900_000, ...more });
+const ops = (r: RunResult) => Object.fromEntries(r.steps.map((s) => [s.name, s.op]));
+
+/** Runs `go args…` in the program's folder; throws with its output when it fails. */
+function go(args: string[]): string {
+  const r = spawnSync("go", args, {
+    cwd: projectDir,
+    encoding: "utf8",
+    env: { ...process.env, ...goEnv },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (r.status !== 0)
+    throw new Error(`go ${args.join(" ")} failed (${r.error?.message ?? r.status}):\n${r.stderr}`);
+  return `${r.stdout}${r.stderr}`;
+}
+
+beforeAll(async () => {
+  for (const needed of [
+    join(PULUMI_BIN, "pulumi-language-go"),
+    join(root, "dist", "provider", "plugin", "main.js"),
+    join(root, "sdk-gen", "go", "go.mod"),
+  ])
+    if (!existsSync(needed))
+      throw new Error(
+        `${needed} is missing: run \`npm run build\`, \`npm run pulumi-cli\` and \`npm run gen-sdk\` first`,
+      );
+  emu = await startTestEmulator();
+  configFile = await ensureStack({
+    projectDir,
+    stack,
+    stateDir,
+    configFile: join(work, "Pulumi.dev.yaml"),
+    env,
+  });
+  writeStackSettings(
+    configFile,
+    `config:\n  posthog:host: ${emu.url}\n  posthog:organizationId: ${emu.organizationId}\n` +
+      `  posthog-go:memberEmail: ${MAX.email}\n`,
+  );
+  await pulumiOk(
+    [
+      "config",
+      "set",
+      "--secret",
+      "posthog:apiKey",
+      emu.apiKey,
+      "--stack",
+      stack,
+      "--config-file",
+      configFile,
+    ],
+    { cwd: projectDir, stateDir, env },
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await emu?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe("a Pulumi Go program on the generated Go SDK through the posthog plugin (real CLI)", () => {
+  it("the generated Go SDK and the program build and vet clean (sdk/v3 from the Go module proxy)", () => {
+    // `go build` first: on a cold cache this is where sdk/v3 is compiled, once for the runs below.
+    go(["build", "-o", join(work, "program"), "."]);
+    expect(existsSync(join(work, "program"))).toBe(true);
+    expect(go(["vet", ".", "github.com/pulumi-posthog/pulumi-posthog/sdk/go/posthog/..."])).toBe("");
+    // The program takes the SDK of this repository, not one from elsewhere.
+    const dir = go([
+      "list",
+      "-m",
+      "-f",
+      "{{.Replace.Dir}}",
+      "github.com/pulumi-posthog/pulumi-posthog/sdk/go",
+    ]);
+    expect(dir.trim()).toBe(join(root, "sdk-gen", "go"));
+  }, 1_200_000);
+
+  it("up creates, a change updates one resource, refresh finds nothing, destroy removes all; the key stays secret", async () => {
+    expect(existsSync(configFile)).toBe(true);
+    const up = await run("up", { withPreview: true });
+    expect(up.ok, why(up)).toBe(true);
+    expect(ops(up)).toEqual({ web: "create", kpis: "create", "max-kpis": "create", jane: "create" });
+    expect(Object.fromEntries(up.steps.map((s) => [s.name, s.type]))).toEqual({
+      web: "posthog:index:Project",
+      kpis: "posthog:index:Dashboard",
+      "max-kpis": "posthog:index:DashboardCollaborator",
+      jane: "posthog:index:Invite",
+    });
+    const projectId = Number(up.outputs.projectId);
+    const dashboardId = Number(up.outputs.dashboardId);
+    expect(up.outputs.apiToken).toBe("[secret]");
+
+    // What PostHog (the emulator) holds now.
+    const project = await emu.call("GET", `${emu.org}/projects/${projectId}/`);
+    expect(project.body).toMatchObject({ name: "Go web", timezone: "Europe/Paris" });
+    const dashboard = await emu.call("GET", `/api/projects/${projectId}/dashboards/${dashboardId}/`);
+    expect(dashboard.body).toMatchObject({ name: "Go KPIs", restriction_level: 37, tags: ["go"] });
+    const collaborators = await emu.call(
+      "GET",
+      `/api/projects/${projectId}/dashboards/${dashboardId}/collaborators/`,
+    );
+    expect(JSON.stringify(collaborators.body)).toContain(MAX.uuid);
+    const invites = await emu.call("GET", `${emu.org}/invites/`);
+    expect(JSON.stringify(invites.body)).toContain("jane.go@example.com");
+    const state = await exportStack({ projectDir, stack, stateDir, env });
+    expect(JSON.stringify(state)).not.toContain(emu.apiKey);
+
+    // A change of the program's input: exactly one update, the dashboard's name, in place (same id).
+    await pulumiOk(
+      ["config", "set", "dashboardName", "Go KPIs, renamed", "--stack", stack, "--config-file", configFile],
+      { cwd: projectDir, stateDir, env },
+    );
+    const update = await run("up");
+    if (process.env.SHOW_PLUGIN_RUN) process.stdout.write(`${up.output}\n${update.output}\n`);
+    expect(update.ok, why(update)).toBe(true);
+    expect(update.counts).toMatchObject({ create: 0, update: 1, replace: 0, delete: 0 });
+    expect(update.steps.find((s) => s.op === "update")).toMatchObject({ name: "kpis", diffs: ["name"] });
+    expect(Number(update.outputs.dashboardId)).toBe(dashboardId);
+    const renamed = await emu.call("GET", `/api/projects/${projectId}/dashboards/${dashboardId}/`);
+    expect(renamed.body).toMatchObject({ name: "Go KPIs, renamed" });
+
+    // Refresh, then a preview of the program: nothing changed outside Pulumi, nothing to change, no write.
+    await emu.control("DELETE", "/requests");
+    const refresh = await run("refresh", { expectNoChanges: true });
+    expect(refresh.ok, why(refresh)).toBe(true);
+    expect(refresh.counts).toMatchObject({ create: 0, update: 0, replace: 0, delete: 0 });
+    const preview = await run("preview", { expectNoChanges: true });
+    expect(preview.ok, why(preview)).toBe(true);
+    expect(preview.counts).toMatchObject({ create: 0, update: 0, replace: 0, delete: 0 });
+    expect((await emu.requests()).filter((r) => r.method !== "GET")).toEqual([]);
+
+    // Destroy: the dashboard soft-deleted, the invite and the project gone.
+    const destroy = await run("destroy");
+    expect(destroy.ok, why(destroy)).toBe(true);
+    expect(destroy.counts.delete).toBe(4);
+    expect((await emu.call("GET", `/api/projects/${projectId}/dashboards/${dashboardId}/`)).status).toBe(404);
+    expect(JSON.stringify((await emu.call("GET", `${emu.org}/invites/`)).body)).not.toContain(
+      "jane.go@example.com",
+    );
+    expect((await emu.call("GET", `${emu.org}/projects/${projectId}/`)).status).toBe(404);
+  }, 1_800_000);
+});
