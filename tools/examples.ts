@@ -584,8 +584,8 @@ export function renderCsharp(schema: PackageSchema, ex: Example): string {
 /** The marker comment before each block no test compiles yet, with its reason. */
 export const NOT_COMPILED: Readonly<Record<"python" | "go" | "csharp", string>> = {
   python:
-    "not run: the Python SDK (pulumi_posthog) is not generated in this repository yet (test/docs/examples-yaml.test.ts parses this block); the YAML example above runs the same program",
-  go: "not run: the Go SDK is not generated in this repository yet (test/docs/examples-yaml.test.ts checks this block with gofmt); the YAML example above runs the same program",
+    "not run: the Python SDK needs the pulumi package from PyPI, not reachable here; test/docs/examples-yaml.test.ts checks its names against the SDK generated into sdk-gen/python, and the YAML example above runs the same program",
+  go: "not run: test/docs/examples-yaml.test.ts type-checks it (go vet) against the Go SDK generated into sdk-gen/go; the YAML example above runs the same program",
   csharp:
     "not run: the .NET SDK is not generated in this repository yet and NuGet is not reachable here, so this block is not compiled; the YAML example above runs the same program",
 };
