@@ -1,17 +1,19 @@
 #!/usr/bin/env node
 /**
- * `npm run gen-sdk`: writes the SDKs of the posthog Pulumi package for Go, Node.js and Python from schema.json into
- * sdk-gen/<lang>/, with Pulumi's own generators (github.com/pulumi/pulumi/pkg/v3 v3.274.1, the CLI's version),
- * linked by the Go tool in tools/pulumi-cli/gensdk (see its main.go for why not `pulumi package gen-sdk`: the
- * language hosts that run these generators for the CLI are not served by the Go module proxy).
+ * `npm run gen-sdk`: writes the SDKs of the posthog Pulumi package for Go, Node.js, Python and .NET from
+ * schema.json into sdk-gen/<lang>/, with Pulumi's own generators (github.com/pulumi/pulumi/pkg/v3: v3.274.1, the
+ * CLI's version, for Go, Node.js and Python; v3.225.1 for .NET, see {@link TOOLS}), linked by the Go tools in
+ * tools/pulumi-cli/gensdk (see its main.go for why not `pulumi package gen-sdk`: the language hosts that run these
+ * generators for the CLI are not served by the Go module proxy).
  *
  * `npm run gen-sdk -- --check` writes them into a temporary folder instead and compares: exit 1 naming each file
  * that is out of date, missing or extra in sdk-gen/, and the command that rewrites them. `--dir DIR` checks (or
  * writes) DIR instead of sdk-gen/ (test/plugin/gen-sdk.test.ts checks a changed copy).
  *
- * The tool is built with Go (`GOTOOLCHAIN=local`, `-mod=readonly`; Go's own caches) into
- * .pulumi-cli/tools/gensdk, and rebuilt only when its go.mod, go.sum or main.go change (a stamp beside it). A cold
- * build links the whole of pkg/v3: about 8 minutes on 2 shared cores; warm, it is reused as it is. Exit 1 with one
+ * The tools are built with Go (`GOTOOLCHAIN=local`, `-mod=readonly`; Go's own caches) into
+ * .pulumi-cli/tools/, each rebuilt only when its go.mod, go.sum or main.go change (a stamp beside it). A cold
+ * build compiles much of pkg/v3: about 8 minutes each on 2 shared cores; with Go's caches warm, under a minute
+ * (the link); with the stamp current, none. Exit 1 with one
  * message when Go is missing or a step fails. Run directly by Node 24 (type stripping); imports none of the
  * project's modules.
  */
@@ -33,10 +35,24 @@ import { parseArgs } from "node:util";
 const root = resolve(import.meta.dirname, "..");
 const moduleDir = join(root, "tools", "pulumi-cli", "gensdk");
 const toolDir = join(root, ".pulumi-cli", "tools");
-const tool = join(toolDir, "gensdk");
-const stampPath = join(toolDir, "gensdk.stamp");
+
+/** A generator of ours: its Go module folder, the executable built from it, the languages it writes. */
+interface Tool {
+  name: string;
+  dir: string;
+  languages: string[];
+}
+
+/**
+ * The generators: Go, Node.js and Python from pkg/v3 v3.274.1 (the CLI's); .NET from pkg/v3 v3.225.1, the newest
+ * served release that still holds Pulumi's .NET generator (tools/pulumi-cli/gensdk/dotnet/main.go).
+ */
+const TOOLS: Tool[] = [
+  { name: "gensdk", dir: moduleDir, languages: ["go", "nodejs", "python"] },
+  { name: "gensdk-dotnet", dir: join(moduleDir, "dotnet"), languages: ["dotnet"] },
+];
 /** The languages generated, each into sdk-gen/<lang>/. */
-const LANGUAGES = ["go", "nodejs", "python"];
+const LANGUAGES = TOOLS.flatMap((t) => t.languages);
 /** The folder of the checked-in SDKs. */
 const SDK_DIR = join(root, "sdk-gen");
 
@@ -67,28 +83,30 @@ function run(title: string, command: string, args: string[], cwd: string): strin
   return log;
 }
 
-/** A hash of the tool's sources: the build is redone when it differs from the stamp's. */
-function sourceHash(): string {
+/** A hash of a tool's sources: the build is redone when it differs from the stamp's. */
+function sourceHash(t: Tool): string {
   const hash = createHash("sha256");
-  for (const name of ["go.mod", "go.sum", "main.go"]) hash.update(readFileSync(join(moduleDir, name)));
+  for (const name of ["go.mod", "go.sum", "main.go"]) hash.update(readFileSync(join(t.dir, name)));
   return hash.digest("hex");
 }
 
-/** Builds the generator unless the stamp says this build of its sources is there. */
-function ensureTool(): void {
-  const hash = sourceHash();
-  if (existsSync(tool) && existsSync(stampPath) && readFileSync(stampPath, "utf8").trim() === hash) return;
+/** Builds a generator unless the stamp says this build of its sources is there; returns its executable. */
+function ensureTool(t: Tool): string {
+  const tool = join(toolDir, t.name);
+  const stampPath = join(toolDir, `${t.name}.stamp`);
+  const hash = sourceHash(t);
+  if (existsSync(tool) && existsSync(stampPath) && readFileSync(stampPath, "utf8").trim() === hash)
+    return tool;
   if (spawnSync("go", ["version"], { encoding: "utf8" }).status !== 0) {
     fail(
-      "Go is needed to build the SDK generator: install Go 1.26.6 or later (https://go.dev/dl/) and run again",
+      "Go is needed to build the SDK generators: install Go 1.26.6 or later (https://go.dev/dl/) and run again",
     );
   }
   mkdirSync(toolDir, { recursive: true });
-  say(
-    "building the generator (tools/pulumi-cli/gensdk; a cold build takes minutes, Go's caches keep it warm) …",
-  );
-  run("build gensdk", "go", ["build", "-trimpath", "-ldflags", "-s -w", "-o", tool, "."], moduleDir);
+  say(`building ${t.name} (${shown(t.dir)}; a cold build takes minutes, Go's caches keep it warm) …`);
+  run(`build ${t.name}`, "go", ["build", "-trimpath", "-ldflags", "-s -w", "-o", tool, "."], t.dir);
   writeFileSync(stampPath, `${hash}\n`);
+  return tool;
 }
 
 /** Every file under `dir`, as paths relative to it with `/`, sorted. */
@@ -104,7 +122,7 @@ function listFiles(dir: string): string[] {
 const shown = (path: string) => (relative(root, path).startsWith("..") ? path : relative(root, path));
 
 /** Files a build or a run of an SDK leaves, which its generated .gitignore ignores: not compared. */
-const BUILD_OUTPUT = /(^|\/)(__pycache__|node_modules|bin|build|dist|[^/]*\.egg-info)\/|\.pyc$/;
+const BUILD_OUTPUT = /(^|\/)(__pycache__|node_modules|bin|obj|build|dist|[^/]*\.egg-info)\/|\.pyc$/;
 
 /** The files that differ between the checked-in `have` folder and the freshly generated `want` one. */
 function differences(have: string, want: string): string[] {
@@ -128,12 +146,14 @@ function main(): void {
   const sdkDir = values.dir ? resolve(values.dir) : SDK_DIR;
   const schema = join(root, "schema.json");
   if (!existsSync(schema)) fail("schema.json is missing: run `npm run schema` first");
-  ensureTool();
+  const tools = TOOLS.map((t) => ({ ...t, path: ensureTool(t) }));
   const out = values.check ? mkdtempSync(join(tmpdir(), "gen-sdk-")) : sdkDir;
   try {
-    process.stdout.write(
-      run("generate", tool, ["-schema", schema, "-out", out, "-lang", LANGUAGES.join(",")], root),
-    );
+    for (const t of tools) {
+      const args = ["-schema", schema, "-out", out];
+      if (t.name === "gensdk") args.push("-lang", t.languages.join(","));
+      process.stdout.write(run(`generate ${t.languages.join(", ")}`, t.path, args, root));
+    }
     if (!values.check) return;
     const stale = LANGUAGES.flatMap((lang) =>
       differences(join(sdkDir, lang), join(out, lang)).map((d) => `${shown(join(sdkDir, lang))}: ${d}`),

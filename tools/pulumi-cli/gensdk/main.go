@@ -41,7 +41,9 @@ type noLoader struct{}
 
 var errExternal = errors.New("the posthog schema references another package; gensdk loads none")
 
-func (noLoader) LoadPackage(string, *semver.Version) (*schema.Package, error) { return nil, errExternal }
+func (noLoader) LoadPackage(string, *semver.Version) (*schema.Package, error) {
+	return nil, errExternal
+}
 func (noLoader) LoadPackageV2(context.Context, *schema.PackageDescriptor) (*schema.Package, error) {
 	return nil, errExternal
 }
