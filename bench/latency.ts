@@ -56,7 +56,14 @@ import {
 } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureStack, exportStack, type RunResult, readProject, runStack } from "../tools/pulumi";
+import {
+  ensureStack,
+  exportStack,
+  linkPackage,
+  type RunResult,
+  readProject,
+  runStack,
+} from "../tools/pulumi";
 import { dnsAutomation, seedApi } from "../tools/seed-api";
 import { type Emu, median, round, startEmu } from "./emulator-process";
 import { repoRoot } from "./soak-core";
@@ -166,7 +173,7 @@ function writeProgram(dir: string, stacks: string[], source: string, plugin = fa
   );
   for (const s of stacks) writeFileSync(join(dir, `Pulumi.${s}.yaml`), "config: {}\n");
   writeFileSync(join(dir, "index.js"), source);
-  symlinkSync(root, join(dir, "node_modules", "pulumi-posthog"), "dir");
+  linkPackage(dir);
   symlinkSync(
     join(root, "node_modules", "@pulumi", "pulumi"),
     join(dir, "node_modules", "@pulumi", "pulumi"),

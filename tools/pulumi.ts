@@ -22,6 +22,7 @@ import {
   readSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
@@ -684,4 +685,25 @@ export async function exportStack(opts: {
     ...(opts.env ? { env: opts.env } : {}),
   });
   return JSON.parse(out);
+}
+
+/**
+ * Installs this checkout as `<projectDir>/node_modules/pulumi-posthog` the way npm installs its tarball, but linked:
+ * a directory holding links to `package.json` and to each entry of its `files` that exists (dist/sdk, docs, …), so
+ * that a program's `require("pulumi-posthog")` runs this checkout's build. Not a link to the whole checkout: the
+ * Node.js language host reads every package.json below node_modules, and the checkout's own (the generated SDKs'
+ * in sdk-gen/, whose version is the generator's `${VERSION}` placeholder) would fail the CLI's discovery of the
+ * program's plugins, which no installed package has. Returns the package's directory.
+ */
+export function linkPackage(projectDir: string): string {
+  const pkgDir = join(projectDir, "node_modules", "pulumi-posthog");
+  mkdirSync(pkgDir, { recursive: true });
+  const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { files?: string[] };
+  for (const entry of ["package.json", ...(manifest.files ?? [])]) {
+    const from = join(root, entry);
+    if (!existsSync(from)) continue;
+    mkdirSync(join(pkgDir, entry, ".."), { recursive: true });
+    symlinkSync(from, join(pkgDir, entry), statSync(from).isDirectory() ? "dir" : "file");
+  }
+  return pkgDir;
 }

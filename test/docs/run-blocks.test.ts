@@ -35,7 +35,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { readSchema } from "../../tools/codegen";
 import { EXAMPLES, renderYaml } from "../../tools/examples";
-import { PULUMI_BIN, pulumiEnv } from "../../tools/pulumi";
+import { linkPackage, PULUMI_BIN, pulumiEnv } from "../../tools/pulumi";
 import { repoRoot } from "../provider/harness";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { allBlocks, type Block, CODE_LANGS, isTestFile } from "./blocks";
@@ -90,7 +90,7 @@ function bash(script: string, cwd: string, env: NodeJS.ProcessEnv) {
 function userProject(dir: string, scripts: Record<string, string> = {}): string {
   mkdirSync(join(dir, "node_modules", "@pulumi"), { recursive: true });
   mkdirSync(join(dir, "node_modules", ".bin"), { recursive: true });
-  symlinkSync(repoRoot, join(dir, "node_modules", "pulumi-posthog"), "dir");
+  linkPackage(dir);
   for (const pkg of ["@pulumi/pulumi", "fastify"])
     symlinkSync(join(repoRoot, "node_modules", pkg), join(dir, "node_modules", pkg), "dir");
   for (const [bin, file] of [

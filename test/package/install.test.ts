@@ -149,6 +149,7 @@ export const dashboardName = kpis.name;
       expect(output).toBe("");
       expect(status).toBe(0);
     },
+    120_000, // a whole tsc run each: 30 s was too little on 2 cores busy with the CLI tests beside it
   );
 
   it("and tsc catches a mistake in it (the check above can fail)", () => {
@@ -160,7 +161,7 @@ export const dashboardName = kpis.name;
     );
     expect(status).not.toBe(0);
     expect(output).toMatch(/^mistake\.ts\(6,\d+\): error TS2322: Type '"owner-ish"' is not assignable/);
-  });
+  }, 120_000);
 });
 
 describe("dependencies", () => {

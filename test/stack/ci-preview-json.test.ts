@@ -26,7 +26,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { PULUMI_BIN, pulumiEnv, pulumiOk, runStack, writeStackSettings } from "../../tools/pulumi";
+import {
+  linkPackage,
+  PULUMI_BIN,
+  pulumiEnv,
+  pulumiOk,
+  runStack,
+  writeStackSettings,
+} from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
 const root = join(__dirname, "..", "..");
@@ -89,7 +96,7 @@ beforeAll(async () => {
   // A user's project after `npm install pulumi-posthog @pulumi/pulumi`: the packages linked from this checkout.
   mkdirSync(join(project, "node_modules", "@pulumi"), { recursive: true });
   mkdirSync(join(project, ".github"));
-  symlinkSync(root, join(project, "node_modules", "pulumi-posthog"), "dir");
+  linkPackage(project);
   symlinkSync(
     join(root, "node_modules", "@pulumi", "pulumi"),
     join(project, "node_modules", "@pulumi", "pulumi"),
