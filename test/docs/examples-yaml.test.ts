@@ -22,29 +22,17 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { markers, readSchema } from "../../tools/codegen";
 import { EXAMPLES, type Example, renderYaml } from "../../tools/examples";
-import {
-  ensureStack,
-  PULUMI_BIN,
-  pulumiOk,
-  type RunResult,
-  runStack,
-  writeStackSettings,
-} from "../../tools/pulumi";
+import { PULUMI_BIN, type RunResult, runStack } from "../../tools/pulumi";
+import { NO_POSTHOG_ENV, requireBuilt, root, stackWithSettings, why } from "../plugin/support";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { type Block, blocksOf } from "./blocks";
 
-const root = join(__dirname, "..", "..");
 const work = mkdtempSync(join(tmpdir(), "docs-examples-yaml-"));
 const projectDir = join(work, "program");
 const stateDir = join(work, "state");
 const stack = "docs";
 /** No POSTHOG_* of the caller's: only the stack config reaches the plugin, as in a reader's shell. */
-const env: NodeJS.ProcessEnv = {
-  POSTHOG_HOST: undefined,
-  POSTHOG_API_KEY: undefined,
-  POSTHOG_ORGANIZATION_ID: undefined,
-  POSTHOG_PROJECT_ID: undefined,
-};
+const env: NodeJS.ProcessEnv = NO_POSTHOG_ENV;
 let emu: TestEmulator;
 
 /** The blocks of a page's generated examples part. */
@@ -70,7 +58,6 @@ function blockOf(page: string, lang: string): Block {
 const program = (yaml: string) =>
   `name: docs-examples\nruntime: yaml\nplugins:\n  providers:\n    - name: posthog\n      path: ${join(root, "plugin")}\n${yaml}`;
 
-const why = (r: RunResult) => `${JSON.stringify(r.diagnostics, null, 1)}\n${r.output}`;
 const run = (operation: RunResult["operation"], withPreview = false) =>
   runStack({ operation, projectDir, stack, stateDir, env, withPreview, timeoutMs: 240_000 });
 /** The resources an example declares: logical name → type token. */
@@ -80,35 +67,12 @@ const declared = (ex: Example) =>
   );
 
 beforeAll(async () => {
-  for (const needed of [
-    join(PULUMI_BIN, "pulumi-language-yaml"),
-    join(root, "dist", "provider", "plugin", "main.js"),
-  ])
-    if (!existsSync(needed))
-      throw new Error(`${needed} is missing: run \`npm run build\` and \`npm run pulumi-cli\` first`);
+  requireBuilt([join(PULUMI_BIN, "pulumi-language-yaml")]);
   emu = await startTestEmulator();
   mkdirSync(projectDir, { recursive: true });
   writeFileSync(join(projectDir, "Pulumi.yaml"), program("resources: {}\n"));
   // One stack for every page: its settings beside the backend, the key set as a secret as the README says.
-  const configFile = await ensureStack({ projectDir, stack, stateDir, env });
-  writeStackSettings(
-    configFile,
-    `config:\n  posthog:host: ${emu.url}\n  posthog:organizationId: ${emu.organizationId}\n`,
-  );
-  await pulumiOk(
-    [
-      "config",
-      "set",
-      "--secret",
-      "posthog:apiKey",
-      emu.apiKey,
-      "--stack",
-      stack,
-      "--config-file",
-      configFile,
-    ],
-    { cwd: projectDir, stateDir, env },
-  );
+  await stackWithSettings({ projectDir, stack, stateDir, emu, env });
 }, 120_000);
 
 afterAll(async () => {

@@ -3,16 +3,9 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ensureStack,
-  exportStack,
-  PULUMI_BIN,
-  pulumiOk,
-  type RunResult,
-  runStack,
-  writeStackSettings,
-} from "../../tools/pulumi";
+import { exportStack, PULUMI_BIN, pulumiOk, type RunResult, runStack } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { NO_POSTHOG_ENV, ops, requireBuilt, root, stackWithSettings, why } from "./support";
 
 // Issue 29: a Pulumi Go program (test/plugin/go-program) on the Go SDK generated from schema.json (sdk-gen/go, by
 // `npm run gen-sdk`) and sdk/v3 at the CLI's version, run through the real CLI and the Go language host
@@ -21,7 +14,6 @@ import { startTestEmulator, type TestEmulator } from "../support/emulator";
 // The settings reach the plugin only through the stack config: no POSTHOG_* variable is in the CLI's environment.
 // The Go builds use Go's default caches: cold, the first build of sdk/v3 takes minutes (about 6 on 2 shared cores);
 // warm, each run of the program links it again in seconds.
-const root = join(__dirname, "..", "..");
 const projectDir = join(root, "test", "plugin", "go-program");
 const MAX = { uuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d04", email: "max.member@example.com" };
 const work = mkdtempSync(join(tmpdir(), "plugin-go-"));
@@ -33,20 +25,12 @@ let configFile: string;
 /** Go's settings for every build here: the module files as they are, the Go installed, no cgo. */
 const goEnv = { GOFLAGS: "-mod=readonly", GOTOOLCHAIN: "local", CGO_ENABLED: "0" };
 /** The CLI's environment: no POSTHOG_* setting of the caller's, so only the stack config reaches the plugin. */
-const env: NodeJS.ProcessEnv = {
-  ...goEnv,
-  POSTHOG_HOST: undefined,
-  POSTHOG_API_KEY: undefined,
-  POSTHOG_ORGANIZATION_ID: undefined,
-  POSTHOG_PROJECT_ID: undefined,
-};
+const env: NodeJS.ProcessEnv = { ...goEnv, ...NO_POSTHOG_ENV };
 
-const why = (r: RunResult) => `${JSON.stringify(r.diagnostics, null, 1)}\n${r.output}`;
 const run = (
   operation: RunResult["operation"],
   more: { expectNoChanges?: boolean; withPreview?: boolean } = {},
 ) => runStack({ operation, projectDir, stack, stateDir, configFile, env, timeoutMs: 900_000, ...more });
-const ops = (r: RunResult) => Object.fromEntries(r.steps.map((s) => [s.name, s.op]));
 
 /** Runs `go args…` in the program's folder; throws with its output when it fails. */
 function go(args: string[]): string {
@@ -62,42 +46,20 @@ function go(args: string[]): string {
 }
 
 beforeAll(async () => {
-  for (const needed of [
-    join(PULUMI_BIN, "pulumi-language-go"),
-    join(root, "dist", "provider", "plugin", "main.js"),
-    join(root, "sdk-gen", "go", "go.mod"),
-  ])
-    if (!existsSync(needed))
-      throw new Error(
-        `${needed} is missing: run \`npm run build\`, \`npm run pulumi-cli\` and \`npm run gen-sdk\` first`,
-      );
+  requireBuilt(
+    [join(PULUMI_BIN, "pulumi-language-go"), join(root, "sdk-gen", "go", "go.mod")],
+    "`npm run build`, `npm run pulumi-cli` and `npm run gen-sdk`",
+  );
   emu = await startTestEmulator();
-  configFile = await ensureStack({
+  configFile = await stackWithSettings({
     projectDir,
     stack,
     stateDir,
-    configFile: join(work, "Pulumi.dev.yaml"),
+    emu,
     env,
+    configFile: join(work, "Pulumi.dev.yaml"),
+    extra: `  posthog-go:memberEmail: ${MAX.email}\n`,
   });
-  writeStackSettings(
-    configFile,
-    `config:\n  posthog:host: ${emu.url}\n  posthog:organizationId: ${emu.organizationId}\n` +
-      `  posthog-go:memberEmail: ${MAX.email}\n`,
-  );
-  await pulumiOk(
-    [
-      "config",
-      "set",
-      "--secret",
-      "posthog:apiKey",
-      emu.apiKey,
-      "--stack",
-      stack,
-      "--config-file",
-      configFile,
-    ],
-    { cwd: projectDir, stateDir, env },
-  );
 }, 120_000);
 
 afterAll(async () => {

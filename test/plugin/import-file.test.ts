@@ -15,19 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { main } from "../../provider/export/cli";
 import type { ImportSpec } from "../../provider/export/import-file";
-import {
-  ensureStack,
-  exportStack,
-  PULUMI_BIN,
-  pulumi,
-  pulumiOk,
-  type RunResult,
-  runStack,
-  writeStackSettings,
-} from "../../tools/pulumi";
+import { exportStack, PULUMI_BIN, pulumi, runStack } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator, type TestResponse } from "../support/emulator";
+import { NO_POSTHOG_ENV, root, stackWithSettings, why } from "./support";
 
-const root = join(__dirname, "..", "..");
 const work = mkdtempSync(join(tmpdir(), "plugin-import-file-"));
 const exportDir = join(work, "export");
 const listFile = join(work, "posthog-import.json");
@@ -35,13 +26,7 @@ const projectDir = join(work, "program");
 const stateDir = join(work, "state");
 const stack = "dev";
 /** The CLI's environment: no POSTHOG_* setting of the caller's; the stack config reaches the plugin. */
-const env: NodeJS.ProcessEnv = {
-  POSTHOG_HOST: undefined,
-  POSTHOG_API_KEY: undefined,
-  POSTHOG_ORGANIZATION_ID: undefined,
-  POSTHOG_PROJECT_ID: undefined,
-};
-const why = (r: RunResult) => `${JSON.stringify(r.diagnostics, null, 1)}\n${r.output}`;
+const env: NodeJS.ProcessEnv = NO_POSTHOG_ENV;
 
 let emu: TestEmulator;
 let exported: { code: number; lines: string[] };
@@ -171,17 +156,8 @@ describe("pulumi-posthog export --import-file, then pulumi import --file (real C
     };
     mkdirSync(projectDir, { recursive: true });
     writeFileSync(join(projectDir, "Pulumi.yaml"), stringifyYaml(header));
-    const configFile = await ensureStack({ projectDir, stack, stateDir, env });
-    writeStackSettings(
-      configFile,
-      `config:\n  posthog:host: ${emu.url}\n  posthog:organizationId: ${emu.organizationId}\n`,
-    );
+    const configFile = await stackWithSettings({ projectDir, stack, stateDir, emu, env });
     const common = ["--stack", stack, "--config-file", configFile, "--non-interactive", "--color", "never"];
-    await pulumiOk(["config", "set", "--secret", "posthog:apiKey", emu.apiKey, ...common.slice(0, 4)], {
-      cwd: projectDir,
-      stateDir,
-      env,
-    });
     const { resources } = JSON.parse(readFileSync(listFile, "utf8")) as { resources: ImportSpec[] };
 
     await emu.control("DELETE", "/requests");

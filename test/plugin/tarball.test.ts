@@ -11,40 +11,22 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify as stringifyYaml } from "yaml";
-import {
-  ensureStack,
-  PULUMI_BIN,
-  pulumi,
-  pulumiEnv,
-  pulumiOk,
-  runStack,
-  writeStackSettings,
-} from "../../tools/pulumi";
+import { PULUMI_BIN, pulumi, pulumiEnv, pulumiOk, runStack } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { NO_POSTHOG_ENV, requireBuilt, root, stackWithSettings } from "./support";
 
-const root = join(__dirname, "..", "..");
 const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
 const work = mkdtempSync(join(tmpdir(), "plugin-tarball-"));
 const projectDir = join(work, "program");
 const stateDir = join(work, "state");
 const stack = "dev";
-const env: NodeJS.ProcessEnv = {
-  POSTHOG_HOST: undefined,
-  POSTHOG_API_KEY: undefined,
-  POSTHOG_ORGANIZATION_ID: undefined,
-  POSTHOG_PROJECT_ID: undefined,
-};
+const env: NodeJS.ProcessEnv = NO_POSTHOG_ENV;
 let emu: TestEmulator;
 /** A Pulumi YAML interpolation of `expr`. */
 const ref = (expr: string) => `\${${expr}}`;
 
 beforeAll(async () => {
-  for (const needed of [
-    join(PULUMI_BIN, "pulumi-language-yaml"),
-    join(root, "dist", "provider", "plugin", "main.js"),
-  ])
-    if (!existsSync(needed))
-      throw new Error(`${needed} is missing: run \`npm run build\` and \`npm run pulumi-cli\` first`);
+  requireBuilt([join(PULUMI_BIN, "pulumi-language-yaml")]);
   emu = await startTestEmulator();
 }, 60_000);
 
@@ -112,14 +94,14 @@ describe("the plugin tarball", () => {
         outputs: { mia: ref("mia") },
       }),
     );
-    const configFile = await ensureStack({ projectDir, stack, stateDir, env });
-    writeStackSettings(
-      configFile,
-      `config:\n  posthog:host: ${emu.url}\n  posthog:organizationId: ${emu.organizationId}\n` +
-        `  posthog:projectId: "${emu.projectId}"\n`,
-    );
-    const set = ["config", "set", "--secret", "posthog:apiKey", emu.apiKey, "--stack", stack];
-    await pulumiOk([...set, "--config-file", configFile], { cwd: projectDir, stateDir, env });
+    const configFile = await stackWithSettings({
+      projectDir,
+      stack,
+      stateDir,
+      emu,
+      env,
+      extra: `  posthog:projectId: "${emu.projectId}"\n`,
+    });
 
     await emu.control("DELETE", "/requests");
     const preview = await runStack({ operation: "preview", projectDir, stack, stateDir, env });

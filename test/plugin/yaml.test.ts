@@ -20,16 +20,15 @@ import {
   pulumiOk,
   type RunResult,
   runStack,
-  writeStackSettings,
 } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { NO_POSTHOG_ENV, ops, requireBuilt, root, stackWithSettings as stackWith, why } from "./support";
 
 // Issue 29: the provider plugin (plugin/pulumi-resource-posthog → dist/provider/plugin/main.js) serving a Pulumi
 // YAML program through the real CLI and the YAML language host (`pulumi-language-yaml`, built by
 // `npm run pulumi-cli` from github.com/pulumi/pulumi-yaml), against the emulator, on a local backend. The settings
 // reach the plugin only through the stack config (`posthog:host`, `posthog:organizationId`, and `posthog:apiKey`
 // as a secret): no POSTHOG_* variable is in the CLI's environment.
-const root = join(__dirname, "..", "..");
 const MIA = { uuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d03" };
 /** The emulator's seeded batch export ("Events to S3"). */
 const EXPORT_ID = "9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c01";
@@ -41,12 +40,7 @@ const stack = "dev";
 let emu: TestEmulator;
 
 /** The CLI's environment: no POSTHOG_* setting of the caller's, so only the stack config can reach the plugin. */
-const env: NodeJS.ProcessEnv = {
-  POSTHOG_HOST: undefined,
-  POSTHOG_API_KEY: undefined,
-  POSTHOG_ORGANIZATION_ID: undefined,
-  POSTHOG_PROJECT_ID: undefined,
-};
+const env: NodeJS.ProcessEnv = NO_POSTHOG_ENV;
 
 /**
  * The YAML program: a project, a dashboard restricted to collaborators, one collaborator on it (the member found by
@@ -101,12 +95,10 @@ outputs:
 
 /** A Pulumi YAML interpolation of `expr`: `${expr}`. */
 const ref = (expr: string) => `\${${expr}}`;
-const why = (r: RunResult) => `${JSON.stringify(r.diagnostics, null, 1)}\n${r.output}`;
 const run = (
   operation: RunResult["operation"],
   more: { expectNoChanges?: boolean; withPreview?: boolean } = {},
 ) => runStack({ operation, projectDir, stack, stateDir, env, ...more });
-const ops = (r: RunResult) => Object.fromEntries(r.steps.map((s) => [s.name, s.op]));
 
 /** Every file of the local backend, as text. */
 function backendText(dir: string): string {
@@ -121,28 +113,12 @@ function backendText(dir: string): string {
  * Creates `stack` of the program in `dir` on the backend `state`, its settings file beside the backend holding the
  * emulator's host and organization, and the key set with `pulumi config set --secret`. Returns the settings file.
  */
-async function stackWithSettings(dir: string, state: string): Promise<string> {
-  const configFile = await ensureStack({ projectDir: dir, stack, stateDir: state, env });
-  writeStackSettings(
-    configFile,
-    `config:\n  posthog:host: ${emu.url}\n  posthog:organizationId: ${emu.organizationId}\n`,
-  );
-  const args = ["config", "set", "--secret", "posthog:apiKey", emu.apiKey];
-  await pulumiOk([...args, "--stack", stack, "--config-file", configFile], {
-    cwd: dir,
-    stateDir: state,
-    env,
-  });
-  return configFile;
+function stackWithSettings(dir: string, state: string): Promise<string> {
+  return stackWith({ projectDir: dir, stack, stateDir: state, emu, env });
 }
 
 beforeAll(async () => {
-  for (const needed of [
-    join(PULUMI_BIN, "pulumi-language-yaml"),
-    join(root, "dist", "provider", "plugin", "main.js"),
-  ])
-    if (!existsSync(needed))
-      throw new Error(`${needed} is missing: run \`npm run build\` and \`npm run pulumi-cli\` first`);
+  requireBuilt([join(PULUMI_BIN, "pulumi-language-yaml")]);
   emu = await startTestEmulator();
   mkdirSync(projectDir, { recursive: true });
   writeFileSync(join(projectDir, "Pulumi.yaml"), program("YAML KPIs"));

@@ -1,0 +1,80 @@
+/**
+ * What the tests of programs served by the posthog provider plugin share (test/plugin/*.test.ts,
+ * test/docs/examples-yaml.test.ts): the CLI's environment with no POSTHOG_* setting of the caller's, the check that
+ * the built plugin and the language host are there, and a stack whose settings reach the plugin only through the
+ * stack config, the key set as a secret as the README says.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { ensureStack, pulumiOk, type RunResult, writeStackSettings } from "../../tools/pulumi";
+import type { TestEmulator } from "../support/emulator";
+
+/** The checkout's root. */
+export const root = join(__dirname, "..", "..");
+
+/** The CLI's environment: no POSTHOG_* setting of the caller's, so only the stack config reaches the plugin. */
+export const NO_POSTHOG_ENV: NodeJS.ProcessEnv = {
+  POSTHOG_HOST: undefined,
+  POSTHOG_API_KEY: undefined,
+  POSTHOG_ORGANIZATION_ID: undefined,
+  POSTHOG_PROJECT_ID: undefined,
+};
+
+/**
+ * Throws naming the first of `files` that is missing (the built plugin is always required) and the commands that
+ * make it (default `npm run build` and `npm run pulumi-cli`).
+ */
+export function requireBuilt(files: string[], how = "`npm run build` and `npm run pulumi-cli`"): void {
+  for (const needed of [join(root, "dist", "provider", "plugin", "main.js"), ...files])
+    if (!existsSync(needed)) throw new Error(`${needed} is missing: run ${how} first`);
+}
+
+/**
+ * Creates `stack` of the program in `projectDir` on the backend `stateDir` (tools/pulumi.ts `ensureStack`), writes
+ * its settings file with the emulator's host and organization (plus `extra`, lines of YAML under `config:`), and
+ * sets the key with `pulumi config set --secret posthog:apiKey`. Returns the settings file.
+ * @throws when the CLI fails, with its output.
+ */
+export async function stackWithSettings(opts: {
+  projectDir: string;
+  stack: string;
+  stateDir: string;
+  emu: TestEmulator;
+  env: NodeJS.ProcessEnv;
+  configFile?: string;
+  extra?: string;
+}): Promise<string> {
+  const { projectDir, stack, stateDir, emu, env } = opts;
+  const configFile = await ensureStack({
+    projectDir,
+    stack,
+    stateDir,
+    env,
+    ...(opts.configFile ? { configFile: opts.configFile } : {}),
+  });
+  writeStackSettings(
+    configFile,
+    `config:\n  posthog:host: ${emu.url}\n  posthog:organizationId: ${emu.organizationId}\n${opts.extra ?? ""}`,
+  );
+  await pulumiOk(
+    [
+      "config",
+      "set",
+      "--secret",
+      "posthog:apiKey",
+      emu.apiKey,
+      "--stack",
+      stack,
+      "--config-file",
+      configFile,
+    ],
+    { cwd: projectDir, stateDir, env },
+  );
+  return configFile;
+}
+
+/** A run's diagnostics and output, for an assertion's message. */
+export const why = (r: RunResult) => `${JSON.stringify(r.diagnostics, null, 1)}\n${r.output}`;
+
+/** Each step's resource name → its operation (`create`, `same`, …). */
+export const ops = (r: RunResult) => Object.fromEntries(r.steps.map((s) => [s.name, s.op]));
