@@ -227,18 +227,59 @@ function build(): Stamp {
   return { version: PINNED, source: "built", from: go.stdout.trim() };
 }
 
+/** A language host the tests need beside the CLI, built with Go from a module folder of tools/pulumi-cli. */
+interface LanguageHost {
+  /** Its executable's name, e.g. `pulumi-language-yaml`. */
+  name: string;
+  /** What the programs it runs are called in messages ("Pulumi YAML programs"). */
+  programs: string;
+  /** The stamp's field recording it, and the version it records. */
+  stampKey: "yaml" | "go";
+  version: string;
+  /** Its module folder under tools/pulumi-cli, the package built, and the linker flags. */
+  moduleDir: string;
+  pkg: string;
+  ldflags: string;
+  /** How the build step is named ("v1.25.0", "sdk/v3 v3.62.0"). */
+  label: string;
+}
+
+const LANGUAGE_HOSTS: readonly LanguageHost[] = [
+  {
+    name: YAML_HOST,
+    programs: "Pulumi YAML programs",
+    stampKey: "yaml",
+    version: YAML_VERSION,
+    moduleDir: "yaml",
+    pkg: "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml",
+    ldflags: `-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=v${YAML_VERSION}`,
+    label: `v${YAML_VERSION}`,
+  },
+  {
+    name: GO_HOST,
+    programs: "Pulumi Go programs",
+    stampKey: "go",
+    version: GO_HOST_VERSION,
+    moduleDir: "golang",
+    pkg: "github.com/pulumi/pulumi/sdk/v3/go/pulumi-language-go",
+    ldflags: "-s -w",
+    label: `sdk/v3 v${GO_HOST_VERSION}`,
+  },
+];
+
 /**
- * Readies `pulumi-language-yaml` in the bin folder for `stamp`'s CLI: kept when the stamp says it is there at
- * {@link YAML_VERSION} (or linked); linked from beside a `pulumi` taken from PATH; else built with Go. Returns
- * what the stamp records, undefined (and a line saying why) when there is neither one beside the CLI nor Go.
+ * Readies the language host `host` in the bin folder for `stamp`'s CLI: kept when the stamp says it is there at
+ * its version (or linked); linked from beside a `pulumi` taken from PATH; else built with Go from its module
+ * folder. Returns what the stamp records, undefined (and a line saying why) when there is neither one beside the
+ * CLI nor Go. @throws (through `step`) naming the step that failed and the tail of its log.
  */
-function readyYamlHost(stamp: Stamp): string | undefined {
-  const target = join(binDir, YAML_HOST);
-  if (existsSync(target) && (stamp.yaml === YAML_VERSION || stamp.yaml?.startsWith("linked ")))
-    return stamp.yaml;
+function readyLanguageHost(host: LanguageHost, stamp: Stamp): string | undefined {
+  const target = join(binDir, host.name);
+  const recorded = stamp[host.stampKey];
+  if (existsSync(target) && (recorded === host.version || recorded?.startsWith("linked "))) return recorded;
   rmSync(target, { force: true });
   if (stamp.source === "path") {
-    const beside = join(stamp.from, YAML_HOST);
+    const beside = join(stamp.from, host.name);
     if (existsSync(beside)) {
       symlinkSync(beside, target);
       say(`using ${beside}`);
@@ -247,73 +288,32 @@ function readyYamlHost(stamp: Stamp): string | undefined {
   }
   if (spawnSync("go", ["version"], { encoding: "utf8" }).status !== 0) {
     say(
-      `no ${YAML_HOST} beside the CLI and no Go to build it: Pulumi YAML programs will not run ` +
+      `no ${host.name} beside the CLI and no Go to build it: ${host.programs} will not run ` +
         "(install Go 1.26.6 or later and run `npm run pulumi-cli` again)",
     );
     return undefined;
   }
   const started = Date.now();
-  const yaml = join(modules, "yaml");
-  step("download the YAML language host's modules (go mod download)", "go", ["mod", "download"], yaml);
+  const dir = join(modules, host.moduleDir);
+  step(`download the modules of ${host.name} (go mod download)`, "go", ["mod", "download"], dir);
   step(
-    `build ${YAML_HOST} v${YAML_VERSION}`,
+    `build ${host.name} (${host.label})`,
     "go",
-    [
-      "build",
-      "-trimpath",
-      "-ldflags",
-      `-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=v${YAML_VERSION}`,
-      "-o",
-      target,
-      "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml",
-    ],
-    yaml,
+    ["build", "-trimpath", "-ldflags", host.ldflags, "-o", target, host.pkg],
+    dir,
   );
-  say(`built ${YAML_HOST} in ${seconds(Date.now() - started)}`);
-  return YAML_VERSION;
+  say(`built ${host.name} in ${seconds(Date.now() - started)}`);
+  return host.version;
 }
 
-/**
- * Readies `pulumi-language-go` in the bin folder, as {@link readyYamlHost} does the YAML host: kept when the stamp
- * says it is there; linked from beside a `pulumi` taken from PATH; else built with Go from tools/pulumi-cli/golang.
- * Returns what the stamp records, undefined (and a line saying why) when there is neither one nor Go.
- */
-function readyGoHost(stamp: Stamp): string | undefined {
-  const target = join(binDir, GO_HOST);
-  if (existsSync(target) && (stamp.go === GO_HOST_VERSION || stamp.go?.startsWith("linked ")))
-    return stamp.go;
-  rmSync(target, { force: true });
-  if (stamp.source === "path") {
-    const beside = join(stamp.from, GO_HOST);
-    if (existsSync(beside)) {
-      symlinkSync(beside, target);
-      say(`using ${beside}`);
-      return `linked ${beside}`;
-    }
+/** Readies every language host of {@link LANGUAGE_HOSTS}; returns the stamp's fields for them. */
+function readyLanguageHosts(stamp: Stamp): Pick<Stamp, "yaml" | "go"> {
+  const fields: Pick<Stamp, "yaml" | "go"> = {};
+  for (const host of LANGUAGE_HOSTS) {
+    const v = readyLanguageHost(host, stamp);
+    if (v) fields[host.stampKey] = v;
   }
-  if (spawnSync("go", ["version"], { encoding: "utf8" }).status !== 0) {
-    say(`no ${GO_HOST} beside the CLI and no Go to build it: Pulumi Go programs will not run`);
-    return undefined;
-  }
-  const started = Date.now();
-  const golang = join(modules, "golang");
-  step("download the Go language host's modules (go mod download)", "go", ["mod", "download"], golang);
-  step(
-    `build ${GO_HOST} (sdk/v3 v${GO_HOST_VERSION})`,
-    "go",
-    [
-      "build",
-      "-trimpath",
-      "-ldflags",
-      "-s -w",
-      "-o",
-      target,
-      "github.com/pulumi/pulumi/sdk/v3/go/pulumi-language-go",
-    ],
-    golang,
-  );
-  say(`built ${GO_HOST} in ${seconds(Date.now() - started)}`);
-  return GO_HOST_VERSION;
+  return fields;
 }
 
 function main(): void {
@@ -321,14 +321,10 @@ function main(): void {
   const stamp = readStamp();
   if (ready(stamp) && stamp) {
     installPlugin();
-    const yaml = readyYamlHost(stamp);
-    const go = readyGoHost(stamp);
-    if (yaml !== stamp.yaml || go !== stamp.go) {
+    const hosts = readyLanguageHosts(stamp);
+    if (hosts.yaml !== stamp.yaml || hosts.go !== stamp.go) {
       const { yaml: _old, go: _oldGo, ...rest } = stamp;
-      writeFileSync(
-        stampPath,
-        `${JSON.stringify({ ...rest, ...(yaml ? { yaml } : {}), ...(go ? { go } : {}) }, null, 2)}\n`,
-      );
+      writeFileSync(stampPath, `${JSON.stringify({ ...rest, ...hosts }, null, 2)}\n`);
     }
     say(
       `ready: pulumi v${stamp.version} (${stamp.source === "built" ? `built with ${stamp.from}` : `from ${stamp.from}`}) in ${binDir} (${seconds(Date.now() - started)})`,
@@ -357,10 +353,7 @@ function main(): void {
   }
   next ??= build();
   installPlugin();
-  const yaml = readyYamlHost(next);
-  if (yaml) next.yaml = yaml;
-  const go = readyGoHost(next);
-  if (go) next.go = go;
+  Object.assign(next, readyLanguageHosts(next));
   writeFileSync(stampPath, `${JSON.stringify(next, null, 2)}\n`);
   say(`ready: pulumi v${next.version} in ${binDir} (${seconds(Date.now() - started)})`);
 }
