@@ -27,7 +27,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import type { RequestLogEntry } from "../../emulator/runtime";
 import { main } from "../../provider/export/cli";
-import { type RunResult, runStack } from "../../tools/pulumi";
+import { linkPackage, type RunResult, runStack } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator, type TestResponse } from "../support/emulator";
 
 const root = join(__dirname, "..", "..");
@@ -170,7 +170,7 @@ beforeAll(async () => {
     const modules = join(dir, "node_modules");
     mkdirSync(join(modules, "@pulumi"), { recursive: true });
     mkdirSync(join(modules, "@types"), { recursive: true });
-    symlinkSync(root, join(modules, "pulumi-posthog"), "dir");
+    linkPackage(dir);
     symlinkSync(join(root, "node_modules", "@pulumi", "pulumi"), join(modules, "@pulumi", "pulumi"), "dir");
     symlinkSync(join(root, "node_modules", "@types", "node"), join(modules, "@types", "node"), "dir");
   }
