@@ -15,6 +15,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { delimiter, join } from "node:path";
+import { readPort } from "../tools/provider-host";
 import { median, round } from "./emulator-process";
 import { repoRoot } from "./soak-core";
 
@@ -28,35 +29,22 @@ export interface ColdStartResults {
   ratio: number;
 }
 
-/** Milliseconds from spawning `command args…` to its first stdout line holding a port number; kills it then. */
-function timeToPort(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`${command}: no port line within 60 s; stderr: ${err.slice(0, 500)}`));
-    }, 60_000);
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (/^\d+\s*$/m.test(out)) {
-        const ms = performance.now() - t0;
-        clearTimeout(timer);
-        child.kill("SIGKILL");
-        resolve(ms);
-      }
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      err += d.toString();
-    });
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      if (!/^\d+\s*$/m.test(out))
-        reject(new Error(`${command} exited (${code}) before its port line: ${err}`));
-    });
-  });
+/**
+ * Milliseconds from spawning `command args…` to its port line (tools/provider-host.ts `readPort`); kills it then.
+ * @throws when it exits first, prints no port, or prints nothing within 60 s.
+ */
+async function timeToPort(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const t0 = performance.now();
+  const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+  // killed after 60 s without a port line: readPort then rejects with the process's exit and stderr
+  const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  try {
+    await readPort(child);
+    return performance.now() - t0;
+  } finally {
+    clearTimeout(timer);
+    child.kill("SIGKILL");
+  }
 }
 
 /**

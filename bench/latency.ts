@@ -467,7 +467,7 @@ export function providerHostMemoryKiB(field: "VmRSS" | "VmHWM"): number[] {
       if (!cmdline.includes("dynamic-provider") && !/provider[\\/]plugin[\\/]main\.js/.test(cmdline))
         continue;
       // the shell script's own `node -e "require.resolve('@pulumi/pulumi/cmd/dynamic-provider')"` is not a host
-      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("require.resolve")) continue;
+      if (cmdline.includes("require.resolve")) continue;
       const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
       if (m) out.push(Number(m[1]));
     } catch {

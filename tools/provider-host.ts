@@ -124,8 +124,11 @@ function fromStruct(value: Struct | undefined): Record<string, unknown> {
   return (value?.toJavaScript() ?? {}) as Record<string, unknown>;
 }
 
-/** Waits for the first stdout line of the host, which is its port. */
-function readPort(child: ChildProcess): Promise<number> {
+/**
+ * Waits for the first stdout line of a provider host (the dynamic-provider host or a provider plugin), which is
+ * its port. @throws when the line is not a port, or the process exits first (with its stderr).
+ */
+export function readPort(child: ChildProcess): Promise<number> {
   return new Promise((resolve, reject) => {
     let buffered = "";
     let stderr = "";
