@@ -507,6 +507,10 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
     // the language host's own switch: no type-check of the example on every run (it is type-checked by lint)
     PULUMI_NODEJS_TRANSPILE_ONLY: "true",
     POSTHOG_ENGINE_KILL_SOAK: work,
+    // The emulator applies a request within its latency (no hold outlives a run): a create killed or lost 5 s ago
+    // that it does not list never will be, instead of PostHog's 10-minute window (provider/lost-create.ts).
+    POSTHOG_LOST_CREATE_WINDOW: "5",
+    POSTHOG_LOST_CREATE_WAIT: "6",
   };
   // the stack on a local backend of this run (tools/pulumi.ts: passphrase, PULUMI_HOME in it, no Pulumi Cloud)
   await ensureStack({ projectDir: root, stack: "dev", stateDir, configFile, env });

@@ -380,7 +380,13 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     cwd: repoRoot(),
     project: "posthog-soak",
     deadlineMs: 120_000,
-    env: { POSTHOG_RETRY_BASE_DELAY_MS: String(options.retryBaseDelayMs ?? 20) },
+    env: {
+      POSTHOG_RETRY_BASE_DELAY_MS: String(options.retryBaseDelayMs ?? 20),
+      // The emulator applies a request before it answers or never (the soak arms no holds): a create its 502 or reset
+      // lost is decided by a list read 1 s after it started, instead of PostHog's 10-minute window.
+      POSTHOG_LOST_CREATE_WINDOW: "1",
+      POSTHOG_LOST_CREATE_WAIT: "3",
+    },
     onOutput: (t) => hostOutput.push(t),
   });
   try {

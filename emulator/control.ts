@@ -244,6 +244,7 @@ export function registerControlPlane(app: FastifyInstance, emu: Emulator): void 
               method: hold.method ?? null,
               path: hold.path,
               times: hold.times ?? null,
+              cutAfterMs: hold.cutAfterMs ?? null,
               hits: hold.hits,
               held: hold.held.map(({ method, path, body }) => ({ method, path, body: body ?? null })),
             },

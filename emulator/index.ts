@@ -335,9 +335,14 @@ export function buildEmulatorApp(emu: Emulator): FastifyInstance {
     );
     if (!hold) return;
     hold.hits++;
+    const cut =
+      hold.cutAfterMs === undefined
+        ? undefined
+        : setTimeout(() => request.raw.socket.destroy(), hold.cutAfterMs);
     await new Promise<void>((release) => {
       hold.held.push({ method: request.method, path, body: request.body, release });
     });
+    if (cut) clearTimeout(cut);
   });
 
   app.addHook("onSend", async (request, reply, payload) => {

@@ -287,12 +287,16 @@ export type ControlFault = z.output<typeof ControlFaultSchema>;
 /**
  * `POST /_emulator/holds`: API requests matching `method` and `path` (a regular expression on the pathname) wait,
  * after the added latency and faults and before they are handled, until the control plane releases them; `times`:
- * only the first that many matching requests are held.
+ * only the first that many matching requests are held. `cutAfterMs`: once a request has been held that long, its
+ * client's connection is cut (as a proxy that gives up on a slow upstream resets it) while the request stays held:
+ * released later, it is applied all the same, with no one to answer (PostHog keeps processing a request whose
+ * client is gone).
  */
 export const ControlHoldSchema = z.object({
   method: ControlFaultSchema.shape.method,
   path: ControlFaultSchema.shape.path,
   times: z.number().int().min(1).optional(),
+  cutAfterMs: z.number().int().min(0).optional(),
 });
 export type ControlHold = z.output<typeof ControlHoldSchema>;
 

@@ -191,6 +191,44 @@ export function madeByOthers(key: JournalKey): Set<string> {
   return out;
 }
 
+/**
+ * How many creates of `key`'s stack of an object of the same type, host, organization, scope and name (look-alike
+ * resources: twelve dashboards named "KPIs") have an entry with no `madeId`: their outcome is unknown (lost answer,
+ * or killed run), `key`'s own included when it has one. Reads the journal directory's entries (only when a create
+ * finds more than one object that such a create could have made); unreadable entries are skipped.
+ */
+export function unknownLookAlikes(key: JournalKey): number {
+  const dir = journalDir();
+  if (!dir) return 0;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  let count = 0;
+  for (const n of names) {
+    if (!n.endsWith(".json")) continue;
+    try {
+      const e = JSON.parse(readFileSync(join(dir, n), "utf8")) as JournalEntry;
+      if (
+        e.madeId === undefined &&
+        e.type === key.type &&
+        e.organization === key.organization &&
+        e.scope === key.scope &&
+        e.stack === key.stack &&
+        e.name === key.name &&
+        e.host === withoutCredentials(key.host)
+      ) {
+        count++;
+      }
+    } catch {
+      // gone meanwhile, or not an entry
+    }
+  }
+  return count;
+}
+
 /** Distinguishes the temporary files of concurrent writes of one process. */
 let tmpCounter = 0;
 

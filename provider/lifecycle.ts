@@ -41,7 +41,7 @@ import { checkSettingsForm } from "./client/settings";
 import { underWayWhile, watchEngine } from "./engine-watch";
 import { integerIdInput, shown } from "./inputs";
 import { oversizedBodies } from "./limits";
-import { managedByState, noteStack } from "./lost-create";
+import { lostCreateTimes, managedByState, noteStack } from "./lost-create";
 import { refusedText, wellFormed, withProgramText } from "./text";
 
 /** Pulumi's marker for a value not known during preview (an output of a resource not yet created). */
@@ -142,6 +142,7 @@ function clients(): PostHogClient {
     const pageSize = LIST_PAGE_SIZE;
     const made = createClient({ coalescing: { findCacheMs: 0 }, retry, pageSize }, stackConfig);
     checkSettingsForm(made.settings);
+    lostCreateTimes(); // POSTHOG_LOST_CREATE_WAIT / _WINDOW: a malformed value fails here, before any request
     current = made;
     refreshing = createClient(
       { coalescing: { findCacheMs: REFRESH_SNAPSHOT_MS }, retry, pageSize },

@@ -24,20 +24,89 @@
  * create was.
  */
 
+import { InvalidInputError, ServerError } from "./client/errors";
 import {
   completeCreate,
   forgetCreate,
   type JournalEntry,
   type JournalKey,
+  journalDir,
   madeByOthers,
   pendingCreate,
   recordCreate,
   settled,
+  unknownLookAlikes,
 } from "./create-journal";
 import { engineReachable } from "./engine-watch";
 
 /** Clock difference allowed between this host and PostHog's `created_at`, in ms, on each side of the window. */
 export const CLOCK_SKEW_MS = 60_000;
+
+/**
+ * Default of `POSTHOG_LOST_CREATE_WAIT` (ms): how long, within the run, a create whose answer was lost while PostHog
+ * may still be processing it (a timeout, a reset, a gateway's 502/504) keeps reading the list for the object it
+ * made, before it ends with its outcome unknown. Reads at 1, 2, 4 and 8 s: 4 list reads at most.
+ */
+export const LOST_CREATE_WAIT_MS = 15_000;
+
+/**
+ * Default of `POSTHOG_LOST_CREATE_WINDOW` (ms): 10 minutes. A create whose outcome is unknown (its answer lost, or
+ * its run killed) is taken as not applied only by a list read that starts at least this long after the create
+ * started and shows no object it could have made. PostHog's web server sets no time limit on a request (its
+ * unit.json.tpl has none), so a request held by a slow database or a proxy may be applied long after the client
+ * gave up: until then, a read that shows nothing proves nothing.
+ */
+export const LOST_CREATE_WINDOW_MS = 600_000;
+
+/**
+ * A duration from the environment variable `name`: whole seconds (`"15"`), or with a unit s, m or h (`"90s"`,
+ * `"10m"`); `fallback` (ms) when unset or empty.
+ * @throws InvalidInputError naming the variable and the accepted forms
+ */
+function envDuration(name: string, fallback: number): number {
+  const raw = process.env[name]?.trim();
+  if (!raw) return fallback;
+  const m = /^(\d+)\s*(s|m|h)?$/.exec(raw);
+  if (!m) {
+    throw new InvalidInputError(
+      name,
+      `Invalid ${name} ${JSON.stringify(raw)}: expected whole seconds ("15"), or with a unit s, m or h ("90s", "10m", "1h")`,
+    );
+  }
+  return Number(m[1]) * { s: 1_000, m: 60_000, h: 3_600_000 }[(m[2] ?? "s") as "s" | "m" | "h"];
+}
+
+/**
+ * The in-run wait and the window of lost creates, from `POSTHOG_LOST_CREATE_WAIT` (default
+ * {@link LOST_CREATE_WAIT_MS}) and `POSTHOG_LOST_CREATE_WINDOW` (default {@link LOST_CREATE_WINDOW_MS}), in ms.
+ * Read at every use (the provider host's environment is the CLI's); `check` calls it first, so a malformed value
+ * fails before any request.
+ * @throws InvalidInputError naming the variable and the accepted forms
+ */
+export function lostCreateTimes(): { waitMs: number; windowMs: number } {
+  return {
+    waitMs: envDuration("POSTHOG_LOST_CREATE_WAIT", LOST_CREATE_WAIT_MS),
+    windowMs: envDuration("POSTHOG_LOST_CREATE_WINDOW", LOST_CREATE_WINDOW_MS),
+  };
+}
+
+/**
+ * Whether PostHog may still be processing the write whose answer `lost` is: true for a connection failure (a
+ * timeout, a reset, a dropped answer) and for any 5xx but one PostHog's own error handler rendered after the view
+ * ended (500 or 503 with its `server_error` body); a gateway's 502 or 504 says nothing of the request behind it.
+ * False when `lost` is undefined (the write answered 2xx, without the object).
+ */
+export function mayStillApply(lost: Error | undefined): boolean {
+  if (lost === undefined) return false;
+  const cause = lost.cause instanceof Error ? lost.cause : lost;
+  return !(
+    cause instanceof ServerError &&
+    (cause.status === 500 || cause.status === 503) &&
+    cause.type === "server_error"
+  );
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
 /**
  * Whether `x` was created (its server `created_at`) between `from` and `to` (epoch ms of this machine's clock),
@@ -141,6 +210,11 @@ interface CreateRecord {
   madeNothing: boolean;
   /** True when its answer was lost and it ended without knowing what it made (see `lost`). */
   lost: boolean;
+  /**
+   * True when PostHog had finished processing its write when the answer came (its own 5xx): a later read shows
+   * all the write made. False while PostHog may still be applying it ({@link mayStillApply}).
+   */
+  finished: boolean;
   /** The Pulumi resource name, when the SDK passed it. */
   resource: string | undefined;
   /**
@@ -148,6 +222,19 @@ interface CreateRecord {
    * (see {@link idWatermark}); undefined when unknown or when ids are not integers.
    */
   after: number | undefined;
+}
+
+/**
+ * Whether a read that started at `readAt` (epoch ms) shows all that create `r` made: PostHog had finished with its
+ * write when it answered ({@link CreateRecord.finished}), or the read started `POSTHOG_LOST_CREATE_WINDOW` after it.
+ */
+function decided(r: CreateRecord, readAt: number): boolean {
+  return r.finished || readAt >= r.started + lostCreateTimes().windowMs;
+}
+
+/** A duration for messages: "10 min", "90 s". */
+function windowText(ms: number): string {
+  return ms >= 60_000 && ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 1000)} s`;
 }
 
 const records: CreateRecord[] = [];
@@ -252,12 +339,37 @@ export interface CreateOperation {
   /** The create failed with a definite answer (nothing made). */
   failed(): void;
   /**
-   * After an AmbiguousWriteError: the one object among `items` this create provably made, or throws.
-   * `items` are the objects of the scope (e.g. the list of the project's dashboards); each needs `created_at`.
+   * After an AmbiguousWriteError (`lost`; undefined when the write answered 2xx without the object): the one object
+   * this create provably made, found in `list()` (the objects of the scope, e.g. the project's dashboards; each
+   * needs `created_at`). When PostHog may still be processing the write ({@link mayStillApply}: a timeout, a reset,
+   * a gateway's 502/504), a list that shows nothing proves nothing: it reads again at 1, 2, 4 and 8 s, up to
+   * `POSTHOG_LOST_CREATE_WAIT` ({@link LOST_CREATE_WAIT_MS}), and then ends with the outcome unknown, its journal
+   * entry kept for the next run ({@link recoverPrior}). Only PostHog's own 5xx (the view had ended), or a read
+   * started `POSTHOG_LOST_CREATE_WINDOW` after the create, proves that it did not apply.
    * @throws Error naming the candidates and `adoptHint` when more than one object (or a concurrent create of
-   *   the same name) could be it; `lost` itself, annotated, when none could be (the create did not apply).
+   *   the same name) could be it; `lost`, annotated, when it provably did not apply; an error saying the outcome
+   *   is unknown and what the next `up` will do, when it could not be decided within the wait; the list's error
+   *   (the outcome stays unknown: the next create of it in the run looks first).
    */
-  adopt<T extends Candidate>(items: readonly T[], lost: Error, adoptHint: string): T;
+  settleLost<T extends Candidate>(
+    list: () => Promise<readonly T[]>,
+    lost: Error | undefined,
+    adoptHint: string,
+  ): Promise<T>;
+  /**
+   * Before this create writes, when {@link mayHaveMade}: the object an earlier create of this resource made (a
+   * killed run's, from the journal, or one that lost its answer earlier in this run), found in `list()` (objects
+   * named as this create's, or one of `alsoNamed`), adopted now; undefined when it provably made none (its write
+   * was answered by PostHog's own 5xx, or a read started `POSTHOG_LOST_CREATE_WINDOW` after it shows none). While
+   * it may still be applied, reads again up to `POSTHOG_LOST_CREATE_WAIT`, then throws, having sent nothing.
+   * @throws Error naming the candidates and `adoptHint` when which object it made cannot be proved; an error
+   *   saying the earlier create's outcome is still unknown, when, and how, the next `up` decides it.
+   */
+  recoverPrior<T extends Candidate>(
+    list: () => Promise<readonly T[]>,
+    adoptHint: string,
+    alsoNamed?: readonly string[],
+  ): Promise<T | undefined>;
   /** Candidates by name that are not taken, before their `created_at` is known (to fetch them one by one). */
   untaken<T extends Candidate>(items: readonly T[]): T[];
   /**
@@ -270,19 +382,14 @@ export interface CreateOperation {
   /** True when {@link previous} or {@link hasEarlier}: an object this resource made may exist already. */
   readonly mayHaveMade: boolean;
   /**
-   * Before this create writes: {@link fromPrevious}, else {@link recoverEarlier}, on the same `items`; the object
-   * an earlier create of this resource made (adopted now), or undefined.
-   * @throws Error as they do, when which object it made cannot be proved.
-   */
-  recover<T extends Candidate>(items: readonly T[], adoptHint: string): T | undefined;
-  /**
    * Before this create writes: the one object among `items` (untaken, of this name, created since the earliest
-   * such earlier create started) that the earlier create made, adopted now (marked made); undefined when none was
-   * made (the earlier creates are then known to have made nothing).
+   * such earlier create started) that the earlier create made, adopted now (marked made); undefined when there is
+   * none (the earlier creates are known to have made nothing only when the read at `readAt` proves it: see
+   * {@link recoverPrior}).
    * @throws Error naming the candidates and `adoptHint` when it cannot be proved (several candidates, several
    *   earlier creates, or another create of the same name running).
    */
-  recoverEarlier<T extends Candidate>(items: readonly T[], adoptHint: string): T | undefined;
+  recoverEarlier<T extends Candidate>(items: readonly T[], adoptHint: string, readAt?: number): T | undefined;
 }
 
 /**
@@ -303,6 +410,7 @@ export function beginCreate(
     id: undefined,
     madeNothing: false,
     lost: false,
+    finished: false,
     resource: where?.resource,
     after: undefined,
   };
@@ -373,6 +481,17 @@ export function beginCreate(
         return only;
       }
       if (candidates.length === 0) return undefined;
+      // Look-alike resources of this stack whose creates all have unknown outcomes (twelve dashboards of one name,
+      // their creates held past the timeout or killed): when there are no more candidates than such creates, each
+      // candidate is one of theirs, and any of them is this resource's to adopt (it converges to its own inputs). The
+      // lowest id, so that the next look-alike takes the next one; they run one at a time ({@link oneAtATime}).
+      if (journalKey && candidates.length <= unknownLookAlikes(journalKey)) {
+        const lowest = [...candidates].sort(
+          (a, b) => Number(a.id) - Number(b.id),
+        )[0] as (typeof candidates)[number];
+        op.made(String(lowest.id));
+        return lowest;
+      }
       throw new Error(
         `${type} "${name}": a previous create of this resource (started ${new Date(since).toISOString()}) never returned ` +
           `(its run was killed), and ${candidates.length} ${type}s of that name were created since: ` +
@@ -421,13 +540,51 @@ export function beginCreate(
     get mayHaveMade() {
       return op.previous !== undefined || op.hasEarlier;
     },
-    recover(items, adoptHint) {
-      return (
-        (op.previous ? op.fromPrevious(items, adoptHint) : undefined) ??
-        (op.hasEarlier ? op.recoverEarlier(items, adoptHint) : undefined)
-      );
+    async recoverPrior(list, adoptHint, alsoNamed = []) {
+      if (!op.mayHaveMade) return undefined;
+      const { waitMs, windowMs } = lostCreateTimes();
+      const giveUp = Date.now() + waitMs;
+      let pause = 1_000;
+      let reads = 0;
+      for (;;) {
+        const readAt = Date.now();
+        const items = await list();
+        reads++;
+        const found =
+          (op.previous ? op.fromPrevious(items, adoptHint, alsoNamed) : undefined) ??
+          (op.hasEarlier ? op.recoverEarlier(items, adoptHint, readAt) : undefined);
+        if (found) return found;
+        // Nothing it could have made is listed: proof only for creates PostHog had finished with, or started a
+        // window before this read.
+        const previous = op.previous;
+        const pending = [
+          ...(previous && previous.madeId === undefined && readAt < previous.startedAt + windowMs
+            ? [previous.startedAt]
+            : []),
+          ...earlier()
+            .filter((r) => !decided(r, readAt))
+            .map((r) => r.started),
+        ];
+        if (pending.length === 0) return undefined;
+        const decidedAt = Math.max(...pending) + windowMs;
+        const now = Date.now();
+        if (now >= giveUp) {
+          const since = new Date(Math.min(...pending)).toISOString();
+          throw new Error(
+            `${type} "${name}": an earlier create of this resource (started ${since}) has an unknown outcome (its ` +
+              `answer was lost, or its run was killed), and PostHog may still be processing it: no ${type} it could have ` +
+              `made appeared in ${reads} list read(s) over ${Math.round((now - giveUp + waitMs) / 1000)} s. Nothing was ` +
+              `created. Run pulumi up again: the next up adopts the ${type} that create made once PostHog shows it, and ` +
+              `creates one only if PostHog still shows none after ${new Date(decidedAt).toISOString()} ` +
+              `(POSTHOG_LOST_CREATE_WINDOW, ${windowText(windowMs)} after the create started). If you know it never ` +
+              `reached PostHog, run up with POSTHOG_LOST_CREATE_WINDOW=0 to create it now`,
+          );
+        }
+        await sleep(Math.min(pause, giveUp - now, decidedAt - now + 10));
+        pause *= 2;
+      }
     },
-    recoverEarlier(items, adoptHint) {
+    recoverEarlier(items, adoptHint, readAt = Date.now()) {
       const before = earlier();
       if (before.length === 0) return undefined;
       const since = Math.min(...before.map((r) => r.started));
@@ -435,7 +592,8 @@ export function beginCreate(
       const after = bounds.every((b) => b !== undefined) ? Math.min(...(bounds as number[])) : undefined;
       const candidates = op.untaken(items).filter((x) => createdWithin(x, since) && above(x, after));
       if (candidates.length === 0) {
-        for (const r of before) r.madeNothing = true; // their creates did not apply
+        // Only what a read can prove: creates PostHog had finished with, or started a window before the read.
+        for (const r of before) if (decided(r, readAt)) r.madeNothing = true;
         return undefined;
       }
       const running = records.filter(
@@ -462,54 +620,105 @@ export function beginCreate(
           `adopted. Adopt the right one explicitly with ${adoptHint} (and delete the others), or delete them and run up again`,
       );
     },
-    adopt(items, lost, adoptHint) {
-      const now = Date.now();
-      const candidates = op
-        .untaken(items)
-        .filter((x) => createdWithin(x, rec.started, now) && above(x, rec.after));
-      // Other creates of the same object name that may have made one of the candidates: not resolved to an id,
-      // not failed definitely, and running at some point of this create's window.
-      const rivals = records.filter(
-        (r) =>
-          r !== rec &&
-          r.key === key &&
-          r.id === undefined &&
-          !r.madeNothing &&
-          r.started <= now + CLOCK_SKEW_MS &&
-          (r.ended ?? now) >= rec.started - CLOCK_SKEW_MS,
-      );
-      const [only] = candidates;
-      if (candidates.length === 1 && only && rivals.length === 0) {
-        op.made(String(only.id));
-        return only;
+    async settleLost(list, lost, adoptHint) {
+      rec.finished = !mayStillApply(lost);
+      const cause = lost ?? new Error(`the create of ${type} "${name}" answered 2xx without the object`);
+      const { waitMs, windowMs } = lostCreateTimes();
+      const giveUp = rec.finished ? 0 : Date.now() + waitMs;
+      let pause = 1_000;
+      let reads = 0;
+      for (;;) {
+        const readAt = Date.now();
+        let items: Awaited<ReturnType<typeof list>>;
+        try {
+          items = await list();
+        } catch (e) {
+          op.lost(); // the next create of this object in the run looks for what this one made first
+          throw e;
+        }
+        reads++;
+        const made = match(items, cause, adoptHint);
+        if (made) return made;
+        if (decided(rec, readAt)) {
+          rec.ended = Date.now();
+          rec.madeNothing = true;
+          forget(); // nothing of it was made in its window: the next create starts afresh
+          const outside = op.untaken(items);
+          throw new Error(
+            outside.length === 0
+              ? `${cause.message}. No ${type} named "${name}" exists that no other resource holds, and PostHog had ` +
+                  `finished with the request: the create did not apply, and nothing was adopted; run up again`
+              : `${cause.message}. No ${type} named "${name}" that no other resource holds was created within this create's window ` +
+                  `(this machine's clock, ±${CLOCK_SKEW_MS / 1000} s), so nothing was adopted; other ${type}s of that name: ` +
+                  `${outside.map((c) => `${c.id} (created ${c.created_at ?? "at an unknown time"})`).join(", ")}. If PostHog's ` +
+                  `clock is that far from this machine's, one of them may be the one this create made: adopt it explicitly with ${adoptHint}; otherwise run up again`,
+            { cause },
+          );
+        }
+        const now = Date.now();
+        if (now >= giveUp) {
+          op.lost(); // its journal entry stays: the next run looks for what it made before it creates anything
+          const decidedAt = new Date(rec.started + windowMs).toISOString();
+          const next = journalKey
+            ? `The next pulumi up looks for it first: it adopts the ${type} this create made once PostHog shows it, ` +
+              `and creates one only if PostHog still shows none after ${decidedAt} (POSTHOG_LOST_CREATE_WINDOW, ` +
+              `${windowText(windowMs)} after the create started). Run pulumi up again`
+            : `This create is not journaled (${journalDir() === undefined ? "POSTHOG_CREATE_JOURNAL_DIR=off" : "the resource was declared without the SDK's classes"}), ` +
+              `so the next up cannot recognise what it made: check PostHog for a ${type} named "${name}" created after ` +
+              `${new Date(rec.started).toISOString()}, and adopt it with ${adoptHint}, before you run up again`;
+          throw new Error(
+            `${type} "${name}": the outcome of its create is unknown: ${cause.message}. PostHog may still be processing ` +
+              `the request: no ${type} of that name made since the create started appeared in ${reads} list read(s) ` +
+              `over ${Math.round(waitMs / 1000)} s, and such a read proves nothing. Nothing was adopted and nothing ` +
+              `else was created. ${next}`,
+            { cause },
+          );
+        }
+        await sleep(Math.min(pause, giveUp - now));
+        pause *= 2;
       }
-      rec.ended = now;
-      if (candidates.length === 0) {
-        rec.madeNothing = true;
-        forget(); // nothing of it was made in its window: the next create starts afresh
-        const outside = op.untaken(items);
-        throw new Error(
-          outside.length === 0
-            ? `${lost.message}. No ${type} named "${name}" exists that no other resource holds: the create did not apply, and nothing was adopted; run up again`
-            : `${lost.message}. No ${type} named "${name}" that no other resource holds was created within this create's window ` +
-                `(this machine's clock, ±${CLOCK_SKEW_MS / 1000} s), so nothing was adopted; other ${type}s of that name: ` +
-                `${outside.map((c) => `${c.id} (created ${c.created_at ?? "at an unknown time"})`).join(", ")}. If PostHog's ` +
-                `clock is that far from this machine's, one of them may be the one this create made: adopt it explicitly with ${adoptHint}; otherwise run up again`,
-          { cause: lost },
-        );
-      }
-      rec.lost = true; // a later create of this object in the run looks for what it made first
-      const ids = candidates.map((c) => `${c.id} (created ${c.created_at})`).join(", ");
-      const why =
-        candidates.length > 1
-          ? `${candidates.length} ${type}s named "${name}" were created since it started: ${ids}`
-          : `${type} ${ids} named "${name}" was created since it started, but ${rivals.length} other create(s) of a ${type} named "${name}" ran at the same time in this run and may have made it`;
-      throw new Error(
-        `${type} "${name}": the answer to its create was lost (${lost.message}), and which object it made cannot be proved: ${why}. ` +
-          `Nothing was adopted. Check them in PostHog, then adopt the right one explicitly with ${adoptHint} (and delete the others), or delete them all and run up again`,
-        { cause: lost },
-      );
     },
   };
+  /**
+   * The one object among `items` this create provably made (marked made), or undefined when none could be.
+   * @throws Error naming the candidates and `adoptHint` when more than one object, or another create of the same
+   *   name that may still apply, could be it.
+   */
+  function match<T extends Candidate>(items: readonly T[], lost: Error, adoptHint: string): T | undefined {
+    const now = Date.now();
+    const candidates = op
+      .untaken(items)
+      .filter((x) => createdWithin(x, rec.started, now) && above(x, rec.after));
+    // Other creates of the same object name that may have made one of the candidates: not resolved to an id, not
+    // failed definitely, and running at some point of this create's window (one whose outcome stayed unknown may
+    // be applied by PostHog still: it runs until a read decides it).
+    const rivals = records.filter(
+      (r) =>
+        r !== rec &&
+        r.key === key &&
+        r.id === undefined &&
+        !r.madeNothing &&
+        r.started <= now + CLOCK_SKEW_MS &&
+        ((r.lost && !r.finished) || (r.ended ?? now) >= rec.started - CLOCK_SKEW_MS),
+    );
+    const [only] = candidates;
+    if (candidates.length === 1 && only && rivals.length === 0) {
+      op.made(String(only.id));
+      return only;
+    }
+    if (candidates.length === 0) return undefined;
+    rec.ended = now;
+    rec.lost = true; // a later create of this object in the run looks for what it made first
+    const ids = candidates.map((c) => `${c.id} (created ${c.created_at})`).join(", ");
+    const why =
+      candidates.length > 1
+        ? `${candidates.length} ${type}s named "${name}" were created since it started: ${ids}`
+        : `${type} ${ids} named "${name}" was created since it started, but ${rivals.length} other create(s) of a ${type} named "${name}" ran at the same time in this run and may have made it`;
+    throw new Error(
+      `${type} "${name}": the answer to its create was lost (${lost.message}), and which object it made cannot be proved: ${why}. ` +
+        `Nothing was adopted. Check them in PostHog, then adopt the right one explicitly with ${adoptHint} (and delete the others), or delete them all and run up again`,
+      { cause: lost },
+    );
+  }
   return op;
 }

@@ -327,9 +327,11 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
         const op = beginCreate("Dashboard", projectId, objectName, where);
         // A create of this resource never returned (its run was killed): the dashboard it made, if any, carries the
         // template's name, or the declared one when its PATCH went through too.
-        const prior = op.previous
-          ? op.fromPrevious(await api.dashboards.all({ projectId }), "the input dashboardId", [want.name])
-          : undefined;
+        const prior = await op.recoverPrior(
+          () => api.dashboards.all({ projectId }),
+          "the input dashboardId",
+          [want.name],
+        );
         const created = prior
           ? await api.dashboards.retrieve({ projectId, id: Number(prior.id) })
           : await fromTemplate(api, projectId, want, op);
@@ -417,9 +419,7 @@ async function createPlain(
   let d: Dashboard;
   // A create of this resource that never returned (its run was killed) or lost its answer earlier in this
   // run: the dashboard it made, if any, is this one.
-  const prior = op.mayHaveMade
-    ? op.recover(await api.dashboards.all({ projectId }), "the input dashboardId")
-    : undefined;
+  const prior = await op.recoverPrior(() => api.dashboards.all({ projectId }), "the input dashboardId");
   if (prior) {
     const found = await api.dashboards.retrieve({ projectId, id: Number(prior.id) });
     const body = convergeBody(want, toOutputs(found, projectId, want, false), false);
@@ -491,10 +491,12 @@ function dashboardWatermark(api: PostHogClient, projectId: string): Promise<numb
 }
 
 /**
- * The dashboard a create whose answer was lost (or came without a body) provably made: one GET of the project's
- * dashboard list (it carries `created_at`), then one GET of the dashboard. `lost` is the create's error, or
- * undefined when it answered 2xx without a body (then it did apply).
- * @throws when no dashboard or more than one could be it (provider/lost-create.ts), naming `dashboardId`.
+ * The dashboard a create whose answer was lost (or came without a body) provably made: GETs of the project's
+ * dashboard list (it carries `created_at`; more than one only while PostHog may still be processing the create:
+ * {@link CreateOperation.settleLost}), then one GET of the dashboard. `lost` is the create's error, or undefined
+ * when it answered 2xx without a body (then it did apply).
+ * @throws when no dashboard or more than one could be it, or when the outcome stays unknown (provider/lost-create.ts),
+ *   naming `dashboardId`.
  */
 async function adoptLost(
   api: PostHogClient,
@@ -502,11 +504,6 @@ async function adoptLost(
   op: CreateOperation,
   lost: AmbiguousWriteError | undefined,
 ): Promise<Dashboard> {
-  const cause = lost ?? new Error("create_from_template_json answered 2xx without a dashboard");
-  const items = await api.dashboards.all({ projectId }).catch((e: unknown) => {
-    op.lost(); // the next create of this dashboard in the run looks for what this one made first
-    throw e;
-  });
-  const made = op.adopt(items, cause, "the input dashboardId");
+  const made = await op.settleLost(() => api.dashboards.all({ projectId }), lost, "the input dashboardId");
   return api.dashboards.retrieve({ projectId, id: made.id });
 }

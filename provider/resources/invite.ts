@@ -153,10 +153,17 @@ async function send(api: PostHogClient, want: In, beforeSend: () => void): Promi
     // The create may have gone through: look for it before anyone retries (no duplicate e-mails), and take it
     // only when this create provably made it (created in its window: provider/lost-create.ts).
     if (e instanceof AmbiguousWriteError) {
-      const found = await api.invites.find({ email: want.targetEmail });
-      const mine = found && sameInvite(found, want) ? [found] : [];
-      const made = op.adopt(
-        mine.map((i) => ({ id: i.id, name: want.targetEmail.toLowerCase(), created_at: i.created_at })),
+      let mine: Invite[] = [];
+      const made = await op.settleLost(
+        async () => {
+          const found = await api.invites.find({ email: want.targetEmail });
+          mine = found && sameInvite(found, want) ? [found] : [];
+          return mine.map((i) => ({
+            id: i.id,
+            name: want.targetEmail.toLowerCase(),
+            created_at: i.created_at,
+          }));
+        },
         e,
         "adopt: true",
       );

@@ -235,13 +235,13 @@ async function createProject(
   op: CreateOperation,
 ): Promise<{ id: string; outs: ProjectOutputs }> {
   const organization = api.settings.organizationId ?? "";
+  // The list has no created_at: each project of that name no resource of the run holds is read in full.
+  const named = async () =>
+    Promise.all(op.untaken(await api.projects.all()).map((p) => api.projects.retrieve({ id: p.id })));
   if (op.mayHaveMade) {
     // A create of this resource that never returned (its run was killed) or lost its answer earlier in this
     // run: adopt the project it made, if any.
-    const full = await Promise.all(
-      op.untaken(await api.projects.all()).map((p) => api.projects.retrieve({ id: p.id })),
-    );
-    const prior = op.recover(full, "the input projectId");
+    const prior = await op.recoverPrior(named, "the input projectId");
     if (prior) {
       const p = await converge(api, prior, want);
       return { id: String(p.id), outs: toOutputs(p, { ...destroyMarker(want), adopted: false }) };
@@ -260,15 +260,7 @@ async function createProject(
     // A create whose answer was lost (applied or not): adopt only the project this create provably made
     // (provider/lost-create.ts), never a duplicate, never another resource's project.
     if (e instanceof AmbiguousWriteError) {
-      // the list has no created_at: read each project of that name no resource of the run holds in full
-      const full = await api.projects
-        .all()
-        .then((all) => Promise.all(op.untaken(all).map((p) => api.projects.retrieve({ id: p.id }))))
-        .catch((listError: unknown) => {
-          op.lost(); // the next create of this project in the run looks for what this one made first
-          throw listError;
-        });
-      const made = op.adopt(full, e, "the input projectId");
+      const made = await op.settleLost(named, e, "the input projectId");
       return { id: String(made.id), outs: toOutputs(made, { ...destroyMarker(want), adopted: false }) };
     }
     op.failed();

@@ -1,7 +1,7 @@
 /**
  * A create whose answer was lost adopts only an object that this operation provably made (issue 12, points 2
  * and 3): never the object of another resource of the run, and a lost `create_from_template_json` adopts its
- * dashboard instead of leaving it to be made again. Real HTTP: the emulator answers one POST 502 without
+ * dashboard instead of leaving it to be made again. Real HTTP: the emulator answers one POST 500 (PostHog's own error) without
  * applying it, or drops the answer of one it applied; the real provider host.
  */
 import { describe, expect, it } from "vitest";
@@ -21,12 +21,12 @@ const named = async (path: string, name: string) =>
     .map((x) => x.id);
 
 describe("a lost create never adopts another resource's object", () => {
-  it("Project: the second of two Projects named Twin, answered 502 without applying, fails and adopts nothing", async () => {
+  it("Project: the second of two Projects named Twin, answered 500 (PostHog's own error: the request had ended) without applying, fails and adopts nothing", async () => {
     const projects = `/api/organizations/${emu.organizationId}/projects/`;
     const first = await create(host, "Project", "twinA", { name: "Twin", __resourceName: "twinA" });
-    await emu.control("POST", "/faults", { method: "POST", path: "/projects/$", status: 502, times: 1 });
+    await emu.control("POST", "/faults", { method: "POST", path: "/projects/$", status: 500, times: 1 });
     const message = await createFails(host, "Project", "twinB", { name: "Twin" });
-    expect(message).toMatch(/502/);
+    expect(message).toMatch(/500/);
     expect(message).toMatch(/nothing was adopted/);
     expect(message).not.toContain(`${first.id}`);
     expect(await named(projects, "Twin")).toEqual([Number(first.id)]);
@@ -35,7 +35,7 @@ describe("a lost create never adopts another resource's object", () => {
   it("Dashboard: the same for two Dashboards of one name", async () => {
     const dashboards = `/api/projects/${emu.projectId}/dashboards/`;
     const first = await create(host, "Dashboard", "twinA", { name: "Twin board", __resourceName: "twinA" });
-    await emu.control("POST", "/faults", { method: "POST", path: "/dashboards/$", status: 502, times: 1 });
+    await emu.control("POST", "/faults", { method: "POST", path: "/dashboards/$", status: 500, times: 1 });
     const message = await createFails(host, "Dashboard", "twinB", { name: "Twin board" });
     expect(message).toMatch(/nothing was adopted/);
     expect(await named(dashboards, "Twin board")).toEqual([Number(first.id)]);
@@ -54,7 +54,7 @@ describe("a lost create never adopts another resource's object", () => {
       { ...held, projectId: String(emu.projectId), deleteInsights: false, __provider: provider },
       { ...held, deleteInsights: false, __provider: provider },
     );
-    await emu.control("POST", "/faults", { method: "POST", path: "/dashboards/$", status: 502, times: 1 });
+    await emu.control("POST", "/faults", { method: "POST", path: "/dashboards/$", status: 500, times: 1 });
     expect(await createFails(host, "Dashboard", "second", { name: "Held board" })).toMatch(
       /nothing was adopted/,
     );
@@ -128,13 +128,13 @@ describe("a lost create from templateJson", () => {
     expect(d.outs).toMatchObject({ name: "Web KPIs", templateJson: template });
   });
 
-  it("answered 502 without applying: fails, makes nothing and does not take another resource's Web KPIs", async () => {
+  it("answered 500 (PostHog's own error: the request had ended) without applying: fails, makes nothing and does not take another resource's Web KPIs", async () => {
     const dashboards = `/api/projects/${emu.projectId}/dashboards/`;
     const before = await named(dashboards, "Web KPIs");
     await emu.control("POST", "/faults", {
       method: "POST",
       path: "/create_from_template_json/$",
-      status: 502,
+      status: 500,
       times: 1,
     });
     const message = await createFails(host, "Dashboard", "kpis2", {
