@@ -265,6 +265,24 @@ export function importTarget(name: ResourceName, importId: string): { id: string
   return form.parse(m);
 }
 
+/** The provider settings that are secret whatever the user typed (schema.json marks them `secret`). */
+export const SECRET_CONFIG: readonly string[] = ["apiKey"];
+
+/**
+ * CheckConfig: the provider's settings as the engine records them (the stack config `posthog:*` of the default
+ * provider, or an explicit `pulumi:providers:posthog`'s properties, keyed by name without `posthog:`), with the
+ * settings of {@link SECRET_CONFIG} made secrets, so that the state stores the key encrypted even when it was set in
+ * plain text (`pulumi config set posthog:apiKey …` without `--secret`, or a plain string given to a Provider). No
+ * request. It cannot warn about a plain key as the dynamic SDK does: the engine sends CheckConfig the settings
+ * without their secret marks (a key set with `--secret` arrives as plain text too; checked with the CLI v3.274.1),
+ * so a plain key cannot be told from a secret one here.
+ * @param news the request's `news`
+ * @returns `inputs` for the response
+ */
+export function checkConfig(news: Record<string, unknown>): { inputs: Record<string, unknown> } {
+  return { inputs: conceal(news, SECRET_CONFIG) };
+}
+
 /** A settings getter as `configure` takes it: `get("posthog:<name>")`. */
 export type ConfigGetter = { get(key: string): string | undefined };
 

@@ -9,7 +9,7 @@
  */
 import { createRequire } from "node:module";
 import { main } from "@pulumi/pulumi/provider";
-import { configFromRequest, configure, pluginProvider } from "./index";
+import { checkConfig, configFromRequest, configure, pluginProvider } from "./index";
 
 /** The pieces of a gRPC unary call the Configure handler uses. */
 interface ConfigureCall {
@@ -17,6 +17,10 @@ interface ConfigureCall {
     getArgs(): { toJavaScript(): unknown } | undefined;
     getVariablesMap(): { entries(): Iterable<[string, string]> } | undefined;
   };
+}
+/** The pieces of a CheckConfig call the handler uses. */
+interface CheckConfigCall {
+  request: { getNews(): { toJavaScript(): unknown } | undefined };
 }
 type Callback = (error: Error | null, response?: unknown) => void;
 
@@ -35,6 +39,10 @@ function withConfigure(): void {
       setAcceptresources(v: boolean): void;
       setAcceptoutputs(v: boolean): void;
     };
+    CheckResponse: new () => { setInputs(v: unknown): void };
+  };
+  const { Struct } = fromPulumi("google-protobuf/google/protobuf/struct_pb") as {
+    Struct: { fromJavaScript(v: unknown): unknown };
   };
   const addService = grpc.Server.prototype.addService;
   grpc.Server.prototype.addService = function (service, implementation) {
@@ -51,6 +59,17 @@ function withConfigure(): void {
         },
         (e: unknown) => callback(e instanceof Error ? e : new Error(String(e))),
       );
+    };
+    impl.checkConfig = (call: CheckConfigCall, callback: Callback) => {
+      try {
+        const news = (call.request.getNews()?.toJavaScript() ?? {}) as Record<string, unknown>;
+        const { inputs } = checkConfig(news);
+        const resp = new provproto.CheckResponse();
+        resp.setInputs(Struct.fromJavaScript(inputs));
+        callback(null, resp);
+      } catch (e) {
+        callback(e instanceof Error ? e : new Error(String(e)));
+      }
     };
     return addService.call(this, service, implementation);
   };
