@@ -11,12 +11,13 @@
  *   and one object, one resource (provider/claims.ts): a second resource of the program managing the same
  *   object fails, naming both; NUL characters, lone surrogates and nesting PostHog refuses (provider/text.ts);
  *   the settings' form (a malformed host, organization or project id fails as the first write would). No HTTP
- *   request, except in a preview (the SDK's `__resource.preview`): a create proves the settings with the run's one
- *   access check and reads the object it will adopt, if any, to say which (provider/adoption.ts).
+ *   request, except in a preview (the SDK's `__resource.preview`) or through the plugin (`__resource.prove`): once
+ *   the inputs pass, the run's one access check proves the settings reach PostHog, changes or none; and in a
+ *   preview a create reads the object it will adopt, if any, to say which (provider/adoption.ts).
  * - `diff`: compares the old OUTPUTS with the new inputs (an input left unset is not compared, so server
  *   defaults never show as changes); `replaces` and `deleteBeforeReplace`; fails when the old outputs show the
  *   new inputs can never be applied (`unsatisfiable`, e.g. a server without a field). No HTTP request, except
- *   the run's one access check in a preview that updates or replaces.
+ *   the run's one access check in a preview that updates or replaces (made by check already, as a rule).
  * - `create`/`read`/`update`/`delete` with a client whose settings are resolved in the host at run time (stack
  *   config → environment): nothing secret is captured in the serialized provider.
  * - the first create/read/update/delete of the process proves the settings reach PostHog (host, key,
@@ -162,24 +163,30 @@ function clients(): PostHogClient {
 let previewing = false;
 
 /**
+ * Whether the adapter asked `check` to prove the settings reach PostHog in every run (the provider plugin's `check`
+ * passes `__resource.prove`: the provider protocol tells `check` nothing of a preview), as the last `check` with a
+ * `__resource` said.
+ */
+let proving = false;
+
+/**
  * What `check` and `diff` prove of the settings before the engine plans anything: their form always (no request:
  * a malformed host, organization id or project id fails as `up` would fail, naming the setting and where it came
- * from); and, in a preview whose plan changes something (`changing`: a create, an update or a replacement), that
- * they reach PostHog: the access check of {@link operationClient} (`checkAccess({once: true})`, one GET per
- * provider host, none for a preview with nothing to change), which fails with the very error `up` would meet.
- * A missing key only fails a preview that changes something (a preview with nothing to change needs no PostHog).
+ * from); and, with `prove` (every preview, changes or none, and every run through the plugin), that they reach
+ * PostHog: the access check of {@link operationClient} (`checkAccess({once: true})`, one GET per provider host),
+ * which fails with the very error `up` would meet (a wrong key, host, organization or project, or a missing key).
  * Never writes.
- * @throws InvalidInputError, MissingApiKeyError (when `changing`), the access check's errors (when `changing`)
+ * @throws InvalidInputError; MissingApiKeyError and the access check's errors (with `prove`)
  */
-async function checkSettings(changing: boolean): Promise<PostHogClient | undefined> {
+async function checkSettings(prove: boolean): Promise<PostHogClient | undefined> {
   let client: PostHogClient;
   try {
     client = clients();
   } catch (e) {
-    if (e instanceof MissingApiKeyError && !(changing && previewing)) return undefined;
+    if (e instanceof MissingApiKeyError && !prove) return undefined;
     throw e;
   }
-  if (!(changing && previewing)) return undefined;
+  if (!prove) return undefined;
   await client.checkAccess({ once: true });
   return client;
 }
@@ -465,15 +472,16 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
   };
 
   /**
-   * For the checked, valid inputs of a resource new to the stack (a create) in a preview: proves the settings
-   * reach PostHog (`checkSettings`, one GET per run) and says which existing object the create will adopt, if it
-   * adopts one (provider/adoption.ts: one read per object). Nothing for a resource of the state (its `diff`
-   * decides), outside a preview, or for a resource without adoption.
+   * For checked, valid inputs: in a preview (or through the plugin), proves the settings reach PostHog
+   * (`checkSettings`, one GET per run), whether or not the plan changes anything, so a preview with nothing to change
+   * (the nightly `preview --refresh --expect-no-changes`) fails with a wrong key as `up` would; and, in a preview, for
+   * a resource new to the stack (a create), says which existing object the create will adopt, if it adopts one
+   * (provider/adoption.ts: one read per object). Only after the inputs passed: a bad input is named first.
    */
   const planned = async (inputs: Record<string, unknown>, established: boolean): Promise<void> => {
-    if (established) return;
-    const api = await checkSettings(true);
-    if (api) await announceAdoption(def.name, nameOf(def.name, inputs), api, inputs);
+    const api = await checkSettings(previewing || proving);
+    if (api && previewing && !established)
+      await announceAdoption(def.name, nameOf(def.name, inputs), api, inputs);
   };
 
   /**
@@ -512,10 +520,14 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
         name?: unknown;
         stack?: unknown;
         preview?: unknown;
+        prove?: unknown;
         refused?: unknown;
       };
       // Every check of a run says the same; resources declared without the SDK classes say nothing.
-      if (raw.__resource !== undefined) previewing = passed.preview === true;
+      if (raw.__resource !== undefined) {
+        previewing = passed.preview === true;
+        proving = passed.prove === true;
+      }
       const rawName = passed.name ?? raw.__resourceName;
       const rawStack = passed.stack ?? raw.__stack;
       const name = typeof rawName === "string" ? rawName : undefined;
@@ -584,8 +596,9 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       let changed = keys.filter((k) => n[k] !== undefined && !sameValue(o[k], n[k]));
       if (def.changes) changed = def.changes(o, n as z.output<S>, changed);
       const replaces = def.update ? changed.filter((k) => replaceOn.has(k)) : changed;
-      // A preview that updates or replaces proves the settings reach PostHog (one GET per run), as `up` would.
-      if (changed.length > 0) await checkSettings(true);
+      // A preview that updates or replaces proves the settings reach PostHog (one GET per run), as `up` would (its
+      // checks did already, for resources declared with the SDK classes or through the plugin).
+      if (changed.length > 0 && previewing) await checkSettings(true);
       // An existing resource that keeps its object claims it (from the outputs, which may name it more fully
       // than the inputs: a Member declared by e-mail holds the person's user UUID too).
       if (replaces.length === 0) claimOrThrow(n, identities(o), true);

@@ -17,8 +17,9 @@
  * - the lookups of sdk/lookups.ts as functions `posthog:index:get<Name>` ({@link LOOKUPS});
  * - `pulumi import`: a read with no outputs takes the resource's import id ({@link IMPORT_IDS}).
  *
- * In a preview the protocol tells `check` nothing of the preview (the SDK passes `__resource.preview`): a preview
- * through the plugin proves the settings' form, not that they reach PostHog, and announces no adoption.
+ * In a preview the protocol tells `check` nothing of the preview (the SDK passes `__resource.preview`): the plugin's
+ * `check` proves the settings reach PostHog in every run (`__resource.prove`: one GET per run, which `up` makes
+ * anyway), so a preview through the plugin fails on a wrong key as `up` would; it announces no adoption.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -383,7 +384,9 @@ export function pluginProvider(): provider.Provider {
       const given = reveal(news) as Record<string, unknown>;
       const r = await p.check(reveal(olds ?? {}), {
         ...given,
-        __resource: { name, stack: `${project}/${stack}` },
+        // `prove`: the protocol tells check nothing of a preview, so every run proves the settings reach PostHog at
+        // its first check (one GET; `up` makes it anyway), as a preview of the dynamic SDK does.
+        __resource: { name, stack: `${project}/${stack}`, prove: true },
       });
       return { ...r, inputs: conceal(r.inputs as Record<string, unknown>, secret) };
     },

@@ -18,7 +18,12 @@ function newStack() {
     run(
       operation: RunOptions["operation"],
       resources: Declared,
-      opts: { config?: Record<string, string>; env?: Record<string, string | undefined> } = {},
+      opts: {
+        config?: Record<string, string>;
+        env?: Record<string, string | undefined>;
+        refresh?: boolean;
+        expectNoChanges?: boolean;
+      } = {},
     ): Promise<RunResult> {
       const config = { "fx:resources": JSON.stringify(resources), ...opts.config };
       writeStackSettings(
@@ -34,6 +39,8 @@ function newStack() {
         stateDir: s.stateDir,
         configFile: s.configFile,
         env: { ...s.env(), ...opts.env } as Record<string, string>,
+        ...(opts.refresh ? { refresh: true } : {}),
+        ...(opts.expectNoChanges ? { expectNoChanges: true } : {}),
       });
     },
   };
@@ -94,7 +101,7 @@ describe("preview refuses malformed settings as up does, naming the setting and 
 });
 
 describe("a preview that changes something proves the settings reach PostHog: up's message, one read, no write", () => {
-  it("a wrong key, organization or project: nothing to change passes with no request; a change fails as up does", async () => {
+  it("a wrong key, organization or project: every preview fails as up does, changes or none, --refresh too, after one GET", async () => {
     const s = newStack();
     const one: Declared = [["Dashboard", "a", { name: "A" }]];
     const first = await s.run("up", one);
@@ -126,11 +133,20 @@ describe("a preview that changes something proves the settings reach PostHog: up
     ];
     for (const [what, env, message] of cases) {
       await requestsSince();
-      // Nothing to change: the preview needs no PostHog at all.
+      // Nothing to change (issue 34, point 4): the preview still proves the settings, with one GET, and fails as
+      // tomorrow's up would; the nightly gate (`--refresh --expect-no-changes`) too, whose refresh reads with the
+      // settings stored at the last up.
       const same = await s.run("preview", one, { env });
-      expect(same.ok, `${what}: ${why(same)}`).toBe(true);
-      expect(same.counts).toMatchObject({ same: 1, create: 0, update: 0 });
-      expect(await requestsSince(), what).toEqual([]);
+      expect(same.ok, `${what}: ${why(same)}`).toBe(false);
+      expect(errorTexts(same).join("\n"), `${what}: ${why(same)}`).toMatch(message);
+      expect(await requestsSince(), what).toEqual([expect.stringMatching(/^GET /)]);
+      const gate = await s.run("preview", one, { env, refresh: true, expectNoChanges: true });
+      expect(gate.ok, `${what}: ${why(gate)}`).toBe(false);
+      expect(errorTexts(gate).join("\n"), `${what}: ${why(gate)}`).toMatch(message);
+      expect(
+        (await requestsSince()).filter((r) => !r.startsWith("GET ")),
+        what,
+      ).toEqual([]);
 
       // An update and two creates: the preview fails with up's message, after one GET (the access check).
       const preview = await s.run("preview", changed, { env });
@@ -154,6 +170,10 @@ describe("a preview that changes something proves the settings reach PostHog: up
         if (env.POSTHOG_API_KEY) expect(text.includes(env.POSTHOG_API_KEY), what).toBe(false);
       }
     }
+    // With the right settings the gate passes: one GET proves them, nothing is written.
+    const calm = await s.run("preview", one, { refresh: true, expectNoChanges: true });
+    expect(calm.ok, why(calm)).toBe(true);
+    expect((await requestsSince()).filter((r) => !r.startsWith("GET "))).toEqual([]);
     // With the right settings the same change applies.
     const up = await s.run("up", changed);
     expect(up.ok, why(up)).toBe(true);

@@ -1,0 +1,123 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { errorsOf, pulumiOk, type RunOptions, runStack } from "../../tools/pulumi";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { NO_POSTHOG_ENV, requireBuilt, root, stackWithSettings, why } from "./support";
+
+// Issue 34, point 4, through the provider plugin: `pulumi preview` with a wrong key used to pass (`+ 2 to create`,
+// no request: the protocol tells the plugin's check nothing of a preview), and the nightly gate
+// `pulumi preview --refresh --expect-no-changes` passed with a wrong key or an organization of none when nothing
+// changed. Now the plugin's check proves the settings reach PostHog in every run (one GET), changes or none: each
+// such preview fails naming the setting, with no write. A Pulumi YAML program, the real CLI, the emulator.
+const work = mkdtempSync(join(tmpdir(), "plugin-preview-settings-"));
+const projectDir = join(work, "program");
+const stateDir = join(work, "state");
+const stack = "dev";
+const env: NodeJS.ProcessEnv = NO_POSTHOG_ENV;
+let emu: TestEmulator;
+let configFile: string;
+
+beforeAll(async () => {
+  requireBuilt([join(root, ".pulumi-cli", "bin", "pulumi-language-yaml")]);
+  emu = await startTestEmulator();
+  mkdirSync(projectDir, { recursive: true });
+  writeFileSync(
+    join(projectDir, "Pulumi.yaml"),
+    `name: posthog-preview-settings
+runtime: yaml
+plugins:
+  providers:
+    - name: posthog
+      path: ${join(root, "plugin")}
+resources:
+  kpis:
+    type: posthog:index:Dashboard
+    properties:
+      name: Preview settings KPIs
+`,
+  );
+  configFile = await stackWithSettings({ projectDir, stack, stateDir, emu, env });
+}, 120_000);
+afterAll(async () => {
+  await emu?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+const run = (operation: RunOptions["operation"], more: Partial<RunOptions> = {}) =>
+  runStack({ operation, projectDir, stack, stateDir, configFile, env, ...more });
+const setConfig = (key: string, value: string, secret = false) =>
+  pulumiOk(
+    [
+      "config",
+      "set",
+      ...(secret ? ["--secret"] : []),
+      key,
+      value,
+      "--stack",
+      stack,
+      "--config-file",
+      configFile,
+    ],
+    { cwd: projectDir, stateDir, env },
+  );
+/** The API requests since the last call (method and path), then clears the emulator's log. */
+async function requestsSince(): Promise<string[]> {
+  const log = await emu.requests();
+  await emu.control("DELETE", "/requests");
+  return log.map((r) => `${r.method} ${r.path}`);
+}
+
+describe("a preview through the plugin proves the settings, changes or none (real Pulumi CLI, YAML)", () => {
+  it("a wrong key or an organization of none fails the preview and the nightly gate naming the setting, with one GET and no write", async () => {
+    await requestsSince();
+    // A new stack, wrong key: the preview of two creates used to pass with no request.
+    await setConfig("posthog:apiKey", "phx_this_key_is_not_known_to_posthog_0000000000000", true);
+    const fresh = await run("preview");
+    expect(fresh.ok, why(fresh)).toBe(false);
+    expect(errorsOf(fresh).join("\n")).toMatch(/posthog:apiKey/);
+    expect(await requestsSince()).toEqual([expect.stringMatching(/^GET /)]);
+
+    await setConfig("posthog:apiKey", emu.apiKey, true);
+    const up = await run("up");
+    expect(up.ok, why(up)).toBe(true);
+    const organization = "0b5e7a9c-0000-4000-8000-00000000dead";
+    const cases: [string, () => Promise<void>, RegExp][] = [
+      [
+        "a wrong key",
+        () => setConfig("posthog:apiKey", "phx_this_key_is_not_known_to_posthog_0000000000000", true),
+        /posthog:apiKey/,
+      ],
+      [
+        "an organization of none",
+        () => setConfig("posthog:organizationId", organization),
+        new RegExp(
+          `organization ${organization} \\(set by the stack config posthog:organizationId\\) was not found`,
+        ),
+      ],
+    ];
+    for (const [what, set, message] of cases) {
+      await set();
+      await requestsSince();
+      // Nothing to change, and the nightly gate: both fail, as tomorrow's up would.
+      const same = await run("preview");
+      expect(same.ok, `${what}: ${why(same)}`).toBe(false);
+      expect(errorsOf(same).join("\n"), what).toMatch(message);
+      const gate = await run("preview", { refresh: true, expectNoChanges: true });
+      expect(gate.ok, `${what}: ${why(gate)}`).toBe(false);
+      expect(errorsOf(gate).join("\n"), what).toMatch(message);
+      expect(
+        (await requestsSince()).filter((r) => !r.startsWith("GET ")),
+        what,
+      ).toEqual([]);
+      // Put the right setting back.
+      await setConfig("posthog:apiKey", emu.apiKey, true);
+      await setConfig("posthog:organizationId", emu.organizationId);
+    }
+    const calm = await run("preview", { refresh: true, expectNoChanges: true });
+    expect(calm.ok, why(calm)).toBe(true);
+    expect((await requestsSince()).filter((r) => !r.startsWith("GET "))).toEqual([]);
+    expect((await run("destroy")).ok).toBe(true);
+  }, 600_000);
+});
