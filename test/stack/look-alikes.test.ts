@@ -80,6 +80,60 @@ describe("look-alike objects and lost creates (real Pulumi CLI)", () => {
     expect(await live(NAME)).toEqual([]);
   }, 300_000);
 
+  // Issue 34, point 2: dashboards of one name, the first create answered and the CLI killed (kill -9) before the
+  // engine records it, while the second is held at PostHog; then `pulumi cancel` and `up`, with PostHog applying the
+  // held create only once that `up` has looked for it (2 s after its first list read). Before, the next up took
+  // "none listed" for "not applied" and made the second dashboard again (3 on the server for 2 declared; 7 for 6 in
+  // the issue); now it reads again until it appears and adopts it, and adopts the answered one from the journal.
+  it("two of one name, the CLI killed right after an answer with the next create held, applied only during the next up: exactly two, all in the state", async () => {
+    const s = fx.stack("answered-killed");
+    const journal = join(fx.work, "journal-answered-killed");
+    const env = { ...s.env(), POSTHOG_CREATE_JOURNAL_DIR: journal, POSTHOG_LOST_CREATE_WAIT: "30" };
+    const NAME = "Answered then killed";
+    const program = twins(NAME, 2);
+    expect((await s.run("preview", program, { env })).ok).toBe(true);
+    const hold = (await fx.emu().control("POST", "/holds", { method: "POST", path: "/dashboards/$" }))
+      .body as {
+      id: string;
+    };
+    const held = async () =>
+      (await fx.emu().control("GET", `/holds/${hold.id}`)).body as { hits: number; held: unknown[] };
+    const { child, done } = s.startUp(env);
+    await until("the first create on the wire", async () => (await held()).held.length > 0);
+    // The engine is frozen (SIGSTOP) before the first create is answered, so it can never record that answer; the
+    // provider host answers it (journaling the id) and starts the second create, which PostHog holds; then the CLI
+    // is killed (its language host and program with it; the provider host runs on).
+    process.kill(child.pid as number, "SIGSTOP");
+    await fx.emu().control("POST", `/holds/${hold.id}/release`, { count: 1 });
+    await until("the second create on the wire", async () => (await held()).hits >= 2, 20_000);
+    killTree(child); // SIGKILL ends a stopped process too
+    await done;
+    expect(await live(NAME)).toHaveLength(1);
+    expect((await stateOf(s, env)).ids).toEqual([]); // the answered create is not in the state
+    await pulumi(["cancel", "--yes", "--non-interactive", "--stack", s.name], {
+      cwd: fixtureDir,
+      stateDir: s.stateDir,
+      env,
+    });
+    // PostHog applies the held create (its client is gone) 2 s after the next up first read the dashboards.
+    await fx.emu().control("DELETE", "/requests");
+    const running = s.run("up", program, { env });
+    await until("the next up's first list read", async () =>
+      (await fx.emu().requests()).some((r) => r.method === "GET" && /\/dashboards\/$/.test(r.path)),
+    );
+    await new Promise((r) => setTimeout(r, 2_000));
+    await fx.emu().control("DELETE", "/holds");
+    const up = await running;
+    expect(up.ok, why(up)).toBe(true);
+    const after = await live(NAME);
+    expect(after, "the server holds exactly the two dashboards the program declares").toHaveLength(2);
+    expect((await stateOf(s, env)).ids).toEqual(after);
+    for (const { pid } of processesWithMarker(`POSTHOG_CREATE_JOURNAL_DIR=${journal}\0`))
+      process.kill(pid, "SIGKILL");
+    expect((await s.run("destroy", program, { env })).ok).toBe(true);
+    expect(await live(NAME)).toEqual([]);
+  }, 600_000);
+
   it("twelve dashboards of one name, the provider host killed while a create is on the wire: the next up leaves exactly twelve, all in the state", async () => {
     const s = fx.stack("twelve");
     const journal = join(fx.work, "journal-twelve");
