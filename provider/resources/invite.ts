@@ -199,6 +199,26 @@ function inviteIdentity(v: { targetEmail?: unknown }): Identity[] {
     : [];
 }
 
+/**
+ * The invite an Invite resource holds is gone, and another invite for its e-mail took its place (PostHog keeps one
+ * invite per address: a newer invite replaces the older): another stack of the organization, or a person, invited the
+ * same address. Thrown by `read` (a refresh, the nightly drift gate) instead of dropping the resource from the state.
+ */
+export class InviteReplacedError extends Error {
+  constructor(id: string, email: string, other: Invite) {
+    super(
+      `The invite ${id} for ${email} that this resource manages was replaced by invite ${other.id} ` +
+        `(created ${other.created_at ?? "at an unknown time"}${other.is_expired ? ", expired" : ""}): PostHog keeps one ` +
+        `invite per e-mail address, and another stack of this organization (or a person) invited ${email} again. ` +
+        "Two stacks must not declare an invite for the same address: keep the Invite in one stack only. In the stack " +
+        "that gives it up, remove it from the program (or run `pulumi state delete <this resource's URN>`); to make " +
+        `this stack the one that manages invite ${other.id}, run \`pulumi state delete <this resource's URN>\` here, ` +
+        'declare the Invite with `adopt: true`, and run `pulumi up` (docs/how-it-works.md, "Several stacks, one organization")',
+    );
+    this.name = "InviteReplacedError";
+  }
+}
+
 /** The Invite provider (no update: every change replaces). */
 export const inviteProvider = defineResource<typeof InviteInputsSchema, InviteOutputs>({
   name: "Invite",
@@ -230,6 +250,10 @@ export const inviteProvider = defineResource<typeof InviteInputsSchema, InviteOu
     if (old.accepted === true || (old.targetEmail && (await api.members.find({ email: old.targetEmail })))) {
       return { ...old, accepted: true, isExpired: false };
     }
+    // Replaced: PostHog keeps one invite per address, so a newer invite of this e-mail (another stack's, a person's)
+    // took its place. Said, rather than dropped from the state (the next up would send it again and replace theirs).
+    const other = old.targetEmail ? await api.invites.find({ email: old.targetEmail }) : undefined;
+    if (other && other.id !== id) throw new InviteReplacedError(id, old.targetEmail, other);
     return undefined;
   },
   // The plan after a refresh names an expired invite's re-sending: `+- replace [diff: -isExpired]`.

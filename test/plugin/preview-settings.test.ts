@@ -83,7 +83,7 @@ describe("a preview through the plugin proves the settings, changes or none (rea
     const up = await run("up");
     expect(up.ok, why(up)).toBe(true);
     const organization = "0b5e7a9c-0000-4000-8000-00000000dead";
-    const cases: [string, () => Promise<void>, RegExp][] = [
+    const cases: [string, () => Promise<unknown>, RegExp][] = [
       [
         "a wrong key",
         () => setConfig("posthog:apiKey", "phx_this_key_is_not_known_to_posthog_0000000000000", true),
