@@ -204,7 +204,7 @@ function inviteIdentity(v: { targetEmail?: unknown }): Identity[] {
  * invite per address: a newer invite replaces the older): another stack of the organization, or a person, invited the
  * same address. Thrown by `read` (a refresh, the nightly drift gate) instead of dropping the resource from the state.
  */
-export class InviteReplacedError extends Error {
+class InviteReplacedError extends Error {
   constructor(id: string, email: string, other: Invite) {
     super(
       `The invite ${id} for ${email} that this resource manages was replaced by invite ${other.id} ` +
