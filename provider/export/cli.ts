@@ -13,10 +13,24 @@
  * `--import-file FILE` also writes the list `pulumi import --file FILE` takes (provider/export/import-file.ts);
  * with `--no-program`, only that list.
  * Only GET requests are sent. Progress and the summary go to stderr; exit code 0
- * on success, 1 on an error (one line saying what to fix), 2 on bad usage.
+ * on success, 1 on an error (one line saying what to fix), 2 on bad usage, which includes an output path that
+ * cannot be written (checked before the first request, see {@link outputPathProblem}).
  */
 import "../node-version"; // first: fails early, in one line, on a Node.js too old for undici
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { closeAllConnections, createClient, type PostHogClient, resolveSettings } from "../client";
@@ -82,6 +96,12 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   if (parsed.help) {
     io.stdout(USAGE);
     return 0;
+  }
+  // Before any request: a path that cannot be written would fail (or, under /proc, hang) only after the whole read.
+  const problem = outputsProblem(parsed, io.cwd);
+  if (problem !== undefined) {
+    io.stderr(`pulumi-posthog: ${problem}`);
+    return 2;
   }
   let client: PostHogClient | undefined;
   try {
@@ -175,7 +195,7 @@ async function exportDashboard(client: PostHogClient, parsed: Parsed, io: CliIo)
   const dashboard = await client.dashboards.retrieve({ id, ...(projectId ? { projectId } : {}) });
   const { template, omitted } = dashboardTemplate(dashboard);
   const file = resolve(io.cwd, parsed.out);
-  mkdirSync(dirname(file), { recursive: true });
+  makeDirectories(dirname(file));
   writeFileSync(file, dashboardTemplateText(template));
   io.stderr(
     `Wrote ${parsed.out}: template of dashboard ${id} "${dashboard.name ?? ""}", ${template.tiles.length} tiles`,
@@ -215,7 +235,7 @@ async function exportOrganization(client: PostHogClient, parsed: Parsed, io: Cli
   const out = resolve(io.cwd, parsed.out);
   const source = packageSource(out);
   const files = renderProgram(snapshot, { stack: parsed.stack, dependency: source.spec });
-  mkdirSync(join(out, "dashboards"), { recursive: true });
+  makeDirectories(join(out, "dashboards"));
   const kept: string[] = [];
   for (const [path, text] of files) {
     const target = join(out, path);
@@ -240,10 +260,156 @@ async function exportOrganization(client: PostHogClient, parsed: Parsed, io: Cli
 /** Writes the import list of `snapshot` to `name` (relative to the working directory) and says what it holds. */
 function writeImportFile(snapshot: Snapshot, name: string, io: CliIo): void {
   const file = resolve(io.cwd, name);
-  mkdirSync(dirname(file), { recursive: true });
+  makeDirectories(dirname(file));
   writeFileSync(file, importFileText(snapshot));
   for (const line of importFileSummary(snapshot, name)) io.stderr(line);
 }
+
+/** The output paths of `parsed` that cannot be written, as one line naming the flag and the path; else undefined. */
+function outputsProblem(parsed: Parsed, cwd: string): string | undefined {
+  const outputs: [flag: string, path: string, kind: "file" | "directory"][] = [];
+  if (parsed.dashboard !== undefined) outputs.push(["--out", parsed.out, "file"]);
+  else if (!parsed.noProgram) outputs.push(["--out", parsed.out, "directory"]);
+  if (parsed.importFile !== undefined) outputs.push(["--import-file", parsed.importFile, "file"]);
+  for (const [flag, path, kind] of outputs) {
+    const problem = outputPathProblem(resolve(cwd, path), kind);
+    if (problem !== undefined) return `${flag} ${path} cannot be written: ${problem}`;
+  }
+  return undefined;
+}
+
+/** File systems of the kernel's interfaces, which hold no files (mkdir under /proc fails with ENOENT). */
+const PSEUDO_FILE_SYSTEMS = new Set([
+  "proc",
+  "sysfs",
+  "cgroup",
+  "cgroup2",
+  "debugfs",
+  "tracefs",
+  "securityfs",
+  "configfs",
+  "devpts",
+  "bpf",
+  "pstore",
+  "efivarfs",
+  "fusectl",
+  "mqueue",
+  "binfmt_misc",
+  "nsfs",
+]);
+
+/**
+ * Why `target` (an absolute path) cannot be written as a `kind` (a file; or a directory, made when missing, to
+ * write files in), or undefined when it can. Bounded, and leaves nothing behind: one `stat` per path component up
+ * to the nearest existing ancestor (no recursive mkdir: Node's never returns under /proc), that ancestor refused
+ * when it is not a directory, lies on a pseudo file system (/proc, /sys, …: root may "write" there) or is not
+ * writable, then one empty directory made and removed in it to prove it (a read-only mount, a full quota).
+ * An existing file is overwritten, so for it only its own write permission counts.
+ * @returns what is wrong and what to do, in one sentence (without the flag), e.g. `/proc is on the proc pseudo
+ * file system, which holds no files: give a path on a disk, e.g. in the working directory`.
+ */
+export function outputPathProblem(target: string, kind: "file" | "directory"): string | undefined {
+  let stats: ReturnType<typeof statSync>;
+  try {
+    stats = statSync(target, { throwIfNoEntry: false });
+  } catch (e) {
+    return `${target} cannot be read (${codeOf(e)}): give a path you can reach`;
+  }
+  if (stats?.isDirectory() && kind === "file")
+    return `${target} is a directory, not a file: give a file name, e.g. ${join(target, "import.json")}`;
+  if (stats !== undefined && !stats.isDirectory() && kind === "directory")
+    return `${target} is a file, not a directory: give a directory (made when missing)`;
+  // The directory the files go in, or the nearest of its ancestors that exists (the missing levels are made there).
+  let dir = kind === "directory" ? target : dirname(target);
+  let found = dir === target ? stats : undefined;
+  for (;;) {
+    try {
+      found ??= statSync(dir, { throwIfNoEntry: false });
+    } catch (e) {
+      return `${dir} cannot be read (${codeOf(e)}): give a path you can reach`;
+    }
+    if (found !== undefined || dirname(dir) === dir) break;
+    dir = dirname(dir);
+  }
+  if (found === undefined) return `not even ${dir} exists: give a path on a mounted disk`;
+  if (!found.isDirectory())
+    return `${dir} is a file, not a directory: give a path whose parent directories are directories`;
+  const pseudo = pseudoFileSystem(dir);
+  if (pseudo !== undefined)
+    return `${dir} is on the ${pseudo} pseudo file system, which holds no files: give a path on a disk, e.g. in the working directory`;
+  const writable = (path: string) => {
+    try {
+      accessSync(path, constants.W_OK);
+      return undefined;
+    } catch (e) {
+      return `${path} is not writable by this user (${codeOf(e)}): give a path you can write to`;
+    }
+  };
+  if (stats !== undefined && kind === "file") return writable(target);
+  const denied = writable(dir);
+  if (denied !== undefined) return denied;
+  try {
+    rmdirSync(mkdtempSync(join(dir, ".pulumi-posthog-write-test-")));
+    return undefined;
+  } catch (e) {
+    return `nothing can be made in ${dir} (${codeOf(e)}): give a path on a writable disk`;
+  }
+}
+
+/** The pseudo file system (e.g. `proc`) that `dir`, an existing directory, lies on, or undefined. */
+function pseudoFileSystem(dir: string): string | undefined {
+  let real = dir;
+  try {
+    real = realpathSync(dir);
+  } catch {
+    // the path as given
+  }
+  const top = /^\/(proc|sys)(\/|$)/.exec(real)?.[1];
+  if (top !== undefined) return top === "proc" ? "proc" : "sysfs";
+  let mounts: string;
+  try {
+    mounts = readFileSync("/proc/self/mountinfo", "utf8"); // Linux; elsewhere, only the prefixes above
+  } catch {
+    return undefined;
+  }
+  // "36 35 98:0 /root /mnt/point rw,… shared:1 - ext4 /dev/sda1 rw": the deepest mount point holding `real` wins
+  // (of equal ones, the last mounted).
+  let best: { point: string; type: string } | undefined;
+  for (const line of mounts.split("\n")) {
+    const [left, right] = line.split(" - ");
+    const point = left
+      ?.split(" ")[4]
+      ?.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(Number.parseInt(octal, 8)));
+    const type = right?.split(" ")[0];
+    if (point === undefined || type === undefined) continue;
+    const holds = point === "/" || real === point || real.startsWith(`${point}/`);
+    if (holds && (best === undefined || point.length >= best.point.length)) best = { point, type };
+  }
+  return best !== undefined && PSEUDO_FILE_SYSTEMS.has(best.type) ? best.type : undefined;
+}
+
+/**
+ * Makes the directory `dir` and its missing ancestors, one level at a time: at most one mkdir per path component
+ * (Node's recursive mkdir never returns under /proc). An existing directory is fine.
+ * @throws Error naming the level that could not be made.
+ */
+function makeDirectories(dir: string): void {
+  const missing: string[] = [];
+  for (let at = dir; statSync(at, { throwIfNoEntry: false }) === undefined; at = dirname(at)) {
+    if (dirname(at) === at) break;
+    missing.unshift(at);
+  }
+  for (const level of missing) {
+    try {
+      mkdirSync(level);
+    } catch (e) {
+      if (codeOf(e) !== "EEXIST")
+        throw new Error(`cannot make the directory ${level}: ${(e as Error).message}`);
+    }
+  }
+}
+
+const codeOf = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? (e as Error).message;
 
 /** The summary lines: exported per kind, skipped and why, requests made. */
 export function summary(
