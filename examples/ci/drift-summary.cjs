@@ -13,6 +13,13 @@
 // which no step and no count changes anything, no diagnostic is an error, and the status, when given, is 0.
 // Anything else (drift, an error, empty, truncated or unexpected output, a status that disagrees with the JSON)
 // is reported and exits 1. A summary is always written. Plain Node.js, no dependencies.
+//
+// It reads the first JSON value of preview.json: text the CLI prints after it on stdout (Pulumi Cloud's Neo
+// diagnostics after a failed preview) is quoted, not taken for a broken preview; a second JSON value, or the
+// engine's events one per line (PULUMI_ENABLE_STREAMING_JSON_PREVIEW set), is an error, since it cannot tell which
+// is the preview. The summary stays under SUMMARY_BYTES (a job summary takes at most 1 MiB): each quoted text
+// (a diagnostic, a name, the stderr) is cut to QUOTE_BYTES and a list that would not fit is cut, each saying what
+// it left out; the whole output is in the job log (stderr) and the preview artifact (preview.json).
 "use strict";
 const { readFileSync } = require("node:fs");
 const { isDeepStrictEqual, stripVTControlCharacters } = require("node:util");
@@ -32,7 +39,25 @@ const parseUrn = (urn) => {
   const type = (parts[2] ?? "").split("$").pop() ?? "";
   return { type: type.replace(/^pulumi-nodejs:dynamic\//, ""), name };
 };
-const cell = (text) => String(text).replace(/\|/g, "\\|").replace(/\n/g, " ");
+/** At most this many UTF-8 bytes of summary: GitHub refuses a job summary over 1 MiB. */
+const SUMMARY_BYTES = 900 * 1024;
+/** At most this many UTF-8 bytes of one quoted text: a diagnostic, a name, the preview's stderr. */
+const QUOTE_BYTES = 8 * 1024;
+const FULL_OUTPUT = "the full output is in the job log / the preview artifact";
+const byteLength = (text) => Buffer.byteLength(text, "utf8");
+/** `text` cut to `max` UTF-8 bytes (on a character), saying how much it left out. */
+const clip = (text, max = QUOTE_BYTES) => {
+  const whole = String(text);
+  if (whole.length * 3 <= max) return whole; // a UTF-16 unit is at most 3 bytes of UTF-8
+  const bytes = Buffer.from(whole, "utf8");
+  if (bytes.length <= max) return whole;
+  const kept = bytes
+    .subarray(0, max)
+    .toString("utf8")
+    .replace(/\uFFFD+$/, "");
+  return `${kept} … (cut: ${bytes.length - byteLength(kept)} more bytes; ${FULL_OUTPUT})`;
+};
+const cell = (text) => clip(text).replace(/\|/g, "\\|").replace(/\n/g, " ");
 /** Step operations (and changeSummary keys) that change nothing in PostHog. */
 const UNCHANGED = new Set(["same", "read", "refresh", "discard"]);
 const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -89,12 +114,88 @@ function shapeProblem(preview) {
   return undefined;
 }
 
-/** The last lines of the preview's stderr, as a fenced block. */
-const stderrTail = (stderr) => [
-  "```text",
-  stderr.trim().split("\n").slice(-20).join("\n") || "(no output)",
-  "```",
-];
+/** `text` as a fenced block (its fence longer than any run of backticks in it). */
+const fenced = (text) => {
+  const fence = "`".repeat(Math.max(3, ...(text.match(/`+/g) ?? []).map((run) => run.length + 1)));
+  return [`${fence}text`, text, fence];
+};
+/** The last lines of the preview's stderr, as a fenced block (cut to QUOTE_BYTES, keeping its end). */
+const stderrTail = (stderr) => {
+  const tail = stderr.trim().split("\n").slice(-20).join("\n");
+  const bytes = Buffer.from(tail, "utf8");
+  if (bytes.length <= QUOTE_BYTES) return fenced(tail || "(no output)");
+  const kept = bytes
+    .subarray(bytes.length - QUOTE_BYTES)
+    .toString("utf8")
+    .replace(/^\uFFFD+/, "");
+  return fenced(`(cut: ${bytes.length - byteLength(kept)} bytes before; ${FULL_OUTPUT}) … ${kept}`);
+};
+
+/**
+ * Appends `render(item)` for each of `items` to `lines` while the summary stays within SUMMARY_BYTES less
+ * `reserve` (room for what follows); then one line saying how many were left out.
+ */
+function appendWithin(lines, items, render, what, reserve) {
+  let used = byteLength(lines.join("\n"));
+  for (const [i, item] of items.entries()) {
+    const line = render(item);
+    if (used + byteLength(line) + 1 > SUMMARY_BYTES - reserve) {
+      lines.push(`… (cut: ${items.length - i} more ${what}; ${FULL_OUTPUT})`);
+      return;
+    }
+    lines.push(line);
+    used += byteLength(line) + 1;
+  }
+}
+
+/** The end (exclusive) of the JSON object or array opening at `start` in `text`, or -1 when it never closes. */
+function valueEnd(text, start) {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      // A backslash escapes the next character.
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return -1;
+}
+
+/**
+ * The first JSON value of `text` and the text after it: `{ value, rest }`, or `{ error }` (JSON.parse's message)
+ * when `text` does not begin with a whole JSON value (empty, truncated, invalid, or text before the JSON).
+ */
+function firstJson(text) {
+  const start = text.search(/\S/);
+  if (text[start] === "{" || text[start] === "[") {
+    const end = valueEnd(text, start);
+    if (end > 0) {
+      try {
+        return { value: JSON.parse(text.slice(start, end)), rest: text.slice(end) };
+      } catch {
+        // reported below, with the position in the whole text
+      }
+    }
+  }
+  try {
+    return { value: JSON.parse(text), rest: "" };
+  } catch (error) {
+    return { error: error.message };
+  }
+}
+
+/** An event of the engine's stream (`{"sequence":0,"timestamp":…,"preludeEvent":{…}}`), not a preview. */
+const isEngineEvent = (value) =>
+  isObject(value) &&
+  typeof value.sequence === "number" &&
+  Object.keys(value).some((k) => k.endsWith("Event"));
 
 /**
  * The summary of one stack and whether it found no drift. `json` is the preview's JSON text (may be empty),
@@ -102,24 +203,54 @@ const stderrTail = (stderr) => [
  * @returns {{ markdown: string, clean: boolean }} `clean` only when the preview read in full shows no change.
  */
 function judge(stack, json, stderr, exitStatus) {
-  const lines = [`### Drift: ${stack}`, ""];
-  const done = (clean) => ({ markdown: `${lines.join("\n")}\n`, clean });
+  const lines = [`### Drift: ${clip(stack, 1024)}`, ""];
+  /** Said after the verdict: text the CLI printed after the preview's JSON. */
+  const after = [];
+  const done = (clean) => {
+    const markdown = `${[...lines, ...after].join("\n")}\n`;
+    // A last guard: the lists and quotes above are cut to fit already.
+    return {
+      markdown: byteLength(markdown) > SUMMARY_BYTES ? `${clip(markdown, SUMMARY_BYTES - 1024)}\n` : markdown,
+      clean,
+    };
+  };
   const unknown =
     "so it cannot tell whether PostHog matches git: treat the stack as drifted until a preview reads in full.";
   if (json.trim() === "") {
     lines.push("The preview failed before it could compare (no JSON output):", "", ...stderrTail(stderr));
     return done(false);
   }
-  let preview;
-  try {
-    preview = JSON.parse(json);
-  } catch (error) {
+  const read = firstJson(json);
+  if (read.error !== undefined) {
     lines.push(
-      `The preview's output is not complete JSON (${error.message}), ${unknown}`,
+      `The preview's output is not complete JSON (${clip(read.error, 1024)}), ${unknown}`,
       "",
       ...stderrTail(stderr),
     );
     return done(false);
+  }
+  const preview = read.value;
+  const rest = read.rest.trim();
+  if (isEngineEvent(preview)) {
+    lines.push(
+      "The preview printed the engine's events, one JSON per line (PULUMI_ENABLE_STREAMING_JSON_PREVIEW is set), " +
+        `not the preview's JSON document, ${unknown} Run the preview with PULUMI_ENABLE_STREAMING_JSON_PREVIEW=false.`,
+    );
+    return done(false);
+  }
+  if (rest.startsWith("{") || rest.startsWith("[")) {
+    lines.push(
+      `The preview's output holds more than one JSON document (${byteLength(rest)} bytes after the first), ${unknown}`,
+    );
+    return done(false);
+  }
+  if (rest !== "") {
+    after.push(
+      "",
+      `The CLI printed ${byteLength(rest)} bytes after the preview's JSON (not part of the preview):`,
+      "",
+      ...fenced(clip(stripVTControlCharacters(rest), 4 * 1024)),
+    );
   }
   const problem = shapeProblem(preview);
   if (problem) {
@@ -134,22 +265,26 @@ function judge(stack, json, stderr, exitStatus) {
       "",
     );
     lines.push("| Change | Type | Name | Properties |", "|---|---|---|---|");
-    for (const step of steps) {
+    // The errors below keep a third of the summary.
+    const reserve = errors.length > 0 ? SUMMARY_BYTES / 3 : 16 * 1024;
+    const row = (step) => {
       const { type, name } = parseUrn(step.urn);
       const props = changedProperties(step)
         .map((k) => `\`${k}\``)
         .join(", ");
-      lines.push(`| ${cell(step.op)} | ${cell(type)} | ${cell(name)} | ${cell(props)} |`);
-    }
+      return `| ${cell(step.op)} | ${cell(type)} | ${cell(name)} | ${cell(props)} |`;
+    };
+    appendWithin(lines, steps, row, "drifted resource(s)", reserve);
     lines.push("");
   }
   if (errors.length > 0) lines.push("The preview failed: it could not compare PostHog with git.", "");
-  for (const d of errors) {
+  const item = (d) => {
     const message = stripVTControlCharacters(String(d.message ?? ""))
       .trim()
       .replace(/^error: /, "");
-    lines.push(`- **error**${d.urn ? ` (${cell(parseUrn(d.urn).name)})` : ""}: ${cell(message)}`);
-  }
+    return `- **error**${d.urn ? ` (${cell(parseUrn(d.urn).name)})` : ""}: ${cell(message)}`;
+  };
+  appendWithin(lines, errors, item, "error(s)", 16 * 1024);
   if (steps.length > 0 || errors.length > 0) return done(false);
   // No step changes anything and no error: "No drift" only if the preview also finished and says so itself.
   const counted = Object.entries(preview.changeSummary ?? {}).filter(
@@ -191,7 +326,7 @@ if (require.main === module) {
     result = judge(stack, read(jsonFile), read(errFile), status);
   } catch (error) {
     result = {
-      markdown: `### Drift: ${stack}\n\nThe summary could not read the preview (${error?.message ?? error}): treat the stack as drifted.\n`,
+      markdown: `### Drift: ${clip(stack, 1024)}\n\nThe summary could not read the preview (${clip(error?.message ?? error, 4096)}): treat the stack as drifted.\n`,
       clean: false,
     };
   }

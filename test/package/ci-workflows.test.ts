@@ -127,6 +127,17 @@ describe("pulumi-drift.yml", () => {
     );
     expect(gate.run).toMatch(/exit 1\s*$/);
   });
+  it("captures the preview's stdout alone with streaming JSON off, and keeps it as an artifact (the summary cuts long texts)", () => {
+    const command = preview.run?.replace(/\\\n\s*/g, " ") ?? "";
+    expect(command).toMatch(/PULUMI_ENABLE_STREAMING_JSON_PREVIEW=false +pulumi preview --stack /);
+    expect(command).toContain(" > preview.json 2> preview.err");
+    const keep = job.steps.find((s) => s.uses?.startsWith("actions/upload-artifact@")) as Step;
+    expect(keep.if).toBe("always()");
+    expect(String(keep.with?.path).trim().split("\n")).toEqual(["preview.json", "preview.err"]);
+    expect(keep.with?.name).toContain(MATRIX_STACK);
+    expect(job.steps.indexOf(keep)).toBeGreaterThan(job.steps.indexOf(summary));
+    expect(job.steps.indexOf(keep)).toBeLessThan(job.steps.indexOf(gate));
+  });
   // Its shell steps run against the real CLI's `pulumi preview --json` (no change, drift, a change not applied,
   // a wrong key, a missing stack) in test/stack/ci-preview-json.test.ts.
 });

@@ -11,6 +11,12 @@
  * captured for: no change, drift made through the API (the export unpaused, the dashboard renamed), a change in
  * git not applied yet (a replacement), a wrong API key and a missing stack. Each asserts the CLI's exit code and
  * the JSON it printed (the format the summary script reads), and what the summary and the gate make of it.
+ *
+ * Issue 34, item 6: stdout can hold more than the preview's JSON document: the engine's events one per line
+ * (PULUMI_ENABLE_STREAMING_JSON_PREVIEW, which the preview step turns off), or text after the JSON (Pulumi Cloud's
+ * Neo diagnostics); JSON.parse of the whole called that "not complete JSON" (`Unexpected non-whitespace character
+ * after JSON at position N`). The summary reads the first JSON value, and stays under 900 KiB (a job summary takes
+ * 1 MiB), cutting long texts and lists and saying what it cut.
  */
 import { spawn } from "node:child_process";
 import {
@@ -423,6 +429,19 @@ describe("the drift gate (pulumi-drift.yml, drift-summary.cjs) on the real CLI's
   );
 
   it(
+    "PULUMI_ENABLE_STREAMING_JSON_PREVIEW=true in the job's environment (an organization-wide setting): the preview step still captures one JSON document, and the summary reads No drift",
+    async () => {
+      // Set, the CLI's --json prints the engine's events one per line; the preview step turns it off.
+      const job = await runJob("prod", { ...jobEnv, PULUMI_ENABLE_STREAMING_JSON_PREVIEW: "true" });
+      expect(job.status).toBe("0");
+      expect(job.preview?.changeSummary).toEqual({ same: 3 });
+      expect(job.summary).toBe(`### Drift: ${STACK}\n\nNo drift: PostHog matches git.\n`);
+      expect(job.jobFails).toBe(false);
+    },
+    TIMEOUT,
+  );
+
+  it(
     "a missing stack: exit 6, no JSON at all, and the summary shows the CLI's error from stderr; the job fails",
     async () => {
       const job = await runJob("staging");
@@ -515,6 +534,114 @@ describe("the drift gate fails closed: output it cannot read is drift or an erro
     const error = await judgeOutput(real.error ?? "", "0");
     expect(error.summary).toContain("The preview failed: it could not compare PostHog with git.");
     never(error);
+  });
+
+  it(
+    "the real CLI's engine events, one JSON per line (PULUMI_ENABLE_STREAMING_JSON_PREVIEW forced on, exit 0): the summary names the setting instead of 'not complete JSON'; the job fails",
+    async () => {
+      // A `pulumi` first on PATH that runs the real CLI with the setting on, whatever the step says.
+      const bin = join(work, "streaming-bin");
+      mkdirSync(bin, { recursive: true });
+      writeFileSync(
+        join(bin, "pulumi"),
+        `#!/usr/bin/env bash\nPULUMI_ENABLE_STREAMING_JSON_PREVIEW=true exec "${join(PULUMI_BIN, "pulumi")}" "$@"\n`,
+        { mode: 0o755 },
+      );
+      const job = await runJob("prod", jobEnv, bin);
+      expect(job.status).toBe("0");
+      // What the summary used to call "not complete JSON": a whole JSON value (the first event), then more.
+      const firstLine = job.json.slice(0, job.json.indexOf("\n"));
+      expect(JSON.parse(firstLine)).toHaveProperty("preludeEvent");
+      expect(() => JSON.parse(job.json)).toThrow(
+        `Unexpected non-whitespace character after JSON at position ${firstLine.length + 1}`,
+      );
+      expect(job.summary).toContain("The preview printed the engine's events, one JSON per line");
+      expect(job.summary).toContain("PULUMI_ENABLE_STREAMING_JSON_PREVIEW=false");
+      expect(job.summary).not.toContain("not complete JSON");
+      never(job);
+    },
+    TIMEOUT,
+  );
+
+  it("the real drift JSON with text after it on stdout (Neo's diagnostics on Pulumi Cloud), exit 7: the summary reads the JSON and quotes the text; the job fails", async () => {
+    const neo = "Neo Diagnostics ✨\n  The dashboard kpis was renamed in PostHog.\n";
+    const json = `${real.drift ?? ""}${neo}`;
+    // The error the summary used to report for a real preview: the JSON whole, then something else.
+    expect(() => JSON.parse(json)).toThrow(
+      `Unexpected non-whitespace character after JSON at position ${(real.drift ?? "").length}`,
+    );
+    const job = await judgeOutput(json, "7");
+    expect(job.summary).toContain("2 resource(s) drifted");
+    expect(job.summary).toContain("| update | posthog:Dashboard | kpis | `name` |");
+    expect(job.summary).toContain(
+      `The CLI printed ${Buffer.byteLength(neo.trim())} bytes after the preview's JSON (not part of the preview):`,
+    );
+    expect(job.summary).toContain("Neo Diagnostics ✨\n  The dashboard kpis was renamed in PostHog.\n```");
+    expect(job.summary).not.toContain("not complete JSON");
+    never(job);
+  });
+
+  it("the real no-change JSON with a line after it, exit 0: No drift, the line quoted after it", async () => {
+    const job = await judgeOutput(`${real.noChange ?? ""}a line after the JSON\n`, "0");
+    expect(job.summary).toBe(
+      `### Drift: ${STACK}\n\nNo drift: PostHog matches git.\n\n` +
+        "The CLI printed 21 bytes after the preview's JSON (not part of the preview):\n\n" +
+        "```text\na line after the JSON\n```\n",
+    );
+    expect(job.summaryStatus).toBe("0");
+    expect(job.jobFails).toBe(false);
+  });
+
+  it("the real no-change JSON followed by a second JSON document (the real drift), exit 0: it cannot tell which is the preview; the job fails", async () => {
+    const job = await judgeOutput(`${real.noChange ?? ""}${real.drift ?? ""}`, "0");
+    expect(job.summary).toContain("The preview's output holds more than one JSON document");
+    never(job);
+  });
+
+  it("a 5 MB error diagnostic (the real error JSON, one message made 5 MB): the job summary stays under 900 KiB, the message cut saying how much; the job fails", async () => {
+    const preview = JSON.parse(real.error ?? "{}") as PreviewJson;
+    const error = preview.diagnostics.find((d) => d.severity === "error" && d.urn?.endsWith("::kpis"));
+    expect(error).toBeDefined();
+    const original = (error as { message: string }).message;
+    (error as { message: string }).message = `${original}\n${"é".repeat(2.5 * 1024 * 1024)}`;
+    const job = await judgeOutput(JSON.stringify(preview, null, 4), "1");
+    const size = Buffer.byteLength(job.summary);
+    expect(size).toBeLessThan(900 * 1024);
+    expect(job.summary).toMatch(/^- \*\*error\*\* \(kpis\): Preview failed: GET .* → 401 /m);
+    const cutBytes = Number(
+      /… \(cut: (\d+) more bytes; the full output is in the job log \/ the preview artifact\)/.exec(
+        job.summary,
+      )?.[1],
+    );
+    expect(cutBytes).toBeGreaterThan(5 * 1024 * 1024 - 16 * 1024);
+    expect(job.summary).toContain("- **error**: preview failed"); // the other errors are still listed
+    never(job);
+  });
+
+  it("10,000 drifted resources with long names, and a 5 MB stderr with no JSON: each summary stays under 900 KiB and says what it cut; the job fails", async () => {
+    const steps: JsonStep[] = Array.from({ length: 10_000 }, (_, i) => ({
+      op: "update",
+      urn: `urn:pulumi:prod::posthog-org::pulumi-nodejs:dynamic/posthog:Dashboard::${"board-".repeat(40)}${i}`,
+      oldState: { inputs: { name: `from the UI ${i}` } },
+      newState: { inputs: { name: "KPIs" } },
+    }));
+    const many = await judgeOutput(
+      JSON.stringify({ steps, diagnostics: [], changeSummary: { update: 10_000 } }),
+      "7",
+    );
+    expect(Buffer.byteLength(many.summary)).toBeLessThan(900 * 1024);
+    expect(many.summary).toContain("10000 resource(s) drifted");
+    expect(many.summary).toMatch(
+      /\n… \(cut: \d+ more drifted resource\(s\); the full output is in the job log \/ the preview artifact\)\n/,
+    );
+    never(many);
+    const noisy = await judgeOutput("", "1", `${"x".repeat(5 * 1024 * 1024)}\nerror: the last line\n`);
+    expect(Buffer.byteLength(noisy.summary)).toBeLessThan(900 * 1024);
+    expect(noisy.summary).toMatch(
+      /\(cut: \d+ bytes before; the full output is in the job log \/ the preview artifact\) … x+/,
+    );
+    expect(noisy.summary).toContain("error: the last line\n```");
+    never(noisy);
   });
 
   it(
