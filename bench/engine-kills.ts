@@ -29,6 +29,29 @@
  * The emulator answers every API request after `latencyMs` (default 40 ms, a real server's order of magnitude),
  * and applies a write even when its client has died meanwhile, as a real server does.
  *
+ * Random timing rarely lands on the moment that matters most, so `killPoints` (`random`, `held`, `both`: every
+ * other episode held, the default) adds `create` episodes whose kill point is made certain by the emulator's
+ * holds (docs/emulator.md): every dashboard POST (`/dashboards/$`) is held; the first look-alike create at the
+ * head of the hold (others before it are let through) freezes the engine (SIGSTOP of the `pulumi` process
+ * itself, so it can never record an answer), then that create is released (the provider host answers it and
+ * journals the id), and once the next look-alike create is held at the emulator (the host went on to it, one at
+ * a time), the target is SIGKILLed (in turn: the CLI's process group, the provider host, the program; the CLI is
+ * resumed when it is not the target). PostHog then applies what is still held (the next look-alike's create, on
+ * the wire with no one to record it) at one of two moments, alternating: `before` the re-run (at the kill), or
+ * `during` it (2 s after the re-run's first GET of dashboards, or at the latest 1 s before the end of that
+ * create's lost-create window, POSTHOG_LOST_CREATE_WINDOW after the bench saw it held: PostHog applying a create
+ * later than that breaks the one rule the provider relies on, that a read started a window after a create shows
+ * all it made; the record says which came first, and with the soak's 5 s window the window's end does: a re-run's
+ * first read comes 5 to 20 s after a kill). `before` waits until the killed process is gone. Two kill point
+ * kinds, alternating:
+ * - `answered`: the next `up` (after `pulumi cancel`, run at once for the lock the killed run left) must adopt
+ *   the answered create and the held one: six look-alikes, no duplicate, no orphan;
+ * - `clear-pending`: the operator's way out, alternating: `pulumi cancel`, `pulumi refresh
+ *   --clear-pending-creates`, then `up`; or `pulumi cancel`, `up`, `pulumi-posthog clear-pending` (it drops the
+ *   pending creates whose resource the state holds; one it keeps is a finding), then `up` again. Either must
+ *   leave no object the state does not hold.
+ * The report counts kills and findings per kill point kind (`totals.byKillPoint`).
+ *
  * Each episode records what the state held when the CLI died (`deployment.pending_operations` of `pulumi stack
  * export`), which writes the server applied that the state does not record, and whether a process of the killed
  * run (the language host, the program, the dynamic-provider host) outlived it (found by a marker in their
@@ -46,8 +69,8 @@
  * removes the orphans and runs again (`refresh --import-pending-creates URN ID` would need the id, which only the
  * server knows).
  */
-import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, watch } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parseDocument } from "yaml";
@@ -59,6 +82,7 @@ import {
   killTree,
   operationArgs,
   processesWithMarker,
+  pulumiEnv,
   pulumiExecutable,
   pulumiOk,
   type RunResult,
@@ -93,11 +117,49 @@ export interface EngineKillOptions {
    * off for the audits (default false).
    */
   faults?: boolean;
+  /**
+   * Which kill points (default `both`): `random` (the `time` and `operation` kinds), `held` (the `answered` and
+   * `clear-pending` kinds, made certain by emulator holds; `create` episodes only), `both` (every other episode).
+   */
+  killPoints?: KillPoints;
   /** Progress lines (optional). */
   log?: (line: string) => void;
 }
 
 export type EpisodeKind = "create" | "change" | "destroy";
+
+/** Which kill points a soak uses (see {@link EngineKillOptions.killPoints}). */
+export type KillPoints = "random" | "held" | "both";
+
+/** A kill point's kind: random (`time`, `operation`) or made certain by holds (`answered`, `clear-pending`). */
+export type KillTrigger = "time" | "operation" | "answered" | "clear-pending";
+
+/** When PostHog applies the creates a held kill left on the wire (see the module doc). */
+export type HeldRelease = "before" | "during";
+
+/** What a held kill point did (`answered`, `clear-pending`). */
+export interface HeldOutcome {
+  release: HeldRelease;
+  /** `clear-pending`: cancel, `refresh --clear-pending-creates`, up; or cancel, up, `pulumi-posthog clear-pending`, up. */
+  operator?: "refresh" | "package";
+  /** When the engine (the `pulumi` process) was frozen, ms after the CLI was spawned. */
+  frozenAtMs?: number;
+  /** The next look-alike create was held at the emulator before the kill: the moment was the certain one. */
+  nextHeld: boolean;
+  /** The creates the hold still held at the kill (their objects' names), applied later. */
+  heldAtKill: string[];
+  /** ms after the kill at which they were released (PostHog applies them then). */
+  releasedAfterKillMs?: number;
+  /** What released them: the kill (`before`), 2 s after the re-run's first read (`read`), the window (`window`). */
+  releasedBy?: "kill" | "read" | "window";
+  /** ms after the kill of the re-run's first GET of dashboards (undefined: it made none). */
+  firstReadAfterKillMs?: number;
+  /** `refresh`: pending creates `pulumi refresh --clear-pending-creates` dropped before the up. */
+  refreshCleared?: number;
+  /** `package`: pending creates `pulumi-posthog clear-pending` dropped after the up, and those it kept. */
+  packageCleared?: number;
+  packageKept?: string[];
+}
 
 /** A provider operation the state recorded as under way when the CLI died (`deployment.pending_operations`). */
 export interface PendingAtKill {
@@ -112,7 +174,9 @@ export interface KillRecord {
   kind: EpisodeKind;
   /** The settings variant the killed run applied (`destroy`: the one deployed). */
   variant: "v1" | "v2";
-  trigger: "time" | "operation";
+  trigger: KillTrigger;
+  /** Held kill points (`answered`, `clear-pending`): how the moment was made and what followed. */
+  held?: HeldOutcome;
   /** The process killed (`cli`: the CLI's process group; `provider`, `program`: that process alone). */
   target: KillTarget;
   /** For `operation` kills: the n-th pending operation of the run. */
@@ -234,6 +298,24 @@ export interface EngineKillReport {
     cancelledLocks: number;
     /** Pending creates dropped by `refresh --clear-pending-creates` once the episode converged. */
     clearedPendingCreates: number;
+    /**
+     * Per kill point kind: killed runs, episodes not converged, duplicates, orphans, missing; for the held kinds
+     * also the kills whose moment was the certain one (the next look-alike create held at the kill).
+     */
+    byKillPoint: Partial<
+      Record<
+        KillTrigger,
+        {
+          episodes: number;
+          kills: number;
+          certain: number;
+          notConverged: number;
+          duplicates: number;
+          orphans: number;
+          missing: number;
+        }
+      >
+    >;
     /**
      * Per resource type: creates under way at a kill, those the server applied without the state recording
      * them, and what followed (duplicates; re-runs failing until the operator stepped in; a destroy not restoring
@@ -433,7 +515,41 @@ export type KillTarget = "cli" | "provider" | "program";
 type KillPlan =
   | { trigger: "none" }
   | { trigger: "time"; afterMs: number; target: KillTarget }
-  | { trigger: "operation"; nth: number; extraMs: number; target: KillTarget };
+  | { trigger: "operation"; nth: number; extraMs: number; target: KillTarget }
+  | { trigger: "held"; held: HeldControl; target: KillTarget };
+
+/** The targets of held kills, in turn. */
+const HELD_TARGETS: readonly KillTarget[] = ["cli", "provider", "program"];
+
+/** A held kill in progress: the hold, what its driver saw, when it released the hold. */
+interface HeldControl {
+  holdId: string;
+  out: HeldOutcome;
+  /** Date.now() when the next look-alike was seen held (its create started before), and of the kill. */
+  heldAt?: number;
+  killedAt?: number;
+  /** Date.now() when the re-run (or the operator's first command) started; set by the episode. */
+  rerunFrom?: number;
+  /** Settles once the hold is released and disarmed. */
+  released?: Promise<void>;
+}
+
+/** A view of a hold (`GET /_emulator/holds/:id`). */
+interface HoldView {
+  hits: number;
+  held: { method: string; path: string; body: { name?: unknown } | null }[];
+}
+
+const isLookAlike = (r: HoldView["held"][number]) => r.body?.name === LOOK_ALIKE_NAME;
+
+/** Whether process `pid` still runs (not gone, not a zombie). */
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
 
 /** One CLI command of an episode: the operation, the settings variant it runs with, more flags. */
 interface Cmd {
@@ -551,6 +667,52 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
   /** Each run's event log (the engine's JSON events), read after it ends. */
   let runs = 0;
 
+  // Held kill points (see the module doc).
+  const holdView = async (id: string) => (await a.call("GET", `/_emulator/holds/${id}`)) as HoldView;
+  /** The lost-create window the provider hosts of the runs apply (ms). */
+  const windowMs = Number(env.POSTHOG_LOST_CREATE_WINDOW) * 1000;
+  /** Releases and disarms a held kill's hold once (PostHog applies what it held); records when and why. */
+  const releaseHeld = (h: HeldControl, by: NonNullable<HeldOutcome["releasedBy"]>): Promise<void> => {
+    if (h.out.releasedBy !== undefined) return Promise.resolve();
+    h.out.releasedBy = by;
+    h.out.releasedAfterKillMs = h.killedAt === undefined ? 0 : Date.now() - h.killedAt;
+    return a.call("DELETE", `/_emulator/holds/${h.holdId}`).then(
+      () => undefined,
+      () => undefined, // released already
+    );
+  };
+  /** The first GET of dashboards the emulator answered at or after `since` (Date.now() ms), if any. */
+  const firstDashboardRead = async (since: number): Promise<number | undefined> => {
+    const logged = (await a.call("GET", "/_emulator/requests")) as {
+      method: string;
+      path: string;
+      at: string;
+    }[];
+    const first = logged.find(
+      (r) => r.method === "GET" && /\/dashboards(\/|$)/.test(r.path) && Date.parse(r.at) >= since,
+    );
+    return first ? Date.parse(first.at) : undefined;
+  };
+  /**
+   * `during`: releases the hold 2 s after the re-run's first read of dashboards, or 1 s before the lost-create
+   * window of the held create ends (the bench saw it held after it started), whichever comes first.
+   */
+  const releaseDuring = async (h: HeldControl): Promise<void> => {
+    const deadline = (h.heldAt ?? Date.now()) + windowMs - 1000;
+    let readAt: number | undefined;
+    for (;;) {
+      if (readAt === undefined && h.rerunFrom !== undefined) {
+        readAt = await firstDashboardRead(h.rerunFrom).catch(() => undefined);
+        if (readAt !== undefined && h.killedAt !== undefined)
+          h.out.firstReadAfterKillMs = readAt - h.killedAt;
+      }
+      const now = Date.now();
+      if (readAt !== undefined && now >= readAt + 2000) return releaseHeld(h, "read");
+      if (now >= deadline) return releaseHeld(h, "window");
+      await sleep(Math.min(100, Math.max(5, deadline - now)));
+    }
+  };
+
   /**
    * One CLI run, as a user types it (`pulumi <op> --stack dev --config-file … --non-interactive`, with `--yes
    * --skip-preview` for up, refresh and destroy), with `--event-log`; `plan` says when to SIGKILL the CLI's
@@ -572,6 +734,8 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
       let killedAtMs: number | undefined;
       let timer: NodeJS.Timeout | undefined;
       let exited = false;
+      /** The processes SIGKILLed (the CLI, or the target), to see them gone. */
+      const killedPids: number[] = [];
       const kill = () => {
         if (killedAtMs !== undefined || exited) return;
         killedAtMs = Math.round(performance.now() - started);
@@ -586,7 +750,9 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
               : false,
         );
         if (hits.length === 0) killTree(child);
+        if (hits.length === 0 && child.pid !== undefined) killedPids.push(child.pid);
         for (const { pid } of hits) {
+          killedPids.push(pid);
           try {
             process.kill(pid, "SIGKILL");
           } catch {
@@ -613,6 +779,70 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
         if (file === "dev.json") look();
       });
       if (plan.trigger === "time") timer = setTimeout(kill, plan.afterMs);
+      if (plan.trigger === "held") {
+        // The held kill point: the first look-alike create at the head of the hold (other dashboard creates before
+        // it are let through, oldest first), the engine frozen, that create answered, the next look-alike create
+        // held, the kill; then the release (at once, or during the re-run).
+        const h = plan.held;
+        const pid = child.pid;
+        let stopped = false;
+        let during: Promise<void> | undefined;
+        const signal = (s: NodeJS.Signals) => {
+          try {
+            if (pid !== undefined) process.kill(pid, s);
+          } catch {
+            // gone meanwhile
+          }
+        };
+        const drive = async () => {
+          for (;;) {
+            if (exited) return;
+            const head = (await holdView(h.holdId)).held[0];
+            if (head && isLookAlike(head)) break;
+            if (head) await a.call("POST", `/_emulator/holds/${h.holdId}/release`, { count: 1 });
+            else await sleep(5);
+          }
+          if (exited) return;
+          signal("SIGSTOP"); // the engine: it cannot read (nor record) any answer from now on
+          stopped = true;
+          h.out.frozenAtMs = Math.round(performance.now() - started);
+          await a.call("POST", `/_emulator/holds/${h.holdId}/release`, { count: 1 });
+          // the provider host has the answer (and journals the id) once it sends the next look-alike's create
+          const until = Date.now() + 5000;
+          for (;;) {
+            if ((await holdView(h.holdId)).held.some(isLookAlike)) {
+              h.out.nextHeld = true;
+              break;
+            }
+            if (Date.now() >= until) break;
+            await sleep(5);
+          }
+          h.heldAt = Date.now();
+          kill(); // SIGKILL ends a stopped process too
+          h.killedAt = Date.now();
+          // PostHog applies the held creates only once the killed process is gone (its sockets closed): a provider
+          // host whose engine is gone then sends no create it still had queued
+          while (killedPids.some(alive) && Date.now() - h.killedAt < 2000) await sleep(2);
+          h.out.heldAtKill = (await holdView(h.holdId)).held.map((r) =>
+            typeof r.body?.name === "string" ? r.body.name : r.path,
+          );
+          if (plan.target !== "cli") signal("SIGCONT"); // the engine lives on, as with the other kinds
+          stopped = false;
+          if (h.out.release === "before") await releaseHeld(h, "kill");
+          else during = releaseDuring(h);
+        };
+        h.released = drive().then(
+          () => {
+            if (stopped) signal("SIGCONT");
+            return during ?? releaseHeld(h, "kill");
+          },
+          (e: unknown) => {
+            log(`  held kill point failed: ${(e as Error).message}`);
+            if (stopped) signal("SIGCONT");
+            return releaseHeld(h, "kill");
+          },
+        );
+      }
       done.then(
         ({ exitCode: code, signal, stdout, stderr }) => {
           exited = true;
@@ -622,7 +852,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
           look();
           // un-killed complete runs set the scale of the kill points: an up from an empty stack, a whole destroy
           const ms = Math.round(performance.now() - started);
-          if (killedAtMs === undefined && code === 0) {
+          if (killedAtMs === undefined && code === 0 && plan.trigger !== "held") {
             const kind =
               cmd.op === "destroy" && !fromEmpty
                 ? "destroy"
@@ -839,6 +1069,94 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
     if (!u.converged) throw new Error(`setup up failed: ${u.errors.join("; ")}`);
   };
 
+  /**
+   * What outlived a killed run (the language host, the program, the provider host), and for how long: the
+   * processes carrying the soak's marker when it is called, followed (by pid: a re-run started meanwhile carries
+   * the marker too) until none is left or 10 s passed; then those left are recorded and SIGKILLed.
+   */
+  const watchKilled = async (rec: KillRecord): Promise<void> => {
+    const t = performance.now();
+    const atKill = processesWithMarker(marker);
+    const ofKilledRun = new Set(atKill.map((p) => p.pid));
+    rec.childrenAtKill = atKill.length;
+    const role = (cmd: string) =>
+      cmd.includes("dynamic-provider")
+        ? "host"
+        : cmd.includes("cmd/run")
+          ? "program"
+          : cmd.includes("pulumi-language-nodejs")
+            ? "language host"
+            : cmd.includes("pulumi-resource-pulumi-nodejs")
+              ? "plugin script"
+              : /(^|\/)pulumi( |$)/.test(cmd)
+                ? "engine"
+                : "other";
+    let left = atKill;
+    while (left.length > 0 && performance.now() - t < 10_000) {
+      await sleep(10);
+      const now = processesWithMarker(marker).filter((p) => ofKilledRun.has(p.pid));
+      for (const p of left)
+        if (!now.some((q) => q.pid === p.pid)) {
+          const r = role(p.cmd);
+          rec.outlivedMs[r] = Math.max(rec.outlivedMs[r] ?? 0, Math.round(performance.now() - t));
+        }
+      left = now;
+    }
+    if (left.length === 0) rec.childrenGoneMs = Math.round(performance.now() - t);
+    rec.leaked = left.filter((p) => role(p.cmd) !== "language host").map((p) => `${p.pid} ${p.cmd}`);
+    rec.languageHostLingering = left.filter((p) => role(p.cmd) === "language host").length;
+    // Recorded, then ended (they carry this run's marker): the real CLI starts each plugin (the language host,
+    // the provider host) in a process group of its own, so they outlive a SIGKILL of the CLI's group and would
+    // otherwise pile up from one episode to the next.
+    for (const p of left) {
+      try {
+        process.kill(p.pid, "SIGKILL");
+      } catch {
+        // gone meanwhile
+      }
+    }
+  };
+
+  /** Whether the backend holds a lock (a killed CLI leaves its own: the next command is refused until `pulumi cancel`). */
+  const lockHeld = () => {
+    const dir = join(stateDir, ".pulumi", "locks");
+    return (
+      existsSync(dir) && readdirSync(dir, { recursive: true, withFileTypes: true }).some((e) => e.isFile())
+    );
+  };
+
+  /**
+   * `pulumi-posthog clear-pending --stack dev` (the package's bin, dist/provider/export/cli.js), as an operator
+   * runs it in the project's directory: the pending creates it cleared and those it kept (URNs), or its error.
+   */
+  const clearPendingCommand = (): Promise<{ cleared: string[]; kept: string[]; error?: string }> =>
+    new Promise((resolve) => {
+      const p = spawn(
+        process.execPath,
+        [join(root, "dist", "provider", "export", "cli.js"), "clear-pending", "--stack", "dev"],
+        { cwd: root, env: pulumiEnv(stateDir, env), stdio: ["ignore", "pipe", "pipe"] },
+      );
+      children.add(p);
+      let out = "";
+      p.stdout?.on("data", (d: Buffer) => {
+        out += d.toString();
+      });
+      p.stderr?.on("data", (d: Buffer) => {
+        out += d.toString();
+      });
+      const urns = (re: RegExp) => [...out.matchAll(re)].map((m) => nameOf(m[1] ?? ""));
+      p.on("error", (e) => resolve({ cleared: [], kept: [], error: e.message }));
+      p.on("close", (code) => {
+        children.delete(p);
+        if (out.includes(emulator.apiKey)) keyLeaks.add("output of pulumi-posthog clear-pending");
+        resolve({
+          cleared: urns(/^cleared: the pending create of (\S+)/gm),
+          kept: urns(/^kept: the pending create of (\S+?):/gm),
+          ...(code === 0 ? {} : { error: `exit ${code}: ${out.trim().split("\n").slice(-2).join(" | ")}` }),
+        });
+      });
+    });
+
   const records: KillRecord[] = [];
   let baseline: EngineKillReport["baseline"] = {
     upMs: 0,
@@ -881,27 +1199,61 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
 
     const cycle: EpisodeKind[] = ["create", "change", "create", "destroy"];
     const triggerCount: Record<EpisodeKind, number> = { create: 0, change: 0, destroy: 0 };
+    const killPoints = options.killPoints ?? "both";
+    let randomEpisodes = 0;
+    let heldEpisodes = 0;
     for (let index = 1; index <= kills; index++) {
-      const kind = cycle[(index - 1) % cycle.length] as EpisodeKind;
-      const trigger: "time" | "operation" = triggerCount[kind]++ % 2 === 0 ? "operation" : "time";
+      // `both`: random kill points in the odd episodes, held ones in the even; each with counters of its own, so
+      // that the random episodes cycle through kinds and targets as with `random` alone
+      const isHeld = killPoints === "held" || (killPoints === "both" && index % 2 === 0);
+      const r0 = isHeld ? 0 : randomEpisodes++;
+      const h = isHeld ? heldEpisodes++ : 0;
+      const kind: EpisodeKind = isHeld ? "create" : (cycle[r0 % cycle.length] as EpisodeKind);
       if (kind === "create") await ensureEmpty();
       else await ensureDeployed();
       const variant: "v1" | "v2" = kind === "change" ? "v2" : "v1";
       const cmd: Cmd = kind === "destroy" ? { op: "destroy" } : { op: "up", variant };
-      // kill points within what un-killed runs of this kind took so far (the machine's load varies)
-      const nth = 1 + Math.floor(random() * Math.max(1, scale[kind].operations));
-      const target = KILL_TARGETS[(index - 1) % KILL_TARGETS.length] as KillTarget;
-      const plan: KillPlan =
-        trigger === "operation"
-          ? { trigger, nth, extraMs: Math.floor(random() * latencyMs * 1.5), target }
-          : {
-              trigger,
-              afterMs: Math.floor(random() * shortest(scale[kind].ms)),
-              target,
-            };
+      let trigger: KillTrigger;
+      let target: KillTarget;
+      let plan: KillPlan;
+      let nth = 0;
+      let heldCtl: HeldControl | undefined;
+      if (!isHeld) {
+        trigger = triggerCount[kind]++ % 2 === 0 ? "operation" : "time";
+        // kill points within what un-killed runs of this kind took so far (the machine's load varies)
+        nth = 1 + Math.floor(random() * Math.max(1, scale[kind].operations));
+        target = KILL_TARGETS[r0 % KILL_TARGETS.length] as KillTarget;
+        plan =
+          trigger === "operation"
+            ? { trigger: "operation", nth, extraMs: Math.floor(random() * latencyMs * 1.5), target }
+            : { trigger: "time", afterMs: Math.floor(random() * shortest(scale[kind].ms)), target };
+      } else {
+        // held kinds, releases, targets and operator paths: every combination within 12 held episodes
+        trigger = h % 2 === 0 ? "answered" : "clear-pending";
+        target = HELD_TARGETS[h % HELD_TARGETS.length] as KillTarget;
+        const c = Math.floor(h / 2);
+        heldCtl = {
+          holdId: "",
+          out: {
+            release: c % 2 === 0 ? "before" : "during",
+            nextHeld: false,
+            heldAtKill: [],
+            ...(trigger === "clear-pending"
+              ? { operator: Math.floor((c + 1) / 2) % 2 === 0 ? ("refresh" as const) : ("package" as const) }
+              : {}),
+          },
+        };
+        plan = { trigger: "held", held: heldCtl, target };
+      }
       const carriedBefore = (await exported()).pendingOperations;
 
       await armFaults();
+      if (heldCtl)
+        heldCtl.holdId = (
+          (await a.call("POST", "/_emulator/holds", { method: "POST", path: "/dashboards/?$" })) as {
+            id: string;
+          }
+        ).id;
       const killed = await runCli(cmd, plan);
       const faultsAtKill = await disarmFaults();
       checkKey();
@@ -912,6 +1264,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
         trigger,
         target,
         ...(trigger === "operation" ? { nth } : {}),
+        ...(heldCtl ? { held: heldCtl.out } : {}),
         pending: [],
         lostAtKill: [],
         carried: carriedBefore.length,
@@ -935,50 +1288,14 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
         notSeeded: [],
         cleanedUp: [],
       };
+      // what outlived the killed run; with a held kill released during the re-run, watched while it runs
+      let watching: Promise<void> = Promise.resolve();
       if (killed.killedAtMs === undefined) {
         rec.finishedFirst = killed.code ?? -1;
       } else {
         rec.killedAtMs = killed.killedAtMs;
-        // what outlived the CLI (the language host, the program, the provider host), and for how long
-        const t = performance.now();
-        const atKill = processesWithMarker(marker);
-        rec.childrenAtKill = atKill.length;
-        const role = (cmd: string) =>
-          cmd.includes("dynamic-provider")
-            ? "host"
-            : cmd.includes("cmd/run")
-              ? "program"
-              : cmd.includes("pulumi-language-nodejs")
-                ? "language host"
-                : cmd.includes("pulumi-resource-pulumi-nodejs")
-                  ? "plugin script"
-                  : /(^|\/)pulumi( |$)/.test(cmd)
-                    ? "engine"
-                    : "other";
-        let left = atKill;
-        while (left.length > 0 && performance.now() - t < 10_000) {
-          await sleep(10);
-          const now = processesWithMarker(marker);
-          for (const p of left)
-            if (!now.some((q) => q.pid === p.pid)) {
-              const r = role(p.cmd);
-              rec.outlivedMs[r] = Math.max(rec.outlivedMs[r] ?? 0, Math.round(performance.now() - t));
-            }
-          left = now;
-        }
-        if (left.length === 0) rec.childrenGoneMs = Math.round(performance.now() - t);
-        rec.leaked = left.filter((p) => role(p.cmd) !== "language host").map((p) => `${p.pid} ${p.cmd}`);
-        rec.languageHostLingering = left.filter((p) => role(p.cmd) === "language host").length;
-        // Recorded, then ended (they carry this run's marker): the real CLI starts each plugin (the language host,
-        // the provider host) in a process group of its own, so they outlive a SIGKILL of the CLI's group and would
-        // otherwise pile up from one episode to the next.
-        for (const p of left) {
-          try {
-            process.kill(p.pid, "SIGKILL");
-          } catch {
-            // gone meanwhile
-          }
-        }
+        watching = watchKilled(rec);
+        if (heldCtl?.out.release !== "during") await watching;
       }
       if (rec.killedAtMs !== undefined) {
         // what the server applied that the state does not hold (writes still on the wire finish first)
@@ -995,9 +1312,16 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
       const when =
         rec.killedAtMs === undefined
           ? `not killed: the run ended first (exit ${rec.finishedFirst})`
-          : `killed at ${rec.killedAtMs} ms (${plan.trigger === "operation" ? `operation #${nth} + ${plan.extraMs} ms` : "random time"})`;
+          : `killed at ${rec.killedAtMs} ms (${
+              plan.trigger === "operation"
+                ? `operation #${nth} + ${plan.extraMs} ms`
+                : plan.trigger === "held"
+                  ? `${trigger}${rec.held?.operator ? ` via ${rec.held.operator}` : ""}, release ${rec.held?.release}: engine frozen at ${rec.held?.frozenAtMs} ms, ` +
+                    `next look-alike create held ${rec.held?.nextHeld ? "yes" : "NO (uncertain moment)"}, held at the kill [${rec.held?.heldAtKill.join(", ")}]`
+                  : "random time"
+            })`;
       log(
-        `kill ${index}/${kills} ${kind} (${target}): ${when}; state: ${rec.stateResources} resources, pending [${rec.pending.map((p) => `${p.operation} ${p.type} ${p.name}`).join(", ")}]` +
+        `kill ${index}/${kills} ${kind} [${trigger}] (${target}): ${when}; state: ${rec.stateResources} resources, pending [${rec.pending.map((p) => `${p.operation} ${p.type} ${p.name}`).join(", ")}]` +
           `; applied, not recorded: ${rec.lostAtKill.join(", ") || "nothing"}`,
       );
 
@@ -1013,10 +1337,68 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
           rec.faulted += f.faulted;
         }
       };
+      // Held kill points: `pulumi cancel` at once for the lock a killed CLI left (the first command would be refused
+      // otherwise); then the operator's path (`clear-pending`) around the same command as above.
+      const operatorFindings: string[] = [];
+      const operator = heldCtl?.out.operator;
+      if (heldCtl) {
+        heldCtl.rerunFrom = Date.now();
+        if (lockHeld()) {
+          await pulumiOk(["cancel", "--yes", "--stack", "dev", "--non-interactive"], {
+            cwd: root,
+            stateDir,
+            env,
+          });
+          rec.cancelledLock = true;
+        }
+      }
+      if (heldCtl && operator === "refresh") {
+        const creating = (v: StateView) =>
+          v.pendingOperations.filter((p) => p.operation === "creating").length;
+        const rr = await runCli({ op: "refresh", extra: ["--clear-pending-creates"] }, { trigger: "none" });
+        checkKey();
+        if (rr.code !== 0) rec.recoveryErrors.push(...firstErrors(rr).map((e) => `refresh: ${e}`));
+        heldCtl.out.refreshCleared = creating(cp) - creating(await exported());
+      }
       let r = await recoverUnderFaults();
       rec.recoveryRuns = r.runs;
-      rec.recoveryErrors = r.errors;
-      rec.cancelledLock = r.cancelledLock;
+      rec.recoveryErrors.push(...r.errors);
+      rec.cancelledLock ||= r.cancelledLock;
+      if (heldCtl && operator === "package" && r.converged) {
+        // the up adopted what the killed run made: every pending create's resource is in the state, so the
+        // package's command clears them all; then up again
+        const c = await clearPendingCommand();
+        heldCtl.out.packageCleared = c.cleared.length;
+        heldCtl.out.packageKept = c.kept;
+        if (c.error) operatorFindings.push(`pulumi-posthog clear-pending failed: ${c.error}`);
+        for (const k of c.kept)
+          operatorFindings.push(`pulumi-posthog clear-pending kept the pending create of ${k}`);
+        const left = (await exported()).pendingOperations.filter((p) => p.operation === "creating");
+        if (!c.error && left.length > 0)
+          operatorFindings.push(`pulumi-posthog clear-pending left ${left.length} pending create(s)`);
+        const again = await recoverUnderFaults();
+        r = { ...again, runs: r.runs + again.runs, errors: [...r.errors, ...again.errors] };
+        rec.recoveryRuns += again.runs;
+        rec.recoveryErrors.push(...again.errors);
+      }
+      if (heldCtl) {
+        // PostHog has applied what the hold kept before anything is audited
+        await heldCtl.released;
+        if (heldCtl.out.firstReadAfterKillMs === undefined && heldCtl.rerunFrom !== undefined) {
+          const readAt = await firstDashboardRead(heldCtl.rerunFrom);
+          if (readAt !== undefined && heldCtl.killedAt !== undefined)
+            heldCtl.out.firstReadAfterKillMs = readAt - heldCtl.killedAt;
+        }
+        const o = heldCtl.out;
+        log(
+          `  held: released by ${o.releasedBy ?? "?"} ${o.releasedAfterKillMs ?? "?"} ms after the kill; the re-run's first read of dashboards ` +
+            `${o.firstReadAfterKillMs === undefined ? "none" : `${o.firstReadAfterKillMs} ms after the kill`}` +
+            `${o.refreshCleared !== undefined ? `; refresh --clear-pending-creates dropped ${o.refreshCleared} pending create(s)` : ""}` +
+            `${o.packageCleared !== undefined ? `; pulumi-posthog clear-pending cleared ${o.packageCleared}, kept ${o.packageKept?.length ?? 0}` : ""}`,
+        );
+      }
+      await watching;
+      rec.differences.push(...operatorFindings);
       let au = await audit();
       if (!r.converged && au.orphanObjects.length > 0) {
         // stuck on an object the state does not know (e.g. a domain a lost create made): the operator removes the
@@ -1037,7 +1419,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
       rec.missing = au.missing;
       if (kind !== "destroy" && r.converged) {
         const { drift, clearedPendingCreates } = await differences();
-        rec.differences = drift.filter((d) => !expectedDrift.includes(d));
+        rec.differences.push(...drift.filter((d) => !expectedDrift.includes(d)));
         rec.clearedPendingCreates = clearedPendingCreates;
       }
       // each finding is counted once: the orphans go before the destroy that ends the episode
@@ -1079,6 +1461,36 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
     }
     const sum = (f: (r: KillRecord) => number) => records.reduce((s, r) => s + f(r), 0);
     const killedRuns = records.filter((r) => r.killedAtMs !== undefined);
+    const byKillPoint: EngineKillReport["totals"]["byKillPoint"] = {};
+    for (const r of records) {
+      byKillPoint[r.trigger] ??= {
+        episodes: 0,
+        kills: 0,
+        certain: 0,
+        notConverged: 0,
+        duplicates: 0,
+        orphans: 0,
+        missing: 0,
+      };
+      const row = byKillPoint[r.trigger];
+      if (!row) continue;
+      row.episodes++;
+      if (r.killedAtMs !== undefined) row.kills++;
+      if (r.killedAtMs !== undefined && r.held?.nextHeld) row.certain++;
+      if (!r.converged) row.notConverged++;
+      row.duplicates += r.duplicates.length;
+      row.orphans += r.orphans.length;
+      row.missing += r.missing.length;
+    }
+    log(
+      `engine kills by kill point: ${Object.entries(byKillPoint)
+        .map(
+          ([k, v]) =>
+            `${k}: ${v.kills} kills of ${v.episodes} episodes${k === "answered" || k === "clear-pending" ? ` (${v.certain} at the certain moment)` : ""}, ` +
+            `not converged ${v.notConverged}, duplicates ${v.duplicates}, orphans ${v.orphans}, missing ${v.missing}`,
+        )
+        .join("; ")}`,
+    );
     return {
       seed,
       latencyMs,
@@ -1111,6 +1523,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
         neededOperator: records.filter((r) => r.neededOperator).length,
         cancelledLocks: records.filter((r) => r.cancelledLock).length,
         clearedPendingCreates: sum((r) => r.clearedPendingCreates),
+        byKillPoint,
         byType: tallyByType(records),
       },
       finalNotSeeded,

@@ -5,10 +5,12 @@
  * command until it converges, `refresh --clear-pending-creates`).
  *
  *   npm run soak [-- --resources 300 --parallel 10 --max-rounds 10 --engine-kills 12 --kill-latency-ms 40
- *                    --kill-faults --seed N --only faults|kills --json]
+ *                    --kill-faults --kill-points random|held|both --seed N --only faults|kills --json]
  *
  * `--kill-faults` arms the fault phase's mix (429s, 5xx, resets, lost answers) during each killed run of the real
  * CLI and its re-runs: the fault soak through the real engine, with the look-alike dashboards of the kill soak.
+ * `--kill-points` (default both): random kill points, kill points made certain by emulator holds (a look-alike
+ * create answered, the engine frozen, the next one on the wire), or both in turn (bench/engine-kills.ts).
  *
  * Prints progress, then a summary (or one JSON object with --json); exits 1 when a phase did not converge, the
  * server and the state disagree (duplicates, orphans, missing, stale or refresh differences), a process of a
@@ -115,6 +117,12 @@ function printKills(report: EngineKillReport, ok: boolean): void {
       `destroys not leaving the organization as seeded ${t.notSeededAfterDestroy}, operator clean-ups ${t.neededOperator}, ` +
       `locks removed with pulumi cancel ${t.cancelledLocks}, pending creates cleared by refresh ${t.clearedPendingCreates}`,
   );
+  for (const [point, v] of Object.entries(t.byKillPoint))
+    console.log(
+      `  kill point ${point.padEnd(14)} ${v.kills} kills of ${v.episodes} episodes` +
+        `${point === "answered" || point === "clear-pending" ? ` (${v.certain} at the certain moment)` : ""}, ` +
+        `not converged ${v.notConverged}, duplicates ${v.duplicates}, orphans ${v.orphans}, missing ${v.missing}`,
+    );
   for (const [type, r] of Object.entries(t.byType))
     console.log(
       `  ${type.padEnd(22)} creates under way at a kill ${r.pendingCreates}, applied and not recorded ${r.lost}, ` +
@@ -139,6 +147,7 @@ async function main(): Promise<void> {
       "engine-kills": { type: "string", default: "12" },
       "kill-latency-ms": { type: "string", default: "40" },
       "kill-faults": { type: "boolean", default: false },
+      "kill-points": { type: "string", default: "both" },
       seed: { type: "string" },
       only: { type: "string" },
       json: { type: "boolean", default: false },
@@ -147,6 +156,9 @@ async function main(): Promise<void> {
   const only = values.only;
   if (only !== undefined && only !== "faults" && only !== "kills")
     throw new Error(`--only takes faults or kills, got ${only}`);
+  const killPoints = values["kill-points"];
+  if (killPoints !== "random" && killPoints !== "held" && killPoints !== "both")
+    throw new Error(`--kill-points takes random, held or both, got ${killPoints}`);
   const log = values.json ? undefined : (l: string) => console.error(l);
   let ok = true;
   const out: Record<string, unknown> = {};
@@ -169,6 +181,7 @@ async function main(): Promise<void> {
       kills,
       latencyMs: Number(values["kill-latency-ms"]),
       faults: values["kill-faults"],
+      killPoints,
       ...(values.seed === undefined ? {} : { seed: Number(values.seed) }),
       ...(log ? { log } : {}),
     });
