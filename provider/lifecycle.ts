@@ -191,6 +191,26 @@ async function checkSettings(prove: boolean): Promise<PostHogClient | undefined>
   return client;
 }
 
+/** Whether this provider host said that a preview cannot prove the key's write scopes ({@link sayScopesUnproven}). */
+let scopesSaid = false;
+
+/**
+ * Says once per provider host, in a preview whose plan writes (a create, an update or a replacement), what its
+ * access check could not prove: that the key may make those writes. PostHog shows a personal API key's scopes to no
+ * read made with that key (api-behaviour §5: the key list needs `personal_api_key:read`, which a scoped key seldom
+ * has), so a key without, say, `dashboard:write` passes the preview, and `up` fails at the first write that needs
+ * it. One line on stdout, shown by the engine as the resource's info. No request.
+ */
+function sayScopesUnproven(): void {
+  if (scopesSaid || !previewing) return;
+  scopesSaid = true;
+  console.log(
+    "info: this preview proved that the settings reach PostHog, not that the API key may make the writes it plans: " +
+      "PostHog shows a personal API key's scopes to no read made with it. If the key lacks a scope one of them needs " +
+      '(e.g. dashboard:write), `pulumi up` fails at that write with 403 "API key missing required scope …"',
+  );
+}
+
 /** How a resource's `read` is called (see {@link ResourceDefinition.read}). */
 export interface ReadMode {
   /** True for a refresh's read: list reads are shared for {@link REFRESH_SNAPSHOT_MS}; read from them. */
@@ -480,8 +500,10 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
    */
   const planned = async (inputs: Record<string, unknown>, established: boolean): Promise<void> => {
     const api = await checkSettings(previewing || proving);
-    if (api && previewing && !established)
+    if (api && previewing && !established) {
+      sayScopesUnproven();
       await announceAdoption(def.name, nameOf(def.name, inputs), api, inputs);
+    }
   };
 
   /**
@@ -598,7 +620,10 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       const replaces = def.update ? changed.filter((k) => replaceOn.has(k)) : changed;
       // A preview that updates or replaces proves the settings reach PostHog (one GET per run), as `up` would (its
       // checks did already, for resources declared with the SDK classes or through the plugin).
-      if (changed.length > 0 && previewing) await checkSettings(true);
+      if (changed.length > 0 && previewing) {
+        await checkSettings(true);
+        sayScopesUnproven();
+      }
       // An existing resource that keeps its object claims it (from the outputs, which may name it more fully
       // than the inputs: a Member declared by e-mail holds the person's user UUID too).
       if (replaces.length === 0) claimOrThrow(n, identities(o), true);

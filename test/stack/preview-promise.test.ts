@@ -174,6 +174,16 @@ describe("a preview that changes something proves the settings reach PostHog: up
     const calm = await s.run("preview", one, { refresh: true, expectNoChanges: true });
     expect(calm.ok, why(calm)).toBe(true);
     expect((await requestsSince()).filter((r) => !r.startsWith("GET "))).toEqual([]);
+    // A preview that plans writes says, once, what it could not prove: the key's write scopes (issue 34, point 4).
+    const planned = await s.run("preview", changed);
+    expect(planned.ok, why(planned)).toBe(true);
+    const infos = planned.diagnostics.filter((d) =>
+      d.message.includes("this preview proved that the settings"),
+    );
+    expect(infos.map((d) => d.message).join("\n"), why(planned)).toContain(
+      "not that the API key may make the writes it plans",
+    );
+    expect(infos).toHaveLength(1);
     // With the right settings the same change applies.
     const up = await s.run("up", changed);
     expect(up.ok, why(up)).toBe(true);
