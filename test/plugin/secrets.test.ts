@@ -1,10 +1,11 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureStack, pulumiOk, type RunResult, runStack, writeStackSettings } from "../../tools/pulumi";
+import { pulumiOk, type RunResult, runStack } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { NO_POSTHOG_ENV, requireBuilt, root, why } from "./support";
+import { filesUnder } from "../support/files";
+import { NO_POSTHOG_ENV, requireBuilt, root, stackWithSettings, why } from "./support";
 
 // Issue 34, point 3 (a): through the provider plugin, a key set as plain stack config (`pulumi config set
 // posthog:apiKey …` without --secret) used to run with no warning and be stored in clear in the state (the default
@@ -55,33 +56,10 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** Every file under `dir`, as text. */
-function filesUnder(dir: string): { path: string; text: string }[] {
-  const out: { path: string; text: string }[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...filesUnder(path));
-    else out.push({ path, text: readFileSync(path, "latin1") });
-  }
-  return out;
-}
-
 describe("secrets through the provider plugin (real Pulumi CLI, YAML)", () => {
   it("a key set as plain stack config is stored encrypted; no secret is in clear in any --json or --debug output, nor in the backend", async () => {
-    const configFile = await ensureStack({ projectDir, stack, stateDir, env });
-    writeStackSettings(
-      configFile,
-      `config:\n  posthog:host: ${emu.url}\n  posthog:organizationId: ${emu.organizationId}\n`,
-    );
-    // Plain text, as a hurried user types it.
-    await pulumiOk(
-      ["config", "set", "posthog:apiKey", emu.apiKey, "--stack", stack, "--config-file", configFile],
-      {
-        cwd: projectDir,
-        stateDir,
-        env,
-      },
-    );
+    // The key in plain text, as a hurried user types it.
+    const configFile = await stackWithSettings({ projectDir, stack, stateDir, emu, env, plainKey: true });
     const runs: RunResult[] = [];
     const run = async (operation: "up" | "preview" | "refresh" | "destroy", args: string[]) => {
       const r = await runStack({ operation, projectDir, stack, stateDir, configFile, env, args });

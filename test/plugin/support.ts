@@ -32,7 +32,8 @@ export function requireBuilt(files: string[], how = "`npm run build` and `npm ru
 /**
  * Creates `stack` of the program in `projectDir` on the backend `stateDir` (tools/pulumi.ts `ensureStack`), writes
  * its settings file with the emulator's host and organization (plus `extra`, lines of YAML under `config:`), and
- * sets the key with `pulumi config set --secret posthog:apiKey`. Returns the settings file.
+ * sets the key with `pulumi config set --secret posthog:apiKey` (without `--secret` when `plainKey`, as a hurried
+ * user types it). Returns the settings file.
  * @throws when the CLI fails, with its output.
  */
 export async function stackWithSettings(opts: {
@@ -43,6 +44,7 @@ export async function stackWithSettings(opts: {
   env: NodeJS.ProcessEnv;
   configFile?: string;
   extra?: string;
+  plainKey?: boolean;
 }): Promise<string> {
   const { projectDir, stack, stateDir, emu, env } = opts;
   const configFile = await ensureStack({
@@ -60,7 +62,7 @@ export async function stackWithSettings(opts: {
     [
       "config",
       "set",
-      "--secret",
+      ...(opts.plainKey ? [] : ["--secret"]),
       "posthog:apiKey",
       emu.apiKey,
       "--stack",

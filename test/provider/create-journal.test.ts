@@ -10,8 +10,14 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ProviderHost, startProviderHost } from "../../tools/provider-host";
-import { repoRoot, serializeProvider, startTestEmulator, type TestEmulator, urnOf } from "./harness";
+import type { ProviderHost } from "../../tools/provider-host";
+import {
+  serializeProvider,
+  startConfiguredHost,
+  startTestEmulator,
+  type TestEmulator,
+  urnOf,
+} from "./harness";
 
 let emu: TestEmulator;
 let journal: string;
@@ -25,24 +31,8 @@ afterAll(async () => {
 });
 
 /** A provider host configured for the emulator, journaling in this test's directory. */
-async function host(): Promise<ProviderHost> {
-  const h = await startProviderHost({
-    cwd: repoRoot,
-    project: "posthog-test",
-    deadlineMs: 30_000,
-    env: { POSTHOG_CREATE_JOURNAL_DIR: journal },
-  });
-  await h.configure(
-    {
-      "posthog:apiKey": emu.apiKey,
-      "posthog:host": emu.url,
-      "posthog:organizationId": emu.organizationId,
-      "posthog:projectId": String(emu.projectId),
-    },
-    ["posthog:apiKey"],
-  );
-  return h;
-}
+const host = (): Promise<ProviderHost> =>
+  startConfiguredHost(emu, undefined, { POSTHOG_CREATE_JOURNAL_DIR: journal });
 
 const until = async (what: string, done: () => Promise<boolean>) => {
   for (let i = 0; i < 200; i++) {

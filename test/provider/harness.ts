@@ -90,16 +90,21 @@ export const typeOf = (name: string) => `pulumi-nodejs:dynamic/posthog:${name}`;
 export const urnOf = (name: string, resourceName: string) =>
   `urn:pulumi:test::posthog-test::${typeOf(name)}::${resourceName}`;
 
-/** A started host configured for `emu` (stack config, API key sent as a secret the way the engine does). */
+/**
+ * A started host configured for `emu` (stack config, API key sent as a secret the way the engine does), with `env`
+ * over this process's environment (e.g. `POSTHOG_CREATE_JOURNAL_DIR`: one host per run of a test's "stack").
+ */
 export async function startConfiguredHost(
   emu: TestEmulator,
   onOutput?: (text: string) => void,
+  env?: Record<string, string>,
 ): Promise<ProviderHost> {
   const host = await startProviderHost({
     cwd: repoRoot,
     project: "posthog-test",
     deadlineMs: 30_000,
     ...(onOutput ? { onOutput } : {}),
+    ...(env ? { env } : {}),
   });
   await host.configure(
     {

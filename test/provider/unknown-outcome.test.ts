@@ -11,8 +11,15 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type ProviderHost, startProviderHost } from "../../tools/provider-host";
-import { failure, repoRoot, serializeProvider, startTestEmulator, type TestEmulator, urnOf } from "./harness";
+import type { ProviderHost } from "../../tools/provider-host";
+import {
+  failure,
+  serializeProvider,
+  startConfiguredHost,
+  startTestEmulator,
+  type TestEmulator,
+  urnOf,
+} from "./harness";
 
 let emu: TestEmulator;
 let journal: string;
@@ -30,24 +37,12 @@ beforeEach(async () => {
 });
 
 /** One run's provider host: configured for the emulator, journaling in this test's directory, with `env`. */
-async function run(env: Record<string, string> = {}): Promise<ProviderHost> {
-  const h = await startProviderHost({
-    cwd: repoRoot,
-    project: "posthog-test",
-    deadlineMs: 60_000,
-    env: { POSTHOG_CREATE_JOURNAL_DIR: journal, POSTHOG_LOST_CREATE_WAIT: "2", ...env },
+const run = (env: Record<string, string> = {}): Promise<ProviderHost> =>
+  startConfiguredHost(emu, undefined, {
+    POSTHOG_CREATE_JOURNAL_DIR: journal,
+    POSTHOG_LOST_CREATE_WAIT: "2",
+    ...env,
   });
-  await h.configure(
-    {
-      "posthog:apiKey": emu.apiKey,
-      "posthog:host": emu.url,
-      "posthog:organizationId": emu.organizationId,
-      "posthog:projectId": String(emu.projectId),
-    },
-    ["posthog:apiKey"],
-  );
-  return h;
-}
 
 /** Check then Create of resource `name` of `type` in `host`, as the engine of a stack `posthog-test/dev` calls them. */
 async function createIn(host: ProviderHost, type: string, name: string, inputs: Record<string, unknown>) {

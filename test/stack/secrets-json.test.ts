@@ -1,7 +1,6 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { errorsOf, type RunResult } from "../../tools/pulumi";
+import { filesUnder } from "../support/files";
 import { type Declared, useFixtureProgram } from "./fixture-program";
 
 // Issue 34, point 3 (b): `pulumi up --json` printed a Project's apiToken and a sharing's accessToken in clear, in
@@ -15,17 +14,6 @@ import { type Declared, useFixtureProgram } from "./fixture-program";
 // through the real Pulumi CLI.
 const fx = useFixtureProgram({ prefix: "secrets-json" });
 const why = (r: RunResult) => `${JSON.stringify(errorsOf(r), null, 1)}\n${r.output}`;
-
-/** Every file under `dir`, as text. */
-function filesUnder(dir: string): { path: string; text: string }[] {
-  const out: { path: string; text: string }[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...filesUnder(path));
-    else out.push({ path, text: readFileSync(path, "latin1") });
-  }
-  return out;
-}
 
 /** The Node.js runtime's own debug line of a RegisterResource answer, as a --json event or a --debug line. */
 const RUNTIME_LOG = /RegisterResource RPC finished: resource:/;

@@ -1,0 +1,21 @@
+/**
+ * Every file under a folder, as text: what the secret-leak tests search (a backend's checkpoints, backups, history
+ * and event logs).
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+/**
+ * Every file below `dir` (recursively), with its content read as latin1 (any byte sequence reads; an ASCII secret is
+ * found in it as it is).
+ * @returns `{path, text}` per file, `path` absolute when `dir` is
+ */
+export function filesUnder(dir: string): { path: string; text: string }[] {
+  const out: { path: string; text: string }[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...filesUnder(path));
+    else out.push({ path, text: readFileSync(path, "latin1") });
+  }
+  return out;
+}
