@@ -663,9 +663,13 @@ export function beginCreate(
             ? `The next pulumi up looks for it first: it adopts the ${type} this create made once PostHog shows it, ` +
               `and creates one only if PostHog still shows none after ${decidedAt} (POSTHOG_LOST_CREATE_WINDOW, ` +
               `${windowText(windowMs)} after the create started). Run pulumi up again`
-            : `This create is not journaled (${journalDir() === undefined ? "POSTHOG_CREATE_JOURNAL_DIR=off" : "the resource was declared without the SDK's classes"}), ` +
-              `so the next up cannot recognise what it made: check PostHog for a ${type} named "${name}" created after ` +
-              `${new Date(rec.started).toISOString()}, and adopt it with ${adoptHint}, before you run up again`;
+            : type === "Invite"
+              ? "The next pulumi up sends the invite again (invites are not journaled): PostHog keeps one invite per " +
+                "address, so no second invite is made, but a second e-mail may be sent; to avoid it, check PostHog's " +
+                `pending invites for ${name} first and declare the Invite with ${adoptHint} if it is there`
+              : `This create is not journaled (${journalDir() === undefined ? "POSTHOG_CREATE_JOURNAL_DIR=off" : "the resource was declared without the SDK's classes"}), ` +
+                `so the next up cannot recognise what it made: check PostHog for a ${type} named "${name}" created after ` +
+                `${new Date(rec.started).toISOString()}, and adopt it with ${adoptHint}, before you run up again`;
           throw new Error(
             `${type} "${name}": the outcome of its create is unknown: ${cause.message}. PostHog may still be processing ` +
               `the request: no ${type} of that name made since the create started appeared in ${reads} list read(s) ` +

@@ -207,6 +207,21 @@ describe("a create PostHog may still be processing when its answer is lost", () 
     }
   }, 60_000);
 
+  it("Invite (not journaled): unknown, and the message says the next up sends it again, PostHog keeping one per address", async () => {
+    await holdAndCut("/invites/$"); // a lone invite is sent alone, not in a bulk request
+    const host = await run();
+    try {
+      const message = await failure(
+        createIn(host, "Invite", "late", { targetEmail: "late.invitee@example.com", sendEmail: false }),
+      );
+      expect(message).toContain('Invite "late.invitee@example.com": the outcome of its create is unknown');
+      expect(message).toContain("The next pulumi up sends the invite again (invites are not journaled)");
+      expect(message).not.toMatch(/declared without the SDK's classes/);
+    } finally {
+      await host.close();
+    }
+  }, 60_000);
+
   it("a malformed POSTHOG_LOST_CREATE_WAIT fails check, naming the variable and the accepted forms, before any request", async () => {
     await emu.control("DELETE", "/requests");
     const host = await run({ POSTHOG_LOST_CREATE_WAIT: "soon" });
