@@ -155,35 +155,24 @@ export async function recordCreate(entry: JournalEntry): Promise<void> {
 }
 
 /**
- * The ids that the creates of OTHER resources (of the same type, host, organization and scope, in any stack) returned
- * and whose entries are still in the journal (the engine may not have recorded them yet): a killed create of
- * `key`'s resource never made one of them. Reads the journal directory's entries (only when a create recovers
- * what a killed one made); unreadable entries are skipped.
+ * Every readable entry of the journal directory (none when the journal is off or the directory is missing);
+ * unreadable entries (gone meanwhile, not an entry) are skipped. Reads the directory and each entry: only when a
+ * create recovers what a killed or lost one made.
  */
-export function madeByOthers(key: JournalKey): Set<string> {
-  const out = new Set<string>();
+function journalEntries(): JournalEntry[] {
   const dir = journalDir();
-  if (!dir) return out;
+  if (!dir) return [];
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch {
-    return out;
+    return [];
   }
+  const out: JournalEntry[] = [];
   for (const n of names) {
     if (!n.endsWith(".json")) continue;
     try {
-      const e = JSON.parse(readFileSync(join(dir, n), "utf8")) as JournalEntry;
-      if (
-        e.madeId !== undefined &&
-        e.type === key.type &&
-        e.organization === key.organization &&
-        e.scope === key.scope &&
-        e.host === withoutCredentials(key.host) &&
-        !(e.stack === key.stack && e.resource === key.resource)
-      ) {
-        out.add(String(e.madeId));
-      }
+      out.push(JSON.parse(readFileSync(join(dir, n), "utf8")) as JournalEntry);
     } catch {
       // gone meanwhile, or not an entry
     }
@@ -191,42 +180,44 @@ export function madeByOthers(key: JournalKey): Set<string> {
   return out;
 }
 
+/** Whether entry `e` is of a create of `key`'s type, host, organization and scope. */
+function sameScope(e: JournalEntry, key: JournalKey): boolean {
+  return (
+    e.type === key.type &&
+    e.organization === key.organization &&
+    e.scope === key.scope &&
+    e.host === withoutCredentials(key.host)
+  );
+}
+
+/**
+ * The ids that the creates of OTHER resources (of the same type, host, organization and scope, in any stack) returned
+ * and whose entries are still in the journal (the engine may not have recorded them yet): a killed create of
+ * `key`'s resource never made one of them. Unreadable entries are skipped.
+ */
+export function madeByOthers(key: JournalKey): Set<string> {
+  return new Set(
+    journalEntries()
+      .filter(
+        (e) =>
+          e.madeId !== undefined &&
+          sameScope(e, key) &&
+          !(e.stack === key.stack && e.resource === key.resource),
+      )
+      .map((e) => String(e.madeId)),
+  );
+}
+
 /**
  * How many creates of `key`'s stack of an object of the same type, host, organization, scope and name (look-alike
  * resources: twelve dashboards named "KPIs") have an entry with no `madeId`: their outcome is unknown (lost answer,
- * or killed run), `key`'s own included when it has one. Reads the journal directory's entries (only when a create
- * finds more than one object that such a create could have made); unreadable entries are skipped.
+ * or killed run), `key`'s own included when it has one. Only when a create finds more than one object that such a
+ * create could have made; unreadable entries are skipped.
  */
 export function unknownLookAlikes(key: JournalKey): number {
-  const dir = journalDir();
-  if (!dir) return 0;
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return 0;
-  }
-  let count = 0;
-  for (const n of names) {
-    if (!n.endsWith(".json")) continue;
-    try {
-      const e = JSON.parse(readFileSync(join(dir, n), "utf8")) as JournalEntry;
-      if (
-        e.madeId === undefined &&
-        e.type === key.type &&
-        e.organization === key.organization &&
-        e.scope === key.scope &&
-        e.stack === key.stack &&
-        e.name === key.name &&
-        e.host === withoutCredentials(key.host)
-      ) {
-        count++;
-      }
-    } catch {
-      // gone meanwhile, or not an entry
-    }
-  }
-  return count;
+  return journalEntries().filter(
+    (e) => e.madeId === undefined && sameScope(e, key) && e.stack === key.stack && e.name === key.name,
+  ).length;
 }
 
 /** Distinguishes the temporary files of concurrent writes of one process. */

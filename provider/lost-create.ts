@@ -25,6 +25,7 @@
  */
 
 import { InvalidInputError, ServerError } from "./client/errors";
+import { parseDurationMs } from "./client/settings";
 import {
   completeCreate,
   forgetCreate,
@@ -66,14 +67,14 @@ export const LOST_CREATE_WINDOW_MS = 600_000;
 function envDuration(name: string, fallback: number): number {
   const raw = process.env[name]?.trim();
   if (!raw) return fallback;
-  const m = /^(\d+)\s*(s|m|h)?$/.exec(raw);
-  if (!m) {
+  const ms = parseDurationMs(raw);
+  if (ms === undefined) {
     throw new InvalidInputError(
       name,
       `Invalid ${name} ${JSON.stringify(raw)}: expected whole seconds ("15"), or with a unit s, m or h ("90s", "10m", "1h")`,
     );
   }
-  return Number(m[1]) * { s: 1_000, m: 60_000, h: 3_600_000 }[(m[2] ?? "s") as "s" | "m" | "h"];
+  return ms;
 }
 
 /**

@@ -320,20 +320,31 @@ function millis(name: string, raw: string | undefined): number | undefined {
 }
 
 /**
- * Parses a duration setting: whole seconds (`"90"`), or a whole number with a unit `s`, `m` or `h` (`"90s"`,
- * `"10m"`, `"1h"`); in milliseconds.
+ * A duration as the settings write it: whole seconds (`"90"`), or a whole number with a unit `s`, `m` or `h`
+ * (`"90s"`, `"10m"`, `"1h"`), surrounding white space ignored; in milliseconds, or undefined when `raw` has no
+ * such form. No error: the caller names its setting.
+ */
+export function parseDurationMs(raw: string): number | undefined {
+  const m = /^(\d+)\s*(s|m|h)?$/.exec(raw.trim());
+  return m
+    ? Number(m[1]) * { s: 1_000, m: 60_000, h: 3_600_000 }[(m[2] ?? "s") as "s" | "m" | "h"]
+    : undefined;
+}
+
+/**
+ * Parses a duration setting ({@link parseDurationMs}); in milliseconds.
  * @throws InvalidInputError naming the setting and the accepted forms.
  */
 function durationMs(name: string, raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
-  const m = /^(\d+)\s*(s|m|h)?$/.exec(raw.trim());
-  if (!m) {
+  const ms = parseDurationMs(raw);
+  if (ms === undefined) {
     throw new InvalidInputError(
       name,
       `Invalid ${name}: expected whole seconds ("120"), or with a unit s, m or h ("90s", "10m", "1h")`,
     );
   }
-  return Number(m[1]) * { s: 1_000, m: 60_000, h: 3_600_000 }[(m[2] ?? "s") as "s" | "m" | "h"];
+  return ms;
 }
 
 /**
