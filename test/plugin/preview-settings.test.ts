@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorsOf, pulumiOk, type RunOptions, runStack } from "../../tools/pulumi";
-import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { requestsSince as requestsOf, startTestEmulator, type TestEmulator } from "../support/emulator";
 import { NO_POSTHOG_ENV, requireBuilt, root, stackWithSettings, why } from "./support";
 
 // Issue 34, point 4, through the provider plugin: `pulumi preview` with a wrong key used to pass (`+ 2 to create`,
@@ -63,11 +63,7 @@ const setConfig = (key: string, value: string, secret = false) =>
     { cwd: projectDir, stateDir, env },
   );
 /** The API requests since the last call (method and path), then clears the emulator's log. */
-async function requestsSince(): Promise<string[]> {
-  const log = await emu.requests();
-  await emu.control("DELETE", "/requests");
-  return log.map((r) => `${r.method} ${r.path}`);
-}
+const requestsSince = () => requestsOf(emu);
 
 describe("a preview through the plugin proves the settings, changes or none (real Pulumi CLI, YAML)", () => {
   it("a wrong key or an organization of none fails the preview and the nightly gate naming the setting, with one GET and no write", async () => {

@@ -52,6 +52,19 @@ async function until(what: string, check: () => Promise<boolean> | boolean, ms =
   }
 }
 
+/**
+ * Holds every dashboard POST at the emulator until released (`POST /_emulator/holds`): the hold's id, and a reader
+ * of its state (`hits`: the POSTs it matched; `held`: those still waiting).
+ */
+async function holdDashboardPosts() {
+  const hold = (await fx.emu().control("POST", "/holds", { method: "POST", path: "/dashboards/$" })).body as {
+    id: string;
+  };
+  const held = async () =>
+    (await fx.emu().control("GET", `/holds/${hold.id}`)).body as { hits: number; held: unknown[] };
+  return { hold, held };
+}
+
 describe("look-alike objects and lost creates (real Pulumi CLI)", () => {
   it("two lost answers among three dashboards of one name: up adopts each one's own dashboard, no duplicate", async () => {
     const s = fx.stack("lost-answers");
@@ -92,12 +105,7 @@ describe("look-alike objects and lost creates (real Pulumi CLI)", () => {
     const NAME = "Answered then killed";
     const program = twins(NAME, 2);
     expect((await s.run("preview", program, { env })).ok).toBe(true);
-    const hold = (await fx.emu().control("POST", "/holds", { method: "POST", path: "/dashboards/$" }))
-      .body as {
-      id: string;
-    };
-    const held = async () =>
-      (await fx.emu().control("GET", `/holds/${hold.id}`)).body as { hits: number; held: unknown[] };
+    const { hold, held } = await holdDashboardPosts();
     const { child, done } = s.startUp(env);
     await until("the first create on the wire", async () => (await held()).held.length > 0);
     // The engine is frozen (SIGSTOP) before the first create is answered, so it can never record that answer; the
@@ -144,12 +152,7 @@ describe("look-alike objects and lost creates (real Pulumi CLI)", () => {
     expect((await s.run("preview", program, { env })).ok).toBe(true);
     // Every dashboard POST waits at the emulator until the test releases it: three are answered, the fourth is
     // on the wire when the provider host is killed, then applied (as a real server applies a write whose client died).
-    const hold = (await fx.emu().control("POST", "/holds", { method: "POST", path: "/dashboards/$" }))
-      .body as {
-      id: string;
-    };
-    const held = async () =>
-      (await fx.emu().control("GET", `/holds/${hold.id}`)).body as { hits: number; held: unknown[] };
+    const { hold, held } = await holdDashboardPosts();
     const { child, done } = s.startUp(env);
     for (let answered = 0; answered < 3; answered++) {
       await until(`create ${answered + 1} on the wire`, async () => (await held()).held.length > 0);

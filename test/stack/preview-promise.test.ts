@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { errorsOf, type RunOptions, type RunResult, runStack, writeStackSettings } from "../../tools/pulumi";
+import { requestsSince as requestsOf } from "../support/emulator";
 import { type Declared, fixtureDir, useFixtureProgram } from "./fixture-program";
 
 // Issue 28, item 2: a pull request's `pulumi preview` is the promise that `pulumi up` on merge works. A program
@@ -47,11 +48,7 @@ function newStack() {
 }
 
 /** The API requests the emulator received since the last call (method and path), then clears its log. */
-async function requestsSince(): Promise<string[]> {
-  const log = await fx.emu().requests();
-  await fx.emu().control("DELETE", "/requests");
-  return log.map((r) => `${r.method} ${r.path}`);
-}
+const requestsSince = () => requestsOf(fx.emu());
 
 /** The run's diagnostics and printed output, for an assertion's message. */
 const why = (r: RunResult) => `${JSON.stringify(r.diagnostics, null, 1)}\n${r.output}`;

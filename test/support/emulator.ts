@@ -56,6 +56,13 @@ export function requestLogOf(status: number, body: unknown): RequestLogEntry[] {
   return z.array(RequestLogEntrySchema).parse(body);
 }
 
+/** The API requests `emu` received since the last call (`METHOD path`, oldest first), then clears its log. */
+export async function requestsSince(emu: TestEmulator): Promise<string[]> {
+  const log = await emu.requests();
+  await emu.control("DELETE", "/requests");
+  return log.map((r) => `${r.method} ${r.path}`);
+}
+
 /**
  * Starts a fresh emulator on 127.0.0.1, port 0, with the rate limit off unless `options.rateLimit`
  * says otherwise. The caller closes it (or use `useEmulator`).
