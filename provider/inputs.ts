@@ -30,7 +30,7 @@ export function positiveIntegerOf(v: unknown): number | undefined {
  */
 export function integerIdInput(expected: (got: string) => string) {
   return z
-    .union([z.number(), z.string()], { error: (iss) => expected(shown(iss.input)) })
+    .union([z.number().int(), z.string()], { error: (iss) => expected(shown(iss.input)) })
     .transform((v, ctx) => {
       const n = positiveIntegerOf(v);
       if (n !== undefined) return n;

@@ -215,7 +215,19 @@ function sayScopesUnproven(): void {
 export interface ReadMode {
   /** True for a refresh's read: list reads are shared for {@link REFRESH_SNAPSHOT_MS}; read from them. */
   fromLists: boolean;
+  /**
+   * True for `pulumi import`'s read (the provider plugin passes {@link IMPORT_READ} in the props): no resource of
+   * the state holds the object yet, so an object PostHog says is gone is not there to import, never drift to show
+   * (a dashboard answering 404 is not recorded as soft-deleted).
+   */
+  importing: boolean;
 }
+
+/**
+ * The property the provider plugin adds to the props of `pulumi import`'s read (`{[IMPORT_READ]: true}`), so that
+ * `read` knows no resource of the state holds the object ({@link ReadMode.importing}). Never in outputs or inputs.
+ */
+export const IMPORT_READ = "__import";
 
 /**
  * The live object for a `read`: in a refresh (`how.fromLists`), as its list shows it (`find`, a shared list
@@ -651,11 +663,13 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
     async read(id, props) {
       await managedByState(def.name, id);
       const old = withoutProvider(props) as O;
+      const importing = old[IMPORT_READ] === true;
+      delete old[IMPORT_READ];
       let live: O | undefined;
       // outside the try: its errors are never "gone"
       const api = await operationClient({ type: def.name, id });
       try {
-        live = await def.read(api, id, old, { fromLists: refreshClients.has(api) });
+        live = await def.read(api, id, old, { fromLists: refreshClients.has(api), importing });
       } catch (e) {
         if (!isNotFound(e)) throw e;
         live = undefined;

@@ -132,8 +132,8 @@ export type DashboardArgs = DashboardArgsBase &
          */
         useDashboard?: never;
         /**
-         * Create from template JSON, as an object or a JSON string (e.g. `fs.readFileSync("dashboards/kpis.json",
-         * "utf8")`): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT",
+         * Create from template JSON, as an object or a JSON string (e.g. the text of `dashboards/kpis.json` in your
+         * repository): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT",
          * …}, …]}`, the four required, at least one tile (PostHog's dashboard template schema). Create-only.
          */
         templateJson?: pulumi.Input<string | Record<string, unknown> | undefined>;

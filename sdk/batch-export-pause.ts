@@ -16,16 +16,21 @@ const provider = providerShim("BatchExportPause");
  * ```
  */
 export class BatchExportPause extends pulumi.dynamic.Resource {
-  /** The batch export id. */
+  // generated:outputs (npm run codegen, from the resource's OutputsSchema; do not edit)
+  /** The batch export's id (UUID; also the resource id). */
   declare readonly batchExportId: pulumi.Output<string>;
   /** Whether the export is paused. */
   declare readonly paused: pulumi.Output<boolean>;
-  /** Whether it was paused before Pulumi took over (restored on delete; absent when unknown: delete leaves it). */
+  /**
+   * Whether the export was paused before Pulumi took it over: delete restores it. Absent when unknown: delete then
+   * leaves the export as it is.
+   */
   declare readonly pausedBefore: pulumi.Output<boolean | undefined>;
   /** The export's name. */
   declare readonly name: pulumi.Output<string | null>;
-  /** When it was last paused (ISO 8601). */
+  /** When it was last paused (ISO 8601), else null. */
   declare readonly lastPausedAt: pulumi.Output<string | null>;
+  // /generated:outputs
 
   /**
    * @param name the Pulumi resource name

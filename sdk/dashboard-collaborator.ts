@@ -18,18 +18,20 @@ const provider = providerShim("DashboardCollaborator");
  * ```
  */
 export class DashboardCollaborator extends pulumi.dynamic.Resource {
-  /** The dashboard id. */
+  // generated:outputs (npm run codegen, from the resource's OutputsSchema; do not edit)
+  /** The dashboard's id. */
   declare readonly dashboardId: pulumi.Output<number>;
   /** The collaborator's user UUID. */
   declare readonly userUuid: pulumi.Output<string>;
-  /** Access level (37 = can edit). */
+  /** The access level: 37 (can edit). */
   declare readonly level: pulumi.Output<number>;
-  /** The project id used in API paths. */
+  /** The project of the dashboard: its id, a string of digits. */
   declare readonly projectId: pulumi.Output<string>;
   /** The collaborator's e-mail address. */
   declare readonly email: pulumi.Output<string>;
-  /** When they were added (ISO 8601). */
+  /** When the collaborator was added (ISO 8601). */
   declare readonly addedAt: pulumi.Output<string | null>;
+  // /generated:outputs
 
   /**
    * @param name the Pulumi resource name

@@ -16,16 +16,23 @@ const provider = providerShim("DashboardSharing");
  * ```
  */
 export class DashboardSharing extends pulumi.dynamic.Resource {
-  /** The dashboard id. */
+  // generated:outputs (npm run codegen, from the resource's OutputsSchema; do not edit)
+  /** The dashboard's id (also the resource id). */
   declare readonly dashboardId: pulumi.Output<number>;
   /** Whether public sharing is on. */
   declare readonly enabled: pulumi.Output<boolean>;
-  /** The project id used in API paths. */
+  /** The project of the dashboard: its id, a string of digits. */
   declare readonly projectId: pulumi.Output<string>;
   /** The token of the public link (secret); null while sharing is off. */
   declare readonly accessToken: pulumi.Output<string | null>;
-  /** When sharing was first configured (ISO 8601). */
+  /** When sharing was first configured (ISO 8601), else null. */
   declare readonly createdAt: pulumi.Output<string | null>;
+  /**
+   * Whether public sharing was on when this resource took it over (its create or `pulumi import` read it): delete
+   * sets it back. Absent in state written before it existed: delete then turns sharing off.
+   */
+  declare readonly enabledBefore: pulumi.Output<boolean | undefined>;
+  // /generated:outputs
 
   /**
    * @param name the Pulumi resource name

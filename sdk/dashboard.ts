@@ -17,30 +17,47 @@ const provider = providerShim("Dashboard");
  * ```
  */
 export class Dashboard extends pulumi.dynamic.Resource {
-  /** Name. */
+  // generated:outputs (npm run codegen, from the resource's OutputsSchema; do not edit)
+  /** The dashboard name. */
   declare readonly name: pulumi.Output<string>;
-  /** Description. */
+  /** The description; "" when none. */
   declare readonly description: pulumi.Output<string>;
-  /** Whether it is pinned. */
+  /** Whether it is pinned in the sidebar. */
   declare readonly pinned: pulumi.Output<boolean>;
-  /** Tags. */
+  /** The tags. */
   declare readonly tags: pulumi.Output<string[]>;
-  /** Restriction level: 21 everyone can edit, 37 only collaborators. */
-  declare readonly restrictionLevel: pulumi.Output<number>;
-  /** The project id used in API paths. */
+  /** Who may edit: 21 everyone in the project, 37 only collaborators (as declared). */
+  declare readonly restrictionLevel: pulumi.Output<37 | 21>;
+  /** The project the dashboard lives in: its id, a string of digits. */
   declare readonly projectId: pulumi.Output<string>;
-  /** Whether delete also soft-deletes insights only on this dashboard. */
+  /** As declared: the template key it was created from. */
+  declare readonly useTemplate: pulumi.Output<string | undefined>;
+  /** As declared: the id of the dashboard it was created as a duplicate of. */
+  declare readonly useDashboard: pulumi.Output<number | undefined>;
+  /** As declared: the template JSON it was created from, as an object. */
+  declare readonly templateJson: pulumi.Output<{ [x: string]: unknown } | undefined>;
+  /** As declared: the id of the existing dashboard this resource adopted. */
+  declare readonly dashboardId: pulumi.Output<number | undefined>;
+  /** As declared: soft-delete the adopted dashboard on destroy. */
+  declare readonly deleteAdoptedOnDestroy: pulumi.Output<boolean | undefined>;
+  /** Whether delete also soft-deletes the insights that are only on this dashboard. */
   declare readonly deleteInsights: pulumi.Output<boolean>;
-  /** True when soft-deleted outside Pulumi (the next up restores it). */
+  /**
+   * True when someone soft-deleted the dashboard outside Pulumi (seen by a refresh); the next up restores it.
+   */
   declare readonly deleted: pulumi.Output<boolean>;
-  /** How it was created: default, template or duplicate. */
+  /** How it was created: "default", "template" or "duplicate". */
   declare readonly creationMode: pulumi.Output<string | null>;
-  /** The restriction level in force. */
+  /**
+   * The restriction level in force: 21 when the organization lacks PostHog's advanced permissions, whatever is
+   * declared.
+   */
   declare readonly effectiveRestrictionLevel: pulumi.Output<number | null>;
   /** Whether public sharing is on. */
   declare readonly isShared: pulumi.Output<boolean>;
-  /** When it was created (ISO 8601). */
+  /** When the dashboard was created (ISO 8601). */
   declare readonly createdAt: pulumi.Output<string | null>;
+  // /generated:outputs
 
   /**
    * @param name the Pulumi resource name

@@ -17,16 +17,18 @@ const provider = providerShim("DomainVerification");
  * ```
  */
 export class DomainVerification extends pulumi.dynamic.Resource {
-  /** The verified Domain's id. */
+  // generated:outputs (npm run codegen, from the resource's OutputsSchema; do not edit)
+  /** The Domain's id (UUID; also the resource id). */
   declare readonly domainId: pulumi.Output<string>;
-  /** How long create/update keep retrying, in seconds. */
+  /** As declared: how long create and update keep retrying, in seconds. */
   declare readonly timeoutSeconds: pulumi.Output<number>;
-  /** The domain name. */
+  /** The verified domain name. */
   declare readonly domain: pulumi.Output<string>;
-  /** True when verified. */
+  /** True when the domain is verified. */
   declare readonly isVerified: pulumi.Output<boolean>;
-  /** When the domain was verified (ISO 8601). */
+  /** When the domain was verified (ISO 8601), else null. */
   declare readonly verifiedAt: pulumi.Output<string | null>;
+  // /generated:outputs
 
   /**
    * @param name the Pulumi resource name

@@ -18,37 +18,42 @@ const provider = providerShim("Domain");
  * ```
  */
 export class Domain extends pulumi.dynamic.Resource {
+  // generated:outputs (npm run codegen, from the resource's OutputsSchema; do not edit)
   /** The domain name, e.g. `example.com`. */
   declare readonly domain: pulumi.Output<string>;
-  /** Whether users with an e-mail on this domain join automatically (declared value while unverified). */
+  /** Whether users with an e-mail on this domain join automatically (the declared value while unverified). */
   declare readonly jitProvisioningEnabled: pulumi.Output<boolean>;
-  /** The enforced SSO provider, "" for none (declared value while unverified). */
+  /** The enforced SSO provider, "" for none (the declared value while unverified). */
   declare readonly ssoEnforcement: pulumi.Output<string>;
-  /** SAML IdP entity id ("" when unset). */
+  /** The SAML IdP entity id; "" when unset. */
   declare readonly samlEntityId: pulumi.Output<string>;
-  /** SAML ACS URL ("" when unset). */
+  /** The SAML assertion consumer service URL; "" when unset. */
   declare readonly samlAcsUrl: pulumi.Output<string>;
-  /** SAML X.509 certificate ("" when unset). */
+  /** The SAML X.509 certificate; "" when unset. */
   declare readonly samlX509Cert: pulumi.Output<string>;
-  /** Whether an existing domain was adopted. */
+  /** As declared: take over a domain of this name that already exists. */
   declare readonly adopt: pulumi.Output<boolean>;
-  /** True once verified. */
+  /** As declared: delete the adopted domain on destroy. */
+  declare readonly deleteAdoptedOnDestroy: pulumi.Output<boolean | undefined>;
+  /** True once PostHog found the TXT record (see DomainVerification). */
   declare readonly isVerified: pulumi.Output<boolean>;
   /** When the domain was verified (ISO 8601), else null. */
   declare readonly verifiedAt: pulumi.Output<string | null>;
-  /** The value to publish as TXT record {@link challengeRecordName}. */
+  /** The value to publish as the TXT record named by `challengeRecordName`. */
   declare readonly verificationChallenge: pulumi.Output<string>;
-  /** The TXT record name to publish: `_posthog-challenge.<domain>`. */
+  /** The DNS name of the TXT record to publish: `_posthog-challenge.<domain>`. */
   declare readonly challengeRecordName: pulumi.Output<string>;
   /** True when SAML is fully configured. */
   declare readonly hasSaml: pulumi.Output<boolean>;
-  /** What is declared but waits for verification, else null. */
+  /** What is declared but waits for the verification, else null. */
   declare readonly pendingSettings: pulumi.Output<string | null>;
   /**
    * Whether this PostHog keeps SAML settings on the domain. False for current PostHog, which keeps them in the
-   * domain's `identity_provider_config`: the SAML inputs must then not be declared (preview fails, saying so).
+   * domain's SSO configuration (`identity_provider_config`): the SAML inputs must then not be declared (preview
+   * fails, saying so). Absent in state written before it existed.
    */
-  declare readonly samlOnDomain: pulumi.Output<boolean>;
+  declare readonly samlOnDomain: pulumi.Output<boolean | undefined>;
+  // /generated:outputs
 
   /**
    * @param name the Pulumi resource name

@@ -17,30 +17,34 @@ const provider = providerShim("Invite");
  * ```
  */
 export class Invite extends pulumi.dynamic.Resource {
+  // generated:outputs (npm run codegen, from the resource's OutputsSchema; do not edit)
   /** The invited e-mail address. */
   declare readonly targetEmail: pulumi.Output<string>;
-  /** First name in the invitation. */
+  /** The first name shown in the invitation; "" when none. */
   declare readonly firstName: pulumi.Output<string>;
-  /** Organization level on joining (1, 8 or 15). */
+  /** The organization level on joining: 1 member, 8 admin, 15 owner. */
   declare readonly level: pulumi.Output<number>;
-  /** The personal message ("" when none). */
+  /** The personal message of the invitation e-mail; "" when none. */
   declare readonly message: pulumi.Output<string>;
-  /** Access to private projects. */
+  /** Access to private projects: each a project id and a level ("none", "member" or "admin"). */
   declare readonly privateProjectAccess: pulumi.Output<{ id: number; level: string }[]>;
-  /** Whether the e-mail is sent. */
+  /** As declared: send the invitation e-mail. */
   declare readonly sendEmail: pulumi.Output<boolean>;
-  /** Whether pending invites were combined. */
+  /** As declared: merge with other pending invites of this e-mail. */
   declare readonly combinePendingInvites: pulumi.Output<boolean>;
-  /** Whether a pending invite was adopted. */
+  /** As declared: take over a pending invite of this e-mail and level. */
   declare readonly adopt: pulumi.Output<boolean>;
-  /** True when the invite expired (3 days); the next up re-invites. */
+  /** As declared: revoke the adopted invite on destroy. */
+  declare readonly deleteAdoptedOnDestroy: pulumi.Output<boolean | undefined>;
+  /** True when the invite is more than 3 days old: refresh shows it as drift, the next up invites again. */
   declare readonly isExpired: pulumi.Output<boolean>;
-  /** True once accepted (the person is a member). */
+  /** True once the invite was accepted (the e-mail is a member): the invite is then satisfied. */
   declare readonly accepted: pulumi.Output<boolean>;
   /** Whether PostHog tried to send the e-mail. */
   declare readonly emailingAttemptMade: pulumi.Output<boolean>;
   /** When the invite was created (ISO 8601). */
   declare readonly createdAt: pulumi.Output<string | null>;
+  // /generated:outputs
 
   /**
    * @param name the Pulumi resource name

@@ -19,29 +19,36 @@ const provider = providerShim("Member");
  * ```
  */
 export class Member extends pulumi.dynamic.Resource {
+  // generated:outputs (npm run codegen, from the resource's OutputsSchema; do not edit)
   /**
-   * The user's UUID (also the resource id). Unknown in a preview where this member is updated (unless it was
-   * declared as an input): give dependents `member.id`, which stays known.
+   * The member's user UUID (also the resource id). Unknown in a preview where this member is updated (when not
+   * declared as an input): give dependents `id`, which stays known.
    */
   declare readonly userUuid: pulumi.Output<string>;
-  /** The user's e-mail address. */
+  /** The member's e-mail address. */
   declare readonly email: pulumi.Output<string>;
-  /** Organization level: 1 member, 8 admin, 15 owner. */
+  /** The organization level: 1 member, 8 admin, 15 owner. */
   declare readonly level: pulumi.Output<number>;
-  /** Whether delete keeps the person's current level (instead of setting `levelBefore` back). */
+  /** As declared: keep the person and their current level on delete. */
   declare readonly retainOnDelete: pulumi.Output<boolean>;
-  /** The level the person had when this resource took them over, set back on delete (absent in older state). */
+  /** As declared: remove the person from the organization on delete. */
+  declare readonly removeFromOrganizationOnDestroy: pulumi.Output<boolean | undefined>;
+  /**
+   * The level the person had when this resource took them over (its create, or `pulumi import`), set back on
+   * delete. Absent when unknown (state written before it existed): delete then leaves the level as it is.
+   */
   declare readonly levelBefore: pulumi.Output<number | undefined>;
-  /** The membership id (UUID). */
+  /** The membership's own id (UUID). */
   declare readonly membershipId: pulumi.Output<string>;
-  /** First name. */
+  /** The member's first name; "" when none. */
   declare readonly firstName: pulumi.Output<string>;
-  /** Last name. */
+  /** The member's last name; "" when none. */
   declare readonly lastName: pulumi.Output<string>;
   /** When the person joined (ISO 8601). */
   declare readonly joinedAt: pulumi.Output<string | null>;
-  /** Whether 2FA is on. */
+  /** Whether the member has two-factor authentication on. */
   declare readonly is2faEnabled: pulumi.Output<boolean>;
+  // /generated:outputs
 
   /**
    * @param name the Pulumi resource name

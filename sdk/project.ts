@@ -18,20 +18,23 @@ const provider = providerShim("Project");
  * ```
  */
 export class Project extends pulumi.dynamic.Resource {
-  /** Project name. */
+  // generated:outputs (npm run codegen, from the resource's OutputsSchema; do not edit)
+  /** The project name. */
   declare readonly name: pulumi.Output<string>;
   /**
-   * The project id (also the resource id). Output-only unless adopting, so unknown in a preview where this
-   * project is updated: give dependents `project.id`, which stays known.
+   * The project id, a string of digits (also the resource id). Unknown in a preview where this project is updated:
+   * give dependents `id`, which stays known.
    */
   declare readonly projectId: pulumi.Output<string>;
-  /** Product description. */
-  declare readonly productDescription: pulumi.Output<string | undefined>;
-  /** IANA time zone. */
+  /** As declared: delete the adopted project on destroy. */
+  declare readonly deleteAdoptedOnDestroy: pulumi.Output<boolean | undefined>;
+  /** What the product is, for PostHog's AI features; "" when unset. */
+  declare readonly productDescription: pulumi.Output<string>;
+  /** The IANA time zone of the project. */
   declare readonly timezone: pulumi.Output<string | undefined>;
-  /** App URLs. */
-  declare readonly appUrls: pulumi.Output<string[] | undefined>;
-  /** Whether IPs are discarded. */
+  /** URLs of the app (toolbar, heatmaps); empty when none. */
+  declare readonly appUrls: pulumi.Output<string[]>;
+  /** Whether client IP addresses are discarded. */
   declare readonly anonymizeIps: pulumi.Output<boolean | undefined>;
   /** Whether autocapture is off. */
   declare readonly autocaptureOptOut: pulumi.Output<boolean | undefined>;
@@ -41,24 +44,25 @@ export class Project extends pulumi.dynamic.Resource {
   declare readonly heatmapsOptIn: pulumi.Output<boolean | undefined>;
   /** Whether surveys are on. */
   declare readonly surveysOptIn: pulumi.Output<boolean | undefined>;
-  /** First day of the week (0 Sunday, 1 Monday). */
+  /** The first day of the week: 0 (Sunday) or 1 (Monday). */
   declare readonly weekStartDay: pulumi.Output<number | undefined>;
-  /** Domains allowed to record. */
-  declare readonly recordingDomains: pulumi.Output<string[] | undefined>;
-  /** Whether it is a demo project. */
+  /** Domains allowed to record sessions; empty when none. */
+  declare readonly recordingDomains: pulumi.Output<string[]>;
+  /** Whether it is a demo project filled with sample data. */
   declare readonly isDemo: pulumi.Output<boolean | undefined>;
   /** The project's UUID. */
   declare readonly uuid: pulumi.Output<string | null>;
-  /** The organization id. */
+  /** The id (UUID) of the organization the project belongs to. */
   declare readonly organization: pulumi.Output<string | null>;
-  /** The project API key SDKs send events with (secret). */
+  /** The project API key that PostHog's SDKs send events with (secret). */
   declare readonly apiToken: pulumi.Output<string | null>;
-  /** The live events token (secret). */
+  /** The token of the live events stream (secret). */
   declare readonly liveEventsToken: pulumi.Output<string | null>;
   /** When the project was created (ISO 8601). */
   declare readonly createdAt: pulumi.Output<string | null>;
-  /** Whether any event arrived. */
+  /** Whether any event was received. */
   declare readonly ingestedEvent: pulumi.Output<boolean>;
+  // /generated:outputs
 
   /**
    * @param name the Pulumi resource name

@@ -11,9 +11,13 @@
  *   (without the `undefined` of an optional property), optionality from the checker too;
  * - `<Name>ExclusiveInputs` (optional): groups of mutually exclusive inputs, turned into unions;
  * - the `defineResource` call: `replaceOnChanges` and whether it has `update` (without it, every change replaces);
- * - the outputs: the `declare readonly` properties of the SDK class `<Name>` in `sdk/<kebab>.ts`, with their JSDoc.
+ * - each property of `<Name>OutputsSchema` (the outputs create, read and update return, beside the inputs schema):
+ *   its JSDoc (required, as for inputs), its type as the checker prints `z.output<typeof Schema>[prop]`, whether it
+ *   is optional (absent when unknown) or nullable; every input must be an output too (the provider returns them).
  *
  * Writes `sdk/args.ts` (an `<Name>Args` per resource, every property documented and `pulumi.Input<T>`), the
+ * `declare readonly` outputs of each SDK class `<Name>` in `sdk/<kebab>.ts` (between `// generated:outputs` markers,
+ * from `<Name>OutputsSchema`, so that class, schema.json and the docs' outputs table come from one definition), the
  * parts of `docs/resources/<kebab>.md` between `<!-- generated:… -->` markers (the prose around them is kept: the
  * inputs and outputs tables, and the examples in Pulumi YAML, Python, Go and C# of tools/examples.ts with the type
  * token and import id), the examples part of each `docs/lookups/<kebab>.md`, and
@@ -43,10 +47,16 @@ export interface InputProperty {
   doc: string[];
 }
 
-/** One output property of a resource (a `declare readonly x: pulumi.Output<T>` of its SDK class). */
+/** One output property of a resource, as read from its `<Name>OutputsSchema`. */
 export interface OutputProperty {
   name: string;
+  /** The type of a value (`z.output`, `undefined` of optionality removed; `| null` kept), as TypeScript prints it. */
   type: string;
+  /** Absent when unknown (`.optional()`). */
+  optional: boolean;
+  /** May be null (`.nullable()`). */
+  nullable: boolean;
+  /** The JSDoc text, comment markers removed, one entry per line. */
   doc: string[];
 }
 
@@ -212,28 +222,6 @@ function lifecycleOf(sf: ts.SourceFile): {
   return { replaceOnChanges, hasUpdate, deleteBeforeReplace };
 }
 
-/** The `declare readonly x: pulumi.Output<T>` properties of class `name` in an SDK file. */
-function outputsOf(sf: ts.SourceFile, name: string): OutputProperty[] {
-  const cls = sf.statements.find(
-    (s): s is ts.ClassDeclaration => ts.isClassDeclaration(s) && s.name?.text === name,
-  );
-  if (!cls) return fail(`${sf.fileName}: no class ${name}`);
-  const out: OutputProperty[] = [];
-  for (const m of cls.members) {
-    if (!ts.isPropertyDeclaration(m) || !ts.isIdentifier(m.name) || !m.type) continue;
-    const t = m.type;
-    const type =
-      ts.isTypeReferenceNode(t) && t.typeName.getText(sf) === "pulumi.Output" && t.typeArguments?.[0]
-        ? t.typeArguments[0].getText(sf)
-        : t.getText(sf);
-    const doc = docLines(m, sf);
-    if (doc.length === 0)
-      fail(`${sf.fileName}: output ${name}.${m.name.text} has no JSDoc comment: document it`);
-    out.push({ name: m.name.text, type, doc });
-  }
-  return out;
-}
-
 /** `dashboard-collaborator` → `DashboardCollaborator`. */
 const pascal = (kebab: string) =>
   kebab
@@ -294,6 +282,7 @@ export function readResources(root = ROOT): ResourceInfo[] {
     file: string;
     sf: ts.SourceFile;
     literal: ts.ObjectLiteralExpression;
+    outputs: ts.ObjectLiteralExpression;
   }[] = [];
   for (const f of files) {
     const kebab = f.replace(/\.ts$/, "");
@@ -304,7 +293,16 @@ export function readResources(root = ROOT): ResourceInfo[] {
     if (!init) continue;
     const literal =
       objectLiteralOf(init) ?? fail(`${file}: ${name}InputsSchema has no z.strictObject({…}) literal`);
-    found.push({ name, kebab, file, sf, literal });
+    const outInit =
+      constInitializer(sf, `${name}OutputsSchema`) ??
+      fail(
+        `${file}: no ${name}OutputsSchema: declare the outputs create, read and update return as ` +
+          "`export const " +
+          `${name}OutputsSchema = z.object({…})\` beside ${name}InputsSchema, each property with its JSDoc`,
+      );
+    const outputs =
+      objectLiteralOf(outInit) ?? fail(`${file}: ${name}OutputsSchema has no z.object({…}) literal`);
+    found.push({ name, kebab, file, sf, literal, outputs });
   }
 
   // One program over a probe file: `z.input<typeof <Name>InputsSchema>[prop]`, as the checker resolves it.
@@ -312,12 +310,19 @@ export function readResources(root = ROOT): ResourceInfo[] {
   const lines = ['import type { z } from "zod";'];
   for (const r of found) {
     const rel = `./${relative(dirname(probe), r.file).replace(/\\/g, "/").replace(/\.ts$/, "")}`;
-    lines.push(`import type { ${r.name}InputsSchema } from "${rel}";`);
+    lines.push(`import type { ${r.name}InputsSchema, ${r.name}OutputsSchema } from "${rel}";`);
     lines.push(`export type I_${r.name} = z.input<typeof ${r.name}InputsSchema>;`);
+    lines.push(`export type O_${r.name} = z.output<typeof ${r.name}OutputsSchema>;`);
     for (const p of r.literal.properties) {
       if (!p.name || !ts.isIdentifier(p.name)) continue;
       lines.push(
         `export type P_${r.name}__${p.name.text} = Exclude<I_${r.name}["${p.name.text}"], undefined>;`,
+      );
+    }
+    for (const p of r.outputs.properties) {
+      if (!p.name || !ts.isIdentifier(p.name)) continue;
+      lines.push(
+        `export type Q_${r.name}__${p.name.text} = Exclude<O_${r.name}["${p.name.text}"], undefined>;`,
       );
     }
   }
@@ -361,18 +366,55 @@ export function readResources(root = ROOT): ResourceInfo[] {
     for (const g of groups)
       for (const k of g.keys)
         if (!props.has(k)) fail(`${r.file}: ${r.name}ExclusiveInputs names ${k}, not an input`);
-    const sdkFile = join(root, "sdk", `${r.kebab}.ts`);
-    const sdk = ts.createSourceFile(sdkFile, readFileSync(sdkFile, "utf8"), ts.ScriptTarget.Latest, true);
+    const outputs = outputsOf(r, checker, aliases, print);
+    const missing = inputs.filter((i) => !outputs.some((o) => o.name === i.name)).map((i) => i.name);
+    if (missing.length > 0)
+      fail(
+        `${r.file}: ${r.name}OutputsSchema lacks the input(s) ${missing.join(", ")}: the provider returns every ` +
+          "input as an output; declare each (its type as the provider returns it) with its JSDoc",
+      );
     const life = lifecycleOf(r.sf);
     return {
       name: r.name,
       kebab: r.kebab,
       inputs,
       groups,
-      outputs: outputsOf(sdk, r.name),
+      outputs,
       replaceOnChanges: life.hasUpdate ? life.replaceOnChanges : inputs.map((i) => i.name),
       hasUpdate: life.hasUpdate,
       deleteBeforeReplace: life.deleteBeforeReplace,
+    };
+  });
+}
+
+/**
+ * The outputs of a resource from the object literal of its `<Name>OutputsSchema`: JSDoc (required), the type the
+ * checker resolves `z.output<…>[prop]` to (probe aliases `O_<Name>`, `Q_<Name>__<prop>`), optional and nullable.
+ * @throws naming the file and property when an output has no JSDoc or is not a plain `name: schema` property
+ */
+function outputsOf(
+  r: { name: string; file: string; sf: ts.SourceFile; outputs: ts.ObjectLiteralExpression },
+  checker: ts.TypeChecker,
+  aliases: Map<string, ts.Type>,
+  print: (t: ts.Type) => string,
+): OutputProperty[] {
+  const whole = aliases.get(`O_${r.name}`) ?? fail(`no type for ${r.name}OutputsSchema`);
+  const props = new Map(checker.getPropertiesOfType(whole).map((s) => [s.name, s]));
+  return r.outputs.properties.map((p) => {
+    if (!ts.isPropertyAssignment(p) || !ts.isIdentifier(p.name))
+      return fail(`${r.file}: ${r.name}OutputsSchema: only plain \`name: schema\` properties are supported`);
+    const name = p.name.text;
+    const doc = docLines(p, r.sf);
+    if (doc.length === 0)
+      fail(`${r.file}: output ${r.name}.${name} has no JSDoc comment: document it above the property`);
+    const sym = props.get(name) ?? fail(`${r.name}: z.output has no property ${name}`);
+    const type = aliases.get(`Q_${r.name}__${name}`) ?? fail(`no type for output ${r.name}.${name}`);
+    return {
+      name,
+      type: print(type),
+      optional: (sym.flags & ts.SymbolFlags.Optional) !== 0,
+      nullable: type.isUnion() && type.types.some((t) => (t.flags & ts.TypeFlags.Null) !== 0),
+      doc,
     };
   });
 }
@@ -727,12 +769,48 @@ export function inputsTable(r: ResourceInfo): string {
 
 /** The generated outputs part of a resource page. */
 export function outputsTable(r: ResourceInfo): string {
+  const always = (o: OutputProperty) =>
+    o.optional ? "no (may be absent)" : o.nullable ? "no (may be null)" : "yes";
   return [
-    "| Output | Type | Description |",
-    "| --- | --- | --- |",
-    `| \`id\` | \`string\` | The resource id (see above). |`,
-    ...r.outputs.map((o) => `| \`${o.name}\` | \`${cell(o.type)}\` | ${cell(o.doc.join(" "))} |`),
+    `Generated from \`${r.name}OutputsSchema\`; an output that is always set is \`required\` in the package schema`,
+    "(a plain, non-optional value in the generated SDKs).",
+    "",
+    "| Output | Type | Always set | Description |",
+    "| --- | --- | --- | --- |",
+    `| \`id\` | \`string\` | yes | The resource id (see above). |`,
+    ...r.outputs.map(
+      (o) => `| \`${o.name}\` | \`${cell(o.type)}\` | ${always(o)} | ${cell(o.doc.join(" "))} |`,
+    ),
   ].join("\n");
+}
+
+/** The markers around the generated `declare readonly` outputs of an SDK class. */
+export const CLASS_MARKERS = {
+  begin: "// generated:outputs (npm run codegen, from the resource's OutputsSchema; do not edit)",
+  end: "// /generated:outputs",
+} as const;
+
+/**
+ * An SDK class file (`sdk/<kebab>.ts`, `text`) with the members between its {@link CLASS_MARKERS} replaced by a
+ * `declare readonly <name>: pulumi.Output<T>` per output of `r`, each with its JSDoc (`T | undefined` when the output
+ * is optional). Before formatting.
+ * @throws naming the file when the markers are missing
+ */
+export function withClassOutputs(text: string, r: ResourceInfo, path: string): string {
+  const a = text.indexOf(CLASS_MARKERS.begin);
+  const b = text.indexOf(CLASS_MARKERS.end);
+  if (a < 0 || b < a)
+    return fail(
+      `${path} lacks the markers of its generated outputs: put the lines\n  ${CLASS_MARKERS.begin}\n  ` +
+        `${CLASS_MARKERS.end}\nat the top of the body of class ${r.name}`,
+    );
+  const members = r.outputs
+    .map((o) => {
+      const type = o.optional ? `${o.type} | undefined` : o.type;
+      return `${jsdoc(o.doc, "  ")}  declare readonly ${o.name}: pulumi.Output<${type}>;\n`;
+    })
+    .join("");
+  return `${text.slice(0, a + CLASS_MARKERS.begin.length)}\n${members}  ${text.slice(b)}`;
 }
 
 /** A generated part of a page: the inputs and outputs tables, the examples in other languages. */
@@ -791,7 +869,8 @@ export function readSchema(root = ROOT): PackageSchema {
 }
 
 /**
- * Every generated file with its expected content: sdk/args.ts, sdk/lookup-types.ts, each resource page's tables
+ * Every generated file with its expected content: sdk/args.ts, sdk/lookup-types.ts, the outputs of each SDK class
+ * (sdk/<kebab>.ts, between its markers), each resource page's tables
  * and examples (tools/examples.ts), each lookup page's examples.
  */
 export function generate(root = ROOT, resources = readResources(root)): Generated[] {
@@ -800,6 +879,11 @@ export function generate(root = ROOT, resources = readResources(root)): Generate
     { path: "sdk/args.ts", content: formatTs(argsModule(resources), "sdk/args.ts") },
     { path: "sdk/lookup-types.ts", content: formatTs(lookupTypesModule(root), "sdk/lookup-types.ts") },
   ];
+  for (const r of resources) {
+    const sdkPath = `sdk/${r.kebab}.ts`;
+    const sdkText = readFileSync(join(root, sdkPath), "utf8");
+    out.push({ path: sdkPath, content: formatTs(withClassOutputs(sdkText, r, sdkPath), sdkPath) });
+  }
   for (const r of resources) {
     const path = `docs/resources/${r.kebab}.md`;
     const file = join(root, path);

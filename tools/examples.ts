@@ -587,7 +587,7 @@ export const NOT_COMPILED: Readonly<Record<"python" | "go" | "csharp", string>> 
     "not run: the Python SDK needs the pulumi package from PyPI, not reachable here; test/docs/examples-yaml.test.ts checks its names against the SDK generated into sdk-gen/python, and the YAML example above runs the same program",
   go: "not run: test/docs/examples-yaml.test.ts type-checks it (go vet) against the Go SDK generated into sdk-gen/go; the YAML example above runs the same program",
   csharp:
-    "not run: the .NET SDK is not generated in this repository yet and NuGet is not reachable here, so this block is not compiled; the YAML example above runs the same program",
+    "not run: the .NET SDK is generated (sdk-gen/dotnet, net8.0) but no .NET SDK and no NuGet are reachable here, so this block is not compiled; the YAML example above runs the same program",
 };
 
 /** Prose in lines of at most `width` characters, never breaking inside a `code span`. */

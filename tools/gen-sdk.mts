@@ -10,6 +10,10 @@
  * that is out of date, missing or extra in sdk-gen/, and the command that rewrites them. `--dir DIR` checks (or
  * writes) DIR instead of sdk-gen/ (test/plugin/gen-sdk.test.ts checks a changed copy).
  *
+ * The Go SDK's go.mod and go.sum are completed by `go mod tidy` in its folder (the Go module proxy, Go's module
+ * cache), so `--check` compares them too. The Node.js SDK is Pulumi's "local SDK" form: its package.json names
+ * `bin/index.js` and a postinstall script compiles the TypeScript there when npm installs the package.
+ *
  * The tools are built with Go (`GOTOOLCHAIN=local`, `-mod=readonly`; Go's own caches) into
  * .pulumi-cli/tools/, each rebuilt only when its go.mod, go.sum or main.go change (a stamp beside it). A cold
  * build compiles much of pkg/v3: about 8 minutes each on 2 shared cores; with Go's caches warm, under a minute
@@ -97,11 +101,6 @@ function ensureTool(t: Tool): string {
   const hash = sourceHash(t);
   if (existsSync(tool) && existsSync(stampPath) && readFileSync(stampPath, "utf8").trim() === hash)
     return tool;
-  if (spawnSync("go", ["version"], { encoding: "utf8" }).status !== 0) {
-    fail(
-      "Go is needed to build the SDK generators: install Go 1.26.6 or later (https://go.dev/dl/) and run again",
-    );
-  }
   mkdirSync(toolDir, { recursive: true });
   say(`building ${t.name} (${shown(t.dir)}; a cold build takes minutes, Go's caches keep it warm) …`);
   run(`build ${t.name}`, "go", ["build", "-trimpath", "-ldflags", "-s -w", "-o", tool, "."], t.dir);
@@ -146,6 +145,12 @@ function main(): void {
   const sdkDir = values.dir ? resolve(values.dir) : SDK_DIR;
   const schema = join(root, "schema.json");
   if (!existsSync(schema)) fail("schema.json is missing: run `npm run schema` first");
+  if (spawnSync("go", ["version"], { encoding: "utf8" }).status !== 0) {
+    fail(
+      "Go is needed to build the SDK generators and tidy the Go SDK's go.mod: install Go 1.26.6 or later " +
+        "(https://go.dev/dl/) and run again",
+    );
+  }
   const tools = TOOLS.map((t) => ({ ...t, path: ensureTool(t) }));
   const out = values.check ? mkdtempSync(join(tmpdir(), "gen-sdk-")) : sdkDir;
   try {
@@ -154,6 +159,9 @@ function main(): void {
       if (t.name === "gensdk") args.push("-lang", t.languages.join(","));
       process.stdout.write(run(`generate ${t.languages.join(", ")}`, t.path, args, root));
     }
+    // The Go SDK's go.mod names only Pulumi's Go SDK: tidy adds the modules it needs and writes go.sum, so that
+    // `go build ./...` works in sdk-gen/go and a program using it verifies its dependencies (Go module proxy).
+    run("go mod tidy (sdk-gen/go: go.mod, go.sum)", "go", ["mod", "tidy"], join(out, "go"));
     if (!values.check) return;
     const stale = LANGUAGES.flatMap((lang) =>
       differences(join(sdkDir, lang), join(out, lang)).map((d) => `${shown(join(sdkDir, lang))}: ${d}`),

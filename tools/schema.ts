@@ -10,15 +10,20 @@
  *   ({@link pulumiType}), its description from the property's JSDoc (read by tools/codegen.ts); `requiredInputs`
  *   from the same JSON schema; the provider applies the defaults (they are in the descriptions, not in the schema,
  *   so no SDK fills them in on its side);
- * - `properties` (outputs): the inputs, and the outputs the SDK class declares (`declare readonly x:
- *   pulumi.Output<T>` in sdk/<kebab>.ts, with their JSDoc). The providers' outputs have TypeScript types, not zod
- *   schemas: their type is read from `T` ({@link outputType}: string, number, boolean, string[], each optionally
- *   `| null`); anything else is typed `pulumi.json#/Any`. Outputs the providers record for themselves (`adopted`,
- *   `__inputs`, `__resource`) are not in the schema;
+ * - `properties` and `required` (outputs): each property of `<Name>OutputsSchema` (beside the inputs schema in
+ *   provider/resources/<kebab>.ts; the same definition gives the SDK class's declarations and the docs' outputs
+ *   table), its type from `z.toJSONSchema(schema, {io: "output"})`, its description from its JSDoc; `required`: the
+ *   outputs neither optional nor nullable, which the provider always returns (test/provider/outputs-schema.test.ts).
+ *   Object types the inputs define are reused. Outputs the providers record for themselves (`adopted`,
+ *   `identifiedBy`, `__inputs`, `__resource`) are not in the schema;
  * - `secret: true` for the outputs the plugin always returns as secrets (provider/plugin: SECRET_OUTPUTS).
  *
+ * Unions are flat (`projectId`: integer or string, once). Descriptions are plain text for every language: a
+ * `{@link X}` of the sources becomes `X` in backquotes (test/plugin/schema.test.ts scans them for TypeScript).
+ *
  * The provider configuration (`config.variables` and the provider's `inputProperties`) lists the settings of
- * provider/client/settings.ts with their environment variables ({@link SETTINGS}).
+ * provider/client/settings.ts ({@link SETTINGS}) with their types, defaults and environment variables
+ * (`defaultInfo.environment`). `version` is package.json's.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -27,6 +32,7 @@ import { z } from "zod";
 import { BatchExportSchema } from "../provider/client/batch-exports";
 import { AccessControlsSchema, DashboardSchema } from "../provider/client/dashboards";
 import { ProjectSchema } from "../provider/client/projects";
+import { DEFAULT_FIND_CACHE_MS, DEFAULT_HOST } from "../provider/client/settings";
 import { SharingSchema } from "../provider/client/sharing";
 import * as resources from "../provider/index";
 import { LOOKUPS, PACKAGE, SECRET_OUTPUTS, typeToken } from "../provider/plugin/index";
@@ -42,10 +48,12 @@ export interface TypeSpec {
   oneOf?: TypeSpec[];
 }
 
-/** A property of the schema: its type, description, and whether it is secret. */
+/** A property of the schema: its type, description, whether it is secret, its default (config only). */
 export interface PropertySpec extends TypeSpec {
   description?: string;
   secret?: boolean;
+  default?: string | number;
+  defaultInfo?: { environment: string[] };
 }
 
 /** An object type of `types` (a nested input object, e.g. an Invite's `privateProjectAccess` item). */
@@ -58,54 +66,98 @@ interface ObjectTypeSpec {
 
 const ANY: TypeSpec = { $ref: "pulumi.json#/Any" };
 
-/** The provider settings (Pulumi config `posthog:<name>`, else the environment variable). */
-export const SETTINGS: readonly { name: string; env: string; secret?: boolean; description: string }[] = [
+/** A provider setting: Pulumi config `posthog:<name>`, else its environment variable, else its default. */
+export interface Setting {
+  name: string;
+  env: string;
+  /** Its type in the schema: what the setting accepts (provider/client/settings.ts `resolveSettings`). */
+  type: "string" | "integer";
+  /** The value the provider uses when neither the config nor the environment sets it (none: see description). */
+  default?: string | number;
+  /**
+   * false: the default is said in the description, not given as the schema's `default`. Pulumi's generated SDKs
+   * read an integer setting's environment variable as `getEnvNumber(…) || <default>`, so `0` (which turns
+   * `findCacheMs` off) would become the default.
+   */
+  defaultInSchema?: false;
+  secret?: boolean;
+  description: string;
+}
+
+/**
+ * The provider settings (provider/client/settings.ts): types as the settings accept them, defaults as
+ * `resolveSettings` applies them (test/plugin/schema.test.ts compares both). `apiKey` has no `defaultInfo`: the
+ * plugin reads `POSTHOG_API_KEY` in its own process, whereas a generated SDK would read it in the program and send it
+ * as a provider input, into the state.
+ */
+export const SETTINGS: readonly Setting[] = [
   {
     name: "host",
     env: "POSTHOG_HOST",
+    type: "string",
+    default: DEFAULT_HOST,
     description:
-      "The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. " +
-      "Default `https://us.posthog.com`.",
+      "The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix.",
   },
   {
     name: "apiKey",
     env: "POSTHOG_API_KEY",
+    type: "string",
     secret: true,
     description:
-      "A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`.",
+      "A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`; else the " +
+      "provider reads the environment variable `POSTHOG_API_KEY`.",
   },
   {
     name: "organizationId",
     env: "POSTHOG_ORGANIZATION_ID",
+    type: "string",
     description:
-      "The organization (a UUID) the organization-scoped resources live in; default the key's current one.",
+      'The organization (a UUID, or "@current") the organization-scoped resources live in; default the API key\'s ' +
+      "current one.",
   },
   {
     name: "projectId",
     env: "POSTHOG_PROJECT_ID",
+    type: "string",
     description:
-      "The project (a positive integer) of project-scoped resources that declare none; default the key's current one.",
+      "The project of project-scoped resources that declare none: its id, a positive integer written as a string " +
+      '(e.g. "12345"), or "@current"; default the API key\'s current one.',
   },
   {
     name: "rateLimit",
     env: "POSTHOG_RATE_LIMIT",
-    description: 'The client rate limit per key, `"<perMinute>/<perHour>"` or `"off"`. Default `480/4800`.',
+    type: "string",
+    default: "480/4800",
+    description:
+      'The client rate limit per API key, `"<perMinute>/<perHour>"` with positive whole numbers, or `"off"`.',
   },
   {
     name: "maxRateLimitWait",
     env: "POSTHOG_MAX_RATE_LIMIT_WAIT",
+    type: "string",
+    default: "2m",
     description:
-      "The longest wait a 429 may name that is waited out (seconds, or `90s`, `10m`, `1h`). Default 2 minutes.",
+      'The longest wait a 429 answer may name that is waited out: a duration string, whole seconds ("120") or a ' +
+      'whole number with the unit s, m or h ("90s", "10m", "1h").',
   },
   {
     name: "retryBaseDelayMs",
     env: "POSTHOG_RETRY_BASE_DELAY_MS",
-    description: "The base of the retry backoff, in milliseconds. Default 500.",
+    type: "integer",
+    default: 500,
+    defaultInSchema: false,
+    description: "The base of the retry backoff, in milliseconds (a whole number).",
   },
   {
     name: "findCacheMs",
     env: "POSTHOG_FIND_CACHE_MS",
-    description: "How long a completed list read is reused by later lookups of the process, in milliseconds.",
+    type: "integer",
+    default: DEFAULT_FIND_CACHE_MS,
+    defaultInSchema: false,
+    description:
+      "How long a completed list read is reused by later lookups of the process, in milliseconds (a whole " +
+      "number; 0 turns it off).",
   },
 ];
 
@@ -123,11 +175,15 @@ function scalarType(js: Json): TypeSpec | undefined {
   return undefined;
 }
 
-/** `specs` without duplicates; one spec as itself, several as `oneOf`. */
+/** `specs` flattened (a `oneOf` in a `oneOf` is its members) without duplicates; one spec as itself, several as `oneOf`. */
 function union(specs: TypeSpec[]): TypeSpec {
-  const seen = new Map(specs.map((s) => [JSON.stringify(s), s]));
+  const flat = specs.flatMap((s) => s.oneOf ?? [s]);
+  const seen = new Map(flat.map((s) => [JSON.stringify(s), s]));
   if ([...seen.values()].some((s) => s.$ref === ANY.$ref)) return ANY;
-  const distinct = [...seen.values()];
+  // One order whatever the sources' order: integer, number, string, boolean, then arrays, objects, references.
+  const rank = (t: TypeSpec) =>
+    ["integer", "number", "string", "boolean", "array", "object"].indexOf(t.type ?? "") + 1 || 9;
+  const distinct = [...seen.values()].sort((a, b) => rank(a) - rank(b));
   return distinct.length === 1 ? (distinct[0] as TypeSpec) : { oneOf: distinct };
 }
 
@@ -135,29 +191,36 @@ function union(specs: TypeSpec[]): TypeSpec {
  * The Pulumi type of a property's JSON schema (zod's `toJSONSchema`, input side): scalars and their enums as the
  * scalar (the accepted values are in the description), `anyOf` and a list of `type`s as `oneOf`, arrays, maps
  * (`additionalProperties`), objects with declared properties as a type of `types` named `typeName` (added to
- * `types`), anything else as `pulumi.json#/Any`.
+ * `types`; with `reuse`, a type already there is kept: an output refers to the type its input defines), anything
+ * else as `pulumi.json#/Any`.
  */
-export function pulumiType(js: Json, typeName: string, types: Record<string, ObjectTypeSpec>): TypeSpec {
+export function pulumiType(
+  js: Json,
+  typeName: string,
+  types: Record<string, ObjectTypeSpec>,
+  reuse = false,
+): TypeSpec {
   // null is no type of its own in Pulumi: a value that may be null is optional.
   const alternatives = ((js.anyOf ?? js.oneOf) as Json[] | undefined)?.filter((a) => a.type !== "null");
-  if (alternatives) return union(alternatives.map((a) => pulumiType(a, typeName, types)));
+  if (alternatives) return union(alternatives.map((a) => pulumiType(a, typeName, types, reuse)));
   if (Array.isArray(js.type)) {
     const kinds = js.type.filter((t) => t !== "null");
-    return union(kinds.map((type) => pulumiType({ ...js, type }, typeName, types)));
+    return union(kinds.map((type) => pulumiType({ ...js, type }, typeName, types, reuse)));
   }
   const scalar = scalarType(js);
   if (scalar) return scalar;
   if (js.type === "array" && js.items && typeof js.items === "object") {
-    return { type: "array", items: pulumiType(js.items as Json, typeName, types) };
+    return { type: "array", items: pulumiType(js.items as Json, typeName, types, reuse) };
   }
   if (js.type === "object") {
     const props = js.properties as Record<string, Json> | undefined;
     if (props && Object.keys(props).length > 0) {
       const token = typeToken(typeName);
+      if (reuse && types[token]) return { $ref: `#/types/${token}` };
       types[token] = {
         type: "object",
         properties: Object.fromEntries(
-          Object.entries(props).map(([k, v]) => [k, pulumiType(v, `${typeName}${pascal(k)}`, types)]),
+          Object.entries(props).map(([k, v]) => [k, pulumiType(v, `${typeName}${pascal(k)}`, types, reuse)]),
         ),
         ...(Array.isArray(js.required) && js.required.length > 0
           ? { required: js.required as string[] }
@@ -170,7 +233,7 @@ export function pulumiType(js: Json, typeName: string, types: Record<string, Obj
       type: "object",
       additionalProperties:
         values && typeof values === "object" && Object.keys(values).length > 0
-          ? pulumiType(values as Json, `${typeName}Value`, types)
+          ? pulumiType(values as Json, `${typeName}Value`, types, reuse)
           : ANY,
     };
   }
@@ -382,12 +445,32 @@ function functionsOf(root: string, types: Record<string, ObjectTypeSpec>): Recor
       }
     }
     out[typeToken(name)] = {
-      description: sdkDocs.get(name) ?? name,
+      description: functionDescription(sdkDocs.get(name) ?? name),
       inputs: { properties: inputs, ...(required && required.length > 0 ? { required } : {}) },
       outputs: { properties, ...(requiredOutputs.length > 0 ? { required: requiredOutputs } : {}) },
     };
   }
   return out;
+}
+
+/**
+ * A lookup's description for the package schema, from its JSDoc in sdk/lookups.ts without what only the TypeScript
+ * SDK has: the sentences naming the token for `pulumi.runtime.setMocks` ("Mock token: …"), "in clear; `getXOutput`
+ * returns it secret" (the plugin's function returns those fields as secrets: {@link LOOKUPS}), and "as an array"
+ * (the function's result is an object).
+ */
+export function functionDescription(doc: string): string {
+  return (
+    plainDescription(doc)
+      .split(/(?<=\.)\s+/)
+      .filter((sentence) => !/\bMock token\b/.test(sentence))
+      .join(" ")
+      .replace(/ is in clear(?: here)?; `\w+Output` returns it secret\./g, " is returned as a secret.")
+      .replace(/ in clear(?: here)?; `\w+Output` returns it secret\./g, " as a secret.")
+      // The function's result is an object: getBatchExports's list is its `batchExports`.
+      .replace(/, as an array\./g, ", as `batchExports`.")
+      .trim()
+  );
 }
 
 /** The inputs schema `<Name>InputsSchema` exported by provider/index.ts. */
@@ -396,6 +479,49 @@ function inputsSchema(name: string): z.ZodType {
   if (!(schema instanceof z.ZodType))
     throw new Error(`schema: provider/index.ts exports no ${name}InputsSchema`);
   return schema;
+}
+
+/**
+ * Where the plugin's releases are published, in Pulumi's form for GitHub releases: the engine downloads
+ * `pulumi-resource-posthog-v<version>-<os>-<arch>.tar.gz` from the release `v<version>` of this repository.
+ */
+export const PLUGIN_DOWNLOAD_URL = "github://api.github.com/pulumi-posthog/pulumi-posthog";
+
+/** The package's version: `version` of package.json at `root` (the one source of every version). */
+export function packageVersion(root = ROOT): string {
+  const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version?: unknown })
+    .version;
+  if (typeof version !== "string" || version === "")
+    throw new Error(`schema: ${join(root, "package.json")} has no version`);
+  return version;
+}
+
+/** The outputs schema `<Name>OutputsSchema` exported by provider/index.ts. */
+function outputsSchema(name: string): z.ZodType {
+  const schema = (resources as unknown as Record<string, unknown>)[`${name}OutputsSchema`];
+  if (!(schema instanceof z.ZodType))
+    throw new Error(`schema: provider/index.ts exports no ${name}OutputsSchema`);
+  return schema;
+}
+
+/**
+ * A description as every language's SDK shows it: `{@link X}` (or `{@link X text}`) of the TypeScript sources as
+ * `X` in backquotes.
+ */
+export function plainDescription(text: string): string {
+  return text.replace(/\{@link\s+([^}\s|]+)[^}]*\}/g, "`$1`");
+}
+
+/** `value` with every `description` string in it made plain ({@link plainDescription}). */
+function plainDescriptions<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(plainDescriptions) as T;
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [
+      k,
+      k === "description" && typeof v === "string" ? plainDescription(v) : plainDescriptions(v),
+    ]),
+  ) as T;
 }
 
 /** The package schema, as an object (see the module's comment). */
@@ -418,10 +544,14 @@ export function packageSchema(root = ROOT): Json {
       };
     }
     const secret = new Set(SECRET_OUTPUTS[name] ?? []);
-    const properties: Record<string, PropertySpec> = { ...inputProperties };
+    const outJs = z.toJSONSchema(outputsSchema(name), { io: "output", unrepresentable: "any" }) as Json;
+    const outProps = (outJs.properties ?? {}) as Record<string, Json>;
+    const properties: Record<string, PropertySpec> = {};
     for (const o of info.outputs as OutputProperty[]) {
+      const prop = outProps[o.name];
+      if (!prop) throw new Error(`schema: ${name}OutputsSchema's JSON schema has no ${o.name}`);
       properties[o.name] = {
-        ...(inputProperties[o.name] ?? outputType(o.type)),
+        ...pulumiType(prop, `${name}${pascal(o.name)}`, types, true),
         description: paragraphs(o.doc),
         ...(secret.has(o.name) ? { secret: true } : {}),
       };
@@ -432,21 +562,28 @@ export function packageSchema(root = ROOT): Json {
       inputProperties,
       requiredInputs: (js.required ?? []) as string[],
       properties,
+      required: info.outputs.filter((o) => !o.optional && !o.nullable).map((o) => o.name),
     };
   }
   const variables = Object.fromEntries(
-    SETTINGS.map((s) => [
+    SETTINGS.map((s): [string, PropertySpec] => [
       s.name,
       {
-        type: "string",
-        description: `${s.description} Environment variable: \`${s.env}\`.`,
-        ...(s.secret ? { secret: true } : {}),
+        type: s.type,
+        description: [
+          s.description,
+          ...(s.default !== undefined && s.defaultInSchema === false ? [`Default ${s.default}.`] : []),
+          ...(s.secret ? [] : [`Environment variable: \`${s.env}\`.`]),
+        ].join(" "),
+        ...(s.default !== undefined && s.defaultInSchema !== false ? { default: s.default } : {}),
+        ...(s.secret ? { secret: true } : { defaultInfo: { environment: [s.env] } }),
       },
     ]),
   );
-  return {
+  return plainDescriptions({
     name: PACKAGE,
     displayName: "PostHog",
+    version: packageVersion(root),
     description:
       "Manage a PostHog organization as code: domains and SAML SSO, invites, members, projects, dashboards, " +
       "collaborators, sharing and batch-export pauses.",
@@ -455,6 +592,7 @@ export function packageSchema(root = ROOT): Json {
     repository: "https://github.com/pulumi-posthog/pulumi-posthog",
     license: "Apache-2.0",
     publisher: "pulumi-posthog",
+    pluginDownloadURL: PLUGIN_DOWNLOAD_URL,
     meta: { moduleFormat: "(.*)" },
     config: { variables },
     provider: {
@@ -465,13 +603,19 @@ export function packageSchema(root = ROOT): Json {
     types,
     resources: out,
     functions: functionsOf(root, types),
+    // respectSchemaVersion: each generator writes the schema's `version` into its SDK (Node.js package.json,
+    // Python's metadata, Go's and .NET's pulumi-plugin.json and version) instead of a placeholder
+    // (pkg/v3 codegen/<lang>/importer.go: RespectSchemaVersion).
     language: {
-      go: { importBasePath: "github.com/pulumi-posthog/pulumi-posthog/sdk/go/posthog" },
-      nodejs: { packageName: "@pulumi-posthog/posthog" },
-      python: { packageName: "pulumi_posthog" },
-      csharp: { rootNamespace: "PulumiPosthog" },
+      go: {
+        importBasePath: "github.com/pulumi-posthog/pulumi-posthog/sdk-gen/go/posthog",
+        respectSchemaVersion: true,
+      },
+      nodejs: { packageName: "@pulumi-posthog/posthog", respectSchemaVersion: true },
+      python: { packageName: "pulumi_posthog", respectSchemaVersion: true },
+      csharp: { rootNamespace: "PulumiPosthog", respectSchemaVersion: true },
     },
-  };
+  });
 }
 
 /** The text of schema.json: the schema as JSON, two-space indented, with a final newline. */

@@ -34,7 +34,7 @@ import {
   getMember,
   getProject,
 } from "../../sdk/lookups";
-import { InvalidInputError } from "../client/errors";
+import { InvalidInputError, NotFoundError } from "../client/errors";
 import {
   BatchExportPause,
   BatchExportPauseInputsSchema,
@@ -57,7 +57,7 @@ import {
   type ResourceName,
   resourceNames,
 } from "../index";
-import type { Provider as DynamicProvider } from "../lifecycle";
+import { type Provider as DynamicProvider, IMPORT_READ } from "../lifecycle";
 import { packageRoot, packageVersion } from "../version";
 
 /** The Pulumi package name of the plugin and its schema. */
@@ -158,55 +158,85 @@ const UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-
 
 /**
  * The id `pulumi import <type> <name> <id>` takes for each resource (documented in README "Other languages"): its
- * form, and how it gives the id the resource keeps in the state and the outputs `read` starts from (the project of
- * a project-scoped object). The engine keeps the id `read` returns.
+ * form, how it gives the id the resource keeps in the state and the outputs `read` starts from (the project of
+ * a project-scoped object), and the object it names, as the error of an import of a missing one says it
+ * (`object`, and `why`: what PostHog's answer means for it). The engine keeps the id `read` returns.
  */
 export const IMPORT_IDS: Readonly<
   Record<
     ResourceName,
-    { form: string; pattern: RegExp; parse: (m: RegExpExecArray) => { id: string; props: object } }
+    {
+      form: string;
+      pattern: RegExp;
+      parse: (m: RegExpExecArray) => { id: string; props: object };
+      object: (m: RegExpExecArray) => string;
+      why?: (m: RegExpExecArray) => string;
+    }
   >
 > = {
-  Project: { form: "<projectId>", pattern: /^(\d+)$/, parse: (m) => ({ id: m[1] ?? "", props: {} }) },
+  Project: {
+    form: "<projectId>",
+    pattern: /^(\d+)$/,
+    parse: (m) => ({ id: m[1] ?? "", props: {} }),
+    object: (m) => `Project ${m[1]}`,
+  },
   Dashboard: {
     form: "<projectId>/<dashboardId>",
     pattern: /^(\d+)\/(\d+)$/,
     parse: (m) => ({ id: m[2] ?? "", props: { projectId: m[1] } }),
+    object: (m) => `Dashboard ${m[2]} of project ${m[1]}`,
+    why: (m) =>
+      "PostHog answers 404 for it: there is no dashboard of that id, or it is soft-deleted (a Dashboard declared " +
+      `with dashboardId: ${m[2]} takes a soft-deleted one over and restores it)`,
   },
   DashboardSharing: {
     form: "<projectId>/<dashboardId>",
     pattern: /^(\d+)\/(\d+)$/,
     parse: (m) => ({ id: m[2] ?? "", props: { projectId: m[1] } }),
+    object: (m) => `DashboardSharing of dashboard ${m[2]} of project ${m[1]}`,
+    why: () =>
+      "PostHog answers 404 for its dashboard: there is no dashboard of that id, or it is soft-deleted",
   },
   DashboardCollaborator: {
     form: "<projectId>/<dashboardId>/<userUuid>",
     pattern: new RegExp(`^(\\d+)/(\\d+)/(${UUID})$`),
     parse: (m) => ({ id: `${m[2]}/${m[3]}`, props: { projectId: m[1] } }),
+    object: (m) => `DashboardCollaborator ${m[3]} of dashboard ${m[2]} of project ${m[1]}`,
+    why: () => "That user is not a collaborator of the dashboard, or the dashboard does not exist",
   },
   Domain: {
     form: "<domainId> (a UUID)",
     pattern: new RegExp(`^(${UUID})$`),
     parse: (m) => ({ id: m[1] ?? "", props: {} }),
+    object: (m) => `Domain ${m[1]}`,
   },
   DomainVerification: {
     form: "<domainId> (a UUID)",
     pattern: new RegExp(`^(${UUID})$`),
     parse: (m) => ({ id: m[1] ?? "", props: {} }),
+    object: (m) => `DomainVerification ${m[1]}`,
+    why: () => "Its id is the id of the domain it verifies: the organization has no domain of that id",
   },
   Invite: {
     form: "<inviteId> (a UUID)",
     pattern: new RegExp(`^(${UUID})$`),
     parse: (m) => ({ id: m[1] ?? "", props: {} }),
+    object: (m) => `Invite ${m[1]}`,
+    why: () =>
+      "The organization has no pending invite of that id: an accepted or revoked invite leaves its list",
   },
   Member: {
     form: "<userUuid>",
     pattern: new RegExp(`^(${UUID})$`),
     parse: (m) => ({ id: m[1] ?? "", props: {} }),
+    object: (m) => `Member ${m[1]}`,
+    why: () => "No member of the organization has that user UUID",
   },
   BatchExportPause: {
     form: "<batchExportId> (a UUID)",
     pattern: new RegExp(`^(${UUID})$`),
     parse: (m) => ({ id: m[1] ?? "", props: {} }),
+    object: (m) => `BatchExportPause ${m[1]}`,
   },
 };
 
@@ -226,21 +256,43 @@ const INPUT_SCHEMAS: Readonly<
 };
 
 /** The resources whose outputs record `adopted` (an object this resource did not create is left as found on destroy). */
-const RECORDS_ADOPTED: ReadonlySet<ResourceName> = new Set(["Dashboard", "Domain", "Invite", "Project"]);
+const RECORDS_ADOPTED: ReadonlySet<ResourceName> = new Set([
+  "Dashboard",
+  "DashboardCollaborator",
+  "Domain",
+  "Invite",
+  "Project",
+]);
+
+/**
+ * The outputs in which a resource records the state it found when it took the object over (destroy sets it back),
+ * and the output an import finds it in: an imported object was found as it is.
+ */
+const RECORDS_FOUND: Readonly<Partial<Record<ResourceName, { found: string; from: string }>>> = {
+  BatchExportPause: { found: "pausedBefore", from: "paused" },
+  DashboardSharing: { found: "enabledBefore", from: "enabled" },
+  Member: { found: "levelBefore", from: "level" },
+};
 
 /**
  * What `pulumi import` records of an object: the read's outputs and inputs, plus each input the resource's `check`
  * would default that the read does not report (a Dashboard's `deleteInsights: false`), so that a program declaring
  * the generated code plans no change (`diff` compares the outputs with the program's checked inputs); and
  * `adopted: true` where the resource records it: an imported object was not created by Pulumi, so destroy leaves it
- * as it was found unless `deleteAdoptedOnDestroy` (as for an object adopted by its id).
+ * as it was found unless `deleteAdoptedOnDestroy` (as for an object adopted by its id); and the state found
+ * ({@link RECORDS_FOUND}: a Member's level, a batch export's pause, a dashboard's sharing), which destroy sets back.
  */
 function withImportDefaults(
   name: ResourceName,
   outs: Record<string, unknown>,
   inputs: Record<string, unknown>,
 ): { outs: Record<string, unknown>; inputs: Record<string, unknown> } {
-  const marked = RECORDS_ADOPTED.has(name) ? { ...outs, adopted: true } : outs;
+  const found = RECORDS_FOUND[name];
+  const marked = {
+    ...outs,
+    ...(RECORDS_ADOPTED.has(name) ? { adopted: true } : {}),
+    ...(found && outs[found.from] !== undefined ? { [found.found]: outs[found.from] } : {}),
+  };
   const parsed = INPUT_SCHEMAS[name].safeParse(inputs);
   if (!parsed.success || !parsed.data || typeof parsed.data !== "object") return { outs: marked, inputs };
   const added = Object.entries(parsed.data).filter(([k, v]) => v !== undefined && outs[k] === undefined);
@@ -264,6 +316,28 @@ export function importTarget(name: ResourceName, importId: string): { id: string
     );
   }
   return form.parse(m);
+}
+
+/**
+ * The one-line error of `pulumi import` of resource `name` by the well-formed import id `importId` when PostHog
+ * says there is no such object (its read found it gone: a 404 of the object itself, or a list without it), or
+ * (`missingProject`) no such project of the organization the key reaches: it names the kind, the object and the
+ * import id, and what to check. No request.
+ */
+export function missingOnImport(name: ResourceName, importId: string, missingProject?: string): Error {
+  const form = IMPORT_IDS[name];
+  const m = form.pattern.exec(importId);
+  const object = m ? form.object(m) : `${name} ${importId}`;
+  const why =
+    missingProject !== undefined
+      ? `Project ${missingProject} does not exist in the organization, or the API key cannot reach it`
+      : m && form.why
+        ? form.why(m)
+        : undefined;
+  return new Error(
+    `${object} does not exist: check the import id "${importId}" (${typeToken(name)} takes ${form.form}); ` +
+      `nothing is imported.${why ? ` ${why}.` : ""}`,
+  );
 }
 
 /** The provider settings that are secret whatever the user typed (schema.json marks them `secret`). */
@@ -327,10 +401,18 @@ export async function configure(config: ConfigGetter): Promise<void> {
   await Project.configure({ config } as unknown as pulumi.dynamic.ConfigureRequest);
 }
 
-/** The package schema (schema.json at the package root), as text. */
+/**
+ * The package schema as the plugin serves it (GetSchema), as text: schema.json at the package root, its `version`
+ * the package's own (package.json's, which GetPluginInfo reports), so that the two never differ; the file's text as
+ * it is when it already says so.
+ * @throws when the package root is unknown or schema.json cannot be read or is not JSON.
+ */
 export function schemaText(): string {
   if (packageRoot === undefined) throw new Error("schema.json not found: the package's root is unknown");
-  return readFileSync(join(packageRoot, "schema.json"), "utf8");
+  const text = readFileSync(join(packageRoot, "schema.json"), "utf8");
+  const schema = JSON.parse(text) as { version?: unknown };
+  if (schema.version === packageVersion) return text;
+  return `${JSON.stringify({ ...schema, version: packageVersion }, null, 2)}\n`;
 }
 
 /**
@@ -405,11 +487,29 @@ export function pluginProvider(): provider.Provider {
     async read(id, urn, props) {
       const { name, provider: p } = providerOf(parseUrn(urn).type);
       const secret = secretKeys(props);
-      // `pulumi import` reads with no outputs and the import id.
+      // `pulumi import` reads with no outputs and the import id: an object PostHog says is not there fails the
+      // import naming it (the engine would record nothing, or read empty outputs as "provider does not support
+      // importing resources"); a resource of the state whose object is gone is dropped by refresh (`id: ""`).
       const importing = props === undefined || props === null || Object.keys(props).length === 0;
       const target = importing ? importTarget(name, id) : { id, props: reveal(props) as object };
-      const read = await p.read(target.id, target.props);
-      if (!read.id) return { id: "", props: {} };
+      let read: Awaited<ReturnType<DynamicProvider["read"]>>;
+      try {
+        read = await p.read(target.id, importing ? { ...target.props, [IMPORT_READ]: true } : target.props);
+      } catch (e) {
+        const project = (target.props as { projectId?: string }).projectId;
+        const noProject =
+          importing &&
+          project !== undefined &&
+          e instanceof NotFoundError &&
+          e.missing === "project" &&
+          e.path.includes(`/projects/${project}/`);
+        if (noProject) throw missingOnImport(name, id, project);
+        throw e;
+      }
+      if (!read.id) {
+        if (importing) throw missingOnImport(name, id);
+        return { id: "", props: {} };
+      }
       const live = { outs: (read.props ?? {}) as Record<string, unknown>, inputs: read.inputs };
       const found = importing && live.inputs ? withImportDefaults(name, live.outs, live.inputs) : live;
       return {

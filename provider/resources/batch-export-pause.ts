@@ -3,8 +3,9 @@
  * API: GET `/api/organizations/:organization_id/batch_exports/:id/`, POST `…/:id/pause/` and `…/:id/unpause/`.
  *
  * The id is the batch export's id. Create records whether the export was paused (`pausedBefore`), then
- * pauses or unpauses it; update does the same; delete restores the state found before Pulumi took over. A create
- * whose run was killed leaves `pausedBefore` in the create journal (provider/create-journal.ts), so the next
+ * pauses or unpauses it; update does the same; `pulumi import` records it as found; delete restores the state
+ * found before Pulumi took over, with no write when the export is so already. A create
+ * whose run was killed leaves `pausedBefore` in the provider's create journal, so the next
  * create records what was found before the first one, not its own pause. When `pausedBefore` is unknown (not in
  * the state), delete leaves the export as it is and says so.
  * Refresh shows someone unpausing it as drift; the next `up` pauses it again.
@@ -24,6 +25,27 @@ export const BatchExportPauseInputsSchema = z.strictObject({
   paused: z.boolean({ error: "expected true or false" }).default(true),
 });
 export type BatchExportPauseInputs = z.input<typeof BatchExportPauseInputsSchema>;
+
+/**
+ * Outputs of a BatchExportPause, as create, read and update return them. `required` in the package schema:
+ * neither optional nor nullable. Each property's comment is its documentation (schema.json, the SDK class,
+ * docs/resources).
+ */
+export const BatchExportPauseOutputsSchema = z.object({
+  /** The batch export's id (UUID; also the resource id). */
+  batchExportId: z.string(),
+  /** Whether the export is paused. */
+  paused: z.boolean(),
+  /**
+   * Whether the export was paused before Pulumi took it over: delete restores it. Absent when unknown: delete then
+   * leaves the export as it is.
+   */
+  pausedBefore: z.boolean().optional(),
+  /** The export's name. */
+  name: z.string().nullable(),
+  /** When it was last paused (ISO 8601), else null. */
+  lastPausedAt: z.string().nullable(),
+});
 
 /** Outputs of a BatchExportPause. */
 export interface BatchExportPauseOutputs extends Record<string, unknown> {
@@ -129,8 +151,17 @@ export const batchExportPauseProvider = defineResource<
       );
       return;
     }
-    // Restore the state found before Pulumi took over (one idempotent request).
-    if (props.pausedBefore === true) await api.batchExports.pause({ id });
-    else await api.batchExports.unpause({ id });
+    const restore = () =>
+      props.pausedBefore === true ? api.batchExports.pause({ id }) : api.batchExports.unpause({ id });
+    // The state says this resource changed it: restore the state found before Pulumi took over (one idempotent
+    // request).
+    if (props.paused !== props.pausedBefore) {
+      await restore();
+      return;
+    }
+    // As found, says the state (an import, or a create that found it as declared): one GET, and a request only if
+    // someone changed it since.
+    const live = await api.batchExports.retrieve({ id });
+    if (live.paused !== props.pausedBefore) await restore();
   },
 });

@@ -7,7 +7,8 @@
  * The id is `<dashboardId>/<userUuid>`. The level is always 37 (the only one PostHog accepts); there is no
  * update, every change replaces. Adding a user who already is a collaborator adopts them (no error, no
  * duplicate). When the dashboard's restriction level does not allow collaborators, create fails with a
- * clear error saying to set `restrictionLevel: 37` on the Dashboard.
+ * clear error saying to set `restrictionLevel: 37` on the Dashboard. A collaborator taken in by `pulumi import`
+ * (`adopted: true`) is left as found on destroy; any other is removed.
  */
 import { z } from "zod";
 import {
@@ -38,6 +39,25 @@ export const DashboardCollaboratorInputsSchema = z.strictObject({
 export type DashboardCollaboratorInputs = z.input<typeof DashboardCollaboratorInputsSchema>;
 type In = z.output<typeof DashboardCollaboratorInputsSchema>;
 
+/**
+ * Outputs of a DashboardCollaborator, as create and read return them. `required` in the package schema: neither
+ * optional nor nullable. Each property's comment is its documentation (schema.json, the SDK class, docs/resources).
+ */
+export const DashboardCollaboratorOutputsSchema = z.object({
+  /** The dashboard's id. */
+  dashboardId: z.int(),
+  /** The collaborator's user UUID. */
+  userUuid: z.string(),
+  /** The access level: 37 (can edit). */
+  level: z.int(),
+  /** The project of the dashboard: its id, a string of digits. */
+  projectId: z.string(),
+  /** The collaborator's e-mail address. */
+  email: z.string(),
+  /** When the collaborator was added (ISO 8601). */
+  addedAt: z.string().nullable(),
+});
+
 /** Outputs of a DashboardCollaborator. */
 export interface DashboardCollaboratorOutputs extends Record<string, unknown> {
   dashboardId: number;
@@ -48,12 +68,16 @@ export interface DashboardCollaboratorOutputs extends Record<string, unknown> {
   email: string;
   /** When the collaborator was added (ISO 8601). */
   addedAt: string | null;
+  /** True when `pulumi import` took the collaborator in (kept on destroy). */
+  adopted?: boolean;
 }
 
+/** The outputs of collaborator `c`; `adopted` as recorded (true: imported, kept on destroy). */
 function toOutputs(
   c: Collaborator,
   want: Pick<In, "dashboardId">,
   projectId: string,
+  adopted?: boolean,
 ): DashboardCollaboratorOutputs {
   return {
     dashboardId: c.dashboard_id ?? want.dashboardId,
@@ -62,6 +86,7 @@ function toOutputs(
     projectId,
     email: c.user.email,
     addedAt: c.added_at ?? null,
+    ...(adopted !== undefined ? { adopted } : {}),
   };
 }
 
@@ -153,11 +178,19 @@ export const dashboardCollaboratorProvider = defineResource<
       if (dashboardGone) return undefined;
       throw e;
     }
-    return c ? toOutputs(c, { dashboardId }, projectId) : undefined;
+    return c ? toOutputs(c, { dashboardId }, projectId, old.adopted) : undefined;
   },
   async delete(api, id, props) {
     const old = props;
     const { dashboardId, userUuid } = parseId(id);
+    if (old.adopted === true) {
+      // Imported: it existed before Pulumi, so it is left as found (docs/how-it-works.md, "What destroy does").
+      console.log(
+        `warning: destroy kept the collaborator ${old.email ?? userUuid} of dashboard ${dashboardId}: it was ` +
+          "imported, and imported objects are left as they were found. Remove them in PostHog if needed.",
+      );
+      return;
+    }
     try {
       await api.collaborators.remove({
         projectId: old.projectId ?? (await resolveProjectId(api)),

@@ -1,10 +1,11 @@
 /**
  * DashboardSharing: public sharing of a dashboard, on or off.
- * API: GET / PATCH `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (PATCH as the real
- * service has it; the seed shows only GET).
+ * API: GET / PATCH `/api/projects/:project_id/dashboards/:dashboard_id/sharing/`.
  *
- * The id is the dashboard id. `accessToken` (the token in the public link) is a secret output. Delete turns
- * sharing off.
+ * The id is the dashboard id. `accessToken` (the token in the public link) is a secret output. Create (and
+ * `pulumi import`) records the sharing found (`enabledBefore`); delete sets it back to that, with no write when it
+ * is so already: sharing that existed before Pulumi stays as found. State written before `enabledBefore` existed:
+ * delete turns sharing off, as it did then.
  */
 import { z } from "zod";
 import type { Sharing } from "../client";
@@ -22,6 +23,28 @@ export const DashboardSharingInputsSchema = z.strictObject({
 });
 export type DashboardSharingInputs = z.input<typeof DashboardSharingInputsSchema>;
 
+/**
+ * Outputs of a DashboardSharing, as create, read and update return them. `required` in the package schema: neither
+ * optional nor nullable. Each property's comment is its documentation (schema.json, the SDK class, docs/resources).
+ */
+export const DashboardSharingOutputsSchema = z.object({
+  /** The dashboard's id (also the resource id). */
+  dashboardId: z.int(),
+  /** Whether public sharing is on. */
+  enabled: z.boolean(),
+  /** The project of the dashboard: its id, a string of digits. */
+  projectId: z.string(),
+  /** The token of the public link (secret); null while sharing is off. */
+  accessToken: z.string().nullable(),
+  /** When sharing was first configured (ISO 8601), else null. */
+  createdAt: z.string().nullable(),
+  /**
+   * Whether public sharing was on when this resource took it over (its create or `pulumi import` read it): delete
+   * sets it back. Absent in state written before it existed: delete then turns sharing off.
+   */
+  enabledBefore: z.boolean().optional(),
+});
+
 /** Outputs of a DashboardSharing. */
 export interface DashboardSharingOutputs extends Record<string, unknown> {
   dashboardId: number;
@@ -31,9 +54,17 @@ export interface DashboardSharingOutputs extends Record<string, unknown> {
   accessToken: string | null;
   /** When sharing was first configured (ISO 8601), else null. */
   createdAt: string | null;
+  /** Whether sharing was on when this resource took it over; absent in state written before it existed. */
+  enabledBefore?: boolean;
 }
 
-function toOutputs(s: Sharing, dashboardId: number, projectId: string): DashboardSharingOutputs {
+/** The outputs of sharing `s`; `enabledBefore` as recorded when this resource took it over (undefined: unknown). */
+function toOutputs(
+  s: Sharing,
+  dashboardId: number,
+  projectId: string,
+  enabledBefore: boolean | undefined,
+): DashboardSharingOutputs {
   return {
     dashboardId,
     enabled: s.enabled,
@@ -41,6 +72,7 @@ function toOutputs(s: Sharing, dashboardId: number, projectId: string): Dashboar
     // Only meaningful while shared: a never-shared dashboard answers a fresh random token on every GET.
     accessToken: s.enabled ? (s.access_token ?? null) : null,
     createdAt: s.created_at ?? null,
+    ...(enabledBefore !== undefined ? { enabledBefore } : {}),
   };
 }
 
@@ -75,7 +107,7 @@ export const dashboardSharingProvider = defineResource<
             dashboardId: want.dashboardId,
             body: { enabled: want.enabled },
           });
-    return { id: String(want.dashboardId), outs: toOutputs(s, want.dashboardId, projectId) };
+    return { id: String(want.dashboardId), outs: toOutputs(s, want.dashboardId, projectId, live.enabled) };
   },
   async read(api, id, props) {
     const projectId = props.projectId ?? (await resolveProjectId(api));
@@ -83,6 +115,7 @@ export const dashboardSharingProvider = defineResource<
       await api.sharing.retrieve({ projectId, dashboardId: Number(id) }),
       Number(id),
       projectId,
+      props.enabledBefore,
     );
   },
   async update(api, id, olds, want) {
@@ -92,10 +125,20 @@ export const dashboardSharingProvider = defineResource<
       dashboardId: Number(id),
       body: { enabled: want.enabled },
     });
-    return toOutputs(s, Number(id), projectId);
+    return toOutputs(s, Number(id), projectId, olds.enabledBefore);
   },
   async delete(api, id, props) {
     const projectId = props.projectId ?? (await resolveProjectId(api));
-    await api.sharing.update({ projectId, dashboardId: Number(id), body: { enabled: false } });
+    const where = { projectId, dashboardId: Number(id) };
+    // State written before `enabledBefore` existed: sharing off, as destroy did then.
+    const before = props.enabledBefore ?? false;
+    // The state says this resource changed it: one PATCH sets it back (what the sharing was when taken over).
+    if (props.enabled !== before || props.enabledBefore === undefined) {
+      await api.sharing.update({ ...where, body: { enabled: before } });
+      return;
+    }
+    // As found, says the state (imported, or adopted as declared): one GET, and a PATCH only if it changed since.
+    const live = await api.sharing.retrieve(where);
+    if (live.enabled !== before) await api.sharing.update({ ...where, body: { enabled: before } });
   },
 });

@@ -151,8 +151,8 @@ export const DashboardInputsSchema = z
      */
     useDashboard: dashboardIdInput("useDashboard").optional(),
     /**
-     * Create from template JSON, as an object or a JSON string (e.g. `fs.readFileSync("dashboards/kpis.json",
-     * "utf8")`): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT",
+     * Create from template JSON, as an object or a JSON string (e.g. the text of `dashboards/kpis.json` in your
+     * repository): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT",
      * …}, …]}`, the four required, at least one tile (PostHog's dashboard template schema). Create-only.
      */
     templateJson: z
@@ -189,6 +189,51 @@ export const DashboardInputsSchema = z
   .superRefine(exclusive(DashboardExclusiveInputs));
 export type DashboardInputs = z.input<typeof DashboardInputsSchema>;
 type In = z.output<typeof DashboardInputsSchema>;
+
+/**
+ * Outputs of a Dashboard, as create, read and update return them: its settings as PostHog holds them, the
+ * create-only inputs as declared, and the server's fields. `required` in the package schema: neither optional nor
+ * nullable. Each property's comment is its documentation (schema.json, the SDK class, docs/resources).
+ */
+export const DashboardOutputsSchema = z.object({
+  /** The dashboard name. */
+  name: z.string(),
+  /** The description; "" when none. */
+  description: z.string(),
+  /** Whether it is pinned in the sidebar. */
+  pinned: z.boolean(),
+  /** The tags. */
+  tags: z.array(z.string()),
+  /** Who may edit: 21 everyone in the project, 37 only collaborators (as declared). */
+  restrictionLevel: z.literal([21, 37]),
+  /** The project the dashboard lives in: its id, a string of digits. */
+  projectId: z.string(),
+  /** As declared: the template key it was created from. */
+  useTemplate: z.string().optional(),
+  /** As declared: the id of the dashboard it was created as a duplicate of. */
+  useDashboard: z.int().optional(),
+  /** As declared: the template JSON it was created from, as an object. */
+  templateJson: z.record(z.string(), z.unknown()).optional(),
+  /** As declared: the id of the existing dashboard this resource adopted. */
+  dashboardId: z.int().optional(),
+  /** As declared: soft-delete the adopted dashboard on destroy. */
+  deleteAdoptedOnDestroy: z.boolean().optional(),
+  /** Whether delete also soft-deletes the insights that are only on this dashboard. */
+  deleteInsights: z.boolean(),
+  /** True when someone soft-deleted the dashboard outside Pulumi (seen by a refresh); the next up restores it. */
+  deleted: z.boolean(),
+  /** How it was created: "default", "template" or "duplicate". */
+  creationMode: z.string().nullable(),
+  /**
+   * The restriction level in force: 21 when the organization lacks PostHog's advanced permissions, whatever is
+   * declared.
+   */
+  effectiveRestrictionLevel: z.int().nullable(),
+  /** Whether public sharing is on. */
+  isShared: z.boolean(),
+  /** When the dashboard was created (ISO 8601). */
+  createdAt: z.string().nullable(),
+});
 
 /** Outputs of a Dashboard. */
 export interface DashboardOutputs extends Record<string, unknown> {
@@ -362,7 +407,9 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
     } catch (e) {
       // Dashboards cannot be hard-deleted, so PostHog's 404 for the dashboard means soft-deleted: keep the id,
       // show the drift. A 404 for the project, the endpoint or from another server is an error (isObjectGone).
-      if (isObjectGone(e)) return { ...old, deleted: true };
+      // `pulumi import` of a dashboard answering 404 (none of that id, or one soft-deleted): nothing to import, so
+      // gone, never a resource recorded as `deleted: true`.
+      if (isObjectGone(e)) return how.importing ? undefined : { ...old, deleted: true };
       throw e;
     }
   },

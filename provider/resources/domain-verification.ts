@@ -27,6 +27,24 @@ export const DomainVerificationInputsSchema = z.strictObject({
 export type DomainVerificationInputs = z.input<typeof DomainVerificationInputsSchema>;
 type In = z.output<typeof DomainVerificationInputsSchema>;
 
+/**
+ * Outputs of a DomainVerification, as create, read and update return them. `required` in the package schema:
+ * neither optional nor nullable. Each property's comment is its documentation (schema.json, the SDK class,
+ * docs/resources).
+ */
+export const DomainVerificationOutputsSchema = z.object({
+  /** The Domain's id (UUID; also the resource id). */
+  domainId: z.string(),
+  /** As declared: how long create and update keep retrying, in seconds. */
+  timeoutSeconds: z.number(),
+  /** The verified domain name. */
+  domain: z.string(),
+  /** True when the domain is verified. */
+  isVerified: z.boolean(),
+  /** When the domain was verified (ISO 8601), else null. */
+  verifiedAt: z.string().nullable(),
+});
+
 /** Outputs of a DomainVerification. */
 export interface DomainVerificationOutputs extends Record<string, unknown> {
   domainId: string;

@@ -71,6 +71,40 @@ export const InviteInputsSchema = z.strictObject({
 export type InviteInputs = z.input<typeof InviteInputsSchema>;
 type In = z.output<typeof InviteInputsSchema>;
 
+/**
+ * Outputs of an Invite, as create and read return them: the invite as PostHog holds it, the write-only inputs as
+ * declared, and the server's fields. `required` in the package schema: neither optional nor nullable. Each
+ * property's comment is its documentation (schema.json, the SDK class, docs/resources).
+ */
+export const InviteOutputsSchema = z.object({
+  /** The invited e-mail address. */
+  targetEmail: z.string(),
+  /** The first name shown in the invitation; "" when none. */
+  firstName: z.string(),
+  /** The organization level on joining: 1 member, 8 admin, 15 owner. */
+  level: z.int(),
+  /** The personal message of the invitation e-mail; "" when none. */
+  message: z.string(),
+  /** Access to private projects: each a project id and a level ("none", "member" or "admin"). */
+  privateProjectAccess: z.array(z.object({ id: z.int(), level: z.string() })),
+  /** As declared: send the invitation e-mail. */
+  sendEmail: z.boolean(),
+  /** As declared: merge with other pending invites of this e-mail. */
+  combinePendingInvites: z.boolean(),
+  /** As declared: take over a pending invite of this e-mail and level. */
+  adopt: z.boolean(),
+  /** As declared: revoke the adopted invite on destroy. */
+  deleteAdoptedOnDestroy: z.boolean().optional(),
+  /** True when the invite is more than 3 days old: refresh shows it as drift, the next up invites again. */
+  isExpired: z.boolean(),
+  /** True once the invite was accepted (the e-mail is a member): the invite is then satisfied. */
+  accepted: z.boolean(),
+  /** Whether PostHog tried to send the e-mail. */
+  emailingAttemptMade: z.boolean(),
+  /** When the invite was created (ISO 8601). */
+  createdAt: z.string().nullable(),
+});
+
 /** Outputs of an Invite. */
 export interface InviteOutputs extends Record<string, unknown> {
   targetEmail: string;

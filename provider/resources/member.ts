@@ -4,7 +4,8 @@
  *
  * Members cannot be created (invite them with Invite): create finds the member by `userUuid` or `email` and
  * sets the level. The id is the user's UUID. Every Member adopts, so delete leaves the person as found: the level
- * is set back to the one they had when this resource took them over (`levelBefore`), and they stay in the
+ * is set back to the one they had when this resource (its create, or `pulumi import`) took them over
+ * (`levelBefore`; no write when they have it), and they stay in the
  * organization. `removeFromOrganizationOnDestroy: true` removes them instead (PostHog refuses to remove an owner,
  * which gives a clear error).
  */
@@ -42,6 +43,41 @@ export const MemberInputsSchema = z
   .superRefine(exclusive(MemberExclusiveInputs));
 export type MemberInputs = z.input<typeof MemberInputsSchema>;
 type In = z.output<typeof MemberInputsSchema>;
+
+/**
+ * Outputs of a Member, as create, read and update return them. `required` in the package schema: neither optional
+ * nor nullable. Each property's comment is its documentation (schema.json, the SDK class, docs/resources).
+ */
+export const MemberOutputsSchema = z.object({
+  /**
+   * The member's user UUID (also the resource id). Unknown in a preview where this member is updated (when not
+   * declared as an input): give dependents `id`, which stays known.
+   */
+  userUuid: z.string(),
+  /** The member's e-mail address. */
+  email: z.string(),
+  /** The organization level: 1 member, 8 admin, 15 owner. */
+  level: z.int(),
+  /** As declared: keep the person and their current level on delete. */
+  retainOnDelete: z.boolean(),
+  /** As declared: remove the person from the organization on delete. */
+  removeFromOrganizationOnDestroy: z.boolean().optional(),
+  /**
+   * The level the person had when this resource took them over (its create, or `pulumi import`), set back on
+   * delete. Absent when unknown (state written before it existed): delete then leaves the level as it is.
+   */
+  levelBefore: z.int().optional(),
+  /** The membership's own id (UUID). */
+  membershipId: z.string(),
+  /** The member's first name; "" when none. */
+  firstName: z.string(),
+  /** The member's last name; "" when none. */
+  lastName: z.string(),
+  /** When the person joined (ISO 8601). */
+  joinedAt: z.string().nullable(),
+  /** Whether the member has two-factor authentication on. */
+  is2faEnabled: z.boolean(),
+});
 
 /** Outputs of a Member. */
 export interface MemberOutputs extends Record<string, unknown> {

@@ -73,6 +73,57 @@ export const ProjectInputsSchema = z.strictObject({
 export type ProjectInputs = z.input<typeof ProjectInputsSchema>;
 type In = z.output<typeof ProjectInputsSchema>;
 
+/**
+ * Outputs of a Project, as create, read and update return them: the settings as PostHog holds them (a setting
+ * PostHog leaves empty is absent) and the server's fields. `required` in the package schema: neither optional
+ * nor nullable. Each property's comment is its documentation (schema.json, the SDK class, docs/resources).
+ */
+export const ProjectOutputsSchema = z.object({
+  /** The project name. */
+  name: z.string(),
+  /**
+   * The project id, a string of digits (also the resource id). Unknown in a preview where this project is updated:
+   * give dependents `id`, which stays known.
+   */
+  projectId: z.string(),
+  /** As declared: delete the adopted project on destroy. */
+  deleteAdoptedOnDestroy: z.boolean().optional(),
+  /** What the product is, for PostHog's AI features; "" when unset. */
+  productDescription: z.string(),
+  /** The IANA time zone of the project. */
+  timezone: z.string().optional(),
+  /** URLs of the app (toolbar, heatmaps); empty when none. */
+  appUrls: z.array(z.string()),
+  /** Whether client IP addresses are discarded. */
+  anonymizeIps: z.boolean().optional(),
+  /** Whether autocapture is off. */
+  autocaptureOptOut: z.boolean().optional(),
+  /** Whether sessions are recorded. */
+  sessionRecordingOptIn: z.boolean().optional(),
+  /** Whether heatmaps are captured. */
+  heatmapsOptIn: z.boolean().optional(),
+  /** Whether surveys are on. */
+  surveysOptIn: z.boolean().optional(),
+  /** The first day of the week: 0 (Sunday) or 1 (Monday). */
+  weekStartDay: z.int().optional(),
+  /** Domains allowed to record sessions; empty when none. */
+  recordingDomains: z.array(z.string()),
+  /** Whether it is a demo project filled with sample data. */
+  isDemo: z.boolean().optional(),
+  /** The project's UUID. */
+  uuid: z.string().nullable(),
+  /** The id (UUID) of the organization the project belongs to. */
+  organization: z.string().nullable(),
+  /** The project API key that PostHog's SDKs send events with (secret). */
+  apiToken: z.string().nullable(),
+  /** The token of the live events stream (secret). */
+  liveEventsToken: z.string().nullable(),
+  /** When the project was created (ISO 8601). */
+  createdAt: z.string().nullable(),
+  /** Whether any event was received. */
+  ingestedEvent: z.boolean(),
+});
+
 /** Input property → wire field, for the settings sent as they are. */
 const SETTINGS = {
   name: "name",

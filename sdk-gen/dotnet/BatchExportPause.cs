@@ -15,8 +15,9 @@ namespace PulumiPosthog.Posthog
     /// API: GET `/api/organizations/:organization_id/batch_exports/:id/`, POST `…/:id/pause/` and `…/:id/unpause/`.
     /// 
     /// The id is the batch export's id. Create records whether the export was paused (`pausedBefore`), then
-    /// pauses or unpauses it; update does the same; delete restores the state found before Pulumi took over. A create
-    /// whose run was killed leaves `pausedBefore` in the create journal (provider/create-journal.ts), so the next
+    /// pauses or unpauses it; update does the same; `pulumi import` records it as found; delete restores the state
+    /// found before Pulumi took over, with no write when the export is so already. A create
+    /// whose run was killed leaves `pausedBefore` in the provider's create journal, so the next
     /// create records what was found before the first one, not its own pause. When `pausedBefore` is unknown (not in
     /// the state), delete leaves the export as it is and says so.
     /// Refresh shows someone unpausing it as drift; the next `up` pauses it again.
@@ -25,13 +26,13 @@ namespace PulumiPosthog.Posthog
     public partial class BatchExportPause : global::Pulumi.CustomResource
     {
         /// <summary>
-        /// The batch export id.
+        /// The batch export's id (UUID; also the resource id).
         /// </summary>
         [Output("batchExportId")]
-        public Output<string?> BatchExportId { get; private set; } = null!;
+        public Output<string> BatchExportId { get; private set; } = null!;
 
         /// <summary>
-        /// When it was last paused (ISO 8601).
+        /// When it was last paused (ISO 8601), else null.
         /// </summary>
         [Output("lastPausedAt")]
         public Output<string?> LastPausedAt { get; private set; } = null!;
@@ -46,10 +47,10 @@ namespace PulumiPosthog.Posthog
         /// Whether the export is paused.
         /// </summary>
         [Output("paused")]
-        public Output<bool?> Paused { get; private set; } = null!;
+        public Output<bool> Paused { get; private set; } = null!;
 
         /// <summary>
-        /// Whether it was paused before Pulumi took over (restored on delete; absent when unknown: delete leaves it).
+        /// Whether the export was paused before Pulumi took it over: delete restores it. Absent when unknown: delete then leaves the export as it is.
         /// </summary>
         [Output("pausedBefore")]
         public Output<bool?> PausedBefore { get; private set; } = null!;
@@ -77,6 +78,7 @@ namespace PulumiPosthog.Posthog
             var defaultOptions = new CustomResourceOptions
             {
                 Version = Utilities.Version,
+                PluginDownloadURL = "github://api.github.com/pulumi-posthog/pulumi-posthog",
             };
             var merged = CustomResourceOptions.Merge(defaultOptions, options);
             // Override the ID if one was specified for consistency with other language SDKs.

@@ -27,103 +27,103 @@ namespace PulumiPosthog.Posthog
     public partial class Dashboard : global::Pulumi.CustomResource
     {
         /// <summary>
-        /// When it was created (ISO 8601).
+        /// When the dashboard was created (ISO 8601).
         /// </summary>
         [Output("createdAt")]
         public Output<string?> CreatedAt { get; private set; } = null!;
 
         /// <summary>
-        /// How it was created: default, template or duplicate.
+        /// How it was created: "default", "template" or "duplicate".
         /// </summary>
         [Output("creationMode")]
         public Output<string?> CreationMode { get; private set; } = null!;
 
         /// <summary>
-        /// Adopt this existing dashboard (its id: a number, or a string of its digits) instead of creating one. Changing it replaces. An adopted dashboard is kept on destroy unless `deleteAdoptedOnDestroy` is true.
+        /// As declared: the id of the existing dashboard this resource adopted.
         /// </summary>
         [Output("dashboardId")]
-        public Output<Union<double, string>?> DashboardId { get; private set; } = null!;
+        public Output<int?> DashboardId { get; private set; } = null!;
 
         /// <summary>
-        /// Soft-delete the dashboard on destroy even though it was adopted (`dashboardId`). Default: an adopted dashboard is left as it was found (a dashboard this resource created is always soft-deleted on destroy).
+        /// As declared: soft-delete the adopted dashboard on destroy.
         /// </summary>
         [Output("deleteAdoptedOnDestroy")]
         public Output<bool?> DeleteAdoptedOnDestroy { get; private set; } = null!;
 
         /// <summary>
-        /// Whether delete also soft-deletes insights only on this dashboard.
+        /// Whether delete also soft-deletes the insights that are only on this dashboard.
         /// </summary>
         [Output("deleteInsights")]
-        public Output<bool?> DeleteInsights { get; private set; } = null!;
+        public Output<bool> DeleteInsights { get; private set; } = null!;
 
         /// <summary>
-        /// True when soft-deleted outside Pulumi (the next up restores it).
+        /// True when someone soft-deleted the dashboard outside Pulumi (seen by a refresh); the next up restores it.
         /// </summary>
         [Output("deleted")]
-        public Output<bool?> Deleted { get; private set; } = null!;
+        public Output<bool> Deleted { get; private set; } = null!;
 
         /// <summary>
-        /// Description.
+        /// The description; "" when none.
         /// </summary>
         [Output("description")]
-        public Output<string?> Description { get; private set; } = null!;
+        public Output<string> Description { get; private set; } = null!;
 
         /// <summary>
-        /// The restriction level in force.
+        /// The restriction level in force: 21 when the organization lacks PostHog's advanced permissions, whatever is declared.
         /// </summary>
         [Output("effectiveRestrictionLevel")]
-        public Output<double?> EffectiveRestrictionLevel { get; private set; } = null!;
+        public Output<int?> EffectiveRestrictionLevel { get; private set; } = null!;
 
         /// <summary>
         /// Whether public sharing is on.
         /// </summary>
         [Output("isShared")]
-        public Output<bool?> IsShared { get; private set; } = null!;
+        public Output<bool> IsShared { get; private set; } = null!;
 
         /// <summary>
-        /// Name.
+        /// The dashboard name.
         /// </summary>
         [Output("name")]
-        public Output<string?> Name { get; private set; } = null!;
+        public Output<string> Name { get; private set; } = null!;
 
         /// <summary>
-        /// Whether it is pinned.
+        /// Whether it is pinned in the sidebar.
         /// </summary>
         [Output("pinned")]
-        public Output<bool?> Pinned { get; private set; } = null!;
+        public Output<bool> Pinned { get; private set; } = null!;
 
         /// <summary>
-        /// The project id used in API paths.
+        /// The project the dashboard lives in: its id, a string of digits.
         /// </summary>
         [Output("projectId")]
-        public Output<Union<string, Union<double, string>>?> ProjectId { get; private set; } = null!;
+        public Output<string> ProjectId { get; private set; } = null!;
 
         /// <summary>
-        /// Restriction level: 21 everyone can edit, 37 only collaborators.
+        /// Who may edit: 21 everyone in the project, 37 only collaborators (as declared).
         /// </summary>
         [Output("restrictionLevel")]
-        public Output<Union<int, string>?> RestrictionLevel { get; private set; } = null!;
+        public Output<int> RestrictionLevel { get; private set; } = null!;
 
         /// <summary>
-        /// Tags.
+        /// The tags.
         /// </summary>
         [Output("tags")]
         public Output<ImmutableArray<string>> Tags { get; private set; } = null!;
 
         /// <summary>
-        /// Create from template JSON, as an object or a JSON string (e.g. `fs.readFileSync("dashboards/kpis.json", "utf8")`): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT", …}, …]}`, the four required, at least one tile (PostHog's dashboard template schema). Create-only.
+        /// As declared: the template JSON it was created from, as an object.
         /// </summary>
         [Output("templateJson")]
-        public Output<Union<string, ImmutableDictionary<string, object>>?> TemplateJson { get; private set; } = null!;
+        public Output<ImmutableDictionary<string, object>?> TemplateJson { get; private set; } = null!;
 
         /// <summary>
-        /// Create as a duplicate of this dashboard (its id, e.g. `other.id`; same project). Create-only: changing it replaces.
+        /// As declared: the id of the dashboard it was created as a duplicate of.
         /// </summary>
         [Output("useDashboard")]
-        public Output<Union<double, string>?> UseDashboard { get; private set; } = null!;
+        public Output<int?> UseDashboard { get; private set; } = null!;
 
         /// <summary>
-        /// Create from this template key (e.g. "DEFAULT_APP"). Create-only: changing it replaces.
+        /// As declared: the template key it was created from.
         /// </summary>
         [Output("useTemplate")]
         public Output<string?> UseTemplate { get; private set; } = null!;
@@ -151,6 +151,7 @@ namespace PulumiPosthog.Posthog
             var defaultOptions = new CustomResourceOptions
             {
                 Version = Utilities.Version,
+                PluginDownloadURL = "github://api.github.com/pulumi-posthog/pulumi-posthog",
             };
             var merged = CustomResourceOptions.Merge(defaultOptions, options);
             // Override the ID if one was specified for consistency with other language SDKs.
@@ -177,7 +178,7 @@ namespace PulumiPosthog.Posthog
         /// Adopt this existing dashboard (its id: a number, or a string of its digits) instead of creating one. Changing it replaces. An adopted dashboard is kept on destroy unless `deleteAdoptedOnDestroy` is true.
         /// </summary>
         [Input("dashboardId")]
-        public InputUnion<double, string>? DashboardId { get; set; }
+        public InputUnion<int, string>? DashboardId { get; set; }
 
         /// <summary>
         /// Soft-delete the dashboard on destroy even though it was adopted (`dashboardId`). Default: an adopted dashboard is left as it was found (a dashboard this resource created is always soft-deleted on destroy).
@@ -213,7 +214,7 @@ namespace PulumiPosthog.Posthog
         /// Project id; default: the provider's `posthog:projectId`, else the key's current project. Changing it replaces.
         /// </summary>
         [Input("projectId")]
-        public InputUnion<string, Union<Input<double>, Input<string>>>? ProjectId { get; set; }
+        public InputUnion<int, string>? ProjectId { get; set; }
 
         /// <summary>
         /// Who may edit: 21 or "everyone-can-edit" = everyone in the project (default), 37 or "only-collaborators-can-edit" = only collaborators. The output is the number.
@@ -234,7 +235,7 @@ namespace PulumiPosthog.Posthog
         }
 
         /// <summary>
-        /// Create from template JSON, as an object or a JSON string (e.g. `fs.readFileSync("dashboards/kpis.json", "utf8")`): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT", …}, …]}`, the four required, at least one tile (PostHog's dashboard template schema). Create-only.
+        /// Create from template JSON, as an object or a JSON string (e.g. the text of `dashboards/kpis.json` in your repository): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT", …}, …]}`, the four required, at least one tile (PostHog's dashboard template schema). Create-only.
         /// </summary>
         [Input("templateJson")]
         public InputUnion<string, ImmutableDictionary<string, object>>? TemplateJson { get; set; }
@@ -243,7 +244,7 @@ namespace PulumiPosthog.Posthog
         /// Create as a duplicate of this dashboard (its id, e.g. `other.id`; same project). Create-only: changing it replaces.
         /// </summary>
         [Input("useDashboard")]
-        public InputUnion<double, string>? UseDashboard { get; set; }
+        public InputUnion<int, string>? UseDashboard { get; set; }
 
         /// <summary>
         /// Create from this template key (e.g. "DEFAULT_APP"). Create-only: changing it replaces.

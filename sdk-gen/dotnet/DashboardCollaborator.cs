@@ -19,46 +19,47 @@ namespace PulumiPosthog.Posthog
     /// The id is `&lt;dashboardId&gt;/&lt;userUuid&gt;`. The level is always 37 (the only one PostHog accepts); there is no
     /// update, every change replaces. Adding a user who already is a collaborator adopts them (no error, no
     /// duplicate). When the dashboard's restriction level does not allow collaborators, create fails with a
-    /// clear error saying to set `restrictionLevel: 37` on the Dashboard.
+    /// clear error saying to set `restrictionLevel: 37` on the Dashboard. A collaborator taken in by `pulumi import`
+    /// (`adopted: true`) is left as found on destroy; any other is removed.
     /// </summary>
     [PosthogResourceType("posthog:index:DashboardCollaborator")]
     public partial class DashboardCollaborator : global::Pulumi.CustomResource
     {
         /// <summary>
-        /// When they were added (ISO 8601).
+        /// When the collaborator was added (ISO 8601).
         /// </summary>
         [Output("addedAt")]
         public Output<string?> AddedAt { get; private set; } = null!;
 
         /// <summary>
-        /// The dashboard id.
+        /// The dashboard's id.
         /// </summary>
         [Output("dashboardId")]
-        public Output<Union<double, string>?> DashboardId { get; private set; } = null!;
+        public Output<int> DashboardId { get; private set; } = null!;
 
         /// <summary>
         /// The collaborator's e-mail address.
         /// </summary>
         [Output("email")]
-        public Output<string?> Email { get; private set; } = null!;
+        public Output<string> Email { get; private set; } = null!;
 
         /// <summary>
-        /// Access level (37 = can edit).
+        /// The access level: 37 (can edit).
         /// </summary>
         [Output("level")]
-        public Output<int?> Level { get; private set; } = null!;
+        public Output<int> Level { get; private set; } = null!;
 
         /// <summary>
-        /// The project id used in API paths.
+        /// The project of the dashboard: its id, a string of digits.
         /// </summary>
         [Output("projectId")]
-        public Output<Union<string, Union<double, string>>?> ProjectId { get; private set; } = null!;
+        public Output<string> ProjectId { get; private set; } = null!;
 
         /// <summary>
         /// The collaborator's user UUID.
         /// </summary>
         [Output("userUuid")]
-        public Output<string?> UserUuid { get; private set; } = null!;
+        public Output<string> UserUuid { get; private set; } = null!;
 
 
         /// <summary>
@@ -83,6 +84,7 @@ namespace PulumiPosthog.Posthog
             var defaultOptions = new CustomResourceOptions
             {
                 Version = Utilities.Version,
+                PluginDownloadURL = "github://api.github.com/pulumi-posthog/pulumi-posthog",
             };
             var merged = CustomResourceOptions.Merge(defaultOptions, options);
             // Override the ID if one was specified for consistency with other language SDKs.
@@ -109,7 +111,7 @@ namespace PulumiPosthog.Posthog
         /// The dashboard's id, as a Dashboard's `id` output is (`dashboardId: kpis.id`) or a number.
         /// </summary>
         [Input("dashboardId", required: true)]
-        public InputUnion<double, string> DashboardId { get; set; } = null!;
+        public InputUnion<int, string> DashboardId { get; set; } = null!;
 
         /// <summary>
         /// Access level: 37 (can edit), the only level PostHog accepts. Default 37.
@@ -121,7 +123,7 @@ namespace PulumiPosthog.Posthog
         /// Project id; default: the provider's `posthog:projectId`, else the key's current project.
         /// </summary>
         [Input("projectId")]
-        public InputUnion<string, Union<Input<double>, Input<string>>>? ProjectId { get; set; }
+        public InputUnion<int, string>? ProjectId { get; set; }
 
         /// <summary>
         /// The collaborator's user UUID (e.g. from `getMember`).

@@ -12,11 +12,12 @@ namespace PulumiPosthog.Posthog
 {
     /// <summary>
     /// DashboardSharing: public sharing of a dashboard, on or off.
-    /// API: GET / PATCH `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (PATCH as the real
-    /// service has it; the seed shows only GET).
+    /// API: GET / PATCH `/api/projects/:project_id/dashboards/:dashboard_id/sharing/`.
     /// 
-    /// The id is the dashboard id. `accessToken` (the token in the public link) is a secret output. Delete turns
-    /// sharing off.
+    /// The id is the dashboard id. `accessToken` (the token in the public link) is a secret output. Create (and
+    /// `pulumi import`) records the sharing found (`enabledBefore`); delete sets it back to that, with no write when it
+    /// is so already: sharing that existed before Pulumi stays as found. State written before `enabledBefore` existed:
+    /// delete turns sharing off, as it did then.
     /// </summary>
     [PosthogResourceType("posthog:index:DashboardSharing")]
     public partial class DashboardSharing : global::Pulumi.CustomResource
@@ -28,28 +29,34 @@ namespace PulumiPosthog.Posthog
         public Output<string?> AccessToken { get; private set; } = null!;
 
         /// <summary>
-        /// When sharing was first configured (ISO 8601).
+        /// When sharing was first configured (ISO 8601), else null.
         /// </summary>
         [Output("createdAt")]
         public Output<string?> CreatedAt { get; private set; } = null!;
 
         /// <summary>
-        /// The dashboard id.
+        /// The dashboard's id (also the resource id).
         /// </summary>
         [Output("dashboardId")]
-        public Output<Union<double, string>?> DashboardId { get; private set; } = null!;
+        public Output<int> DashboardId { get; private set; } = null!;
 
         /// <summary>
         /// Whether public sharing is on.
         /// </summary>
         [Output("enabled")]
-        public Output<bool?> Enabled { get; private set; } = null!;
+        public Output<bool> Enabled { get; private set; } = null!;
 
         /// <summary>
-        /// The project id used in API paths.
+        /// Whether public sharing was on when this resource took it over (its create or `pulumi import` read it): delete sets it back. Absent in state written before it existed: delete then turns sharing off.
+        /// </summary>
+        [Output("enabledBefore")]
+        public Output<bool?> EnabledBefore { get; private set; } = null!;
+
+        /// <summary>
+        /// The project of the dashboard: its id, a string of digits.
         /// </summary>
         [Output("projectId")]
-        public Output<Union<string, Union<double, string>>?> ProjectId { get; private set; } = null!;
+        public Output<string> ProjectId { get; private set; } = null!;
 
 
         /// <summary>
@@ -74,6 +81,7 @@ namespace PulumiPosthog.Posthog
             var defaultOptions = new CustomResourceOptions
             {
                 Version = Utilities.Version,
+                PluginDownloadURL = "github://api.github.com/pulumi-posthog/pulumi-posthog",
                 AdditionalSecretOutputs =
                 {
                     "accessToken",
@@ -104,7 +112,7 @@ namespace PulumiPosthog.Posthog
         /// The dashboard's id, as a Dashboard's `id` output is (`dashboardId: kpis.id`) or a number. Changing it replaces.
         /// </summary>
         [Input("dashboardId", required: true)]
-        public InputUnion<double, string> DashboardId { get; set; } = null!;
+        public InputUnion<int, string> DashboardId { get; set; } = null!;
 
         /// <summary>
         /// Share publicly. Default true.
@@ -116,7 +124,7 @@ namespace PulumiPosthog.Posthog
         /// Project id; default: the provider's `posthog:projectId`, else the key's current project. Changing it replaces.
         /// </summary>
         [Input("projectId")]
-        public InputUnion<string, Union<Input<double>, Input<string>>>? ProjectId { get; set; }
+        public InputUnion<int, string>? ProjectId { get; set; }
 
         public DashboardSharingArgs()
         {

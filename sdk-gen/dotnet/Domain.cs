@@ -33,19 +33,19 @@ namespace PulumiPosthog.Posthog
     public partial class Domain : global::Pulumi.CustomResource
     {
         /// <summary>
-        /// Whether an existing domain was adopted.
+        /// As declared: take over a domain of this name that already exists.
         /// </summary>
         [Output("adopt")]
-        public Output<bool?> Adopt { get; private set; } = null!;
+        public Output<bool> Adopt { get; private set; } = null!;
 
         /// <summary>
-        /// The TXT record name to publish: `_posthog-challenge.&lt;domain&gt;`.
+        /// The DNS name of the TXT record to publish: `_posthog-challenge.&lt;domain&gt;`.
         /// </summary>
         [Output("challengeRecordName")]
-        public Output<string?> ChallengeRecordName { get; private set; } = null!;
+        public Output<string> ChallengeRecordName { get; private set; } = null!;
 
         /// <summary>
-        /// Delete the domain on destroy even though it was adopted (`adopt: true` found it). Default: an adopted domain is left as it was found (a domain this resource created is always deleted on destroy).
+        /// As declared: delete the adopted domain on destroy.
         /// </summary>
         [Output("deleteAdoptedOnDestroy")]
         public Output<bool?> DeleteAdoptedOnDestroy { get; private set; } = null!;
@@ -54,67 +54,67 @@ namespace PulumiPosthog.Posthog
         /// The domain name, e.g. `example.com`.
         /// </summary>
         [Output("domain")]
-        public Output<string?> Domain { get; private set; } = null!;
+        public Output<string> Domain { get; private set; } = null!;
 
         /// <summary>
         /// True when SAML is fully configured.
         /// </summary>
         [Output("hasSaml")]
-        public Output<bool?> HasSaml { get; private set; } = null!;
+        public Output<bool> HasSaml { get; private set; } = null!;
 
         /// <summary>
-        /// True once verified.
+        /// True once PostHog found the TXT record (see DomainVerification).
         /// </summary>
         [Output("isVerified")]
-        public Output<bool?> IsVerified { get; private set; } = null!;
+        public Output<bool> IsVerified { get; private set; } = null!;
 
         /// <summary>
-        /// Whether users with an e-mail on this domain join automatically (declared value while unverified).
+        /// Whether users with an e-mail on this domain join automatically (the declared value while unverified).
         /// </summary>
         [Output("jitProvisioningEnabled")]
-        public Output<bool?> JitProvisioningEnabled { get; private set; } = null!;
+        public Output<bool> JitProvisioningEnabled { get; private set; } = null!;
 
         /// <summary>
-        /// What is declared but waits for verification, else null.
+        /// What is declared but waits for the verification, else null.
         /// </summary>
         [Output("pendingSettings")]
         public Output<string?> PendingSettings { get; private set; } = null!;
 
         /// <summary>
-        /// SAML ACS URL ("" when unset).
+        /// The SAML assertion consumer service URL; "" when unset.
         /// </summary>
         [Output("samlAcsUrl")]
-        public Output<string?> SamlAcsUrl { get; private set; } = null!;
+        public Output<string> SamlAcsUrl { get; private set; } = null!;
 
         /// <summary>
-        /// SAML IdP entity id ("" when unset).
+        /// The SAML IdP entity id; "" when unset.
         /// </summary>
         [Output("samlEntityId")]
-        public Output<string?> SamlEntityId { get; private set; } = null!;
+        public Output<string> SamlEntityId { get; private set; } = null!;
 
         /// <summary>
-        /// Whether this PostHog keeps SAML settings on the domain. False for current PostHog, which keeps them in the domain's `identity_provider_config`: the SAML inputs must then not be declared (preview fails, saying so).
+        /// Whether this PostHog keeps SAML settings on the domain. False for current PostHog, which keeps them in the domain's SSO configuration (`identity_provider_config`): the SAML inputs must then not be declared (preview fails, saying so). Absent in state written before it existed.
         /// </summary>
         [Output("samlOnDomain")]
         public Output<bool?> SamlOnDomain { get; private set; } = null!;
 
         /// <summary>
-        /// SAML X.509 certificate ("" when unset).
+        /// The SAML X.509 certificate; "" when unset.
         /// </summary>
         [Output("samlX509Cert")]
-        public Output<string?> SamlX509Cert { get; private set; } = null!;
+        public Output<string> SamlX509Cert { get; private set; } = null!;
 
         /// <summary>
-        /// The enforced SSO provider, "" for none (declared value while unverified).
+        /// The enforced SSO provider, "" for none (the declared value while unverified).
         /// </summary>
         [Output("ssoEnforcement")]
-        public Output<string?> SsoEnforcement { get; private set; } = null!;
+        public Output<string> SsoEnforcement { get; private set; } = null!;
 
         /// <summary>
-        /// The value to publish as TXT record {@link challengeRecordName}.
+        /// The value to publish as the TXT record named by `challengeRecordName`.
         /// </summary>
         [Output("verificationChallenge")]
-        public Output<string?> VerificationChallenge { get; private set; } = null!;
+        public Output<string> VerificationChallenge { get; private set; } = null!;
 
         /// <summary>
         /// When the domain was verified (ISO 8601), else null.
@@ -145,6 +145,7 @@ namespace PulumiPosthog.Posthog
             var defaultOptions = new CustomResourceOptions
             {
                 Version = Utilities.Version,
+                PluginDownloadURL = "github://api.github.com/pulumi-posthog/pulumi-posthog",
             };
             var merged = CustomResourceOptions.Merge(defaultOptions, options);
             // Override the ID if one was specified for consistency with other language SDKs.

@@ -23,31 +23,31 @@ namespace PulumiPosthog.Posthog
     public partial class DomainVerification : global::Pulumi.CustomResource
     {
         /// <summary>
-        /// The domain name.
+        /// The verified domain name.
         /// </summary>
         [Output("domain")]
-        public Output<string?> Domain { get; private set; } = null!;
+        public Output<string> Domain { get; private set; } = null!;
 
         /// <summary>
-        /// The verified Domain's id.
+        /// The Domain's id (UUID; also the resource id).
         /// </summary>
         [Output("domainId")]
-        public Output<string?> DomainId { get; private set; } = null!;
+        public Output<string> DomainId { get; private set; } = null!;
 
         /// <summary>
-        /// True when verified.
+        /// True when the domain is verified.
         /// </summary>
         [Output("isVerified")]
-        public Output<bool?> IsVerified { get; private set; } = null!;
+        public Output<bool> IsVerified { get; private set; } = null!;
 
         /// <summary>
-        /// How long create/update keep retrying, in seconds.
+        /// As declared: how long create and update keep retrying, in seconds.
         /// </summary>
         [Output("timeoutSeconds")]
-        public Output<double?> TimeoutSeconds { get; private set; } = null!;
+        public Output<double> TimeoutSeconds { get; private set; } = null!;
 
         /// <summary>
-        /// When the domain was verified (ISO 8601).
+        /// When the domain was verified (ISO 8601), else null.
         /// </summary>
         [Output("verifiedAt")]
         public Output<string?> VerifiedAt { get; private set; } = null!;
@@ -75,6 +75,7 @@ namespace PulumiPosthog.Posthog
             var defaultOptions = new CustomResourceOptions
             {
                 Version = Utilities.Version,
+                PluginDownloadURL = "github://api.github.com/pulumi-posthog/pulumi-posthog",
             };
             var merged = CustomResourceOptions.Merge(defaultOptions, options);
             // Override the ID if one was specified for consistency with other language SDKs.

@@ -13,19 +13,19 @@ namespace PulumiPosthog.Posthog
     public static class GetBatchExports
     {
         /// <summary>
-        /// Lists the organization's batch exports (every page), as an array. API: GET `/api/organizations/:organization_id/batch_exports/` (scope `batch_export:read`). Mock token: `posthog:index:getBatchExports`; the mock returns `{ batchExports: [...] }` (an invoke result is an object) and the lookup returns the array.
+        /// Lists the organization's batch exports (every page), as `batchExports`. API: GET `/api/organizations/:organization_id/batch_exports/` (scope `batch_export:read`).
         /// </summary>
         public static Task<GetBatchExportsResult> InvokeAsync(GetBatchExportsArgs? args = null, InvokeOptions? options = null)
             => global::Pulumi.Deployment.Instance.InvokeAsync<GetBatchExportsResult>("posthog:index:getBatchExports", args ?? new GetBatchExportsArgs(), options.WithDefaults());
 
         /// <summary>
-        /// Lists the organization's batch exports (every page), as an array. API: GET `/api/organizations/:organization_id/batch_exports/` (scope `batch_export:read`). Mock token: `posthog:index:getBatchExports`; the mock returns `{ batchExports: [...] }` (an invoke result is an object) and the lookup returns the array.
+        /// Lists the organization's batch exports (every page), as `batchExports`. API: GET `/api/organizations/:organization_id/batch_exports/` (scope `batch_export:read`).
         /// </summary>
         public static Output<GetBatchExportsResult> Invoke(GetBatchExportsInvokeArgs? args = null, InvokeOptions? options = null)
             => global::Pulumi.Deployment.Instance.Invoke<GetBatchExportsResult>("posthog:index:getBatchExports", args ?? new GetBatchExportsInvokeArgs(), options.WithDefaults());
 
         /// <summary>
-        /// Lists the organization's batch exports (every page), as an array. API: GET `/api/organizations/:organization_id/batch_exports/` (scope `batch_export:read`). Mock token: `posthog:index:getBatchExports`; the mock returns `{ batchExports: [...] }` (an invoke result is an object) and the lookup returns the array.
+        /// Lists the organization's batch exports (every page), as `batchExports`. API: GET `/api/organizations/:organization_id/batch_exports/` (scope `batch_export:read`).
         /// </summary>
         public static Output<GetBatchExportsResult> Invoke(GetBatchExportsInvokeArgs args, InvokeOutputOptions options)
             => global::Pulumi.Deployment.Instance.Invoke<GetBatchExportsResult>("posthog:index:getBatchExports", args ?? new GetBatchExportsInvokeArgs(), options.WithDefaults());

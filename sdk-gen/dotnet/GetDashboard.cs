@@ -13,19 +13,19 @@ namespace PulumiPosthog.Posthog
     public static class GetDashboard
     {
         /// <summary>
-        /// Reads a dashboard by id. API: GET `/api/projects/:project_id/dashboards/:id/` (scope `dashboard:read`). Mock token: `posthog:index:getDashboard`.
+        /// Reads a dashboard by id. API: GET `/api/projects/:project_id/dashboards/:id/` (scope `dashboard:read`).
         /// </summary>
         public static Task<GetDashboardResult> InvokeAsync(GetDashboardArgs args, InvokeOptions? options = null)
             => global::Pulumi.Deployment.Instance.InvokeAsync<GetDashboardResult>("posthog:index:getDashboard", args ?? new GetDashboardArgs(), options.WithDefaults());
 
         /// <summary>
-        /// Reads a dashboard by id. API: GET `/api/projects/:project_id/dashboards/:id/` (scope `dashboard:read`). Mock token: `posthog:index:getDashboard`.
+        /// Reads a dashboard by id. API: GET `/api/projects/:project_id/dashboards/:id/` (scope `dashboard:read`).
         /// </summary>
         public static Output<GetDashboardResult> Invoke(GetDashboardInvokeArgs args, InvokeOptions? options = null)
             => global::Pulumi.Deployment.Instance.Invoke<GetDashboardResult>("posthog:index:getDashboard", args ?? new GetDashboardInvokeArgs(), options.WithDefaults());
 
         /// <summary>
-        /// Reads a dashboard by id. API: GET `/api/projects/:project_id/dashboards/:id/` (scope `dashboard:read`). Mock token: `posthog:index:getDashboard`.
+        /// Reads a dashboard by id. API: GET `/api/projects/:project_id/dashboards/:id/` (scope `dashboard:read`).
         /// </summary>
         public static Output<GetDashboardResult> Invoke(GetDashboardInvokeArgs args, InvokeOutputOptions options)
             => global::Pulumi.Deployment.Instance.Invoke<GetDashboardResult>("posthog:index:getDashboard", args ?? new GetDashboardInvokeArgs(), options.WithDefaults());
@@ -38,7 +38,7 @@ namespace PulumiPosthog.Posthog
         /// The dashboard id: a positive integer, or a string of its digits (a Dashboard's `id` as it is).
         /// </summary>
         [Input("id", required: true)]
-        public Union<double, string> Id { get; set; } = null!;
+        public Union<int, string> Id { get; set; } = null!;
 
         /// <summary>
         /// The project id; else `posthog:projectId`, else `@current`.
@@ -58,7 +58,7 @@ namespace PulumiPosthog.Posthog
         /// The dashboard id: a positive integer, or a string of its digits (a Dashboard's `id` as it is).
         /// </summary>
         [Input("id", required: true)]
-        public InputUnion<double, string> Id { get; set; } = null!;
+        public InputUnion<int, string> Id { get; set; } = null!;
 
         /// <summary>
         /// The project id; else `posthog:projectId`, else `@current`.

@@ -13,19 +13,19 @@ namespace PulumiPosthog.Posthog
     public static class GetDashboardAccessControls
     {
         /// <summary>
-        /// Reads a dashboard's access controls (`access_controls`, `available_access_levels`, `default_access_level`, `user_access_level`, …). API: GET `/api/projects/:project_id/dashboards/:id/access_controls/` (scope `access_control:read`). Mock token: `posthog:index:getDashboardAccessControls`.
+        /// Reads a dashboard's access controls (`access_controls`, `available_access_levels`, `default_access_level`, `user_access_level`, …). API: GET `/api/projects/:project_id/dashboards/:id/access_controls/` (scope `access_control:read`).
         /// </summary>
         public static Task<GetDashboardAccessControlsResult> InvokeAsync(GetDashboardAccessControlsArgs args, InvokeOptions? options = null)
             => global::Pulumi.Deployment.Instance.InvokeAsync<GetDashboardAccessControlsResult>("posthog:index:getDashboardAccessControls", args ?? new GetDashboardAccessControlsArgs(), options.WithDefaults());
 
         /// <summary>
-        /// Reads a dashboard's access controls (`access_controls`, `available_access_levels`, `default_access_level`, `user_access_level`, …). API: GET `/api/projects/:project_id/dashboards/:id/access_controls/` (scope `access_control:read`). Mock token: `posthog:index:getDashboardAccessControls`.
+        /// Reads a dashboard's access controls (`access_controls`, `available_access_levels`, `default_access_level`, `user_access_level`, …). API: GET `/api/projects/:project_id/dashboards/:id/access_controls/` (scope `access_control:read`).
         /// </summary>
         public static Output<GetDashboardAccessControlsResult> Invoke(GetDashboardAccessControlsInvokeArgs args, InvokeOptions? options = null)
             => global::Pulumi.Deployment.Instance.Invoke<GetDashboardAccessControlsResult>("posthog:index:getDashboardAccessControls", args ?? new GetDashboardAccessControlsInvokeArgs(), options.WithDefaults());
 
         /// <summary>
-        /// Reads a dashboard's access controls (`access_controls`, `available_access_levels`, `default_access_level`, `user_access_level`, …). API: GET `/api/projects/:project_id/dashboards/:id/access_controls/` (scope `access_control:read`). Mock token: `posthog:index:getDashboardAccessControls`.
+        /// Reads a dashboard's access controls (`access_controls`, `available_access_levels`, `default_access_level`, `user_access_level`, …). API: GET `/api/projects/:project_id/dashboards/:id/access_controls/` (scope `access_control:read`).
         /// </summary>
         public static Output<GetDashboardAccessControlsResult> Invoke(GetDashboardAccessControlsInvokeArgs args, InvokeOutputOptions options)
             => global::Pulumi.Deployment.Instance.Invoke<GetDashboardAccessControlsResult>("posthog:index:getDashboardAccessControls", args ?? new GetDashboardAccessControlsInvokeArgs(), options.WithDefaults());
@@ -38,7 +38,7 @@ namespace PulumiPosthog.Posthog
         /// The dashboard id: a positive integer, or a string of its digits (a Dashboard's `id` as it is).
         /// </summary>
         [Input("dashboardId", required: true)]
-        public Union<double, string> DashboardId { get; set; } = null!;
+        public Union<int, string> DashboardId { get; set; } = null!;
 
         /// <summary>
         /// The project id; else `posthog:projectId`, else `@current`.
@@ -58,7 +58,7 @@ namespace PulumiPosthog.Posthog
         /// The dashboard id: a positive integer, or a string of its digits (a Dashboard's `id` as it is).
         /// </summary>
         [Input("dashboardId", required: true)]
-        public InputUnion<double, string> DashboardId { get; set; } = null!;
+        public InputUnion<int, string> DashboardId { get; set; } = null!;
 
         /// <summary>
         /// The project id; else `posthog:projectId`, else `@current`.

@@ -13,19 +13,19 @@ namespace PulumiPosthog.Posthog
     public static class GetDashboardSharing
     {
         /// <summary>
-        /// Reads a dashboard's sharing configuration (`enabled`, `access_token`, `created_at`, `settings`, `password_required`). API: GET `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (scope `sharing_configuration:read`). Mock token: `posthog:index:getDashboardSharing`. `access_token` is in clear here; {@link getDashboardSharingOutput} returns it secret.
+        /// Reads a dashboard's sharing configuration (`enabled`, `access_token`, `created_at`, `settings`, `password_required`). API: GET `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (scope `sharing_configuration:read`). `access_token` is returned as a secret.
         /// </summary>
         public static Task<GetDashboardSharingResult> InvokeAsync(GetDashboardSharingArgs args, InvokeOptions? options = null)
             => global::Pulumi.Deployment.Instance.InvokeAsync<GetDashboardSharingResult>("posthog:index:getDashboardSharing", args ?? new GetDashboardSharingArgs(), options.WithDefaults());
 
         /// <summary>
-        /// Reads a dashboard's sharing configuration (`enabled`, `access_token`, `created_at`, `settings`, `password_required`). API: GET `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (scope `sharing_configuration:read`). Mock token: `posthog:index:getDashboardSharing`. `access_token` is in clear here; {@link getDashboardSharingOutput} returns it secret.
+        /// Reads a dashboard's sharing configuration (`enabled`, `access_token`, `created_at`, `settings`, `password_required`). API: GET `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (scope `sharing_configuration:read`). `access_token` is returned as a secret.
         /// </summary>
         public static Output<GetDashboardSharingResult> Invoke(GetDashboardSharingInvokeArgs args, InvokeOptions? options = null)
             => global::Pulumi.Deployment.Instance.Invoke<GetDashboardSharingResult>("posthog:index:getDashboardSharing", args ?? new GetDashboardSharingInvokeArgs(), options.WithDefaults());
 
         /// <summary>
-        /// Reads a dashboard's sharing configuration (`enabled`, `access_token`, `created_at`, `settings`, `password_required`). API: GET `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (scope `sharing_configuration:read`). Mock token: `posthog:index:getDashboardSharing`. `access_token` is in clear here; {@link getDashboardSharingOutput} returns it secret.
+        /// Reads a dashboard's sharing configuration (`enabled`, `access_token`, `created_at`, `settings`, `password_required`). API: GET `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (scope `sharing_configuration:read`). `access_token` is returned as a secret.
         /// </summary>
         public static Output<GetDashboardSharingResult> Invoke(GetDashboardSharingInvokeArgs args, InvokeOutputOptions options)
             => global::Pulumi.Deployment.Instance.Invoke<GetDashboardSharingResult>("posthog:index:getDashboardSharing", args ?? new GetDashboardSharingInvokeArgs(), options.WithDefaults());
@@ -38,7 +38,7 @@ namespace PulumiPosthog.Posthog
         /// The dashboard id: a positive integer, or a string of its digits (a Dashboard's `id` as it is).
         /// </summary>
         [Input("dashboardId", required: true)]
-        public Union<double, string> DashboardId { get; set; } = null!;
+        public Union<int, string> DashboardId { get; set; } = null!;
 
         /// <summary>
         /// The project id; else `posthog:projectId`, else `@current`.
@@ -58,7 +58,7 @@ namespace PulumiPosthog.Posthog
         /// The dashboard id: a positive integer, or a string of its digits (a Dashboard's `id` as it is).
         /// </summary>
         [Input("dashboardId", required: true)]
-        public InputUnion<double, string> DashboardId { get; set; } = null!;
+        public InputUnion<int, string> DashboardId { get; set; } = null!;
 
         /// <summary>
         /// The project id; else `posthog:projectId`, else `@current`.

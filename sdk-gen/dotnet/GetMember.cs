@@ -13,19 +13,19 @@ namespace PulumiPosthog.Posthog
     public static class GetMember
     {
         /// <summary>
-        /// Finds an organization member by e-mail (case-insensitive) or user UUID. API: GET `/api/organizations/:organization_id/members/` (all pages; scope `organization_member:read`). Mock token: `posthog:index:getMember`.
+        /// Finds an organization member by e-mail (case-insensitive) or user UUID. API: GET `/api/organizations/:organization_id/members/` (all pages; scope `organization_member:read`).
         /// </summary>
         public static Task<GetMemberResult> InvokeAsync(GetMemberArgs? args = null, InvokeOptions? options = null)
             => global::Pulumi.Deployment.Instance.InvokeAsync<GetMemberResult>("posthog:index:getMember", args ?? new GetMemberArgs(), options.WithDefaults());
 
         /// <summary>
-        /// Finds an organization member by e-mail (case-insensitive) or user UUID. API: GET `/api/organizations/:organization_id/members/` (all pages; scope `organization_member:read`). Mock token: `posthog:index:getMember`.
+        /// Finds an organization member by e-mail (case-insensitive) or user UUID. API: GET `/api/organizations/:organization_id/members/` (all pages; scope `organization_member:read`).
         /// </summary>
         public static Output<GetMemberResult> Invoke(GetMemberInvokeArgs? args = null, InvokeOptions? options = null)
             => global::Pulumi.Deployment.Instance.Invoke<GetMemberResult>("posthog:index:getMember", args ?? new GetMemberInvokeArgs(), options.WithDefaults());
 
         /// <summary>
-        /// Finds an organization member by e-mail (case-insensitive) or user UUID. API: GET `/api/organizations/:organization_id/members/` (all pages; scope `organization_member:read`). Mock token: `posthog:index:getMember`.
+        /// Finds an organization member by e-mail (case-insensitive) or user UUID. API: GET `/api/organizations/:organization_id/members/` (all pages; scope `organization_member:read`).
         /// </summary>
         public static Output<GetMemberResult> Invoke(GetMemberInvokeArgs args, InvokeOutputOptions options)
             => global::Pulumi.Deployment.Instance.Invoke<GetMemberResult>("posthog:index:getMember", args ?? new GetMemberInvokeArgs(), options.WithDefaults());

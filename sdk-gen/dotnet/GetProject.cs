@@ -13,19 +13,19 @@ namespace PulumiPosthog.Posthog
     public static class GetProject
     {
         /// <summary>
-        /// Finds a project by id (GET `/api/organizations/:organization_id/projects/:id/`, every field) or by exact name (the project list, then GET of the match). Scope `project:read`. Mock token: `posthog:index:getProject`. The result carries `api_token` (the project API key) in clear; {@link getProjectOutput} returns it secret.
+        /// Finds a project by id (GET `/api/organizations/:organization_id/projects/:id/`, every field) or by exact name (the project list, then GET of the match). Scope `project:read`. The result carries `api_token` (the project API key) as a secret.
         /// </summary>
         public static Task<GetProjectResult> InvokeAsync(GetProjectArgs? args = null, InvokeOptions? options = null)
             => global::Pulumi.Deployment.Instance.InvokeAsync<GetProjectResult>("posthog:index:getProject", args ?? new GetProjectArgs(), options.WithDefaults());
 
         /// <summary>
-        /// Finds a project by id (GET `/api/organizations/:organization_id/projects/:id/`, every field) or by exact name (the project list, then GET of the match). Scope `project:read`. Mock token: `posthog:index:getProject`. The result carries `api_token` (the project API key) in clear; {@link getProjectOutput} returns it secret.
+        /// Finds a project by id (GET `/api/organizations/:organization_id/projects/:id/`, every field) or by exact name (the project list, then GET of the match). Scope `project:read`. The result carries `api_token` (the project API key) as a secret.
         /// </summary>
         public static Output<GetProjectResult> Invoke(GetProjectInvokeArgs? args = null, InvokeOptions? options = null)
             => global::Pulumi.Deployment.Instance.Invoke<GetProjectResult>("posthog:index:getProject", args ?? new GetProjectInvokeArgs(), options.WithDefaults());
 
         /// <summary>
-        /// Finds a project by id (GET `/api/organizations/:organization_id/projects/:id/`, every field) or by exact name (the project list, then GET of the match). Scope `project:read`. Mock token: `posthog:index:getProject`. The result carries `api_token` (the project API key) in clear; {@link getProjectOutput} returns it secret.
+        /// Finds a project by id (GET `/api/organizations/:organization_id/projects/:id/`, every field) or by exact name (the project list, then GET of the match). Scope `project:read`. The result carries `api_token` (the project API key) as a secret.
         /// </summary>
         public static Output<GetProjectResult> Invoke(GetProjectInvokeArgs args, InvokeOutputOptions options)
             => global::Pulumi.Deployment.Instance.Invoke<GetProjectResult>("posthog:index:getProject", args ?? new GetProjectInvokeArgs(), options.WithDefaults());

@@ -26,22 +26,22 @@ namespace PulumiPosthog.Posthog
     public partial class Invite : global::Pulumi.CustomResource
     {
         /// <summary>
-        /// True once accepted (the person is a member).
+        /// True once the invite was accepted (the e-mail is a member): the invite is then satisfied.
         /// </summary>
         [Output("accepted")]
-        public Output<bool?> Accepted { get; private set; } = null!;
+        public Output<bool> Accepted { get; private set; } = null!;
 
         /// <summary>
-        /// Whether a pending invite was adopted.
+        /// As declared: take over a pending invite of this e-mail and level.
         /// </summary>
         [Output("adopt")]
-        public Output<bool?> Adopt { get; private set; } = null!;
+        public Output<bool> Adopt { get; private set; } = null!;
 
         /// <summary>
-        /// Whether pending invites were combined.
+        /// As declared: merge with other pending invites of this e-mail.
         /// </summary>
         [Output("combinePendingInvites")]
-        public Output<bool?> CombinePendingInvites { get; private set; } = null!;
+        public Output<bool> CombinePendingInvites { get; private set; } = null!;
 
         /// <summary>
         /// When the invite was created (ISO 8601).
@@ -50,7 +50,7 @@ namespace PulumiPosthog.Posthog
         public Output<string?> CreatedAt { get; private set; } = null!;
 
         /// <summary>
-        /// Revoke the invite on destroy even though it was adopted (`adopt: true` found it). Default: an adopted invite is left as it was found (an invite this resource sent is always revoked on destroy). Changing it updates the state only (no new invite).
+        /// As declared: revoke the adopted invite on destroy.
         /// </summary>
         [Output("deleteAdoptedOnDestroy")]
         public Output<bool?> DeleteAdoptedOnDestroy { get; private set; } = null!;
@@ -59,49 +59,49 @@ namespace PulumiPosthog.Posthog
         /// Whether PostHog tried to send the e-mail.
         /// </summary>
         [Output("emailingAttemptMade")]
-        public Output<bool?> EmailingAttemptMade { get; private set; } = null!;
+        public Output<bool> EmailingAttemptMade { get; private set; } = null!;
 
         /// <summary>
-        /// First name in the invitation.
+        /// The first name shown in the invitation; "" when none.
         /// </summary>
         [Output("firstName")]
-        public Output<string?> FirstName { get; private set; } = null!;
+        public Output<string> FirstName { get; private set; } = null!;
 
         /// <summary>
-        /// True when the invite expired (3 days); the next up re-invites.
+        /// True when the invite is more than 3 days old: refresh shows it as drift, the next up invites again.
         /// </summary>
         [Output("isExpired")]
-        public Output<bool?> IsExpired { get; private set; } = null!;
+        public Output<bool> IsExpired { get; private set; } = null!;
 
         /// <summary>
-        /// Organization level on joining (1, 8 or 15).
+        /// The organization level on joining: 1 member, 8 admin, 15 owner.
         /// </summary>
         [Output("level")]
-        public Output<Union<int, string>?> Level { get; private set; } = null!;
+        public Output<int> Level { get; private set; } = null!;
 
         /// <summary>
-        /// The personal message ("" when none).
+        /// The personal message of the invitation e-mail; "" when none.
         /// </summary>
         [Output("message")]
-        public Output<string?> Message { get; private set; } = null!;
+        public Output<string> Message { get; private set; } = null!;
 
         /// <summary>
-        /// Access to private projects.
+        /// Access to private projects: each a project id and a level ("none", "member" or "admin").
         /// </summary>
         [Output("privateProjectAccess")]
         public Output<ImmutableArray<Outputs.InvitePrivateProjectAccess>> PrivateProjectAccess { get; private set; } = null!;
 
         /// <summary>
-        /// Whether the e-mail is sent.
+        /// As declared: send the invitation e-mail.
         /// </summary>
         [Output("sendEmail")]
-        public Output<bool?> SendEmail { get; private set; } = null!;
+        public Output<bool> SendEmail { get; private set; } = null!;
 
         /// <summary>
         /// The invited e-mail address.
         /// </summary>
         [Output("targetEmail")]
-        public Output<string?> TargetEmail { get; private set; } = null!;
+        public Output<string> TargetEmail { get; private set; } = null!;
 
 
         /// <summary>
@@ -126,6 +126,7 @@ namespace PulumiPosthog.Posthog
             var defaultOptions = new CustomResourceOptions
             {
                 Version = Utilities.Version,
+                PluginDownloadURL = "github://api.github.com/pulumi-posthog/pulumi-posthog",
             };
             var merged = CustomResourceOptions.Merge(defaultOptions, options);
             // Override the ID if one was specified for consistency with other language SDKs.

@@ -16,7 +16,8 @@ namespace PulumiPosthog.Posthog
     /// 
     /// Members cannot be created (invite them with Invite): create finds the member by `userUuid` or `email` and
     /// sets the level. The id is the user's UUID. Every Member adopts, so delete leaves the person as found: the level
-    /// is set back to the one they had when this resource took them over (`levelBefore`), and they stay in the
+    /// is set back to the one they had when this resource (its create, or `pulumi import`) took them over
+    /// (`levelBefore`; no write when they have it), and they stay in the
     /// organization. `removeFromOrganizationOnDestroy: true` removes them instead (PostHog refuses to remove an owner,
     /// which gives a clear error).
     /// </summary>
@@ -24,22 +25,22 @@ namespace PulumiPosthog.Posthog
     public partial class Member : global::Pulumi.CustomResource
     {
         /// <summary>
-        /// The user's e-mail address.
+        /// The member's e-mail address.
         /// </summary>
         [Output("email")]
-        public Output<string?> Email { get; private set; } = null!;
+        public Output<string> Email { get; private set; } = null!;
 
         /// <summary>
-        /// First name.
+        /// The member's first name; "" when none.
         /// </summary>
         [Output("firstName")]
-        public Output<string?> FirstName { get; private set; } = null!;
+        public Output<string> FirstName { get; private set; } = null!;
 
         /// <summary>
-        /// Whether 2FA is on.
+        /// Whether the member has two-factor authentication on.
         /// </summary>
         [Output("is2faEnabled")]
-        public Output<bool?> Is2faEnabled { get; private set; } = null!;
+        public Output<bool> Is2faEnabled { get; private set; } = null!;
 
         /// <summary>
         /// When the person joined (ISO 8601).
@@ -48,46 +49,46 @@ namespace PulumiPosthog.Posthog
         public Output<string?> JoinedAt { get; private set; } = null!;
 
         /// <summary>
-        /// Last name.
+        /// The member's last name; "" when none.
         /// </summary>
         [Output("lastName")]
-        public Output<string?> LastName { get; private set; } = null!;
+        public Output<string> LastName { get; private set; } = null!;
 
         /// <summary>
-        /// Organization level: 1 member, 8 admin, 15 owner.
+        /// The organization level: 1 member, 8 admin, 15 owner.
         /// </summary>
         [Output("level")]
-        public Output<Union<int, string>?> Level { get; private set; } = null!;
+        public Output<int> Level { get; private set; } = null!;
 
         /// <summary>
-        /// The level the person had when this resource took them over, set back on delete (absent in older state).
+        /// The level the person had when this resource took them over (its create, or `pulumi import`), set back on delete. Absent when unknown (state written before it existed): delete then leaves the level as it is.
         /// </summary>
         [Output("levelBefore")]
-        public Output<double?> LevelBefore { get; private set; } = null!;
+        public Output<int?> LevelBefore { get; private set; } = null!;
 
         /// <summary>
-        /// The membership id (UUID).
+        /// The membership's own id (UUID).
         /// </summary>
         [Output("membershipId")]
-        public Output<string?> MembershipId { get; private set; } = null!;
+        public Output<string> MembershipId { get; private set; } = null!;
 
         /// <summary>
-        /// Remove the person from the organization when this resource is deleted. Default: they stay, with the level they had when this resource took them over. PostHog refuses to remove an owner.
+        /// As declared: remove the person from the organization on delete.
         /// </summary>
         [Output("removeFromOrganizationOnDestroy")]
         public Output<bool?> RemoveFromOrganizationOnDestroy { get; private set; } = null!;
 
         /// <summary>
-        /// Whether delete keeps the person's current level (instead of setting `levelBefore` back).
+        /// As declared: keep the person and their current level on delete.
         /// </summary>
         [Output("retainOnDelete")]
-        public Output<bool?> RetainOnDelete { get; private set; } = null!;
+        public Output<bool> RetainOnDelete { get; private set; } = null!;
 
         /// <summary>
-        /// The user's UUID (also the resource id). Unknown in a preview where this member is updated (unless it was declared as an input): give dependents `member.id`, which stays known.
+        /// The member's user UUID (also the resource id). Unknown in a preview where this member is updated (when not declared as an input): give dependents `id`, which stays known.
         /// </summary>
         [Output("userUuid")]
-        public Output<string?> UserUuid { get; private set; } = null!;
+        public Output<string> UserUuid { get; private set; } = null!;
 
 
         /// <summary>
@@ -112,6 +113,7 @@ namespace PulumiPosthog.Posthog
             var defaultOptions = new CustomResourceOptions
             {
                 Version = Utilities.Version,
+                PluginDownloadURL = "github://api.github.com/pulumi-posthog/pulumi-posthog",
             };
             var merged = CustomResourceOptions.Merge(defaultOptions, options);
             // Override the ID if one was specified for consistency with other language SDKs.

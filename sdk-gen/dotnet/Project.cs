@@ -22,19 +22,19 @@ namespace PulumiPosthog.Posthog
     public partial class Project : global::Pulumi.CustomResource
     {
         /// <summary>
-        /// Whether IPs are discarded.
+        /// Whether client IP addresses are discarded.
         /// </summary>
         [Output("anonymizeIps")]
         public Output<bool?> AnonymizeIps { get; private set; } = null!;
 
         /// <summary>
-        /// The project API key SDKs send events with (secret).
+        /// The project API key that PostHog's SDKs send events with (secret).
         /// </summary>
         [Output("apiToken")]
         public Output<string?> ApiToken { get; private set; } = null!;
 
         /// <summary>
-        /// App URLs.
+        /// URLs of the app (toolbar, heatmaps); empty when none.
         /// </summary>
         [Output("appUrls")]
         public Output<ImmutableArray<string>> AppUrls { get; private set; } = null!;
@@ -52,7 +52,7 @@ namespace PulumiPosthog.Posthog
         public Output<string?> CreatedAt { get; private set; } = null!;
 
         /// <summary>
-        /// Delete the project on destroy even though it was adopted (`projectId`), with its data, dashboards and batch exports. Default: an adopted project is left as it was found (a project this resource created is always deleted on destroy).
+        /// As declared: delete the adopted project on destroy.
         /// </summary>
         [Output("deleteAdoptedOnDestroy")]
         public Output<bool?> DeleteAdoptedOnDestroy { get; private set; } = null!;
@@ -64,49 +64,49 @@ namespace PulumiPosthog.Posthog
         public Output<bool?> HeatmapsOptIn { get; private set; } = null!;
 
         /// <summary>
-        /// Whether any event arrived.
+        /// Whether any event was received.
         /// </summary>
         [Output("ingestedEvent")]
-        public Output<bool?> IngestedEvent { get; private set; } = null!;
+        public Output<bool> IngestedEvent { get; private set; } = null!;
 
         /// <summary>
-        /// Whether it is a demo project.
+        /// Whether it is a demo project filled with sample data.
         /// </summary>
         [Output("isDemo")]
         public Output<bool?> IsDemo { get; private set; } = null!;
 
         /// <summary>
-        /// The live events token (secret).
+        /// The token of the live events stream (secret).
         /// </summary>
         [Output("liveEventsToken")]
         public Output<string?> LiveEventsToken { get; private set; } = null!;
 
         /// <summary>
-        /// Project name.
+        /// The project name.
         /// </summary>
         [Output("name")]
-        public Output<string?> Name { get; private set; } = null!;
+        public Output<string> Name { get; private set; } = null!;
 
         /// <summary>
-        /// The organization id.
+        /// The id (UUID) of the organization the project belongs to.
         /// </summary>
         [Output("organization")]
         public Output<string?> Organization { get; private set; } = null!;
 
         /// <summary>
-        /// Product description.
+        /// What the product is, for PostHog's AI features; "" when unset.
         /// </summary>
         [Output("productDescription")]
-        public Output<string?> ProductDescription { get; private set; } = null!;
+        public Output<string> ProductDescription { get; private set; } = null!;
 
         /// <summary>
-        /// The project id (also the resource id). Output-only unless adopting, so unknown in a preview where this project is updated: give dependents `project.id`, which stays known.
+        /// The project id, a string of digits (also the resource id). Unknown in a preview where this project is updated: give dependents `id`, which stays known.
         /// </summary>
         [Output("projectId")]
-        public Output<Union<string, Union<double, string>>?> ProjectId { get; private set; } = null!;
+        public Output<string> ProjectId { get; private set; } = null!;
 
         /// <summary>
-        /// Domains allowed to record.
+        /// Domains allowed to record sessions; empty when none.
         /// </summary>
         [Output("recordingDomains")]
         public Output<ImmutableArray<string>> RecordingDomains { get; private set; } = null!;
@@ -124,7 +124,7 @@ namespace PulumiPosthog.Posthog
         public Output<bool?> SurveysOptIn { get; private set; } = null!;
 
         /// <summary>
-        /// IANA time zone.
+        /// The IANA time zone of the project.
         /// </summary>
         [Output("timezone")]
         public Output<string?> Timezone { get; private set; } = null!;
@@ -136,7 +136,7 @@ namespace PulumiPosthog.Posthog
         public Output<string?> Uuid { get; private set; } = null!;
 
         /// <summary>
-        /// First day of the week (0 Sunday, 1 Monday).
+        /// The first day of the week: 0 (Sunday) or 1 (Monday).
         /// </summary>
         [Output("weekStartDay")]
         public Output<int?> WeekStartDay { get; private set; } = null!;
@@ -164,6 +164,7 @@ namespace PulumiPosthog.Posthog
             var defaultOptions = new CustomResourceOptions
             {
                 Version = Utilities.Version,
+                PluginDownloadURL = "github://api.github.com/pulumi-posthog/pulumi-posthog",
                 AdditionalSecretOutputs =
                 {
                     "apiToken",
@@ -249,7 +250,7 @@ namespace PulumiPosthog.Posthog
         /// Adopt this existing project (its id) instead of creating one. Changing it replaces the resource. An adopted project is kept on destroy unless `deleteAdoptedOnDestroy` is true.
         /// </summary>
         [Input("projectId")]
-        public InputUnion<string, Union<Input<double>, Input<string>>>? ProjectId { get; set; }
+        public InputUnion<int, string>? ProjectId { get; set; }
 
         [Input("recordingDomains")]
         private InputList<string>? _recordingDomains;

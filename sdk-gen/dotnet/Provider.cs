@@ -33,6 +33,7 @@ namespace PulumiPosthog.Posthog
             var defaultOptions = new CustomResourceOptions
             {
                 Version = Utilities.Version,
+                PluginDownloadURL = "github://api.github.com/pulumi-posthog/pulumi-posthog",
             };
             var merged = CustomResourceOptions.Merge(defaultOptions, options);
             // Override the ID if one was specified for consistency with other language SDKs.
@@ -47,7 +48,7 @@ namespace PulumiPosthog.Posthog
         private Input<string>? _apiKey;
 
         /// <summary>
-        /// A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`. Environment variable: `POSTHOG_API_KEY`.
+        /// A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`; else the provider reads the environment variable `POSTHOG_API_KEY`.
         /// </summary>
         public Input<string>? ApiKey
         {
@@ -60,49 +61,56 @@ namespace PulumiPosthog.Posthog
         }
 
         /// <summary>
-        /// How long a completed list read is reused by later lookups of the process, in milliseconds. Environment variable: `POSTHOG_FIND_CACHE_MS`.
+        /// How long a completed list read is reused by later lookups of the process, in milliseconds (a whole number; 0 turns it off). Default 2000. Environment variable: `POSTHOG_FIND_CACHE_MS`.
         /// </summary>
-        [Input("findCacheMs")]
-        public Input<string>? FindCacheMs { get; set; }
+        [Input("findCacheMs", json: true)]
+        public Input<int>? FindCacheMs { get; set; }
 
         /// <summary>
-        /// The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Default `https://us.posthog.com`. Environment variable: `POSTHOG_HOST`.
+        /// The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Environment variable: `POSTHOG_HOST`.
         /// </summary>
         [Input("host")]
         public Input<string>? Host { get; set; }
 
         /// <summary>
-        /// The longest wait a 429 may name that is waited out (seconds, or `90s`, `10m`, `1h`). Default 2 minutes. Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
+        /// The longest wait a 429 answer may name that is waited out: a duration string, whole seconds ("120") or a whole number with the unit s, m or h ("90s", "10m", "1h"). Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
         /// </summary>
         [Input("maxRateLimitWait")]
         public Input<string>? MaxRateLimitWait { get; set; }
 
         /// <summary>
-        /// The organization (a UUID) the organization-scoped resources live in; default the key's current one. Environment variable: `POSTHOG_ORGANIZATION_ID`.
+        /// The organization (a UUID, or "@current") the organization-scoped resources live in; default the API key's current one. Environment variable: `POSTHOG_ORGANIZATION_ID`.
         /// </summary>
         [Input("organizationId")]
         public Input<string>? OrganizationId { get; set; }
 
         /// <summary>
-        /// The project (a positive integer) of project-scoped resources that declare none; default the key's current one. Environment variable: `POSTHOG_PROJECT_ID`.
+        /// The project of project-scoped resources that declare none: its id, a positive integer written as a string (e.g. "12345"), or "@current"; default the API key's current one. Environment variable: `POSTHOG_PROJECT_ID`.
         /// </summary>
         [Input("projectId")]
         public Input<string>? ProjectId { get; set; }
 
         /// <summary>
-        /// The client rate limit per key, `"&lt;perMinute&gt;/&lt;perHour&gt;"` or `"off"`. Default `480/4800`. Environment variable: `POSTHOG_RATE_LIMIT`.
+        /// The client rate limit per API key, `"&lt;perMinute&gt;/&lt;perHour&gt;"` with positive whole numbers, or `"off"`. Environment variable: `POSTHOG_RATE_LIMIT`.
         /// </summary>
         [Input("rateLimit")]
         public Input<string>? RateLimit { get; set; }
 
         /// <summary>
-        /// The base of the retry backoff, in milliseconds. Default 500. Environment variable: `POSTHOG_RETRY_BASE_DELAY_MS`.
+        /// The base of the retry backoff, in milliseconds (a whole number). Default 500. Environment variable: `POSTHOG_RETRY_BASE_DELAY_MS`.
         /// </summary>
-        [Input("retryBaseDelayMs")]
-        public Input<string>? RetryBaseDelayMs { get; set; }
+        [Input("retryBaseDelayMs", json: true)]
+        public Input<int>? RetryBaseDelayMs { get; set; }
 
         public ProviderArgs()
         {
+            FindCacheMs = Utilities.GetEnvInt32("POSTHOG_FIND_CACHE_MS");
+            Host = Utilities.GetEnv("POSTHOG_HOST") ?? "https://us.posthog.com";
+            MaxRateLimitWait = Utilities.GetEnv("POSTHOG_MAX_RATE_LIMIT_WAIT") ?? "2m";
+            OrganizationId = Utilities.GetEnv("POSTHOG_ORGANIZATION_ID");
+            ProjectId = Utilities.GetEnv("POSTHOG_PROJECT_ID");
+            RateLimit = Utilities.GetEnv("POSTHOG_RATE_LIMIT") ?? "480/4800";
+            RetryBaseDelayMs = Utilities.GetEnvInt32("POSTHOG_RETRY_BASE_DELAY_MS");
         }
         public static new ProviderArgs Empty => new ProviderArgs();
     }

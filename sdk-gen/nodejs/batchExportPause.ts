@@ -9,8 +9,9 @@ import * as utilities from "./utilities";
  * API: GET `/api/organizations/:organization_id/batch_exports/:id/`, POST `…/:id/pause/` and `…/:id/unpause/`.
  *
  * The id is the batch export's id. Create records whether the export was paused (`pausedBefore`), then
- * pauses or unpauses it; update does the same; delete restores the state found before Pulumi took over. A create
- * whose run was killed leaves `pausedBefore` in the create journal (provider/create-journal.ts), so the next
+ * pauses or unpauses it; update does the same; `pulumi import` records it as found; delete restores the state
+ * found before Pulumi took over, with no write when the export is so already. A create
+ * whose run was killed leaves `pausedBefore` in the provider's create journal, so the next
  * create records what was found before the first one, not its own pause. When `pausedBefore` is unknown (not in
  * the state), delete leaves the export as it is and says so.
  * Refresh shows someone unpausing it as drift; the next `up` pauses it again.
@@ -53,11 +54,11 @@ export class BatchExportPause extends pulumi.CustomResource {
     }
 
     /**
-     * The batch export id.
+     * The batch export's id (UUID; also the resource id).
      */
-    declare public readonly batchExportId: pulumi.Output<string | undefined>;
+    declare public readonly batchExportId: pulumi.Output<string>;
     /**
-     * When it was last paused (ISO 8601).
+     * When it was last paused (ISO 8601), else null.
      */
     declare public /*out*/ readonly lastPausedAt: pulumi.Output<string | undefined>;
     /**
@@ -67,9 +68,9 @@ export class BatchExportPause extends pulumi.CustomResource {
     /**
      * Whether the export is paused.
      */
-    declare public readonly paused: pulumi.Output<boolean | undefined>;
+    declare public readonly paused: pulumi.Output<boolean>;
     /**
-     * Whether it was paused before Pulumi took over (restored on delete; absent when unknown: delete leaves it).
+     * Whether the export was paused before Pulumi took it over: delete restores it. Absent when unknown: delete then leaves the export as it is.
      */
     declare public /*out*/ readonly pausedBefore: pulumi.Output<boolean | undefined>;
 

@@ -55,71 +55,71 @@ export class Dashboard extends pulumi.CustomResource {
     }
 
     /**
-     * When it was created (ISO 8601).
+     * When the dashboard was created (ISO 8601).
      */
     declare public /*out*/ readonly createdAt: pulumi.Output<string | undefined>;
     /**
-     * How it was created: default, template or duplicate.
+     * How it was created: "default", "template" or "duplicate".
      */
     declare public /*out*/ readonly creationMode: pulumi.Output<string | undefined>;
     /**
-     * Adopt this existing dashboard (its id: a number, or a string of its digits) instead of creating one. Changing it replaces. An adopted dashboard is kept on destroy unless `deleteAdoptedOnDestroy` is true.
+     * As declared: the id of the existing dashboard this resource adopted.
      */
-    declare public readonly dashboardId: pulumi.Output<number | string | undefined>;
+    declare public readonly dashboardId: pulumi.Output<number | undefined>;
     /**
-     * Soft-delete the dashboard on destroy even though it was adopted (`dashboardId`). Default: an adopted dashboard is left as it was found (a dashboard this resource created is always soft-deleted on destroy).
+     * As declared: soft-delete the adopted dashboard on destroy.
      */
     declare public readonly deleteAdoptedOnDestroy: pulumi.Output<boolean | undefined>;
     /**
-     * Whether delete also soft-deletes insights only on this dashboard.
+     * Whether delete also soft-deletes the insights that are only on this dashboard.
      */
-    declare public readonly deleteInsights: pulumi.Output<boolean | undefined>;
+    declare public readonly deleteInsights: pulumi.Output<boolean>;
     /**
-     * True when soft-deleted outside Pulumi (the next up restores it).
+     * True when someone soft-deleted the dashboard outside Pulumi (seen by a refresh); the next up restores it.
      */
-    declare public /*out*/ readonly deleted: pulumi.Output<boolean | undefined>;
+    declare public /*out*/ readonly deleted: pulumi.Output<boolean>;
     /**
-     * Description.
+     * The description; "" when none.
      */
-    declare public readonly description: pulumi.Output<string | undefined>;
+    declare public readonly description: pulumi.Output<string>;
     /**
-     * The restriction level in force.
+     * The restriction level in force: 21 when the organization lacks PostHog's advanced permissions, whatever is declared.
      */
     declare public /*out*/ readonly effectiveRestrictionLevel: pulumi.Output<number | undefined>;
     /**
      * Whether public sharing is on.
      */
-    declare public /*out*/ readonly isShared: pulumi.Output<boolean | undefined>;
+    declare public /*out*/ readonly isShared: pulumi.Output<boolean>;
     /**
-     * Name.
+     * The dashboard name.
      */
-    declare public readonly name: pulumi.Output<string | undefined>;
+    declare public readonly name: pulumi.Output<string>;
     /**
-     * Whether it is pinned.
+     * Whether it is pinned in the sidebar.
      */
-    declare public readonly pinned: pulumi.Output<boolean | undefined>;
+    declare public readonly pinned: pulumi.Output<boolean>;
     /**
-     * The project id used in API paths.
+     * The project the dashboard lives in: its id, a string of digits.
      */
-    declare public readonly projectId: pulumi.Output<string | number | string | undefined>;
+    declare public readonly projectId: pulumi.Output<string>;
     /**
-     * Restriction level: 21 everyone can edit, 37 only collaborators.
+     * Who may edit: 21 everyone in the project, 37 only collaborators (as declared).
      */
-    declare public readonly restrictionLevel: pulumi.Output<number | string | undefined>;
+    declare public readonly restrictionLevel: pulumi.Output<number>;
     /**
-     * Tags.
+     * The tags.
      */
-    declare public readonly tags: pulumi.Output<string[] | undefined>;
+    declare public readonly tags: pulumi.Output<string[]>;
     /**
-     * Create from template JSON, as an object or a JSON string (e.g. `fs.readFileSync("dashboards/kpis.json", "utf8")`): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT", …}, …]}`, the four required, at least one tile (PostHog's dashboard template schema). Create-only.
+     * As declared: the template JSON it was created from, as an object.
      */
-    declare public readonly templateJson: pulumi.Output<string | {[key: string]: any} | undefined>;
+    declare public readonly templateJson: pulumi.Output<{[key: string]: any} | undefined>;
     /**
-     * Create as a duplicate of this dashboard (its id, e.g. `other.id`; same project). Create-only: changing it replaces.
+     * As declared: the id of the dashboard it was created as a duplicate of.
      */
-    declare public readonly useDashboard: pulumi.Output<number | string | undefined>;
+    declare public readonly useDashboard: pulumi.Output<number | undefined>;
     /**
-     * Create from this template key (e.g. "DEFAULT_APP"). Create-only: changing it replaces.
+     * As declared: the template key it was created from.
      */
     declare public readonly useTemplate: pulumi.Output<string | undefined>;
 
@@ -209,7 +209,7 @@ export interface DashboardArgs {
     /**
      * Project id; default: the provider's `posthog:projectId`, else the key's current project. Changing it replaces.
      */
-    projectId?: pulumi.Input<string | pulumi.Input<number> | pulumi.Input<string> | undefined>;
+    projectId?: pulumi.Input<number | string | undefined>;
     /**
      * Who may edit: 21 or "everyone-can-edit" = everyone in the project (default), 37 or "only-collaborators-can-edit" = only collaborators. The output is the number.
      */
@@ -219,7 +219,7 @@ export interface DashboardArgs {
      */
     tags?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
-     * Create from template JSON, as an object or a JSON string (e.g. `fs.readFileSync("dashboards/kpis.json", "utf8")`): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT", …}, …]}`, the four required, at least one tile (PostHog's dashboard template schema). Create-only.
+     * Create from template JSON, as an object or a JSON string (e.g. the text of `dashboards/kpis.json` in your repository): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT", …}, …]}`, the four required, at least one tile (PostHog's dashboard template schema). Create-only.
      */
     templateJson?: pulumi.Input<string | {[key: string]: any} | undefined>;
     /**

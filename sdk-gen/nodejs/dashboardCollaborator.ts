@@ -13,7 +13,8 @@ import * as utilities from "./utilities";
  * The id is `<dashboardId>/<userUuid>`. The level is always 37 (the only one PostHog accepts); there is no
  * update, every change replaces. Adding a user who already is a collaborator adopts them (no error, no
  * duplicate). When the dashboard's restriction level does not allow collaborators, create fails with a
- * clear error saying to set `restrictionLevel: 37` on the Dashboard.
+ * clear error saying to set `restrictionLevel: 37` on the Dashboard. A collaborator taken in by `pulumi import`
+ * (`adopted: true`) is left as found on destroy; any other is removed.
  */
 export class DashboardCollaborator extends pulumi.CustomResource {
     /**
@@ -53,29 +54,29 @@ export class DashboardCollaborator extends pulumi.CustomResource {
     }
 
     /**
-     * When they were added (ISO 8601).
+     * When the collaborator was added (ISO 8601).
      */
     declare public /*out*/ readonly addedAt: pulumi.Output<string | undefined>;
     /**
-     * The dashboard id.
+     * The dashboard's id.
      */
-    declare public readonly dashboardId: pulumi.Output<number | string | undefined>;
+    declare public readonly dashboardId: pulumi.Output<number>;
     /**
      * The collaborator's e-mail address.
      */
-    declare public /*out*/ readonly email: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly email: pulumi.Output<string>;
     /**
-     * Access level (37 = can edit).
+     * The access level: 37 (can edit).
      */
-    declare public readonly level: pulumi.Output<number | undefined>;
+    declare public readonly level: pulumi.Output<number>;
     /**
-     * The project id used in API paths.
+     * The project of the dashboard: its id, a string of digits.
      */
-    declare public readonly projectId: pulumi.Output<string | number | string | undefined>;
+    declare public readonly projectId: pulumi.Output<string>;
     /**
      * The collaborator's user UUID.
      */
-    declare public readonly userUuid: pulumi.Output<string | undefined>;
+    declare public readonly userUuid: pulumi.Output<string>;
 
     /**
      * Create a DashboardCollaborator resource with the given unique name, arguments, and options.
@@ -128,7 +129,7 @@ export interface DashboardCollaboratorArgs {
     /**
      * Project id; default: the provider's `posthog:projectId`, else the key's current project.
      */
-    projectId?: pulumi.Input<string | pulumi.Input<number> | pulumi.Input<string> | undefined>;
+    projectId?: pulumi.Input<number | string | undefined>;
     /**
      * The collaborator's user UUID (e.g. from `getMember`).
      */

@@ -6,11 +6,12 @@ import * as utilities from "./utilities";
 
 /**
  * DashboardSharing: public sharing of a dashboard, on or off.
- * API: GET / PATCH `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (PATCH as the real
- * service has it; the seed shows only GET).
+ * API: GET / PATCH `/api/projects/:project_id/dashboards/:dashboard_id/sharing/`.
  *
- * The id is the dashboard id. `accessToken` (the token in the public link) is a secret output. Delete turns
- * sharing off.
+ * The id is the dashboard id. `accessToken` (the token in the public link) is a secret output. Create (and
+ * `pulumi import`) records the sharing found (`enabledBefore`); delete sets it back to that, with no write when it
+ * is so already: sharing that existed before Pulumi stays as found. State written before `enabledBefore` existed:
+ * delete turns sharing off, as it did then.
  */
 export class DashboardSharing extends pulumi.CustomResource {
     /**
@@ -54,21 +55,25 @@ export class DashboardSharing extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly accessToken: pulumi.Output<string | undefined>;
     /**
-     * When sharing was first configured (ISO 8601).
+     * When sharing was first configured (ISO 8601), else null.
      */
     declare public /*out*/ readonly createdAt: pulumi.Output<string | undefined>;
     /**
-     * The dashboard id.
+     * The dashboard's id (also the resource id).
      */
-    declare public readonly dashboardId: pulumi.Output<number | string | undefined>;
+    declare public readonly dashboardId: pulumi.Output<number>;
     /**
      * Whether public sharing is on.
      */
-    declare public readonly enabled: pulumi.Output<boolean | undefined>;
+    declare public readonly enabled: pulumi.Output<boolean>;
     /**
-     * The project id used in API paths.
+     * Whether public sharing was on when this resource took it over (its create or `pulumi import` read it): delete sets it back. Absent in state written before it existed: delete then turns sharing off.
      */
-    declare public readonly projectId: pulumi.Output<string | number | string | undefined>;
+    declare public /*out*/ readonly enabledBefore: pulumi.Output<boolean | undefined>;
+    /**
+     * The project of the dashboard: its id, a string of digits.
+     */
+    declare public readonly projectId: pulumi.Output<string>;
 
     /**
      * Create a DashboardSharing resource with the given unique name, arguments, and options.
@@ -89,11 +94,13 @@ export class DashboardSharing extends pulumi.CustomResource {
             resourceInputs["projectId"] = args?.projectId;
             resourceInputs["accessToken"] = undefined /*out*/;
             resourceInputs["createdAt"] = undefined /*out*/;
+            resourceInputs["enabledBefore"] = undefined /*out*/;
         } else {
             resourceInputs["accessToken"] = undefined /*out*/;
             resourceInputs["createdAt"] = undefined /*out*/;
             resourceInputs["dashboardId"] = undefined /*out*/;
             resourceInputs["enabled"] = undefined /*out*/;
+            resourceInputs["enabledBefore"] = undefined /*out*/;
             resourceInputs["projectId"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
@@ -118,5 +125,5 @@ export interface DashboardSharingArgs {
     /**
      * Project id; default: the provider's `posthog:projectId`, else the key's current project. Changing it replaces.
      */
-    projectId?: pulumi.Input<string | pulumi.Input<number> | pulumi.Input<string> | undefined>;
+    projectId?: pulumi.Input<number | string | undefined>;
 }

@@ -61,61 +61,61 @@ export class Domain extends pulumi.CustomResource {
     }
 
     /**
-     * Whether an existing domain was adopted.
+     * As declared: take over a domain of this name that already exists.
      */
-    declare public readonly adopt: pulumi.Output<boolean | undefined>;
+    declare public readonly adopt: pulumi.Output<boolean>;
     /**
-     * The TXT record name to publish: `_posthog-challenge.<domain>`.
+     * The DNS name of the TXT record to publish: `_posthog-challenge.<domain>`.
      */
-    declare public /*out*/ readonly challengeRecordName: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly challengeRecordName: pulumi.Output<string>;
     /**
-     * Delete the domain on destroy even though it was adopted (`adopt: true` found it). Default: an adopted domain is left as it was found (a domain this resource created is always deleted on destroy).
+     * As declared: delete the adopted domain on destroy.
      */
     declare public readonly deleteAdoptedOnDestroy: pulumi.Output<boolean | undefined>;
     /**
      * The domain name, e.g. `example.com`.
      */
-    declare public readonly domain: pulumi.Output<string | undefined>;
+    declare public readonly domain: pulumi.Output<string>;
     /**
      * True when SAML is fully configured.
      */
-    declare public /*out*/ readonly hasSaml: pulumi.Output<boolean | undefined>;
+    declare public /*out*/ readonly hasSaml: pulumi.Output<boolean>;
     /**
-     * True once verified.
+     * True once PostHog found the TXT record (see DomainVerification).
      */
-    declare public /*out*/ readonly isVerified: pulumi.Output<boolean | undefined>;
+    declare public /*out*/ readonly isVerified: pulumi.Output<boolean>;
     /**
-     * Whether users with an e-mail on this domain join automatically (declared value while unverified).
+     * Whether users with an e-mail on this domain join automatically (the declared value while unverified).
      */
-    declare public readonly jitProvisioningEnabled: pulumi.Output<boolean | undefined>;
+    declare public readonly jitProvisioningEnabled: pulumi.Output<boolean>;
     /**
-     * What is declared but waits for verification, else null.
+     * What is declared but waits for the verification, else null.
      */
     declare public /*out*/ readonly pendingSettings: pulumi.Output<string | undefined>;
     /**
-     * SAML ACS URL ("" when unset).
+     * The SAML assertion consumer service URL; "" when unset.
      */
-    declare public readonly samlAcsUrl: pulumi.Output<string | undefined>;
+    declare public readonly samlAcsUrl: pulumi.Output<string>;
     /**
-     * SAML IdP entity id ("" when unset).
+     * The SAML IdP entity id; "" when unset.
      */
-    declare public readonly samlEntityId: pulumi.Output<string | undefined>;
+    declare public readonly samlEntityId: pulumi.Output<string>;
     /**
-     * Whether this PostHog keeps SAML settings on the domain. False for current PostHog, which keeps them in the domain's `identity_provider_config`: the SAML inputs must then not be declared (preview fails, saying so).
+     * Whether this PostHog keeps SAML settings on the domain. False for current PostHog, which keeps them in the domain's SSO configuration (`identity_provider_config`): the SAML inputs must then not be declared (preview fails, saying so). Absent in state written before it existed.
      */
     declare public /*out*/ readonly samlOnDomain: pulumi.Output<boolean | undefined>;
     /**
-     * SAML X.509 certificate ("" when unset).
+     * The SAML X.509 certificate; "" when unset.
      */
-    declare public readonly samlX509Cert: pulumi.Output<string | undefined>;
+    declare public readonly samlX509Cert: pulumi.Output<string>;
     /**
-     * The enforced SSO provider, "" for none (declared value while unverified).
+     * The enforced SSO provider, "" for none (the declared value while unverified).
      */
-    declare public readonly ssoEnforcement: pulumi.Output<string | undefined>;
+    declare public readonly ssoEnforcement: pulumi.Output<string>;
     /**
-     * The value to publish as TXT record {@link challengeRecordName}.
+     * The value to publish as the TXT record named by `challengeRecordName`.
      */
-    declare public /*out*/ readonly verificationChallenge: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly verificationChallenge: pulumi.Output<string>;
     /**
      * When the domain was verified (ISO 8601), else null.
      */

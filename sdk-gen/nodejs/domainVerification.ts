@@ -51,23 +51,23 @@ export class DomainVerification extends pulumi.CustomResource {
     }
 
     /**
-     * The domain name.
+     * The verified domain name.
      */
-    declare public /*out*/ readonly domain: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly domain: pulumi.Output<string>;
     /**
-     * The verified Domain's id.
+     * The Domain's id (UUID; also the resource id).
      */
-    declare public readonly domainId: pulumi.Output<string | undefined>;
+    declare public readonly domainId: pulumi.Output<string>;
     /**
-     * True when verified.
+     * True when the domain is verified.
      */
-    declare public /*out*/ readonly isVerified: pulumi.Output<boolean | undefined>;
+    declare public /*out*/ readonly isVerified: pulumi.Output<boolean>;
     /**
-     * How long create/update keep retrying, in seconds.
+     * As declared: how long create and update keep retrying, in seconds.
      */
-    declare public readonly timeoutSeconds: pulumi.Output<number | undefined>;
+    declare public readonly timeoutSeconds: pulumi.Output<number>;
     /**
-     * When the domain was verified (ISO 8601).
+     * When the domain was verified (ISO 8601), else null.
      */
     declare public /*out*/ readonly verifiedAt: pulumi.Output<string | undefined>;
 

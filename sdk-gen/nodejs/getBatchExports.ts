@@ -7,7 +7,7 @@ import * as outputs from "./types/output";
 import * as utilities from "./utilities";
 
 /**
- * Lists the organization's batch exports (every page), as an array. API: GET `/api/organizations/:organization_id/batch_exports/` (scope `batch_export:read`). Mock token: `posthog:index:getBatchExports`; the mock returns `{ batchExports: [...] }` (an invoke result is an object) and the lookup returns the array.
+ * Lists the organization's batch exports (every page), as `batchExports`. API: GET `/api/organizations/:organization_id/batch_exports/` (scope `batch_export:read`).
  */
 export function getBatchExports(args?: GetBatchExportsArgs, opts?: pulumi.InvokeOptions): Promise<GetBatchExportsResult> {
     args = args || {};
@@ -31,7 +31,7 @@ export interface GetBatchExportsResult {
     readonly batchExports: outputs.BatchExport[];
 }
 /**
- * Lists the organization's batch exports (every page), as an array. API: GET `/api/organizations/:organization_id/batch_exports/` (scope `batch_export:read`). Mock token: `posthog:index:getBatchExports`; the mock returns `{ batchExports: [...] }` (an invoke result is an object) and the lookup returns the array.
+ * Lists the organization's batch exports (every page), as `batchExports`. API: GET `/api/organizations/:organization_id/batch_exports/` (scope `batch_export:read`).
  */
 export function getBatchExportsOutput(args?: GetBatchExportsOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetBatchExportsResult> {
     args = args || {};

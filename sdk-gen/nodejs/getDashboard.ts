@@ -7,7 +7,7 @@ import * as outputs from "./types/output";
 import * as utilities from "./utilities";
 
 /**
- * Reads a dashboard by id. API: GET `/api/projects/:project_id/dashboards/:id/` (scope `dashboard:read`). Mock token: `posthog:index:getDashboard`.
+ * Reads a dashboard by id. API: GET `/api/projects/:project_id/dashboards/:id/` (scope `dashboard:read`).
  */
 export function getDashboard(args: GetDashboardArgs, opts?: pulumi.InvokeOptions): Promise<GetDashboardResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -48,7 +48,7 @@ export interface GetDashboardResult {
     readonly variables?: {[key: string]: any};
 }
 /**
- * Reads a dashboard by id. API: GET `/api/projects/:project_id/dashboards/:id/` (scope `dashboard:read`). Mock token: `posthog:index:getDashboard`.
+ * Reads a dashboard by id. API: GET `/api/projects/:project_id/dashboards/:id/` (scope `dashboard:read`).
  */
 export function getDashboardOutput(args: GetDashboardOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetDashboardResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});

@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
 /**
- * Reads a dashboard's access controls (`access_controls`, `available_access_levels`, `default_access_level`, `user_access_level`, …). API: GET `/api/projects/:project_id/dashboards/:id/access_controls/` (scope `access_control:read`). Mock token: `posthog:index:getDashboardAccessControls`.
+ * Reads a dashboard's access controls (`access_controls`, `available_access_levels`, `default_access_level`, `user_access_level`, …). API: GET `/api/projects/:project_id/dashboards/:id/access_controls/` (scope `access_control:read`).
  */
 export function getDashboardAccessControls(args: GetDashboardAccessControlsArgs, opts?: pulumi.InvokeOptions): Promise<GetDashboardAccessControlsResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -35,7 +35,7 @@ export interface GetDashboardAccessControlsResult {
     readonly user_can_edit_access_levels?: boolean;
 }
 /**
- * Reads a dashboard's access controls (`access_controls`, `available_access_levels`, `default_access_level`, `user_access_level`, …). API: GET `/api/projects/:project_id/dashboards/:id/access_controls/` (scope `access_control:read`). Mock token: `posthog:index:getDashboardAccessControls`.
+ * Reads a dashboard's access controls (`access_controls`, `available_access_levels`, `default_access_level`, `user_access_level`, …). API: GET `/api/projects/:project_id/dashboards/:id/access_controls/` (scope `access_control:read`).
  */
 export function getDashboardAccessControlsOutput(args: GetDashboardAccessControlsOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetDashboardAccessControlsResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});

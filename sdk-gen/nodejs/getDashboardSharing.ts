@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
 /**
- * Reads a dashboard's sharing configuration (`enabled`, `access_token`, `created_at`, `settings`, `password_required`). API: GET `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (scope `sharing_configuration:read`). Mock token: `posthog:index:getDashboardSharing`. `access_token` is in clear here; {@link getDashboardSharingOutput} returns it secret.
+ * Reads a dashboard's sharing configuration (`enabled`, `access_token`, `created_at`, `settings`, `password_required`). API: GET `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (scope `sharing_configuration:read`). `access_token` is returned as a secret.
  */
 export function getDashboardSharing(args: GetDashboardSharingArgs, opts?: pulumi.InvokeOptions): Promise<GetDashboardSharingResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
@@ -34,7 +34,7 @@ export interface GetDashboardSharingResult {
     readonly settings?: {[key: string]: any};
 }
 /**
- * Reads a dashboard's sharing configuration (`enabled`, `access_token`, `created_at`, `settings`, `password_required`). API: GET `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (scope `sharing_configuration:read`). Mock token: `posthog:index:getDashboardSharing`. `access_token` is in clear here; {@link getDashboardSharingOutput} returns it secret.
+ * Reads a dashboard's sharing configuration (`enabled`, `access_token`, `created_at`, `settings`, `password_required`). API: GET `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (scope `sharing_configuration:read`). `access_token` is returned as a secret.
  */
 export function getDashboardSharingOutput(args: GetDashboardSharingOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetDashboardSharingResult> {
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});

@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
 /**
- * Finds an organization member by e-mail (case-insensitive) or user UUID. API: GET `/api/organizations/:organization_id/members/` (all pages; scope `organization_member:read`). Mock token: `posthog:index:getMember`.
+ * Finds an organization member by e-mail (case-insensitive) or user UUID. API: GET `/api/organizations/:organization_id/members/` (all pages; scope `organization_member:read`).
  */
 export function getMember(args?: GetMemberArgs, opts?: pulumi.InvokeOptions): Promise<GetMemberResult> {
     args = args || {};
@@ -54,7 +54,7 @@ export interface GetMemberResult {
     readonly userUuid: string;
 }
 /**
- * Finds an organization member by e-mail (case-insensitive) or user UUID. API: GET `/api/organizations/:organization_id/members/` (all pages; scope `organization_member:read`). Mock token: `posthog:index:getMember`.
+ * Finds an organization member by e-mail (case-insensitive) or user UUID. API: GET `/api/organizations/:organization_id/members/` (all pages; scope `organization_member:read`).
  */
 export function getMemberOutput(args?: GetMemberOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetMemberResult> {
     args = args || {};

@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as utilities from "./utilities";
 
 /**
- * Finds a project by id (GET `/api/organizations/:organization_id/projects/:id/`, every field) or by exact name (the project list, then GET of the match). Scope `project:read`. Mock token: `posthog:index:getProject`. The result carries `api_token` (the project API key) in clear; {@link getProjectOutput} returns it secret.
+ * Finds a project by id (GET `/api/organizations/:organization_id/projects/:id/`, every field) or by exact name (the project list, then GET of the match). Scope `project:read`. The result carries `api_token` (the project API key) as a secret.
  */
 export function getProject(args?: GetProjectArgs, opts?: pulumi.InvokeOptions): Promise<GetProjectResult> {
     args = args || {};
@@ -54,7 +54,7 @@ export interface GetProjectResult {
     readonly week_start_day?: number;
 }
 /**
- * Finds a project by id (GET `/api/organizations/:organization_id/projects/:id/`, every field) or by exact name (the project list, then GET of the match). Scope `project:read`. Mock token: `posthog:index:getProject`. The result carries `api_token` (the project API key) in clear; {@link getProjectOutput} returns it secret.
+ * Finds a project by id (GET `/api/organizations/:organization_id/projects/:id/`, every field) or by exact name (the project list, then GET of the match). Scope `project:read`. The result carries `api_token` (the project API key) as a secret.
  */
 export function getProjectOutput(args?: GetProjectOutputArgs, opts?: pulumi.InvokeOutputOptions): pulumi.Output<GetProjectResult> {
     args = args || {};

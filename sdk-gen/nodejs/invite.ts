@@ -56,57 +56,57 @@ export class Invite extends pulumi.CustomResource {
     }
 
     /**
-     * True once accepted (the person is a member).
+     * True once the invite was accepted (the e-mail is a member): the invite is then satisfied.
      */
-    declare public /*out*/ readonly accepted: pulumi.Output<boolean | undefined>;
+    declare public /*out*/ readonly accepted: pulumi.Output<boolean>;
     /**
-     * Whether a pending invite was adopted.
+     * As declared: take over a pending invite of this e-mail and level.
      */
-    declare public readonly adopt: pulumi.Output<boolean | undefined>;
+    declare public readonly adopt: pulumi.Output<boolean>;
     /**
-     * Whether pending invites were combined.
+     * As declared: merge with other pending invites of this e-mail.
      */
-    declare public readonly combinePendingInvites: pulumi.Output<boolean | undefined>;
+    declare public readonly combinePendingInvites: pulumi.Output<boolean>;
     /**
      * When the invite was created (ISO 8601).
      */
     declare public /*out*/ readonly createdAt: pulumi.Output<string | undefined>;
     /**
-     * Revoke the invite on destroy even though it was adopted (`adopt: true` found it). Default: an adopted invite is left as it was found (an invite this resource sent is always revoked on destroy). Changing it updates the state only (no new invite).
+     * As declared: revoke the adopted invite on destroy.
      */
     declare public readonly deleteAdoptedOnDestroy: pulumi.Output<boolean | undefined>;
     /**
      * Whether PostHog tried to send the e-mail.
      */
-    declare public /*out*/ readonly emailingAttemptMade: pulumi.Output<boolean | undefined>;
+    declare public /*out*/ readonly emailingAttemptMade: pulumi.Output<boolean>;
     /**
-     * First name in the invitation.
+     * The first name shown in the invitation; "" when none.
      */
-    declare public readonly firstName: pulumi.Output<string | undefined>;
+    declare public readonly firstName: pulumi.Output<string>;
     /**
-     * True when the invite expired (3 days); the next up re-invites.
+     * True when the invite is more than 3 days old: refresh shows it as drift, the next up invites again.
      */
-    declare public /*out*/ readonly isExpired: pulumi.Output<boolean | undefined>;
+    declare public /*out*/ readonly isExpired: pulumi.Output<boolean>;
     /**
-     * Organization level on joining (1, 8 or 15).
+     * The organization level on joining: 1 member, 8 admin, 15 owner.
      */
-    declare public readonly level: pulumi.Output<number | string | undefined>;
+    declare public readonly level: pulumi.Output<number>;
     /**
-     * The personal message ("" when none).
+     * The personal message of the invitation e-mail; "" when none.
      */
-    declare public readonly message: pulumi.Output<string | undefined>;
+    declare public readonly message: pulumi.Output<string>;
     /**
-     * Access to private projects.
+     * Access to private projects: each a project id and a level ("none", "member" or "admin").
      */
-    declare public readonly privateProjectAccess: pulumi.Output<outputs.InvitePrivateProjectAccess[] | undefined>;
+    declare public readonly privateProjectAccess: pulumi.Output<outputs.InvitePrivateProjectAccess[]>;
     /**
-     * Whether the e-mail is sent.
+     * As declared: send the invitation e-mail.
      */
-    declare public readonly sendEmail: pulumi.Output<boolean | undefined>;
+    declare public readonly sendEmail: pulumi.Output<boolean>;
     /**
      * The invited e-mail address.
      */
-    declare public readonly targetEmail: pulumi.Output<string | undefined>;
+    declare public readonly targetEmail: pulumi.Output<string>;
 
     /**
      * Create a Invite resource with the given unique name, arguments, and options.

@@ -10,7 +10,8 @@ import * as utilities from "./utilities";
  *
  * Members cannot be created (invite them with Invite): create finds the member by `userUuid` or `email` and
  * sets the level. The id is the user's UUID. Every Member adopts, so delete leaves the person as found: the level
- * is set back to the one they had when this resource took them over (`levelBefore`), and they stay in the
+ * is set back to the one they had when this resource (its create, or `pulumi import`) took them over
+ * (`levelBefore`; no write when they have it), and they stay in the
  * organization. `removeFromOrganizationOnDestroy: true` removes them instead (PostHog refuses to remove an owner,
  * which gives a clear error).
  */
@@ -52,49 +53,49 @@ export class Member extends pulumi.CustomResource {
     }
 
     /**
-     * The user's e-mail address.
+     * The member's e-mail address.
      */
-    declare public readonly email: pulumi.Output<string | undefined>;
+    declare public readonly email: pulumi.Output<string>;
     /**
-     * First name.
+     * The member's first name; "" when none.
      */
-    declare public /*out*/ readonly firstName: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly firstName: pulumi.Output<string>;
     /**
-     * Whether 2FA is on.
+     * Whether the member has two-factor authentication on.
      */
-    declare public /*out*/ readonly is2faEnabled: pulumi.Output<boolean | undefined>;
+    declare public /*out*/ readonly is2faEnabled: pulumi.Output<boolean>;
     /**
      * When the person joined (ISO 8601).
      */
     declare public /*out*/ readonly joinedAt: pulumi.Output<string | undefined>;
     /**
-     * Last name.
+     * The member's last name; "" when none.
      */
-    declare public /*out*/ readonly lastName: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly lastName: pulumi.Output<string>;
     /**
-     * Organization level: 1 member, 8 admin, 15 owner.
+     * The organization level: 1 member, 8 admin, 15 owner.
      */
-    declare public readonly level: pulumi.Output<number | string | undefined>;
+    declare public readonly level: pulumi.Output<number>;
     /**
-     * The level the person had when this resource took them over, set back on delete (absent in older state).
+     * The level the person had when this resource took them over (its create, or `pulumi import`), set back on delete. Absent when unknown (state written before it existed): delete then leaves the level as it is.
      */
     declare public /*out*/ readonly levelBefore: pulumi.Output<number | undefined>;
     /**
-     * The membership id (UUID).
+     * The membership's own id (UUID).
      */
-    declare public /*out*/ readonly membershipId: pulumi.Output<string | undefined>;
+    declare public /*out*/ readonly membershipId: pulumi.Output<string>;
     /**
-     * Remove the person from the organization when this resource is deleted. Default: they stay, with the level they had when this resource took them over. PostHog refuses to remove an owner.
+     * As declared: remove the person from the organization on delete.
      */
     declare public readonly removeFromOrganizationOnDestroy: pulumi.Output<boolean | undefined>;
     /**
-     * Whether delete keeps the person's current level (instead of setting `levelBefore` back).
+     * As declared: keep the person and their current level on delete.
      */
-    declare public readonly retainOnDelete: pulumi.Output<boolean | undefined>;
+    declare public readonly retainOnDelete: pulumi.Output<boolean>;
     /**
-     * The user's UUID (also the resource id). Unknown in a preview where this member is updated (unless it was declared as an input): give dependents `member.id`, which stays known.
+     * The member's user UUID (also the resource id). Unknown in a preview where this member is updated (when not declared as an input): give dependents `id`, which stays known.
      */
-    declare public readonly userUuid: pulumi.Output<string | undefined>;
+    declare public readonly userUuid: pulumi.Output<string>;
 
     /**
      * Create a Member resource with the given unique name, arguments, and options.

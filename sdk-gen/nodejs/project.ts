@@ -50,17 +50,17 @@ export class Project extends pulumi.CustomResource {
     }
 
     /**
-     * Whether IPs are discarded.
+     * Whether client IP addresses are discarded.
      */
     declare public readonly anonymizeIps: pulumi.Output<boolean | undefined>;
     /**
-     * The project API key SDKs send events with (secret).
+     * The project API key that PostHog's SDKs send events with (secret).
      */
     declare public /*out*/ readonly apiToken: pulumi.Output<string | undefined>;
     /**
-     * App URLs.
+     * URLs of the app (toolbar, heatmaps); empty when none.
      */
-    declare public readonly appUrls: pulumi.Output<string[] | undefined>;
+    declare public readonly appUrls: pulumi.Output<string[]>;
     /**
      * Whether autocapture is off.
      */
@@ -70,7 +70,7 @@ export class Project extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly createdAt: pulumi.Output<string | undefined>;
     /**
-     * Delete the project on destroy even though it was adopted (`projectId`), with its data, dashboards and batch exports. Default: an adopted project is left as it was found (a project this resource created is always deleted on destroy).
+     * As declared: delete the adopted project on destroy.
      */
     declare public readonly deleteAdoptedOnDestroy: pulumi.Output<boolean | undefined>;
     /**
@@ -78,37 +78,37 @@ export class Project extends pulumi.CustomResource {
      */
     declare public readonly heatmapsOptIn: pulumi.Output<boolean | undefined>;
     /**
-     * Whether any event arrived.
+     * Whether any event was received.
      */
-    declare public /*out*/ readonly ingestedEvent: pulumi.Output<boolean | undefined>;
+    declare public /*out*/ readonly ingestedEvent: pulumi.Output<boolean>;
     /**
-     * Whether it is a demo project.
+     * Whether it is a demo project filled with sample data.
      */
     declare public readonly isDemo: pulumi.Output<boolean | undefined>;
     /**
-     * The live events token (secret).
+     * The token of the live events stream (secret).
      */
     declare public /*out*/ readonly liveEventsToken: pulumi.Output<string | undefined>;
     /**
-     * Project name.
+     * The project name.
      */
-    declare public readonly name: pulumi.Output<string | undefined>;
+    declare public readonly name: pulumi.Output<string>;
     /**
-     * The organization id.
+     * The id (UUID) of the organization the project belongs to.
      */
     declare public /*out*/ readonly organization: pulumi.Output<string | undefined>;
     /**
-     * Product description.
+     * What the product is, for PostHog's AI features; "" when unset.
      */
-    declare public readonly productDescription: pulumi.Output<string | undefined>;
+    declare public readonly productDescription: pulumi.Output<string>;
     /**
-     * The project id (also the resource id). Output-only unless adopting, so unknown in a preview where this project is updated: give dependents `project.id`, which stays known.
+     * The project id, a string of digits (also the resource id). Unknown in a preview where this project is updated: give dependents `id`, which stays known.
      */
-    declare public readonly projectId: pulumi.Output<string | number | string | undefined>;
+    declare public readonly projectId: pulumi.Output<string>;
     /**
-     * Domains allowed to record.
+     * Domains allowed to record sessions; empty when none.
      */
-    declare public readonly recordingDomains: pulumi.Output<string[] | undefined>;
+    declare public readonly recordingDomains: pulumi.Output<string[]>;
     /**
      * Whether sessions are recorded.
      */
@@ -118,7 +118,7 @@ export class Project extends pulumi.CustomResource {
      */
     declare public readonly surveysOptIn: pulumi.Output<boolean | undefined>;
     /**
-     * IANA time zone.
+     * The IANA time zone of the project.
      */
     declare public readonly timezone: pulumi.Output<string | undefined>;
     /**
@@ -126,7 +126,7 @@ export class Project extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly uuid: pulumi.Output<string | undefined>;
     /**
-     * First day of the week (0 Sunday, 1 Monday).
+     * The first day of the week: 0 (Sunday) or 1 (Monday).
      */
     declare public readonly weekStartDay: pulumi.Output<number | undefined>;
 
@@ -232,7 +232,7 @@ export interface ProjectArgs {
     /**
      * Adopt this existing project (its id) instead of creating one. Changing it replaces the resource. An adopted project is kept on destroy unless `deleteAdoptedOnDestroy` is true.
      */
-    projectId?: pulumi.Input<string | pulumi.Input<number> | pulumi.Input<string> | undefined>;
+    projectId?: pulumi.Input<number | string | undefined>;
     /**
      * Domains allowed to record sessions, each at most 200 characters.
      */

@@ -35,13 +35,13 @@ export class Provider extends pulumi.ProviderResource {
         opts = opts || {};
         {
             resourceInputs["apiKey"] = args?.apiKey ? pulumi.secret(args.apiKey) : undefined;
-            resourceInputs["findCacheMs"] = args?.findCacheMs;
-            resourceInputs["host"] = args?.host;
-            resourceInputs["maxRateLimitWait"] = args?.maxRateLimitWait;
-            resourceInputs["organizationId"] = args?.organizationId;
-            resourceInputs["projectId"] = args?.projectId;
-            resourceInputs["rateLimit"] = args?.rateLimit;
-            resourceInputs["retryBaseDelayMs"] = args?.retryBaseDelayMs;
+            resourceInputs["findCacheMs"] = pulumi.output((args?.findCacheMs) ?? utilities.getEnvNumber("POSTHOG_FIND_CACHE_MS")).apply(JSON.stringify);
+            resourceInputs["host"] = (args?.host) ?? (utilities.getEnv("POSTHOG_HOST") || "https://us.posthog.com");
+            resourceInputs["maxRateLimitWait"] = (args?.maxRateLimitWait) ?? (utilities.getEnv("POSTHOG_MAX_RATE_LIMIT_WAIT") || "2m");
+            resourceInputs["organizationId"] = (args?.organizationId) ?? utilities.getEnv("POSTHOG_ORGANIZATION_ID");
+            resourceInputs["projectId"] = (args?.projectId) ?? utilities.getEnv("POSTHOG_PROJECT_ID");
+            resourceInputs["rateLimit"] = (args?.rateLimit) ?? (utilities.getEnv("POSTHOG_RATE_LIMIT") || "480/4800");
+            resourceInputs["retryBaseDelayMs"] = pulumi.output((args?.retryBaseDelayMs) ?? utilities.getEnvNumber("POSTHOG_RETRY_BASE_DELAY_MS")).apply(JSON.stringify);
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         super(Provider.__pulumiType, name, resourceInputs, opts);
@@ -53,35 +53,35 @@ export class Provider extends pulumi.ProviderResource {
  */
 export interface ProviderArgs {
     /**
-     * A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`. Environment variable: `POSTHOG_API_KEY`.
+     * A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`; else the provider reads the environment variable `POSTHOG_API_KEY`.
      */
     apiKey?: pulumi.Input<string | undefined>;
     /**
-     * How long a completed list read is reused by later lookups of the process, in milliseconds. Environment variable: `POSTHOG_FIND_CACHE_MS`.
+     * How long a completed list read is reused by later lookups of the process, in milliseconds (a whole number; 0 turns it off). Default 2000. Environment variable: `POSTHOG_FIND_CACHE_MS`.
      */
-    findCacheMs?: pulumi.Input<string | undefined>;
+    findCacheMs?: pulumi.Input<number | undefined>;
     /**
-     * The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Default `https://us.posthog.com`. Environment variable: `POSTHOG_HOST`.
+     * The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Environment variable: `POSTHOG_HOST`.
      */
     host?: pulumi.Input<string | undefined>;
     /**
-     * The longest wait a 429 may name that is waited out (seconds, or `90s`, `10m`, `1h`). Default 2 minutes. Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
+     * The longest wait a 429 answer may name that is waited out: a duration string, whole seconds ("120") or a whole number with the unit s, m or h ("90s", "10m", "1h"). Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
      */
     maxRateLimitWait?: pulumi.Input<string | undefined>;
     /**
-     * The organization (a UUID) the organization-scoped resources live in; default the key's current one. Environment variable: `POSTHOG_ORGANIZATION_ID`.
+     * The organization (a UUID, or "@current") the organization-scoped resources live in; default the API key's current one. Environment variable: `POSTHOG_ORGANIZATION_ID`.
      */
     organizationId?: pulumi.Input<string | undefined>;
     /**
-     * The project (a positive integer) of project-scoped resources that declare none; default the key's current one. Environment variable: `POSTHOG_PROJECT_ID`.
+     * The project of project-scoped resources that declare none: its id, a positive integer written as a string (e.g. "12345"), or "@current"; default the API key's current one. Environment variable: `POSTHOG_PROJECT_ID`.
      */
     projectId?: pulumi.Input<string | undefined>;
     /**
-     * The client rate limit per key, `"<perMinute>/<perHour>"` or `"off"`. Default `480/4800`. Environment variable: `POSTHOG_RATE_LIMIT`.
+     * The client rate limit per API key, `"<perMinute>/<perHour>"` with positive whole numbers, or `"off"`. Environment variable: `POSTHOG_RATE_LIMIT`.
      */
     rateLimit?: pulumi.Input<string | undefined>;
     /**
-     * The base of the retry backoff, in milliseconds. Default 500. Environment variable: `POSTHOG_RETRY_BASE_DELAY_MS`.
+     * The base of the retry backoff, in milliseconds (a whole number). Default 500. Environment variable: `POSTHOG_RETRY_BASE_DELAY_MS`.
      */
-    retryBaseDelayMs?: pulumi.Input<string | undefined>;
+    retryBaseDelayMs?: pulumi.Input<number | undefined>;
 }

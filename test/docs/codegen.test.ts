@@ -177,6 +177,45 @@ describe("tools/codegen.ts", () => {
     );
   });
 
+  it("generates the SDK classes' outputs from the OutputsSchemas, and fails naming what is missing (issue 35)", () => {
+    const dir = scratchRoot();
+    // a hand edit of a generated declaration is stale, with a diff naming it
+    const sdk = join(dir, "sdk", "dashboard.ts");
+    const declared = readFileSync(sdk, "utf8");
+    const edited = declared.replace(
+      "declare readonly deleted: pulumi.Output<boolean>;",
+      "declare readonly deleted: pulumi.Output<boolean | undefined>;",
+    );
+    expect(edited).not.toBe(declared);
+    writeFileSync(sdk, edited);
+    const old = stale(dir, generate(dir, readResources(dir)));
+    expect(old.map((o) => o.path)).toEqual(["sdk/dashboard.ts"]);
+    expect(old[0]?.diff).toMatch(/\n\+ {2}declare readonly deleted: pulumi\.Output<boolean>;/);
+    writeFileSync(sdk, declared.replace(/ {2}\/\/ generated:outputs.*\n/, ""));
+    expect(() => generate(dir, readResources(dir))).toThrow(
+      /sdk\/dashboard\.ts lacks the markers of its generated outputs/,
+    );
+    writeFileSync(sdk, declared);
+
+    const file = join(dir, "provider", "resources", "domain-verification.ts");
+    const source = readFileSync(file, "utf8");
+    const undocumented = source.replace("  /** True when the domain is verified. */\n", "");
+    expect(undocumented).not.toBe(source);
+    writeFileSync(file, undocumented);
+    expect(() => readResources(dir)).toThrow(/output DomainVerification\.isVerified has no JSDoc comment/);
+    const withoutInput = source.replace(
+      / {2}\/\*\* As declared: how long[^\n]*\n {2}timeoutSeconds: z\.number\(\),\n/,
+      "",
+    );
+    expect(withoutInput).not.toBe(source);
+    writeFileSync(file, withoutInput);
+    expect(() => readResources(dir)).toThrow(
+      /DomainVerificationOutputsSchema lacks the input\(s\) timeoutSeconds/,
+    );
+    writeFileSync(file, source.replace("export const DomainVerificationOutputsSchema", "const Renamed"));
+    expect(() => readResources(dir)).toThrow(/no DomainVerificationOutputsSchema: declare the outputs/);
+  }, 120_000);
+
   it("diff shows the changed lines in hunks with context", () => {
     expect(diff("f", "a\nb\nc\n", "a\nB\nc\n")).toBe(
       "--- f (on disk)\n+++ f (generated)\n@@ on disk line 1, generated line 1 @@\n a\n-b\n+B\n c\n ",

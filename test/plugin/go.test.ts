@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -72,14 +72,14 @@ describe("a Pulumi Go program on the generated Go SDK through the posthog plugin
     // `go build` first: on a cold cache this is where sdk/v3 is compiled, once for the runs below.
     go(["build", "-o", join(work, "program"), "."]);
     expect(existsSync(join(work, "program"))).toBe(true);
-    expect(go(["vet", ".", "github.com/pulumi-posthog/pulumi-posthog/sdk/go/posthog/..."])).toBe("");
+    expect(go(["vet", ".", "github.com/pulumi-posthog/pulumi-posthog/sdk-gen/go/posthog/..."])).toBe("");
     // The program takes the SDK of this repository, not one from elsewhere.
     const dir = go([
       "list",
       "-m",
       "-f",
       "{{.Replace.Dir}}",
-      "github.com/pulumi-posthog/pulumi-posthog/sdk/go",
+      "github.com/pulumi-posthog/pulumi-posthog/sdk-gen/go",
     ]);
     expect(dir.trim()).toBe(join(root, "sdk-gen", "go"));
   }, 1_200_000);
@@ -113,6 +113,18 @@ describe("a Pulumi Go program on the generated Go SDK through the posthog plugin
     expect(JSON.stringify(invites.body)).toContain("jane.go@example.com");
     const state = await exportStack({ projectDir, stack, stateDir, env });
     expect(JSON.stringify(state)).not.toContain(emu.apiKey);
+    // The resources registered the SDK's version and download URL (sdk-gen/go/posthog/internal): the default
+    // provider is `default_<package.json's version>_<URL as a QName>` (issue 35; Pulumi's
+    // pkg/v3@v3.274.1/resource/deploy/providers/provider.go, DefaultName).
+    const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
+    const { pluginDownloadURL } = JSON.parse(readFileSync(join(root, "schema.json"), "utf8")) as {
+      pluginDownloadURL: string;
+    };
+    expect(
+      (state.deployment.resources ?? []).map((r) => String(r.urn)).filter((u) => u.includes(":providers:")),
+    ).toEqual([
+      `urn:pulumi:${stack}::posthog-go::pulumi:providers:posthog::default_${version.replaceAll(".", "_")}_${pluginDownloadURL.replace("://", "_/")}`,
+    ]);
 
     // A change of the program's input: exactly one update, the dashboard's name, in place (same id).
     await pulumiOk(

@@ -390,20 +390,51 @@ describe("DashboardSharing provider", () => {
     await destroy(host, d);
   });
 
-  it("sharing already as declared is taken with no write (GET only); otherwise one PATCH", async () => {
+  it("sharing already as declared is taken with no write (GET only) and left as found by destroy; otherwise one PATCH each way", async () => {
     const d = await create(host, "Dashboard", "already-shared", { name: "Already shared" });
-    await emu.api("PATCH", `${dash()}/${d.id}/sharing/`, { enabled: true });
-    const token = ((await emu.api("GET", `${dash()}/${d.id}/sharing/`)).body as { access_token: string })
-      .access_token;
+    const sharing = `${dash()}/${d.id}/sharing/`;
+    const writes = async () => {
+      const sent = (await requests()).filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`);
+      await emu.control("DELETE", "/requests");
+      return sent;
+    };
+    await emu.api("PATCH", sharing, { enabled: true });
+    const token = ((await emu.api("GET", sharing)).body as { access_token: string }).access_token;
     await emu.control("DELETE", "/requests");
     const s = await create(host, "DashboardSharing", "already-shared", { dashboardId: Number(d.id) });
-    expect((await requests()).filter((r) => r.method !== "GET")).toEqual([]);
-    expect(s.outs.accessToken).toBe(token);
+    expect(await writes()).toEqual([]);
+    expect(s.outs).toMatchObject({ accessToken: token, enabledBefore: true });
+    // Issue 35, item 6: sharing found on stays on (destroy used to PATCH it off).
     await destroy(host, s);
+    expect(await writes()).toEqual([]);
+    expect((await emu.api("GET", sharing)).body).toMatchObject({ enabled: true, access_token: token });
+
+    // Found on, turned off by the program: destroy turns it on again, as found.
+    const off = await create(host, "DashboardSharing", "already-shared", {
+      dashboardId: Number(d.id),
+      enabled: false,
+    });
+    expect(await writes()).toEqual([`PATCH ${sharing}`]);
+    await destroy(host, off);
+    expect(await writes()).toEqual([`PATCH ${sharing}`]);
+    expect((await emu.api("GET", sharing)).body).toMatchObject({ enabled: true });
+
+    // Found off, turned on by the program: one PATCH, and destroy turns it off again.
+    await emu.api("PATCH", sharing, { enabled: false });
     await emu.control("DELETE", "/requests");
     const again = await create(host, "DashboardSharing", "already-shared", { dashboardId: Number(d.id) });
-    expect((await requests()).filter((r) => r.method !== "GET").map((r) => r.method)).toEqual(["PATCH"]);
+    expect(await writes()).toEqual([`PATCH ${sharing}`]);
+    expect(again.outs.enabledBefore).toBe(false);
     await destroy(host, again);
+    expect(await writes()).toEqual([`PATCH ${sharing}`]);
+    expect((await emu.api("GET", sharing)).body).toMatchObject({ enabled: false });
+
+    // State written before enabledBefore existed: destroy turns sharing off, as it did then.
+    await emu.api("PATCH", sharing, { enabled: true });
+    const old = await create(host, "DashboardSharing", "already-shared", { dashboardId: Number(d.id) });
+    const { enabledBefore: _, ...outs } = old.outs;
+    await destroy(host, { ...old, outs });
+    expect((await emu.api("GET", sharing)).body).toMatchObject({ enabled: false });
     await destroy(host, d);
   });
 });

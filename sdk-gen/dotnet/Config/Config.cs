@@ -34,7 +34,7 @@ namespace PulumiPosthog.Posthog
 
         private static readonly __Value<string?> _apiKey = new __Value<string?>(() => __config.Get("apiKey"));
         /// <summary>
-        /// A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`. Environment variable: `POSTHOG_API_KEY`.
+        /// A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`; else the provider reads the environment variable `POSTHOG_API_KEY`.
         /// </summary>
         public static string? ApiKey
         {
@@ -42,19 +42,19 @@ namespace PulumiPosthog.Posthog
             set => _apiKey.Set(value);
         }
 
-        private static readonly __Value<string?> _findCacheMs = new __Value<string?>(() => __config.Get("findCacheMs"));
+        private static readonly __Value<int?> _findCacheMs = new __Value<int?>(() => __config.GetInt32("findCacheMs") ?? Utilities.GetEnvInt32("POSTHOG_FIND_CACHE_MS"));
         /// <summary>
-        /// How long a completed list read is reused by later lookups of the process, in milliseconds. Environment variable: `POSTHOG_FIND_CACHE_MS`.
+        /// How long a completed list read is reused by later lookups of the process, in milliseconds (a whole number; 0 turns it off). Default 2000. Environment variable: `POSTHOG_FIND_CACHE_MS`.
         /// </summary>
-        public static string? FindCacheMs
+        public static int? FindCacheMs
         {
             get => _findCacheMs.Get();
             set => _findCacheMs.Set(value);
         }
 
-        private static readonly __Value<string?> _host = new __Value<string?>(() => __config.Get("host"));
+        private static readonly __Value<string?> _host = new __Value<string?>(() => __config.Get("host") ?? Utilities.GetEnv("POSTHOG_HOST") ?? "https://us.posthog.com");
         /// <summary>
-        /// The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Default `https://us.posthog.com`. Environment variable: `POSTHOG_HOST`.
+        /// The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Environment variable: `POSTHOG_HOST`.
         /// </summary>
         public static string? Host
         {
@@ -62,9 +62,9 @@ namespace PulumiPosthog.Posthog
             set => _host.Set(value);
         }
 
-        private static readonly __Value<string?> _maxRateLimitWait = new __Value<string?>(() => __config.Get("maxRateLimitWait"));
+        private static readonly __Value<string?> _maxRateLimitWait = new __Value<string?>(() => __config.Get("maxRateLimitWait") ?? Utilities.GetEnv("POSTHOG_MAX_RATE_LIMIT_WAIT") ?? "2m");
         /// <summary>
-        /// The longest wait a 429 may name that is waited out (seconds, or `90s`, `10m`, `1h`). Default 2 minutes. Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
+        /// The longest wait a 429 answer may name that is waited out: a duration string, whole seconds ("120") or a whole number with the unit s, m or h ("90s", "10m", "1h"). Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
         /// </summary>
         public static string? MaxRateLimitWait
         {
@@ -72,9 +72,9 @@ namespace PulumiPosthog.Posthog
             set => _maxRateLimitWait.Set(value);
         }
 
-        private static readonly __Value<string?> _organizationId = new __Value<string?>(() => __config.Get("organizationId"));
+        private static readonly __Value<string?> _organizationId = new __Value<string?>(() => __config.Get("organizationId") ?? Utilities.GetEnv("POSTHOG_ORGANIZATION_ID"));
         /// <summary>
-        /// The organization (a UUID) the organization-scoped resources live in; default the key's current one. Environment variable: `POSTHOG_ORGANIZATION_ID`.
+        /// The organization (a UUID, or "@current") the organization-scoped resources live in; default the API key's current one. Environment variable: `POSTHOG_ORGANIZATION_ID`.
         /// </summary>
         public static string? OrganizationId
         {
@@ -82,9 +82,9 @@ namespace PulumiPosthog.Posthog
             set => _organizationId.Set(value);
         }
 
-        private static readonly __Value<string?> _projectId = new __Value<string?>(() => __config.Get("projectId"));
+        private static readonly __Value<string?> _projectId = new __Value<string?>(() => __config.Get("projectId") ?? Utilities.GetEnv("POSTHOG_PROJECT_ID"));
         /// <summary>
-        /// The project (a positive integer) of project-scoped resources that declare none; default the key's current one. Environment variable: `POSTHOG_PROJECT_ID`.
+        /// The project of project-scoped resources that declare none: its id, a positive integer written as a string (e.g. "12345"), or "@current"; default the API key's current one. Environment variable: `POSTHOG_PROJECT_ID`.
         /// </summary>
         public static string? ProjectId
         {
@@ -92,9 +92,9 @@ namespace PulumiPosthog.Posthog
             set => _projectId.Set(value);
         }
 
-        private static readonly __Value<string?> _rateLimit = new __Value<string?>(() => __config.Get("rateLimit"));
+        private static readonly __Value<string?> _rateLimit = new __Value<string?>(() => __config.Get("rateLimit") ?? Utilities.GetEnv("POSTHOG_RATE_LIMIT") ?? "480/4800");
         /// <summary>
-        /// The client rate limit per key, `"&lt;perMinute&gt;/&lt;perHour&gt;"` or `"off"`. Default `480/4800`. Environment variable: `POSTHOG_RATE_LIMIT`.
+        /// The client rate limit per API key, `"&lt;perMinute&gt;/&lt;perHour&gt;"` with positive whole numbers, or `"off"`. Environment variable: `POSTHOG_RATE_LIMIT`.
         /// </summary>
         public static string? RateLimit
         {
@@ -102,11 +102,11 @@ namespace PulumiPosthog.Posthog
             set => _rateLimit.Set(value);
         }
 
-        private static readonly __Value<string?> _retryBaseDelayMs = new __Value<string?>(() => __config.Get("retryBaseDelayMs"));
+        private static readonly __Value<int?> _retryBaseDelayMs = new __Value<int?>(() => __config.GetInt32("retryBaseDelayMs") ?? Utilities.GetEnvInt32("POSTHOG_RETRY_BASE_DELAY_MS"));
         /// <summary>
-        /// The base of the retry backoff, in milliseconds. Default 500. Environment variable: `POSTHOG_RETRY_BASE_DELAY_MS`.
+        /// The base of the retry backoff, in milliseconds (a whole number). Default 500. Environment variable: `POSTHOG_RETRY_BASE_DELAY_MS`.
         /// </summary>
-        public static string? RetryBaseDelayMs
+        public static int? RetryBaseDelayMs
         {
             get => _retryBaseDelayMs.Get();
             set => _retryBaseDelayMs.Set(value);

@@ -14,7 +14,7 @@ namespace PulumiPosthog.Posthog.Inputs
     public sealed class InvitePrivateProjectAccessArgs : global::Pulumi.ResourceArgs
     {
         [Input("id", required: true)]
-        public InputUnion<double, string> Id { get; set; } = null!;
+        public InputUnion<int, string> Id { get; set; } = null!;
 
         [Input("level", required: true)]
         public Input<string> Level { get; set; } = null!;

@@ -14,12 +14,12 @@ namespace PulumiPosthog.Posthog.Outputs
     [OutputType]
     public sealed class InvitePrivateProjectAccess
     {
-        public readonly Union<double, string> Id;
+        public readonly Union<int, string> Id;
         public readonly string Level;
 
         [OutputConstructor]
         private InvitePrivateProjectAccess(
-            Union<double, string> id,
+            Union<int, string> id,
 
             string level)
         {

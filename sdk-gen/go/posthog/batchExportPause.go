@@ -8,7 +8,7 @@ import (
 	"reflect"
 
 	"errors"
-	"github.com/pulumi-posthog/pulumi-posthog/sdk/go/posthog/internal"
+	"github.com/pulumi-posthog/pulumi-posthog/sdk-gen/go/posthog/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
@@ -16,23 +16,24 @@ import (
 // API: GET `/api/organizations/:organization_id/batch_exports/:id/`, POST `…/:id/pause/` and `…/:id/unpause/`.
 //
 // The id is the batch export's id. Create records whether the export was paused (`pausedBefore`), then
-// pauses or unpauses it; update does the same; delete restores the state found before Pulumi took over. A create
-// whose run was killed leaves `pausedBefore` in the create journal (provider/create-journal.ts), so the next
+// pauses or unpauses it; update does the same; `pulumi import` records it as found; delete restores the state
+// found before Pulumi took over, with no write when the export is so already. A create
+// whose run was killed leaves `pausedBefore` in the provider's create journal, so the next
 // create records what was found before the first one, not its own pause. When `pausedBefore` is unknown (not in
 // the state), delete leaves the export as it is and says so.
 // Refresh shows someone unpausing it as drift; the next `up` pauses it again.
 type BatchExportPause struct {
 	pulumi.CustomResourceState
 
-	// The batch export id.
-	BatchExportId pulumi.StringPtrOutput `pulumi:"batchExportId"`
-	// When it was last paused (ISO 8601).
+	// The batch export's id (UUID; also the resource id).
+	BatchExportId pulumi.StringOutput `pulumi:"batchExportId"`
+	// When it was last paused (ISO 8601), else null.
 	LastPausedAt pulumi.StringPtrOutput `pulumi:"lastPausedAt"`
 	// The export's name.
 	Name pulumi.StringPtrOutput `pulumi:"name"`
 	// Whether the export is paused.
-	Paused pulumi.BoolPtrOutput `pulumi:"paused"`
-	// Whether it was paused before Pulumi took over (restored on delete; absent when unknown: delete leaves it).
+	Paused pulumi.BoolOutput `pulumi:"paused"`
+	// Whether the export was paused before Pulumi took it over: delete restores it. Absent when unknown: delete then leaves the export as it is.
 	PausedBefore pulumi.BoolPtrOutput `pulumi:"pausedBefore"`
 }
 
@@ -136,12 +137,12 @@ func (o BatchExportPauseOutput) ToBatchExportPauseOutputWithContext(ctx context.
 	return o
 }
 
-// The batch export id.
-func (o BatchExportPauseOutput) BatchExportId() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *BatchExportPause) pulumi.StringPtrOutput { return v.BatchExportId }).(pulumi.StringPtrOutput)
+// The batch export's id (UUID; also the resource id).
+func (o BatchExportPauseOutput) BatchExportId() pulumi.StringOutput {
+	return o.ApplyT(func(v *BatchExportPause) pulumi.StringOutput { return v.BatchExportId }).(pulumi.StringOutput)
 }
 
-// When it was last paused (ISO 8601).
+// When it was last paused (ISO 8601), else null.
 func (o BatchExportPauseOutput) LastPausedAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *BatchExportPause) pulumi.StringPtrOutput { return v.LastPausedAt }).(pulumi.StringPtrOutput)
 }
@@ -152,11 +153,11 @@ func (o BatchExportPauseOutput) Name() pulumi.StringPtrOutput {
 }
 
 // Whether the export is paused.
-func (o BatchExportPauseOutput) Paused() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *BatchExportPause) pulumi.BoolPtrOutput { return v.Paused }).(pulumi.BoolPtrOutput)
+func (o BatchExportPauseOutput) Paused() pulumi.BoolOutput {
+	return o.ApplyT(func(v *BatchExportPause) pulumi.BoolOutput { return v.Paused }).(pulumi.BoolOutput)
 }
 
-// Whether it was paused before Pulumi took over (restored on delete; absent when unknown: delete leaves it).
+// Whether the export was paused before Pulumi took it over: delete restores it. Absent when unknown: delete then leaves the export as it is.
 func (o BatchExportPauseOutput) PausedBefore() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *BatchExportPause) pulumi.BoolPtrOutput { return v.PausedBefore }).(pulumi.BoolPtrOutput)
 }

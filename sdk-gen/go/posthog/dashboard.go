@@ -8,7 +8,7 @@ import (
 	"reflect"
 
 	"errors"
-	"github.com/pulumi-posthog/pulumi-posthog/sdk/go/posthog/internal"
+	"github.com/pulumi-posthog/pulumi-posthog/sdk-gen/go/posthog/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
@@ -26,39 +26,39 @@ import (
 type Dashboard struct {
 	pulumi.CustomResourceState
 
-	// When it was created (ISO 8601).
+	// When the dashboard was created (ISO 8601).
 	CreatedAt pulumi.StringPtrOutput `pulumi:"createdAt"`
-	// How it was created: default, template or duplicate.
+	// How it was created: "default", "template" or "duplicate".
 	CreationMode pulumi.StringPtrOutput `pulumi:"creationMode"`
-	// Adopt this existing dashboard (its id: a number, or a string of its digits) instead of creating one. Changing it replaces. An adopted dashboard is kept on destroy unless `deleteAdoptedOnDestroy` is true.
-	DashboardId pulumi.AnyOutput `pulumi:"dashboardId"`
-	// Soft-delete the dashboard on destroy even though it was adopted (`dashboardId`). Default: an adopted dashboard is left as it was found (a dashboard this resource created is always soft-deleted on destroy).
+	// As declared: the id of the existing dashboard this resource adopted.
+	DashboardId pulumi.IntPtrOutput `pulumi:"dashboardId"`
+	// As declared: soft-delete the adopted dashboard on destroy.
 	DeleteAdoptedOnDestroy pulumi.BoolPtrOutput `pulumi:"deleteAdoptedOnDestroy"`
-	// Whether delete also soft-deletes insights only on this dashboard.
-	DeleteInsights pulumi.BoolPtrOutput `pulumi:"deleteInsights"`
-	// True when soft-deleted outside Pulumi (the next up restores it).
-	Deleted pulumi.BoolPtrOutput `pulumi:"deleted"`
-	// Description.
-	Description pulumi.StringPtrOutput `pulumi:"description"`
-	// The restriction level in force.
-	EffectiveRestrictionLevel pulumi.Float64PtrOutput `pulumi:"effectiveRestrictionLevel"`
+	// Whether delete also soft-deletes the insights that are only on this dashboard.
+	DeleteInsights pulumi.BoolOutput `pulumi:"deleteInsights"`
+	// True when someone soft-deleted the dashboard outside Pulumi (seen by a refresh); the next up restores it.
+	Deleted pulumi.BoolOutput `pulumi:"deleted"`
+	// The description; "" when none.
+	Description pulumi.StringOutput `pulumi:"description"`
+	// The restriction level in force: 21 when the organization lacks PostHog's advanced permissions, whatever is declared.
+	EffectiveRestrictionLevel pulumi.IntPtrOutput `pulumi:"effectiveRestrictionLevel"`
 	// Whether public sharing is on.
-	IsShared pulumi.BoolPtrOutput `pulumi:"isShared"`
-	// Name.
-	Name pulumi.StringPtrOutput `pulumi:"name"`
-	// Whether it is pinned.
-	Pinned pulumi.BoolPtrOutput `pulumi:"pinned"`
-	// The project id used in API paths.
-	ProjectId pulumi.AnyOutput `pulumi:"projectId"`
-	// Restriction level: 21 everyone can edit, 37 only collaborators.
-	RestrictionLevel pulumi.AnyOutput `pulumi:"restrictionLevel"`
-	// Tags.
+	IsShared pulumi.BoolOutput `pulumi:"isShared"`
+	// The dashboard name.
+	Name pulumi.StringOutput `pulumi:"name"`
+	// Whether it is pinned in the sidebar.
+	Pinned pulumi.BoolOutput `pulumi:"pinned"`
+	// The project the dashboard lives in: its id, a string of digits.
+	ProjectId pulumi.StringOutput `pulumi:"projectId"`
+	// Who may edit: 21 everyone in the project, 37 only collaborators (as declared).
+	RestrictionLevel pulumi.IntOutput `pulumi:"restrictionLevel"`
+	// The tags.
 	Tags pulumi.StringArrayOutput `pulumi:"tags"`
-	// Create from template JSON, as an object or a JSON string (e.g. `fs.readFileSync("dashboards/kpis.json", "utf8")`): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT", …}, …]}`, the four required, at least one tile (PostHog's dashboard template schema). Create-only.
-	TemplateJson pulumi.AnyOutput `pulumi:"templateJson"`
-	// Create as a duplicate of this dashboard (its id, e.g. `other.id`; same project). Create-only: changing it replaces.
-	UseDashboard pulumi.AnyOutput `pulumi:"useDashboard"`
-	// Create from this template key (e.g. "DEFAULT_APP"). Create-only: changing it replaces.
+	// As declared: the template JSON it was created from, as an object.
+	TemplateJson pulumi.MapOutput `pulumi:"templateJson"`
+	// As declared: the id of the dashboard it was created as a duplicate of.
+	UseDashboard pulumi.IntPtrOutput `pulumi:"useDashboard"`
+	// As declared: the template key it was created from.
 	UseTemplate pulumi.StringPtrOutput `pulumi:"useTemplate"`
 }
 
@@ -129,7 +129,7 @@ type dashboardArgs struct {
 	RestrictionLevel interface{} `pulumi:"restrictionLevel"`
 	// Tags, each at most 255 characters. Default [].
 	Tags []string `pulumi:"tags"`
-	// Create from template JSON, as an object or a JSON string (e.g. `fs.readFileSync("dashboards/kpis.json", "utf8")`): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT", …}, …]}`, the four required, at least one tile (PostHog's dashboard template schema). Create-only.
+	// Create from template JSON, as an object or a JSON string (e.g. the text of `dashboards/kpis.json` in your repository): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT", …}, …]}`, the four required, at least one tile (PostHog's dashboard template schema). Create-only.
 	TemplateJson interface{} `pulumi:"templateJson"`
 	// Create as a duplicate of this dashboard (its id, e.g. `other.id`; same project). Create-only: changing it replaces.
 	UseDashboard interface{} `pulumi:"useDashboard"`
@@ -157,7 +157,7 @@ type DashboardArgs struct {
 	RestrictionLevel pulumi.Input
 	// Tags, each at most 255 characters. Default [].
 	Tags pulumi.StringArrayInput
-	// Create from template JSON, as an object or a JSON string (e.g. `fs.readFileSync("dashboards/kpis.json", "utf8")`): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT", …}, …]}`, the four required, at least one tile (PostHog's dashboard template schema). Create-only.
+	// Create from template JSON, as an object or a JSON string (e.g. the text of `dashboards/kpis.json` in your repository): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT", …}, …]}`, the four required, at least one tile (PostHog's dashboard template schema). Create-only.
 	TemplateJson pulumi.Input
 	// Create as a duplicate of this dashboard (its id, e.g. `other.id`; same project). Create-only: changing it replaces.
 	UseDashboard pulumi.Input
@@ -202,87 +202,87 @@ func (o DashboardOutput) ToDashboardOutputWithContext(ctx context.Context) Dashb
 	return o
 }
 
-// When it was created (ISO 8601).
+// When the dashboard was created (ISO 8601).
 func (o DashboardOutput) CreatedAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Dashboard) pulumi.StringPtrOutput { return v.CreatedAt }).(pulumi.StringPtrOutput)
 }
 
-// How it was created: default, template or duplicate.
+// How it was created: "default", "template" or "duplicate".
 func (o DashboardOutput) CreationMode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Dashboard) pulumi.StringPtrOutput { return v.CreationMode }).(pulumi.StringPtrOutput)
 }
 
-// Adopt this existing dashboard (its id: a number, or a string of its digits) instead of creating one. Changing it replaces. An adopted dashboard is kept on destroy unless `deleteAdoptedOnDestroy` is true.
-func (o DashboardOutput) DashboardId() pulumi.AnyOutput {
-	return o.ApplyT(func(v *Dashboard) pulumi.AnyOutput { return v.DashboardId }).(pulumi.AnyOutput)
+// As declared: the id of the existing dashboard this resource adopted.
+func (o DashboardOutput) DashboardId() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *Dashboard) pulumi.IntPtrOutput { return v.DashboardId }).(pulumi.IntPtrOutput)
 }
 
-// Soft-delete the dashboard on destroy even though it was adopted (`dashboardId`). Default: an adopted dashboard is left as it was found (a dashboard this resource created is always soft-deleted on destroy).
+// As declared: soft-delete the adopted dashboard on destroy.
 func (o DashboardOutput) DeleteAdoptedOnDestroy() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *Dashboard) pulumi.BoolPtrOutput { return v.DeleteAdoptedOnDestroy }).(pulumi.BoolPtrOutput)
 }
 
-// Whether delete also soft-deletes insights only on this dashboard.
-func (o DashboardOutput) DeleteInsights() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *Dashboard) pulumi.BoolPtrOutput { return v.DeleteInsights }).(pulumi.BoolPtrOutput)
+// Whether delete also soft-deletes the insights that are only on this dashboard.
+func (o DashboardOutput) DeleteInsights() pulumi.BoolOutput {
+	return o.ApplyT(func(v *Dashboard) pulumi.BoolOutput { return v.DeleteInsights }).(pulumi.BoolOutput)
 }
 
-// True when soft-deleted outside Pulumi (the next up restores it).
-func (o DashboardOutput) Deleted() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *Dashboard) pulumi.BoolPtrOutput { return v.Deleted }).(pulumi.BoolPtrOutput)
+// True when someone soft-deleted the dashboard outside Pulumi (seen by a refresh); the next up restores it.
+func (o DashboardOutput) Deleted() pulumi.BoolOutput {
+	return o.ApplyT(func(v *Dashboard) pulumi.BoolOutput { return v.Deleted }).(pulumi.BoolOutput)
 }
 
-// Description.
-func (o DashboardOutput) Description() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *Dashboard) pulumi.StringPtrOutput { return v.Description }).(pulumi.StringPtrOutput)
+// The description; "" when none.
+func (o DashboardOutput) Description() pulumi.StringOutput {
+	return o.ApplyT(func(v *Dashboard) pulumi.StringOutput { return v.Description }).(pulumi.StringOutput)
 }
 
-// The restriction level in force.
-func (o DashboardOutput) EffectiveRestrictionLevel() pulumi.Float64PtrOutput {
-	return o.ApplyT(func(v *Dashboard) pulumi.Float64PtrOutput { return v.EffectiveRestrictionLevel }).(pulumi.Float64PtrOutput)
+// The restriction level in force: 21 when the organization lacks PostHog's advanced permissions, whatever is declared.
+func (o DashboardOutput) EffectiveRestrictionLevel() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *Dashboard) pulumi.IntPtrOutput { return v.EffectiveRestrictionLevel }).(pulumi.IntPtrOutput)
 }
 
 // Whether public sharing is on.
-func (o DashboardOutput) IsShared() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *Dashboard) pulumi.BoolPtrOutput { return v.IsShared }).(pulumi.BoolPtrOutput)
+func (o DashboardOutput) IsShared() pulumi.BoolOutput {
+	return o.ApplyT(func(v *Dashboard) pulumi.BoolOutput { return v.IsShared }).(pulumi.BoolOutput)
 }
 
-// Name.
-func (o DashboardOutput) Name() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *Dashboard) pulumi.StringPtrOutput { return v.Name }).(pulumi.StringPtrOutput)
+// The dashboard name.
+func (o DashboardOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v *Dashboard) pulumi.StringOutput { return v.Name }).(pulumi.StringOutput)
 }
 
-// Whether it is pinned.
-func (o DashboardOutput) Pinned() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *Dashboard) pulumi.BoolPtrOutput { return v.Pinned }).(pulumi.BoolPtrOutput)
+// Whether it is pinned in the sidebar.
+func (o DashboardOutput) Pinned() pulumi.BoolOutput {
+	return o.ApplyT(func(v *Dashboard) pulumi.BoolOutput { return v.Pinned }).(pulumi.BoolOutput)
 }
 
-// The project id used in API paths.
-func (o DashboardOutput) ProjectId() pulumi.AnyOutput {
-	return o.ApplyT(func(v *Dashboard) pulumi.AnyOutput { return v.ProjectId }).(pulumi.AnyOutput)
+// The project the dashboard lives in: its id, a string of digits.
+func (o DashboardOutput) ProjectId() pulumi.StringOutput {
+	return o.ApplyT(func(v *Dashboard) pulumi.StringOutput { return v.ProjectId }).(pulumi.StringOutput)
 }
 
-// Restriction level: 21 everyone can edit, 37 only collaborators.
-func (o DashboardOutput) RestrictionLevel() pulumi.AnyOutput {
-	return o.ApplyT(func(v *Dashboard) pulumi.AnyOutput { return v.RestrictionLevel }).(pulumi.AnyOutput)
+// Who may edit: 21 everyone in the project, 37 only collaborators (as declared).
+func (o DashboardOutput) RestrictionLevel() pulumi.IntOutput {
+	return o.ApplyT(func(v *Dashboard) pulumi.IntOutput { return v.RestrictionLevel }).(pulumi.IntOutput)
 }
 
-// Tags.
+// The tags.
 func (o DashboardOutput) Tags() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *Dashboard) pulumi.StringArrayOutput { return v.Tags }).(pulumi.StringArrayOutput)
 }
 
-// Create from template JSON, as an object or a JSON string (e.g. `fs.readFileSync("dashboards/kpis.json", "utf8")`): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT", …}, …]}`, the four required, at least one tile (PostHog's dashboard template schema). Create-only.
-func (o DashboardOutput) TemplateJson() pulumi.AnyOutput {
-	return o.ApplyT(func(v *Dashboard) pulumi.AnyOutput { return v.TemplateJson }).(pulumi.AnyOutput)
+// As declared: the template JSON it was created from, as an object.
+func (o DashboardOutput) TemplateJson() pulumi.MapOutput {
+	return o.ApplyT(func(v *Dashboard) pulumi.MapOutput { return v.TemplateJson }).(pulumi.MapOutput)
 }
 
-// Create as a duplicate of this dashboard (its id, e.g. `other.id`; same project). Create-only: changing it replaces.
-func (o DashboardOutput) UseDashboard() pulumi.AnyOutput {
-	return o.ApplyT(func(v *Dashboard) pulumi.AnyOutput { return v.UseDashboard }).(pulumi.AnyOutput)
+// As declared: the id of the dashboard it was created as a duplicate of.
+func (o DashboardOutput) UseDashboard() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *Dashboard) pulumi.IntPtrOutput { return v.UseDashboard }).(pulumi.IntPtrOutput)
 }
 
-// Create from this template key (e.g. "DEFAULT_APP"). Create-only: changing it replaces.
+// As declared: the template key it was created from.
 func (o DashboardOutput) UseTemplate() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Dashboard) pulumi.StringPtrOutput { return v.UseTemplate }).(pulumi.StringPtrOutput)
 }

@@ -8,7 +8,7 @@ import (
 	"reflect"
 
 	"errors"
-	"github.com/pulumi-posthog/pulumi-posthog/sdk/go/posthog/internal"
+	"github.com/pulumi-posthog/pulumi-posthog/sdk-gen/go/posthog/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
@@ -20,22 +20,23 @@ import (
 // The id is `<dashboardId>/<userUuid>`. The level is always 37 (the only one PostHog accepts); there is no
 // update, every change replaces. Adding a user who already is a collaborator adopts them (no error, no
 // duplicate). When the dashboard's restriction level does not allow collaborators, create fails with a
-// clear error saying to set `restrictionLevel: 37` on the Dashboard.
+// clear error saying to set `restrictionLevel: 37` on the Dashboard. A collaborator taken in by `pulumi import`
+// (`adopted: true`) is left as found on destroy; any other is removed.
 type DashboardCollaborator struct {
 	pulumi.CustomResourceState
 
-	// When they were added (ISO 8601).
+	// When the collaborator was added (ISO 8601).
 	AddedAt pulumi.StringPtrOutput `pulumi:"addedAt"`
-	// The dashboard id.
-	DashboardId pulumi.AnyOutput `pulumi:"dashboardId"`
+	// The dashboard's id.
+	DashboardId pulumi.IntOutput `pulumi:"dashboardId"`
 	// The collaborator's e-mail address.
-	Email pulumi.StringPtrOutput `pulumi:"email"`
-	// Access level (37 = can edit).
-	Level pulumi.IntPtrOutput `pulumi:"level"`
-	// The project id used in API paths.
-	ProjectId pulumi.AnyOutput `pulumi:"projectId"`
+	Email pulumi.StringOutput `pulumi:"email"`
+	// The access level: 37 (can edit).
+	Level pulumi.IntOutput `pulumi:"level"`
+	// The project of the dashboard: its id, a string of digits.
+	ProjectId pulumi.StringOutput `pulumi:"projectId"`
 	// The collaborator's user UUID.
-	UserUuid pulumi.StringPtrOutput `pulumi:"userUuid"`
+	UserUuid pulumi.StringOutput `pulumi:"userUuid"`
 }
 
 // NewDashboardCollaborator registers a new resource with the given unique name, arguments, and options.
@@ -149,34 +150,34 @@ func (o DashboardCollaboratorOutput) ToDashboardCollaboratorOutputWithContext(ct
 	return o
 }
 
-// When they were added (ISO 8601).
+// When the collaborator was added (ISO 8601).
 func (o DashboardCollaboratorOutput) AddedAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *DashboardCollaborator) pulumi.StringPtrOutput { return v.AddedAt }).(pulumi.StringPtrOutput)
 }
 
-// The dashboard id.
-func (o DashboardCollaboratorOutput) DashboardId() pulumi.AnyOutput {
-	return o.ApplyT(func(v *DashboardCollaborator) pulumi.AnyOutput { return v.DashboardId }).(pulumi.AnyOutput)
+// The dashboard's id.
+func (o DashboardCollaboratorOutput) DashboardId() pulumi.IntOutput {
+	return o.ApplyT(func(v *DashboardCollaborator) pulumi.IntOutput { return v.DashboardId }).(pulumi.IntOutput)
 }
 
 // The collaborator's e-mail address.
-func (o DashboardCollaboratorOutput) Email() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *DashboardCollaborator) pulumi.StringPtrOutput { return v.Email }).(pulumi.StringPtrOutput)
+func (o DashboardCollaboratorOutput) Email() pulumi.StringOutput {
+	return o.ApplyT(func(v *DashboardCollaborator) pulumi.StringOutput { return v.Email }).(pulumi.StringOutput)
 }
 
-// Access level (37 = can edit).
-func (o DashboardCollaboratorOutput) Level() pulumi.IntPtrOutput {
-	return o.ApplyT(func(v *DashboardCollaborator) pulumi.IntPtrOutput { return v.Level }).(pulumi.IntPtrOutput)
+// The access level: 37 (can edit).
+func (o DashboardCollaboratorOutput) Level() pulumi.IntOutput {
+	return o.ApplyT(func(v *DashboardCollaborator) pulumi.IntOutput { return v.Level }).(pulumi.IntOutput)
 }
 
-// The project id used in API paths.
-func (o DashboardCollaboratorOutput) ProjectId() pulumi.AnyOutput {
-	return o.ApplyT(func(v *DashboardCollaborator) pulumi.AnyOutput { return v.ProjectId }).(pulumi.AnyOutput)
+// The project of the dashboard: its id, a string of digits.
+func (o DashboardCollaboratorOutput) ProjectId() pulumi.StringOutput {
+	return o.ApplyT(func(v *DashboardCollaborator) pulumi.StringOutput { return v.ProjectId }).(pulumi.StringOutput)
 }
 
 // The collaborator's user UUID.
-func (o DashboardCollaboratorOutput) UserUuid() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *DashboardCollaborator) pulumi.StringPtrOutput { return v.UserUuid }).(pulumi.StringPtrOutput)
+func (o DashboardCollaboratorOutput) UserUuid() pulumi.StringOutput {
+	return o.ApplyT(func(v *DashboardCollaborator) pulumi.StringOutput { return v.UserUuid }).(pulumi.StringOutput)
 }
 
 func init() {

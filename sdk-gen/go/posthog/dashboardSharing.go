@@ -8,29 +8,32 @@ import (
 	"reflect"
 
 	"errors"
-	"github.com/pulumi-posthog/pulumi-posthog/sdk/go/posthog/internal"
+	"github.com/pulumi-posthog/pulumi-posthog/sdk-gen/go/posthog/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
 // DashboardSharing: public sharing of a dashboard, on or off.
-// API: GET / PATCH `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (PATCH as the real
-// service has it; the seed shows only GET).
+// API: GET / PATCH `/api/projects/:project_id/dashboards/:dashboard_id/sharing/`.
 //
-// The id is the dashboard id. `accessToken` (the token in the public link) is a secret output. Delete turns
-// sharing off.
+// The id is the dashboard id. `accessToken` (the token in the public link) is a secret output. Create (and
+// `pulumi import`) records the sharing found (`enabledBefore`); delete sets it back to that, with no write when it
+// is so already: sharing that existed before Pulumi stays as found. State written before `enabledBefore` existed:
+// delete turns sharing off, as it did then.
 type DashboardSharing struct {
 	pulumi.CustomResourceState
 
 	// The token of the public link (secret); null while sharing is off.
 	AccessToken pulumi.StringPtrOutput `pulumi:"accessToken"`
-	// When sharing was first configured (ISO 8601).
+	// When sharing was first configured (ISO 8601), else null.
 	CreatedAt pulumi.StringPtrOutput `pulumi:"createdAt"`
-	// The dashboard id.
-	DashboardId pulumi.AnyOutput `pulumi:"dashboardId"`
+	// The dashboard's id (also the resource id).
+	DashboardId pulumi.IntOutput `pulumi:"dashboardId"`
 	// Whether public sharing is on.
-	Enabled pulumi.BoolPtrOutput `pulumi:"enabled"`
-	// The project id used in API paths.
-	ProjectId pulumi.AnyOutput `pulumi:"projectId"`
+	Enabled pulumi.BoolOutput `pulumi:"enabled"`
+	// Whether public sharing was on when this resource took it over (its create or `pulumi import` read it): delete sets it back. Absent in state written before it existed: delete then turns sharing off.
+	EnabledBefore pulumi.BoolPtrOutput `pulumi:"enabledBefore"`
+	// The project of the dashboard: its id, a string of digits.
+	ProjectId pulumi.StringOutput `pulumi:"projectId"`
 }
 
 // NewDashboardSharing registers a new resource with the given unique name, arguments, and options.
@@ -146,24 +149,29 @@ func (o DashboardSharingOutput) AccessToken() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *DashboardSharing) pulumi.StringPtrOutput { return v.AccessToken }).(pulumi.StringPtrOutput)
 }
 
-// When sharing was first configured (ISO 8601).
+// When sharing was first configured (ISO 8601), else null.
 func (o DashboardSharingOutput) CreatedAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *DashboardSharing) pulumi.StringPtrOutput { return v.CreatedAt }).(pulumi.StringPtrOutput)
 }
 
-// The dashboard id.
-func (o DashboardSharingOutput) DashboardId() pulumi.AnyOutput {
-	return o.ApplyT(func(v *DashboardSharing) pulumi.AnyOutput { return v.DashboardId }).(pulumi.AnyOutput)
+// The dashboard's id (also the resource id).
+func (o DashboardSharingOutput) DashboardId() pulumi.IntOutput {
+	return o.ApplyT(func(v *DashboardSharing) pulumi.IntOutput { return v.DashboardId }).(pulumi.IntOutput)
 }
 
 // Whether public sharing is on.
-func (o DashboardSharingOutput) Enabled() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *DashboardSharing) pulumi.BoolPtrOutput { return v.Enabled }).(pulumi.BoolPtrOutput)
+func (o DashboardSharingOutput) Enabled() pulumi.BoolOutput {
+	return o.ApplyT(func(v *DashboardSharing) pulumi.BoolOutput { return v.Enabled }).(pulumi.BoolOutput)
 }
 
-// The project id used in API paths.
-func (o DashboardSharingOutput) ProjectId() pulumi.AnyOutput {
-	return o.ApplyT(func(v *DashboardSharing) pulumi.AnyOutput { return v.ProjectId }).(pulumi.AnyOutput)
+// Whether public sharing was on when this resource took it over (its create or `pulumi import` read it): delete sets it back. Absent in state written before it existed: delete then turns sharing off.
+func (o DashboardSharingOutput) EnabledBefore() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *DashboardSharing) pulumi.BoolPtrOutput { return v.EnabledBefore }).(pulumi.BoolPtrOutput)
+}
+
+// The project of the dashboard: its id, a string of digits.
+func (o DashboardSharingOutput) ProjectId() pulumi.StringOutput {
+	return o.ApplyT(func(v *DashboardSharing) pulumi.StringOutput { return v.ProjectId }).(pulumi.StringOutput)
 }
 
 func init() {

@@ -8,7 +8,7 @@ import (
 	"reflect"
 
 	"errors"
-	"github.com/pulumi-posthog/pulumi-posthog/sdk/go/posthog/internal"
+	"github.com/pulumi-posthog/pulumi-posthog/sdk-gen/go/posthog/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
@@ -32,34 +32,34 @@ import (
 type Domain struct {
 	pulumi.CustomResourceState
 
-	// Whether an existing domain was adopted.
-	Adopt pulumi.BoolPtrOutput `pulumi:"adopt"`
-	// The TXT record name to publish: `_posthog-challenge.<domain>`.
-	ChallengeRecordName pulumi.StringPtrOutput `pulumi:"challengeRecordName"`
-	// Delete the domain on destroy even though it was adopted (`adopt: true` found it). Default: an adopted domain is left as it was found (a domain this resource created is always deleted on destroy).
+	// As declared: take over a domain of this name that already exists.
+	Adopt pulumi.BoolOutput `pulumi:"adopt"`
+	// The DNS name of the TXT record to publish: `_posthog-challenge.<domain>`.
+	ChallengeRecordName pulumi.StringOutput `pulumi:"challengeRecordName"`
+	// As declared: delete the adopted domain on destroy.
 	DeleteAdoptedOnDestroy pulumi.BoolPtrOutput `pulumi:"deleteAdoptedOnDestroy"`
 	// The domain name, e.g. `example.com`.
-	Domain pulumi.StringPtrOutput `pulumi:"domain"`
+	Domain pulumi.StringOutput `pulumi:"domain"`
 	// True when SAML is fully configured.
-	HasSaml pulumi.BoolPtrOutput `pulumi:"hasSaml"`
-	// True once verified.
-	IsVerified pulumi.BoolPtrOutput `pulumi:"isVerified"`
-	// Whether users with an e-mail on this domain join automatically (declared value while unverified).
-	JitProvisioningEnabled pulumi.BoolPtrOutput `pulumi:"jitProvisioningEnabled"`
-	// What is declared but waits for verification, else null.
+	HasSaml pulumi.BoolOutput `pulumi:"hasSaml"`
+	// True once PostHog found the TXT record (see DomainVerification).
+	IsVerified pulumi.BoolOutput `pulumi:"isVerified"`
+	// Whether users with an e-mail on this domain join automatically (the declared value while unverified).
+	JitProvisioningEnabled pulumi.BoolOutput `pulumi:"jitProvisioningEnabled"`
+	// What is declared but waits for the verification, else null.
 	PendingSettings pulumi.StringPtrOutput `pulumi:"pendingSettings"`
-	// SAML ACS URL ("" when unset).
-	SamlAcsUrl pulumi.StringPtrOutput `pulumi:"samlAcsUrl"`
-	// SAML IdP entity id ("" when unset).
-	SamlEntityId pulumi.StringPtrOutput `pulumi:"samlEntityId"`
-	// Whether this PostHog keeps SAML settings on the domain. False for current PostHog, which keeps them in the domain's `identity_provider_config`: the SAML inputs must then not be declared (preview fails, saying so).
+	// The SAML assertion consumer service URL; "" when unset.
+	SamlAcsUrl pulumi.StringOutput `pulumi:"samlAcsUrl"`
+	// The SAML IdP entity id; "" when unset.
+	SamlEntityId pulumi.StringOutput `pulumi:"samlEntityId"`
+	// Whether this PostHog keeps SAML settings on the domain. False for current PostHog, which keeps them in the domain's SSO configuration (`identity_provider_config`): the SAML inputs must then not be declared (preview fails, saying so). Absent in state written before it existed.
 	SamlOnDomain pulumi.BoolPtrOutput `pulumi:"samlOnDomain"`
-	// SAML X.509 certificate ("" when unset).
-	SamlX509Cert pulumi.StringPtrOutput `pulumi:"samlX509Cert"`
-	// The enforced SSO provider, "" for none (declared value while unverified).
-	SsoEnforcement pulumi.StringPtrOutput `pulumi:"ssoEnforcement"`
-	// The value to publish as TXT record {@link challengeRecordName}.
-	VerificationChallenge pulumi.StringPtrOutput `pulumi:"verificationChallenge"`
+	// The SAML X.509 certificate; "" when unset.
+	SamlX509Cert pulumi.StringOutput `pulumi:"samlX509Cert"`
+	// The enforced SSO provider, "" for none (the declared value while unverified).
+	SsoEnforcement pulumi.StringOutput `pulumi:"ssoEnforcement"`
+	// The value to publish as the TXT record named by `challengeRecordName`.
+	VerificationChallenge pulumi.StringOutput `pulumi:"verificationChallenge"`
 	// When the domain was verified (ISO 8601), else null.
 	VerifiedAt pulumi.StringPtrOutput `pulumi:"verifiedAt"`
 }
@@ -188,74 +188,74 @@ func (o DomainOutput) ToDomainOutputWithContext(ctx context.Context) DomainOutpu
 	return o
 }
 
-// Whether an existing domain was adopted.
-func (o DomainOutput) Adopt() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *Domain) pulumi.BoolPtrOutput { return v.Adopt }).(pulumi.BoolPtrOutput)
+// As declared: take over a domain of this name that already exists.
+func (o DomainOutput) Adopt() pulumi.BoolOutput {
+	return o.ApplyT(func(v *Domain) pulumi.BoolOutput { return v.Adopt }).(pulumi.BoolOutput)
 }
 
-// The TXT record name to publish: `_posthog-challenge.<domain>`.
-func (o DomainOutput) ChallengeRecordName() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *Domain) pulumi.StringPtrOutput { return v.ChallengeRecordName }).(pulumi.StringPtrOutput)
+// The DNS name of the TXT record to publish: `_posthog-challenge.<domain>`.
+func (o DomainOutput) ChallengeRecordName() pulumi.StringOutput {
+	return o.ApplyT(func(v *Domain) pulumi.StringOutput { return v.ChallengeRecordName }).(pulumi.StringOutput)
 }
 
-// Delete the domain on destroy even though it was adopted (`adopt: true` found it). Default: an adopted domain is left as it was found (a domain this resource created is always deleted on destroy).
+// As declared: delete the adopted domain on destroy.
 func (o DomainOutput) DeleteAdoptedOnDestroy() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *Domain) pulumi.BoolPtrOutput { return v.DeleteAdoptedOnDestroy }).(pulumi.BoolPtrOutput)
 }
 
 // The domain name, e.g. `example.com`.
-func (o DomainOutput) Domain() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *Domain) pulumi.StringPtrOutput { return v.Domain }).(pulumi.StringPtrOutput)
+func (o DomainOutput) Domain() pulumi.StringOutput {
+	return o.ApplyT(func(v *Domain) pulumi.StringOutput { return v.Domain }).(pulumi.StringOutput)
 }
 
 // True when SAML is fully configured.
-func (o DomainOutput) HasSaml() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *Domain) pulumi.BoolPtrOutput { return v.HasSaml }).(pulumi.BoolPtrOutput)
+func (o DomainOutput) HasSaml() pulumi.BoolOutput {
+	return o.ApplyT(func(v *Domain) pulumi.BoolOutput { return v.HasSaml }).(pulumi.BoolOutput)
 }
 
-// True once verified.
-func (o DomainOutput) IsVerified() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *Domain) pulumi.BoolPtrOutput { return v.IsVerified }).(pulumi.BoolPtrOutput)
+// True once PostHog found the TXT record (see DomainVerification).
+func (o DomainOutput) IsVerified() pulumi.BoolOutput {
+	return o.ApplyT(func(v *Domain) pulumi.BoolOutput { return v.IsVerified }).(pulumi.BoolOutput)
 }
 
-// Whether users with an e-mail on this domain join automatically (declared value while unverified).
-func (o DomainOutput) JitProvisioningEnabled() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *Domain) pulumi.BoolPtrOutput { return v.JitProvisioningEnabled }).(pulumi.BoolPtrOutput)
+// Whether users with an e-mail on this domain join automatically (the declared value while unverified).
+func (o DomainOutput) JitProvisioningEnabled() pulumi.BoolOutput {
+	return o.ApplyT(func(v *Domain) pulumi.BoolOutput { return v.JitProvisioningEnabled }).(pulumi.BoolOutput)
 }
 
-// What is declared but waits for verification, else null.
+// What is declared but waits for the verification, else null.
 func (o DomainOutput) PendingSettings() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Domain) pulumi.StringPtrOutput { return v.PendingSettings }).(pulumi.StringPtrOutput)
 }
 
-// SAML ACS URL ("" when unset).
-func (o DomainOutput) SamlAcsUrl() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *Domain) pulumi.StringPtrOutput { return v.SamlAcsUrl }).(pulumi.StringPtrOutput)
+// The SAML assertion consumer service URL; "" when unset.
+func (o DomainOutput) SamlAcsUrl() pulumi.StringOutput {
+	return o.ApplyT(func(v *Domain) pulumi.StringOutput { return v.SamlAcsUrl }).(pulumi.StringOutput)
 }
 
-// SAML IdP entity id ("" when unset).
-func (o DomainOutput) SamlEntityId() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *Domain) pulumi.StringPtrOutput { return v.SamlEntityId }).(pulumi.StringPtrOutput)
+// The SAML IdP entity id; "" when unset.
+func (o DomainOutput) SamlEntityId() pulumi.StringOutput {
+	return o.ApplyT(func(v *Domain) pulumi.StringOutput { return v.SamlEntityId }).(pulumi.StringOutput)
 }
 
-// Whether this PostHog keeps SAML settings on the domain. False for current PostHog, which keeps them in the domain's `identity_provider_config`: the SAML inputs must then not be declared (preview fails, saying so).
+// Whether this PostHog keeps SAML settings on the domain. False for current PostHog, which keeps them in the domain's SSO configuration (`identity_provider_config`): the SAML inputs must then not be declared (preview fails, saying so). Absent in state written before it existed.
 func (o DomainOutput) SamlOnDomain() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *Domain) pulumi.BoolPtrOutput { return v.SamlOnDomain }).(pulumi.BoolPtrOutput)
 }
 
-// SAML X.509 certificate ("" when unset).
-func (o DomainOutput) SamlX509Cert() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *Domain) pulumi.StringPtrOutput { return v.SamlX509Cert }).(pulumi.StringPtrOutput)
+// The SAML X.509 certificate; "" when unset.
+func (o DomainOutput) SamlX509Cert() pulumi.StringOutput {
+	return o.ApplyT(func(v *Domain) pulumi.StringOutput { return v.SamlX509Cert }).(pulumi.StringOutput)
 }
 
-// The enforced SSO provider, "" for none (declared value while unverified).
-func (o DomainOutput) SsoEnforcement() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *Domain) pulumi.StringPtrOutput { return v.SsoEnforcement }).(pulumi.StringPtrOutput)
+// The enforced SSO provider, "" for none (the declared value while unverified).
+func (o DomainOutput) SsoEnforcement() pulumi.StringOutput {
+	return o.ApplyT(func(v *Domain) pulumi.StringOutput { return v.SsoEnforcement }).(pulumi.StringOutput)
 }
 
-// The value to publish as TXT record {@link challengeRecordName}.
-func (o DomainOutput) VerificationChallenge() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *Domain) pulumi.StringPtrOutput { return v.VerificationChallenge }).(pulumi.StringPtrOutput)
+// The value to publish as the TXT record named by `challengeRecordName`.
+func (o DomainOutput) VerificationChallenge() pulumi.StringOutput {
+	return o.ApplyT(func(v *Domain) pulumi.StringOutput { return v.VerificationChallenge }).(pulumi.StringOutput)
 }
 
 // When the domain was verified (ISO 8601), else null.

@@ -8,7 +8,7 @@ import (
 	"reflect"
 
 	"errors"
-	"github.com/pulumi-posthog/pulumi-posthog/sdk/go/posthog/internal"
+	"github.com/pulumi-posthog/pulumi-posthog/sdk-gen/go/posthog/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
@@ -22,15 +22,15 @@ import (
 type DomainVerification struct {
 	pulumi.CustomResourceState
 
-	// The domain name.
-	Domain pulumi.StringPtrOutput `pulumi:"domain"`
-	// The verified Domain's id.
-	DomainId pulumi.StringPtrOutput `pulumi:"domainId"`
-	// True when verified.
-	IsVerified pulumi.BoolPtrOutput `pulumi:"isVerified"`
-	// How long create/update keep retrying, in seconds.
-	TimeoutSeconds pulumi.Float64PtrOutput `pulumi:"timeoutSeconds"`
-	// When the domain was verified (ISO 8601).
+	// The verified domain name.
+	Domain pulumi.StringOutput `pulumi:"domain"`
+	// The Domain's id (UUID; also the resource id).
+	DomainId pulumi.StringOutput `pulumi:"domainId"`
+	// True when the domain is verified.
+	IsVerified pulumi.BoolOutput `pulumi:"isVerified"`
+	// As declared: how long create and update keep retrying, in seconds.
+	TimeoutSeconds pulumi.Float64Output `pulumi:"timeoutSeconds"`
+	// When the domain was verified (ISO 8601), else null.
 	VerifiedAt pulumi.StringPtrOutput `pulumi:"verifiedAt"`
 }
 
@@ -134,27 +134,27 @@ func (o DomainVerificationOutput) ToDomainVerificationOutputWithContext(ctx cont
 	return o
 }
 
-// The domain name.
-func (o DomainVerificationOutput) Domain() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *DomainVerification) pulumi.StringPtrOutput { return v.Domain }).(pulumi.StringPtrOutput)
+// The verified domain name.
+func (o DomainVerificationOutput) Domain() pulumi.StringOutput {
+	return o.ApplyT(func(v *DomainVerification) pulumi.StringOutput { return v.Domain }).(pulumi.StringOutput)
 }
 
-// The verified Domain's id.
-func (o DomainVerificationOutput) DomainId() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *DomainVerification) pulumi.StringPtrOutput { return v.DomainId }).(pulumi.StringPtrOutput)
+// The Domain's id (UUID; also the resource id).
+func (o DomainVerificationOutput) DomainId() pulumi.StringOutput {
+	return o.ApplyT(func(v *DomainVerification) pulumi.StringOutput { return v.DomainId }).(pulumi.StringOutput)
 }
 
-// True when verified.
-func (o DomainVerificationOutput) IsVerified() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *DomainVerification) pulumi.BoolPtrOutput { return v.IsVerified }).(pulumi.BoolPtrOutput)
+// True when the domain is verified.
+func (o DomainVerificationOutput) IsVerified() pulumi.BoolOutput {
+	return o.ApplyT(func(v *DomainVerification) pulumi.BoolOutput { return v.IsVerified }).(pulumi.BoolOutput)
 }
 
-// How long create/update keep retrying, in seconds.
-func (o DomainVerificationOutput) TimeoutSeconds() pulumi.Float64PtrOutput {
-	return o.ApplyT(func(v *DomainVerification) pulumi.Float64PtrOutput { return v.TimeoutSeconds }).(pulumi.Float64PtrOutput)
+// As declared: how long create and update keep retrying, in seconds.
+func (o DomainVerificationOutput) TimeoutSeconds() pulumi.Float64Output {
+	return o.ApplyT(func(v *DomainVerification) pulumi.Float64Output { return v.TimeoutSeconds }).(pulumi.Float64Output)
 }
 
-// When the domain was verified (ISO 8601).
+// When the domain was verified (ISO 8601), else null.
 func (o DomainVerificationOutput) VerifiedAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *DomainVerification) pulumi.StringPtrOutput { return v.VerifiedAt }).(pulumi.StringPtrOutput)
 }

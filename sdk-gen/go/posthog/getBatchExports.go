@@ -7,11 +7,11 @@ import (
 	"context"
 	"reflect"
 
-	"github.com/pulumi-posthog/pulumi-posthog/sdk/go/posthog/internal"
+	"github.com/pulumi-posthog/pulumi-posthog/sdk-gen/go/posthog/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// Lists the organization's batch exports (every page), as an array. API: GET `/api/organizations/:organization_id/batch_exports/` (scope `batch_export:read`). Mock token: `posthog:index:getBatchExports`; the mock returns `{ batchExports: [...] }` (an invoke result is an object) and the lookup returns the array.
+// Lists the organization's batch exports (every page), as `batchExports`. API: GET `/api/organizations/:organization_id/batch_exports/` (scope `batch_export:read`).
 func GetBatchExports(ctx *pulumi.Context, args *GetBatchExportsArgs, opts ...pulumi.InvokeOption) (*GetBatchExportsResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetBatchExportsResult

@@ -7,11 +7,11 @@ import (
 	"context"
 	"reflect"
 
-	"github.com/pulumi-posthog/pulumi-posthog/sdk/go/posthog/internal"
+	"github.com/pulumi-posthog/pulumi-posthog/sdk-gen/go/posthog/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// Reads a dashboard by id. API: GET `/api/projects/:project_id/dashboards/:id/` (scope `dashboard:read`). Mock token: `posthog:index:getDashboard`.
+// Reads a dashboard by id. API: GET `/api/projects/:project_id/dashboards/:id/` (scope `dashboard:read`).
 func LookupDashboard(ctx *pulumi.Context, args *LookupDashboardArgs, opts ...pulumi.InvokeOption) (*LookupDashboardResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv LookupDashboardResult

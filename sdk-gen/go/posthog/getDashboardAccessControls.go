@@ -7,11 +7,11 @@ import (
 	"context"
 	"reflect"
 
-	"github.com/pulumi-posthog/pulumi-posthog/sdk/go/posthog/internal"
+	"github.com/pulumi-posthog/pulumi-posthog/sdk-gen/go/posthog/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// Reads a dashboard's access controls (`access_controls`, `available_access_levels`, `default_access_level`, `user_access_level`, …). API: GET `/api/projects/:project_id/dashboards/:id/access_controls/` (scope `access_control:read`). Mock token: `posthog:index:getDashboardAccessControls`.
+// Reads a dashboard's access controls (`access_controls`, `available_access_levels`, `default_access_level`, `user_access_level`, …). API: GET `/api/projects/:project_id/dashboards/:id/access_controls/` (scope `access_control:read`).
 func GetDashboardAccessControls(ctx *pulumi.Context, args *GetDashboardAccessControlsArgs, opts ...pulumi.InvokeOption) (*GetDashboardAccessControlsResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetDashboardAccessControlsResult

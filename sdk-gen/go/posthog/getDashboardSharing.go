@@ -7,11 +7,11 @@ import (
 	"context"
 	"reflect"
 
-	"github.com/pulumi-posthog/pulumi-posthog/sdk/go/posthog/internal"
+	"github.com/pulumi-posthog/pulumi-posthog/sdk-gen/go/posthog/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// Reads a dashboard's sharing configuration (`enabled`, `access_token`, `created_at`, `settings`, `password_required`). API: GET `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (scope `sharing_configuration:read`). Mock token: `posthog:index:getDashboardSharing`. `access_token` is in clear here; {@link getDashboardSharingOutput} returns it secret.
+// Reads a dashboard's sharing configuration (`enabled`, `access_token`, `created_at`, `settings`, `password_required`). API: GET `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (scope `sharing_configuration:read`). `access_token` is returned as a secret.
 func LookupDashboardSharing(ctx *pulumi.Context, args *LookupDashboardSharingArgs, opts ...pulumi.InvokeOption) (*LookupDashboardSharingResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv LookupDashboardSharingResult

@@ -7,11 +7,11 @@ import (
 	"context"
 	"reflect"
 
-	"github.com/pulumi-posthog/pulumi-posthog/sdk/go/posthog/internal"
+	"github.com/pulumi-posthog/pulumi-posthog/sdk-gen/go/posthog/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// Finds an organization member by e-mail (case-insensitive) or user UUID. API: GET `/api/organizations/:organization_id/members/` (all pages; scope `organization_member:read`). Mock token: `posthog:index:getMember`.
+// Finds an organization member by e-mail (case-insensitive) or user UUID. API: GET `/api/organizations/:organization_id/members/` (all pages; scope `organization_member:read`).
 func LookupMember(ctx *pulumi.Context, args *LookupMemberArgs, opts ...pulumi.InvokeOption) (*LookupMemberResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv LookupMemberResult

@@ -7,11 +7,11 @@ import (
 	"context"
 	"reflect"
 
-	"github.com/pulumi-posthog/pulumi-posthog/sdk/go/posthog/internal"
+	"github.com/pulumi-posthog/pulumi-posthog/sdk-gen/go/posthog/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// Finds a project by id (GET `/api/organizations/:organization_id/projects/:id/`, every field) or by exact name (the project list, then GET of the match). Scope `project:read`. Mock token: `posthog:index:getProject`. The result carries `api_token` (the project API key) in clear; {@link getProjectOutput} returns it secret.
+// Finds a project by id (GET `/api/organizations/:organization_id/projects/:id/`, every field) or by exact name (the project list, then GET of the match). Scope `project:read`. The result carries `api_token` (the project API key) as a secret.
 func LookupProject(ctx *pulumi.Context, args *LookupProjectArgs, opts ...pulumi.InvokeOption) (*LookupProjectResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv LookupProjectResult

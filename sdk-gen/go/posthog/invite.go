@@ -8,7 +8,7 @@ import (
 	"reflect"
 
 	"errors"
-	"github.com/pulumi-posthog/pulumi-posthog/sdk/go/posthog/internal"
+	"github.com/pulumi-posthog/pulumi-posthog/sdk-gen/go/posthog/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
@@ -25,32 +25,32 @@ import (
 type Invite struct {
 	pulumi.CustomResourceState
 
-	// True once accepted (the person is a member).
-	Accepted pulumi.BoolPtrOutput `pulumi:"accepted"`
-	// Whether a pending invite was adopted.
-	Adopt pulumi.BoolPtrOutput `pulumi:"adopt"`
-	// Whether pending invites were combined.
-	CombinePendingInvites pulumi.BoolPtrOutput `pulumi:"combinePendingInvites"`
+	// True once the invite was accepted (the e-mail is a member): the invite is then satisfied.
+	Accepted pulumi.BoolOutput `pulumi:"accepted"`
+	// As declared: take over a pending invite of this e-mail and level.
+	Adopt pulumi.BoolOutput `pulumi:"adopt"`
+	// As declared: merge with other pending invites of this e-mail.
+	CombinePendingInvites pulumi.BoolOutput `pulumi:"combinePendingInvites"`
 	// When the invite was created (ISO 8601).
 	CreatedAt pulumi.StringPtrOutput `pulumi:"createdAt"`
-	// Revoke the invite on destroy even though it was adopted (`adopt: true` found it). Default: an adopted invite is left as it was found (an invite this resource sent is always revoked on destroy). Changing it updates the state only (no new invite).
+	// As declared: revoke the adopted invite on destroy.
 	DeleteAdoptedOnDestroy pulumi.BoolPtrOutput `pulumi:"deleteAdoptedOnDestroy"`
 	// Whether PostHog tried to send the e-mail.
-	EmailingAttemptMade pulumi.BoolPtrOutput `pulumi:"emailingAttemptMade"`
-	// First name in the invitation.
-	FirstName pulumi.StringPtrOutput `pulumi:"firstName"`
-	// True when the invite expired (3 days); the next up re-invites.
-	IsExpired pulumi.BoolPtrOutput `pulumi:"isExpired"`
-	// Organization level on joining (1, 8 or 15).
-	Level pulumi.AnyOutput `pulumi:"level"`
-	// The personal message ("" when none).
-	Message pulumi.StringPtrOutput `pulumi:"message"`
-	// Access to private projects.
+	EmailingAttemptMade pulumi.BoolOutput `pulumi:"emailingAttemptMade"`
+	// The first name shown in the invitation; "" when none.
+	FirstName pulumi.StringOutput `pulumi:"firstName"`
+	// True when the invite is more than 3 days old: refresh shows it as drift, the next up invites again.
+	IsExpired pulumi.BoolOutput `pulumi:"isExpired"`
+	// The organization level on joining: 1 member, 8 admin, 15 owner.
+	Level pulumi.IntOutput `pulumi:"level"`
+	// The personal message of the invitation e-mail; "" when none.
+	Message pulumi.StringOutput `pulumi:"message"`
+	// Access to private projects: each a project id and a level ("none", "member" or "admin").
 	PrivateProjectAccess InvitePrivateProjectAccessArrayOutput `pulumi:"privateProjectAccess"`
-	// Whether the e-mail is sent.
-	SendEmail pulumi.BoolPtrOutput `pulumi:"sendEmail"`
+	// As declared: send the invitation e-mail.
+	SendEmail pulumi.BoolOutput `pulumi:"sendEmail"`
 	// The invited e-mail address.
-	TargetEmail pulumi.StringPtrOutput `pulumi:"targetEmail"`
+	TargetEmail pulumi.StringOutput `pulumi:"targetEmail"`
 }
 
 // NewInvite registers a new resource with the given unique name, arguments, and options.
@@ -181,19 +181,19 @@ func (o InviteOutput) ToInviteOutputWithContext(ctx context.Context) InviteOutpu
 	return o
 }
 
-// True once accepted (the person is a member).
-func (o InviteOutput) Accepted() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *Invite) pulumi.BoolPtrOutput { return v.Accepted }).(pulumi.BoolPtrOutput)
+// True once the invite was accepted (the e-mail is a member): the invite is then satisfied.
+func (o InviteOutput) Accepted() pulumi.BoolOutput {
+	return o.ApplyT(func(v *Invite) pulumi.BoolOutput { return v.Accepted }).(pulumi.BoolOutput)
 }
 
-// Whether a pending invite was adopted.
-func (o InviteOutput) Adopt() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *Invite) pulumi.BoolPtrOutput { return v.Adopt }).(pulumi.BoolPtrOutput)
+// As declared: take over a pending invite of this e-mail and level.
+func (o InviteOutput) Adopt() pulumi.BoolOutput {
+	return o.ApplyT(func(v *Invite) pulumi.BoolOutput { return v.Adopt }).(pulumi.BoolOutput)
 }
 
-// Whether pending invites were combined.
-func (o InviteOutput) CombinePendingInvites() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *Invite) pulumi.BoolPtrOutput { return v.CombinePendingInvites }).(pulumi.BoolPtrOutput)
+// As declared: merge with other pending invites of this e-mail.
+func (o InviteOutput) CombinePendingInvites() pulumi.BoolOutput {
+	return o.ApplyT(func(v *Invite) pulumi.BoolOutput { return v.CombinePendingInvites }).(pulumi.BoolOutput)
 }
 
 // When the invite was created (ISO 8601).
@@ -201,49 +201,49 @@ func (o InviteOutput) CreatedAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Invite) pulumi.StringPtrOutput { return v.CreatedAt }).(pulumi.StringPtrOutput)
 }
 
-// Revoke the invite on destroy even though it was adopted (`adopt: true` found it). Default: an adopted invite is left as it was found (an invite this resource sent is always revoked on destroy). Changing it updates the state only (no new invite).
+// As declared: revoke the adopted invite on destroy.
 func (o InviteOutput) DeleteAdoptedOnDestroy() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *Invite) pulumi.BoolPtrOutput { return v.DeleteAdoptedOnDestroy }).(pulumi.BoolPtrOutput)
 }
 
 // Whether PostHog tried to send the e-mail.
-func (o InviteOutput) EmailingAttemptMade() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *Invite) pulumi.BoolPtrOutput { return v.EmailingAttemptMade }).(pulumi.BoolPtrOutput)
+func (o InviteOutput) EmailingAttemptMade() pulumi.BoolOutput {
+	return o.ApplyT(func(v *Invite) pulumi.BoolOutput { return v.EmailingAttemptMade }).(pulumi.BoolOutput)
 }
 
-// First name in the invitation.
-func (o InviteOutput) FirstName() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *Invite) pulumi.StringPtrOutput { return v.FirstName }).(pulumi.StringPtrOutput)
+// The first name shown in the invitation; "" when none.
+func (o InviteOutput) FirstName() pulumi.StringOutput {
+	return o.ApplyT(func(v *Invite) pulumi.StringOutput { return v.FirstName }).(pulumi.StringOutput)
 }
 
-// True when the invite expired (3 days); the next up re-invites.
-func (o InviteOutput) IsExpired() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *Invite) pulumi.BoolPtrOutput { return v.IsExpired }).(pulumi.BoolPtrOutput)
+// True when the invite is more than 3 days old: refresh shows it as drift, the next up invites again.
+func (o InviteOutput) IsExpired() pulumi.BoolOutput {
+	return o.ApplyT(func(v *Invite) pulumi.BoolOutput { return v.IsExpired }).(pulumi.BoolOutput)
 }
 
-// Organization level on joining (1, 8 or 15).
-func (o InviteOutput) Level() pulumi.AnyOutput {
-	return o.ApplyT(func(v *Invite) pulumi.AnyOutput { return v.Level }).(pulumi.AnyOutput)
+// The organization level on joining: 1 member, 8 admin, 15 owner.
+func (o InviteOutput) Level() pulumi.IntOutput {
+	return o.ApplyT(func(v *Invite) pulumi.IntOutput { return v.Level }).(pulumi.IntOutput)
 }
 
-// The personal message ("" when none).
-func (o InviteOutput) Message() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *Invite) pulumi.StringPtrOutput { return v.Message }).(pulumi.StringPtrOutput)
+// The personal message of the invitation e-mail; "" when none.
+func (o InviteOutput) Message() pulumi.StringOutput {
+	return o.ApplyT(func(v *Invite) pulumi.StringOutput { return v.Message }).(pulumi.StringOutput)
 }
 
-// Access to private projects.
+// Access to private projects: each a project id and a level ("none", "member" or "admin").
 func (o InviteOutput) PrivateProjectAccess() InvitePrivateProjectAccessArrayOutput {
 	return o.ApplyT(func(v *Invite) InvitePrivateProjectAccessArrayOutput { return v.PrivateProjectAccess }).(InvitePrivateProjectAccessArrayOutput)
 }
 
-// Whether the e-mail is sent.
-func (o InviteOutput) SendEmail() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *Invite) pulumi.BoolPtrOutput { return v.SendEmail }).(pulumi.BoolPtrOutput)
+// As declared: send the invitation e-mail.
+func (o InviteOutput) SendEmail() pulumi.BoolOutput {
+	return o.ApplyT(func(v *Invite) pulumi.BoolOutput { return v.SendEmail }).(pulumi.BoolOutput)
 }
 
 // The invited e-mail address.
-func (o InviteOutput) TargetEmail() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *Invite) pulumi.StringPtrOutput { return v.TargetEmail }).(pulumi.StringPtrOutput)
+func (o InviteOutput) TargetEmail() pulumi.StringOutput {
+	return o.ApplyT(func(v *Invite) pulumi.StringOutput { return v.TargetEmail }).(pulumi.StringOutput)
 }
 
 func init() {

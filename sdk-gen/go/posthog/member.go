@@ -8,7 +8,7 @@ import (
 	"reflect"
 
 	"errors"
-	"github.com/pulumi-posthog/pulumi-posthog/sdk/go/posthog/internal"
+	"github.com/pulumi-posthog/pulumi-posthog/sdk-gen/go/posthog/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
@@ -17,34 +17,35 @@ import (
 //
 // Members cannot be created (invite them with Invite): create finds the member by `userUuid` or `email` and
 // sets the level. The id is the user's UUID. Every Member adopts, so delete leaves the person as found: the level
-// is set back to the one they had when this resource took them over (`levelBefore`), and they stay in the
+// is set back to the one they had when this resource (its create, or `pulumi import`) took them over
+// (`levelBefore`; no write when they have it), and they stay in the
 // organization. `removeFromOrganizationOnDestroy: true` removes them instead (PostHog refuses to remove an owner,
 // which gives a clear error).
 type Member struct {
 	pulumi.CustomResourceState
 
-	// The user's e-mail address.
-	Email pulumi.StringPtrOutput `pulumi:"email"`
-	// First name.
-	FirstName pulumi.StringPtrOutput `pulumi:"firstName"`
-	// Whether 2FA is on.
-	Is2faEnabled pulumi.BoolPtrOutput `pulumi:"is2faEnabled"`
+	// The member's e-mail address.
+	Email pulumi.StringOutput `pulumi:"email"`
+	// The member's first name; "" when none.
+	FirstName pulumi.StringOutput `pulumi:"firstName"`
+	// Whether the member has two-factor authentication on.
+	Is2faEnabled pulumi.BoolOutput `pulumi:"is2faEnabled"`
 	// When the person joined (ISO 8601).
 	JoinedAt pulumi.StringPtrOutput `pulumi:"joinedAt"`
-	// Last name.
-	LastName pulumi.StringPtrOutput `pulumi:"lastName"`
-	// Organization level: 1 member, 8 admin, 15 owner.
-	Level pulumi.AnyOutput `pulumi:"level"`
-	// The level the person had when this resource took them over, set back on delete (absent in older state).
-	LevelBefore pulumi.Float64PtrOutput `pulumi:"levelBefore"`
-	// The membership id (UUID).
-	MembershipId pulumi.StringPtrOutput `pulumi:"membershipId"`
-	// Remove the person from the organization when this resource is deleted. Default: they stay, with the level they had when this resource took them over. PostHog refuses to remove an owner.
+	// The member's last name; "" when none.
+	LastName pulumi.StringOutput `pulumi:"lastName"`
+	// The organization level: 1 member, 8 admin, 15 owner.
+	Level pulumi.IntOutput `pulumi:"level"`
+	// The level the person had when this resource took them over (its create, or `pulumi import`), set back on delete. Absent when unknown (state written before it existed): delete then leaves the level as it is.
+	LevelBefore pulumi.IntPtrOutput `pulumi:"levelBefore"`
+	// The membership's own id (UUID).
+	MembershipId pulumi.StringOutput `pulumi:"membershipId"`
+	// As declared: remove the person from the organization on delete.
 	RemoveFromOrganizationOnDestroy pulumi.BoolPtrOutput `pulumi:"removeFromOrganizationOnDestroy"`
-	// Whether delete keeps the person's current level (instead of setting `levelBefore` back).
-	RetainOnDelete pulumi.BoolPtrOutput `pulumi:"retainOnDelete"`
-	// The user's UUID (also the resource id). Unknown in a preview where this member is updated (unless it was declared as an input): give dependents `member.id`, which stays known.
-	UserUuid pulumi.StringPtrOutput `pulumi:"userUuid"`
+	// As declared: keep the person and their current level on delete.
+	RetainOnDelete pulumi.BoolOutput `pulumi:"retainOnDelete"`
+	// The member's user UUID (also the resource id). Unknown in a preview where this member is updated (when not declared as an input): give dependents `id`, which stays known.
+	UserUuid pulumi.StringOutput `pulumi:"userUuid"`
 }
 
 // NewMember registers a new resource with the given unique name, arguments, and options.
@@ -159,19 +160,19 @@ func (o MemberOutput) ToMemberOutputWithContext(ctx context.Context) MemberOutpu
 	return o
 }
 
-// The user's e-mail address.
-func (o MemberOutput) Email() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *Member) pulumi.StringPtrOutput { return v.Email }).(pulumi.StringPtrOutput)
+// The member's e-mail address.
+func (o MemberOutput) Email() pulumi.StringOutput {
+	return o.ApplyT(func(v *Member) pulumi.StringOutput { return v.Email }).(pulumi.StringOutput)
 }
 
-// First name.
-func (o MemberOutput) FirstName() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *Member) pulumi.StringPtrOutput { return v.FirstName }).(pulumi.StringPtrOutput)
+// The member's first name; "" when none.
+func (o MemberOutput) FirstName() pulumi.StringOutput {
+	return o.ApplyT(func(v *Member) pulumi.StringOutput { return v.FirstName }).(pulumi.StringOutput)
 }
 
-// Whether 2FA is on.
-func (o MemberOutput) Is2faEnabled() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *Member) pulumi.BoolPtrOutput { return v.Is2faEnabled }).(pulumi.BoolPtrOutput)
+// Whether the member has two-factor authentication on.
+func (o MemberOutput) Is2faEnabled() pulumi.BoolOutput {
+	return o.ApplyT(func(v *Member) pulumi.BoolOutput { return v.Is2faEnabled }).(pulumi.BoolOutput)
 }
 
 // When the person joined (ISO 8601).
@@ -179,39 +180,39 @@ func (o MemberOutput) JoinedAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Member) pulumi.StringPtrOutput { return v.JoinedAt }).(pulumi.StringPtrOutput)
 }
 
-// Last name.
-func (o MemberOutput) LastName() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *Member) pulumi.StringPtrOutput { return v.LastName }).(pulumi.StringPtrOutput)
+// The member's last name; "" when none.
+func (o MemberOutput) LastName() pulumi.StringOutput {
+	return o.ApplyT(func(v *Member) pulumi.StringOutput { return v.LastName }).(pulumi.StringOutput)
 }
 
-// Organization level: 1 member, 8 admin, 15 owner.
-func (o MemberOutput) Level() pulumi.AnyOutput {
-	return o.ApplyT(func(v *Member) pulumi.AnyOutput { return v.Level }).(pulumi.AnyOutput)
+// The organization level: 1 member, 8 admin, 15 owner.
+func (o MemberOutput) Level() pulumi.IntOutput {
+	return o.ApplyT(func(v *Member) pulumi.IntOutput { return v.Level }).(pulumi.IntOutput)
 }
 
-// The level the person had when this resource took them over, set back on delete (absent in older state).
-func (o MemberOutput) LevelBefore() pulumi.Float64PtrOutput {
-	return o.ApplyT(func(v *Member) pulumi.Float64PtrOutput { return v.LevelBefore }).(pulumi.Float64PtrOutput)
+// The level the person had when this resource took them over (its create, or `pulumi import`), set back on delete. Absent when unknown (state written before it existed): delete then leaves the level as it is.
+func (o MemberOutput) LevelBefore() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *Member) pulumi.IntPtrOutput { return v.LevelBefore }).(pulumi.IntPtrOutput)
 }
 
-// The membership id (UUID).
-func (o MemberOutput) MembershipId() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *Member) pulumi.StringPtrOutput { return v.MembershipId }).(pulumi.StringPtrOutput)
+// The membership's own id (UUID).
+func (o MemberOutput) MembershipId() pulumi.StringOutput {
+	return o.ApplyT(func(v *Member) pulumi.StringOutput { return v.MembershipId }).(pulumi.StringOutput)
 }
 
-// Remove the person from the organization when this resource is deleted. Default: they stay, with the level they had when this resource took them over. PostHog refuses to remove an owner.
+// As declared: remove the person from the organization on delete.
 func (o MemberOutput) RemoveFromOrganizationOnDestroy() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *Member) pulumi.BoolPtrOutput { return v.RemoveFromOrganizationOnDestroy }).(pulumi.BoolPtrOutput)
 }
 
-// Whether delete keeps the person's current level (instead of setting `levelBefore` back).
-func (o MemberOutput) RetainOnDelete() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *Member) pulumi.BoolPtrOutput { return v.RetainOnDelete }).(pulumi.BoolPtrOutput)
+// As declared: keep the person and their current level on delete.
+func (o MemberOutput) RetainOnDelete() pulumi.BoolOutput {
+	return o.ApplyT(func(v *Member) pulumi.BoolOutput { return v.RetainOnDelete }).(pulumi.BoolOutput)
 }
 
-// The user's UUID (also the resource id). Unknown in a preview where this member is updated (unless it was declared as an input): give dependents `member.id`, which stays known.
-func (o MemberOutput) UserUuid() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *Member) pulumi.StringPtrOutput { return v.UserUuid }).(pulumi.StringPtrOutput)
+// The member's user UUID (also the resource id). Unknown in a preview where this member is updated (when not declared as an input): give dependents `id`, which stays known.
+func (o MemberOutput) UserUuid() pulumi.StringOutput {
+	return o.ApplyT(func(v *Member) pulumi.StringOutput { return v.UserUuid }).(pulumi.StringOutput)
 }
 
 func init() {

@@ -8,7 +8,7 @@ import (
 	"reflect"
 
 	"errors"
-	"github.com/pulumi-posthog/pulumi-posthog/sdk/go/posthog/internal"
+	"github.com/pulumi-posthog/pulumi-posthog/sdk-gen/go/posthog/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
@@ -21,45 +21,45 @@ import (
 type Project struct {
 	pulumi.CustomResourceState
 
-	// Whether IPs are discarded.
+	// Whether client IP addresses are discarded.
 	AnonymizeIps pulumi.BoolPtrOutput `pulumi:"anonymizeIps"`
-	// The project API key SDKs send events with (secret).
+	// The project API key that PostHog's SDKs send events with (secret).
 	ApiToken pulumi.StringPtrOutput `pulumi:"apiToken"`
-	// App URLs.
+	// URLs of the app (toolbar, heatmaps); empty when none.
 	AppUrls pulumi.StringArrayOutput `pulumi:"appUrls"`
 	// Whether autocapture is off.
 	AutocaptureOptOut pulumi.BoolPtrOutput `pulumi:"autocaptureOptOut"`
 	// When the project was created (ISO 8601).
 	CreatedAt pulumi.StringPtrOutput `pulumi:"createdAt"`
-	// Delete the project on destroy even though it was adopted (`projectId`), with its data, dashboards and batch exports. Default: an adopted project is left as it was found (a project this resource created is always deleted on destroy).
+	// As declared: delete the adopted project on destroy.
 	DeleteAdoptedOnDestroy pulumi.BoolPtrOutput `pulumi:"deleteAdoptedOnDestroy"`
 	// Whether heatmaps are captured.
 	HeatmapsOptIn pulumi.BoolPtrOutput `pulumi:"heatmapsOptIn"`
-	// Whether any event arrived.
-	IngestedEvent pulumi.BoolPtrOutput `pulumi:"ingestedEvent"`
-	// Whether it is a demo project.
+	// Whether any event was received.
+	IngestedEvent pulumi.BoolOutput `pulumi:"ingestedEvent"`
+	// Whether it is a demo project filled with sample data.
 	IsDemo pulumi.BoolPtrOutput `pulumi:"isDemo"`
-	// The live events token (secret).
+	// The token of the live events stream (secret).
 	LiveEventsToken pulumi.StringPtrOutput `pulumi:"liveEventsToken"`
-	// Project name.
-	Name pulumi.StringPtrOutput `pulumi:"name"`
-	// The organization id.
+	// The project name.
+	Name pulumi.StringOutput `pulumi:"name"`
+	// The id (UUID) of the organization the project belongs to.
 	Organization pulumi.StringPtrOutput `pulumi:"organization"`
-	// Product description.
-	ProductDescription pulumi.StringPtrOutput `pulumi:"productDescription"`
-	// The project id (also the resource id). Output-only unless adopting, so unknown in a preview where this project is updated: give dependents `project.id`, which stays known.
-	ProjectId pulumi.AnyOutput `pulumi:"projectId"`
-	// Domains allowed to record.
+	// What the product is, for PostHog's AI features; "" when unset.
+	ProductDescription pulumi.StringOutput `pulumi:"productDescription"`
+	// The project id, a string of digits (also the resource id). Unknown in a preview where this project is updated: give dependents `id`, which stays known.
+	ProjectId pulumi.StringOutput `pulumi:"projectId"`
+	// Domains allowed to record sessions; empty when none.
 	RecordingDomains pulumi.StringArrayOutput `pulumi:"recordingDomains"`
 	// Whether sessions are recorded.
 	SessionRecordingOptIn pulumi.BoolPtrOutput `pulumi:"sessionRecordingOptIn"`
 	// Whether surveys are on.
 	SurveysOptIn pulumi.BoolPtrOutput `pulumi:"surveysOptIn"`
-	// IANA time zone.
+	// The IANA time zone of the project.
 	Timezone pulumi.StringPtrOutput `pulumi:"timezone"`
 	// The project's UUID.
 	Uuid pulumi.StringPtrOutput `pulumi:"uuid"`
-	// First day of the week (0 Sunday, 1 Monday).
+	// The first day of the week: 0 (Sunday) or 1 (Monday).
 	WeekStartDay pulumi.IntPtrOutput `pulumi:"weekStartDay"`
 }
 
@@ -216,17 +216,17 @@ func (o ProjectOutput) ToProjectOutputWithContext(ctx context.Context) ProjectOu
 	return o
 }
 
-// Whether IPs are discarded.
+// Whether client IP addresses are discarded.
 func (o ProjectOutput) AnonymizeIps() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *Project) pulumi.BoolPtrOutput { return v.AnonymizeIps }).(pulumi.BoolPtrOutput)
 }
 
-// The project API key SDKs send events with (secret).
+// The project API key that PostHog's SDKs send events with (secret).
 func (o ProjectOutput) ApiToken() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Project) pulumi.StringPtrOutput { return v.ApiToken }).(pulumi.StringPtrOutput)
 }
 
-// App URLs.
+// URLs of the app (toolbar, heatmaps); empty when none.
 func (o ProjectOutput) AppUrls() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *Project) pulumi.StringArrayOutput { return v.AppUrls }).(pulumi.StringArrayOutput)
 }
@@ -241,7 +241,7 @@ func (o ProjectOutput) CreatedAt() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Project) pulumi.StringPtrOutput { return v.CreatedAt }).(pulumi.StringPtrOutput)
 }
 
-// Delete the project on destroy even though it was adopted (`projectId`), with its data, dashboards and batch exports. Default: an adopted project is left as it was found (a project this resource created is always deleted on destroy).
+// As declared: delete the adopted project on destroy.
 func (o ProjectOutput) DeleteAdoptedOnDestroy() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *Project) pulumi.BoolPtrOutput { return v.DeleteAdoptedOnDestroy }).(pulumi.BoolPtrOutput)
 }
@@ -251,42 +251,42 @@ func (o ProjectOutput) HeatmapsOptIn() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *Project) pulumi.BoolPtrOutput { return v.HeatmapsOptIn }).(pulumi.BoolPtrOutput)
 }
 
-// Whether any event arrived.
-func (o ProjectOutput) IngestedEvent() pulumi.BoolPtrOutput {
-	return o.ApplyT(func(v *Project) pulumi.BoolPtrOutput { return v.IngestedEvent }).(pulumi.BoolPtrOutput)
+// Whether any event was received.
+func (o ProjectOutput) IngestedEvent() pulumi.BoolOutput {
+	return o.ApplyT(func(v *Project) pulumi.BoolOutput { return v.IngestedEvent }).(pulumi.BoolOutput)
 }
 
-// Whether it is a demo project.
+// Whether it is a demo project filled with sample data.
 func (o ProjectOutput) IsDemo() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *Project) pulumi.BoolPtrOutput { return v.IsDemo }).(pulumi.BoolPtrOutput)
 }
 
-// The live events token (secret).
+// The token of the live events stream (secret).
 func (o ProjectOutput) LiveEventsToken() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Project) pulumi.StringPtrOutput { return v.LiveEventsToken }).(pulumi.StringPtrOutput)
 }
 
-// Project name.
-func (o ProjectOutput) Name() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *Project) pulumi.StringPtrOutput { return v.Name }).(pulumi.StringPtrOutput)
+// The project name.
+func (o ProjectOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v *Project) pulumi.StringOutput { return v.Name }).(pulumi.StringOutput)
 }
 
-// The organization id.
+// The id (UUID) of the organization the project belongs to.
 func (o ProjectOutput) Organization() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Project) pulumi.StringPtrOutput { return v.Organization }).(pulumi.StringPtrOutput)
 }
 
-// Product description.
-func (o ProjectOutput) ProductDescription() pulumi.StringPtrOutput {
-	return o.ApplyT(func(v *Project) pulumi.StringPtrOutput { return v.ProductDescription }).(pulumi.StringPtrOutput)
+// What the product is, for PostHog's AI features; "" when unset.
+func (o ProjectOutput) ProductDescription() pulumi.StringOutput {
+	return o.ApplyT(func(v *Project) pulumi.StringOutput { return v.ProductDescription }).(pulumi.StringOutput)
 }
 
-// The project id (also the resource id). Output-only unless adopting, so unknown in a preview where this project is updated: give dependents `project.id`, which stays known.
-func (o ProjectOutput) ProjectId() pulumi.AnyOutput {
-	return o.ApplyT(func(v *Project) pulumi.AnyOutput { return v.ProjectId }).(pulumi.AnyOutput)
+// The project id, a string of digits (also the resource id). Unknown in a preview where this project is updated: give dependents `id`, which stays known.
+func (o ProjectOutput) ProjectId() pulumi.StringOutput {
+	return o.ApplyT(func(v *Project) pulumi.StringOutput { return v.ProjectId }).(pulumi.StringOutput)
 }
 
-// Domains allowed to record.
+// Domains allowed to record sessions; empty when none.
 func (o ProjectOutput) RecordingDomains() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *Project) pulumi.StringArrayOutput { return v.RecordingDomains }).(pulumi.StringArrayOutput)
 }
@@ -301,7 +301,7 @@ func (o ProjectOutput) SurveysOptIn() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *Project) pulumi.BoolPtrOutput { return v.SurveysOptIn }).(pulumi.BoolPtrOutput)
 }
 
-// IANA time zone.
+// The IANA time zone of the project.
 func (o ProjectOutput) Timezone() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Project) pulumi.StringPtrOutput { return v.Timezone }).(pulumi.StringPtrOutput)
 }
@@ -311,7 +311,7 @@ func (o ProjectOutput) Uuid() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Project) pulumi.StringPtrOutput { return v.Uuid }).(pulumi.StringPtrOutput)
 }
 
-// First day of the week (0 Sunday, 1 Monday).
+// The first day of the week: 0 (Sunday) or 1 (Monday).
 func (o ProjectOutput) WeekStartDay() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *Project) pulumi.IntPtrOutput { return v.WeekStartDay }).(pulumi.IntPtrOutput)
 }

@@ -7,7 +7,7 @@ import (
 	"context"
 	"reflect"
 
-	"github.com/pulumi-posthog/pulumi-posthog/sdk/go/posthog/internal"
+	"github.com/pulumi-posthog/pulumi-posthog/sdk-gen/go/posthog/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
@@ -23,6 +23,41 @@ func NewProvider(ctx *pulumi.Context,
 		args = &ProviderArgs{}
 	}
 
+	if args.FindCacheMs == nil {
+		if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "POSTHOG_FIND_CACHE_MS"); d != nil {
+			args.FindCacheMs = pulumi.IntPtr(d.(int))
+		}
+	}
+	if args.Host == nil {
+		if d := internal.GetEnvOrDefault("https://us.posthog.com", nil, "POSTHOG_HOST"); d != nil {
+			args.Host = pulumi.StringPtr(d.(string))
+		}
+	}
+	if args.MaxRateLimitWait == nil {
+		if d := internal.GetEnvOrDefault("2m", nil, "POSTHOG_MAX_RATE_LIMIT_WAIT"); d != nil {
+			args.MaxRateLimitWait = pulumi.StringPtr(d.(string))
+		}
+	}
+	if args.OrganizationId == nil {
+		if d := internal.GetEnvOrDefault(nil, nil, "POSTHOG_ORGANIZATION_ID"); d != nil {
+			args.OrganizationId = pulumi.StringPtr(d.(string))
+		}
+	}
+	if args.ProjectId == nil {
+		if d := internal.GetEnvOrDefault(nil, nil, "POSTHOG_PROJECT_ID"); d != nil {
+			args.ProjectId = pulumi.StringPtr(d.(string))
+		}
+	}
+	if args.RateLimit == nil {
+		if d := internal.GetEnvOrDefault("480/4800", nil, "POSTHOG_RATE_LIMIT"); d != nil {
+			args.RateLimit = pulumi.StringPtr(d.(string))
+		}
+	}
+	if args.RetryBaseDelayMs == nil {
+		if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "POSTHOG_RETRY_BASE_DELAY_MS"); d != nil {
+			args.RetryBaseDelayMs = pulumi.IntPtr(d.(int))
+		}
+	}
 	if args.ApiKey != nil {
 		args.ApiKey = pulumi.ToSecret(args.ApiKey).(pulumi.StringPtrInput)
 	}
@@ -36,42 +71,42 @@ func NewProvider(ctx *pulumi.Context,
 }
 
 type providerArgs struct {
-	// A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`. Environment variable: `POSTHOG_API_KEY`.
+	// A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`; else the provider reads the environment variable `POSTHOG_API_KEY`.
 	ApiKey *string `pulumi:"apiKey"`
-	// How long a completed list read is reused by later lookups of the process, in milliseconds. Environment variable: `POSTHOG_FIND_CACHE_MS`.
-	FindCacheMs *string `pulumi:"findCacheMs"`
-	// The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Default `https://us.posthog.com`. Environment variable: `POSTHOG_HOST`.
+	// How long a completed list read is reused by later lookups of the process, in milliseconds (a whole number; 0 turns it off). Default 2000. Environment variable: `POSTHOG_FIND_CACHE_MS`.
+	FindCacheMs *int `pulumi:"findCacheMs"`
+	// The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Environment variable: `POSTHOG_HOST`.
 	Host *string `pulumi:"host"`
-	// The longest wait a 429 may name that is waited out (seconds, or `90s`, `10m`, `1h`). Default 2 minutes. Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
+	// The longest wait a 429 answer may name that is waited out: a duration string, whole seconds ("120") or a whole number with the unit s, m or h ("90s", "10m", "1h"). Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
 	MaxRateLimitWait *string `pulumi:"maxRateLimitWait"`
-	// The organization (a UUID) the organization-scoped resources live in; default the key's current one. Environment variable: `POSTHOG_ORGANIZATION_ID`.
+	// The organization (a UUID, or "@current") the organization-scoped resources live in; default the API key's current one. Environment variable: `POSTHOG_ORGANIZATION_ID`.
 	OrganizationId *string `pulumi:"organizationId"`
-	// The project (a positive integer) of project-scoped resources that declare none; default the key's current one. Environment variable: `POSTHOG_PROJECT_ID`.
+	// The project of project-scoped resources that declare none: its id, a positive integer written as a string (e.g. "12345"), or "@current"; default the API key's current one. Environment variable: `POSTHOG_PROJECT_ID`.
 	ProjectId *string `pulumi:"projectId"`
-	// The client rate limit per key, `"<perMinute>/<perHour>"` or `"off"`. Default `480/4800`. Environment variable: `POSTHOG_RATE_LIMIT`.
+	// The client rate limit per API key, `"<perMinute>/<perHour>"` with positive whole numbers, or `"off"`. Environment variable: `POSTHOG_RATE_LIMIT`.
 	RateLimit *string `pulumi:"rateLimit"`
-	// The base of the retry backoff, in milliseconds. Default 500. Environment variable: `POSTHOG_RETRY_BASE_DELAY_MS`.
-	RetryBaseDelayMs *string `pulumi:"retryBaseDelayMs"`
+	// The base of the retry backoff, in milliseconds (a whole number). Default 500. Environment variable: `POSTHOG_RETRY_BASE_DELAY_MS`.
+	RetryBaseDelayMs *int `pulumi:"retryBaseDelayMs"`
 }
 
 // The set of arguments for constructing a Provider resource.
 type ProviderArgs struct {
-	// A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`. Environment variable: `POSTHOG_API_KEY`.
+	// A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`; else the provider reads the environment variable `POSTHOG_API_KEY`.
 	ApiKey pulumi.StringPtrInput
-	// How long a completed list read is reused by later lookups of the process, in milliseconds. Environment variable: `POSTHOG_FIND_CACHE_MS`.
-	FindCacheMs pulumi.StringPtrInput
-	// The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Default `https://us.posthog.com`. Environment variable: `POSTHOG_HOST`.
+	// How long a completed list read is reused by later lookups of the process, in milliseconds (a whole number; 0 turns it off). Default 2000. Environment variable: `POSTHOG_FIND_CACHE_MS`.
+	FindCacheMs pulumi.IntPtrInput
+	// The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Environment variable: `POSTHOG_HOST`.
 	Host pulumi.StringPtrInput
-	// The longest wait a 429 may name that is waited out (seconds, or `90s`, `10m`, `1h`). Default 2 minutes. Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
+	// The longest wait a 429 answer may name that is waited out: a duration string, whole seconds ("120") or a whole number with the unit s, m or h ("90s", "10m", "1h"). Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
 	MaxRateLimitWait pulumi.StringPtrInput
-	// The organization (a UUID) the organization-scoped resources live in; default the key's current one. Environment variable: `POSTHOG_ORGANIZATION_ID`.
+	// The organization (a UUID, or "@current") the organization-scoped resources live in; default the API key's current one. Environment variable: `POSTHOG_ORGANIZATION_ID`.
 	OrganizationId pulumi.StringPtrInput
-	// The project (a positive integer) of project-scoped resources that declare none; default the key's current one. Environment variable: `POSTHOG_PROJECT_ID`.
+	// The project of project-scoped resources that declare none: its id, a positive integer written as a string (e.g. "12345"), or "@current"; default the API key's current one. Environment variable: `POSTHOG_PROJECT_ID`.
 	ProjectId pulumi.StringPtrInput
-	// The client rate limit per key, `"<perMinute>/<perHour>"` or `"off"`. Default `480/4800`. Environment variable: `POSTHOG_RATE_LIMIT`.
+	// The client rate limit per API key, `"<perMinute>/<perHour>"` with positive whole numbers, or `"off"`. Environment variable: `POSTHOG_RATE_LIMIT`.
 	RateLimit pulumi.StringPtrInput
-	// The base of the retry backoff, in milliseconds. Default 500. Environment variable: `POSTHOG_RETRY_BASE_DELAY_MS`.
-	RetryBaseDelayMs pulumi.StringPtrInput
+	// The base of the retry backoff, in milliseconds (a whole number). Default 500. Environment variable: `POSTHOG_RETRY_BASE_DELAY_MS`.
+	RetryBaseDelayMs pulumi.IntPtrInput
 }
 
 func (ProviderArgs) ElementType() reflect.Type {

@@ -8,7 +8,7 @@ declare var exports: any;
 const __config = new pulumi.Config("posthog");
 
 /**
- * A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`. Environment variable: `POSTHOG_API_KEY`.
+ * A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`; else the provider reads the environment variable `POSTHOG_API_KEY`.
  */
 export declare const apiKey: string | undefined;
 Object.defineProperty(exports, "apiKey", {
@@ -19,78 +19,78 @@ Object.defineProperty(exports, "apiKey", {
 });
 
 /**
- * How long a completed list read is reused by later lookups of the process, in milliseconds. Environment variable: `POSTHOG_FIND_CACHE_MS`.
+ * How long a completed list read is reused by later lookups of the process, in milliseconds (a whole number; 0 turns it off). Default 2000. Environment variable: `POSTHOG_FIND_CACHE_MS`.
  */
-export declare const findCacheMs: string | undefined;
+export declare const findCacheMs: number | undefined;
 Object.defineProperty(exports, "findCacheMs", {
     get() {
-        return __config.get("findCacheMs");
+        return __config.getObject<number>("findCacheMs") ?? utilities.getEnvNumber("POSTHOG_FIND_CACHE_MS");
     },
     enumerable: true,
 });
 
 /**
- * The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Default `https://us.posthog.com`. Environment variable: `POSTHOG_HOST`.
+ * The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Environment variable: `POSTHOG_HOST`.
  */
-export declare const host: string | undefined;
+export declare const host: string;
 Object.defineProperty(exports, "host", {
     get() {
-        return __config.get("host");
+        return __config.get("host") ?? (utilities.getEnv("POSTHOG_HOST") || "https://us.posthog.com");
     },
     enumerable: true,
 });
 
 /**
- * The longest wait a 429 may name that is waited out (seconds, or `90s`, `10m`, `1h`). Default 2 minutes. Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
+ * The longest wait a 429 answer may name that is waited out: a duration string, whole seconds ("120") or a whole number with the unit s, m or h ("90s", "10m", "1h"). Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
  */
-export declare const maxRateLimitWait: string | undefined;
+export declare const maxRateLimitWait: string;
 Object.defineProperty(exports, "maxRateLimitWait", {
     get() {
-        return __config.get("maxRateLimitWait");
+        return __config.get("maxRateLimitWait") ?? (utilities.getEnv("POSTHOG_MAX_RATE_LIMIT_WAIT") || "2m");
     },
     enumerable: true,
 });
 
 /**
- * The organization (a UUID) the organization-scoped resources live in; default the key's current one. Environment variable: `POSTHOG_ORGANIZATION_ID`.
+ * The organization (a UUID, or "@current") the organization-scoped resources live in; default the API key's current one. Environment variable: `POSTHOG_ORGANIZATION_ID`.
  */
 export declare const organizationId: string | undefined;
 Object.defineProperty(exports, "organizationId", {
     get() {
-        return __config.get("organizationId");
+        return __config.get("organizationId") ?? utilities.getEnv("POSTHOG_ORGANIZATION_ID");
     },
     enumerable: true,
 });
 
 /**
- * The project (a positive integer) of project-scoped resources that declare none; default the key's current one. Environment variable: `POSTHOG_PROJECT_ID`.
+ * The project of project-scoped resources that declare none: its id, a positive integer written as a string (e.g. "12345"), or "@current"; default the API key's current one. Environment variable: `POSTHOG_PROJECT_ID`.
  */
 export declare const projectId: string | undefined;
 Object.defineProperty(exports, "projectId", {
     get() {
-        return __config.get("projectId");
+        return __config.get("projectId") ?? utilities.getEnv("POSTHOG_PROJECT_ID");
     },
     enumerable: true,
 });
 
 /**
- * The client rate limit per key, `"<perMinute>/<perHour>"` or `"off"`. Default `480/4800`. Environment variable: `POSTHOG_RATE_LIMIT`.
+ * The client rate limit per API key, `"<perMinute>/<perHour>"` with positive whole numbers, or `"off"`. Environment variable: `POSTHOG_RATE_LIMIT`.
  */
-export declare const rateLimit: string | undefined;
+export declare const rateLimit: string;
 Object.defineProperty(exports, "rateLimit", {
     get() {
-        return __config.get("rateLimit");
+        return __config.get("rateLimit") ?? (utilities.getEnv("POSTHOG_RATE_LIMIT") || "480/4800");
     },
     enumerable: true,
 });
 
 /**
- * The base of the retry backoff, in milliseconds. Default 500. Environment variable: `POSTHOG_RETRY_BASE_DELAY_MS`.
+ * The base of the retry backoff, in milliseconds (a whole number). Default 500. Environment variable: `POSTHOG_RETRY_BASE_DELAY_MS`.
  */
-export declare const retryBaseDelayMs: string | undefined;
+export declare const retryBaseDelayMs: number | undefined;
 Object.defineProperty(exports, "retryBaseDelayMs", {
     get() {
-        return __config.get("retryBaseDelayMs");
+        return __config.getObject<number>("retryBaseDelayMs") ?? utilities.getEnvNumber("POSTHOG_RETRY_BASE_DELAY_MS");
     },
     enumerable: true,
 });

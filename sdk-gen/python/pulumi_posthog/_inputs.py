@@ -20,24 +20,24 @@ __all__ = [
 ]
 
 class InvitePrivateProjectAccessArgsDict(TypedDict):
-    id: pulumi.Input[Union[_builtins.float, _builtins.str]]
+    id: pulumi.Input[Union[_builtins.int, _builtins.str]]
     level: pulumi.Input[_builtins.str]
 
 @pulumi.input_type
 class InvitePrivateProjectAccessArgs:
     def __init__(__self__, *,
-                 id: pulumi.Input[Union[_builtins.float, _builtins.str]],
+                 id: pulumi.Input[Union[_builtins.int, _builtins.str]],
                  level: pulumi.Input[_builtins.str]):
         pulumi.set(__self__, "id", id)
         pulumi.set(__self__, "level", level)
 
     @_builtins.property
     @pulumi.getter
-    def id(self) -> pulumi.Input[Union[_builtins.float, _builtins.str]]:
+    def id(self) -> pulumi.Input[Union[_builtins.int, _builtins.str]]:
         return pulumi.get(self, "id")
 
     @id.setter
-    def id(self, value: pulumi.Input[Union[_builtins.float, _builtins.str]]):
+    def id(self, value: pulumi.Input[Union[_builtins.int, _builtins.str]]):
         pulumi.set(self, "id", value)
 
     @_builtins.property

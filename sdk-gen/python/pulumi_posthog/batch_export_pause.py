@@ -70,8 +70,9 @@ class BatchExportPause(pulumi.CustomResource):
         API: GET `/api/organizations/:organization_id/batch_exports/:id/`, POST `…/:id/pause/` and `…/:id/unpause/`.
 
         The id is the batch export's id. Create records whether the export was paused (`pausedBefore`), then
-        pauses or unpauses it; update does the same; delete restores the state found before Pulumi took over. A create
-        whose run was killed leaves `pausedBefore` in the create journal (provider/create-journal.ts), so the next
+        pauses or unpauses it; update does the same; `pulumi import` records it as found; delete restores the state
+        found before Pulumi took over, with no write when the export is so already. A create
+        whose run was killed leaves `pausedBefore` in the provider's create journal, so the next
         create records what was found before the first one, not its own pause. When `pausedBefore` is unknown (not in
         the state), delete leaves the export as it is and says so.
         Refresh shows someone unpausing it as drift; the next `up` pauses it again.
@@ -92,8 +93,9 @@ class BatchExportPause(pulumi.CustomResource):
         API: GET `/api/organizations/:organization_id/batch_exports/:id/`, POST `…/:id/pause/` and `…/:id/unpause/`.
 
         The id is the batch export's id. Create records whether the export was paused (`pausedBefore`), then
-        pauses or unpauses it; update does the same; delete restores the state found before Pulumi took over. A create
-        whose run was killed leaves `pausedBefore` in the create journal (provider/create-journal.ts), so the next
+        pauses or unpauses it; update does the same; `pulumi import` records it as found; delete restores the state
+        found before Pulumi took over, with no write when the export is so already. A create
+        whose run was killed leaves `pausedBefore` in the provider's create journal, so the next
         create records what was found before the first one, not its own pause. When `pausedBefore` is unknown (not in
         the state), delete leaves the export as it is and says so.
         Refresh shows someone unpausing it as drift; the next `up` pauses it again.
@@ -168,9 +170,9 @@ class BatchExportPause(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter(name="batchExportId")
-    def batch_export_id(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def batch_export_id(self) -> pulumi.Output[_builtins.str]:
         """
-        The batch export id.
+        The batch export's id (UUID; also the resource id).
         """
         return pulumi.get(self, "batch_export_id")
 
@@ -178,7 +180,7 @@ class BatchExportPause(pulumi.CustomResource):
     @pulumi.getter(name="lastPausedAt")
     def last_paused_at(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        When it was last paused (ISO 8601).
+        When it was last paused (ISO 8601), else null.
         """
         return pulumi.get(self, "last_paused_at")
 
@@ -192,7 +194,7 @@ class BatchExportPause(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def paused(self) -> pulumi.Output[Optional[_builtins.bool]]:
+    def paused(self) -> pulumi.Output[_builtins.bool]:
         """
         Whether the export is paused.
         """
@@ -202,7 +204,7 @@ class BatchExportPause(pulumi.CustomResource):
     @pulumi.getter(name="pausedBefore")
     def paused_before(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        Whether it was paused before Pulumi took over (restored on delete; absent when unknown: delete leaves it).
+        Whether the export was paused before Pulumi took it over: delete restores it. Absent when unknown: delete then leaves the export as it is.
         """
         return pulumi.get(self, "paused_before")
 

@@ -20,31 +20,31 @@ __all__ = ['DashboardArgs', 'Dashboard']
 class DashboardArgs:
     def __init__(__self__, *,
                  name: pulumi.Input[_builtins.str],
-                 dashboard_id: pulumi.Input[Optional[Union[_builtins.float, _builtins.str]]] = None,
+                 dashboard_id: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  delete_adopted_on_destroy: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_insights: pulumi.Input[Optional[_builtins.bool]] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  pinned: pulumi.Input[Optional[_builtins.bool]] = None,
-                 project_id: pulumi.Input[Optional[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]]] = None,
+                 project_id: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  restriction_level: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  tags: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  template_json: pulumi.Input[Optional[Union[_builtins.str, Mapping[str, Any]]]] = None,
-                 use_dashboard: pulumi.Input[Optional[Union[_builtins.float, _builtins.str]]] = None,
+                 use_dashboard: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  use_template: pulumi.Input[Optional[_builtins.str]] = None):
         """
         The set of arguments for constructing a Dashboard resource.
 
         :param pulumi.Input[_builtins.str] name: Dashboard name (1..400 characters).
-        :param pulumi.Input[Union[_builtins.float, _builtins.str]] dashboard_id: Adopt this existing dashboard (its id: a number, or a string of its digits) instead of creating one. Changing it replaces. An adopted dashboard is kept on destroy unless `deleteAdoptedOnDestroy` is true.
+        :param pulumi.Input[Union[_builtins.int, _builtins.str]] dashboard_id: Adopt this existing dashboard (its id: a number, or a string of its digits) instead of creating one. Changing it replaces. An adopted dashboard is kept on destroy unless `deleteAdoptedOnDestroy` is true.
         :param pulumi.Input[_builtins.bool] delete_adopted_on_destroy: Soft-delete the dashboard on destroy even though it was adopted (`dashboardId`). Default: an adopted dashboard is left as it was found (a dashboard this resource created is always soft-deleted on destroy).
         :param pulumi.Input[_builtins.bool] delete_insights: On delete, also soft-delete the insights that are only on this dashboard. Default false.
         :param pulumi.Input[_builtins.str] description: Description (no length limit beyond the API's 1 MiB request body). Default "".
         :param pulumi.Input[_builtins.bool] pinned: Pin the dashboard in the sidebar. Default false.
-        :param pulumi.Input[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]] project_id: Project id; default: the provider's `posthog:projectId`, else the key's current project. Changing it replaces.
+        :param pulumi.Input[Union[_builtins.int, _builtins.str]] project_id: Project id; default: the provider's `posthog:projectId`, else the key's current project. Changing it replaces.
         :param pulumi.Input[Union[_builtins.int, _builtins.str]] restriction_level: Who may edit: 21 or "everyone-can-edit" = everyone in the project (default), 37 or "only-collaborators-can-edit" = only collaborators. The output is the number.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: Tags, each at most 255 characters. Default [].
-        :param pulumi.Input[Union[_builtins.str, Mapping[str, Any]]] template_json: Create from template JSON, as an object or a JSON string (e.g. `fs.readFileSync("dashboards/kpis.json", "utf8")`): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT", …}, …]}`, the four required, at least one tile (PostHog's dashboard template schema). Create-only.
-        :param pulumi.Input[Union[_builtins.float, _builtins.str]] use_dashboard: Create as a duplicate of this dashboard (its id, e.g. `other.id`; same project). Create-only: changing it replaces.
+        :param pulumi.Input[Union[_builtins.str, Mapping[str, Any]]] template_json: Create from template JSON, as an object or a JSON string (e.g. the text of `dashboards/kpis.json` in your repository): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT", …}, …]}`, the four required, at least one tile (PostHog's dashboard template schema). Create-only.
+        :param pulumi.Input[Union[_builtins.int, _builtins.str]] use_dashboard: Create as a duplicate of this dashboard (its id, e.g. `other.id`; same project). Create-only: changing it replaces.
         :param pulumi.Input[_builtins.str] use_template: Create from this template key (e.g. "DEFAULT_APP"). Create-only: changing it replaces.
         """
         pulumi.set(__self__, "name", name)
@@ -85,14 +85,14 @@ class DashboardArgs:
 
     @_builtins.property
     @pulumi.getter(name="dashboardId")
-    def dashboard_id(self) -> pulumi.Input[Optional[Union[_builtins.float, _builtins.str]]]:
+    def dashboard_id(self) -> pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]]:
         """
         Adopt this existing dashboard (its id: a number, or a string of its digits) instead of creating one. Changing it replaces. An adopted dashboard is kept on destroy unless `deleteAdoptedOnDestroy` is true.
         """
         return pulumi.get(self, "dashboard_id")
 
     @dashboard_id.setter
-    def dashboard_id(self, value: pulumi.Input[Optional[Union[_builtins.float, _builtins.str]]]):
+    def dashboard_id(self, value: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]]):
         pulumi.set(self, "dashboard_id", value)
 
     @_builtins.property
@@ -145,14 +145,14 @@ class DashboardArgs:
 
     @_builtins.property
     @pulumi.getter(name="projectId")
-    def project_id(self) -> pulumi.Input[Optional[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]]]:
+    def project_id(self) -> pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]]:
         """
         Project id; default: the provider's `posthog:projectId`, else the key's current project. Changing it replaces.
         """
         return pulumi.get(self, "project_id")
 
     @project_id.setter
-    def project_id(self, value: pulumi.Input[Optional[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]]]):
+    def project_id(self, value: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]]):
         pulumi.set(self, "project_id", value)
 
     @_builtins.property
@@ -183,7 +183,7 @@ class DashboardArgs:
     @pulumi.getter(name="templateJson")
     def template_json(self) -> pulumi.Input[Optional[Union[_builtins.str, Mapping[str, Any]]]]:
         """
-        Create from template JSON, as an object or a JSON string (e.g. `fs.readFileSync("dashboards/kpis.json", "utf8")`): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT", …}, …]}`, the four required, at least one tile (PostHog's dashboard template schema). Create-only.
+        Create from template JSON, as an object or a JSON string (e.g. the text of `dashboards/kpis.json` in your repository): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT", …}, …]}`, the four required, at least one tile (PostHog's dashboard template schema). Create-only.
         """
         return pulumi.get(self, "template_json")
 
@@ -193,14 +193,14 @@ class DashboardArgs:
 
     @_builtins.property
     @pulumi.getter(name="useDashboard")
-    def use_dashboard(self) -> pulumi.Input[Optional[Union[_builtins.float, _builtins.str]]]:
+    def use_dashboard(self) -> pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]]:
         """
         Create as a duplicate of this dashboard (its id, e.g. `other.id`; same project). Create-only: changing it replaces.
         """
         return pulumi.get(self, "use_dashboard")
 
     @use_dashboard.setter
-    def use_dashboard(self, value: pulumi.Input[Optional[Union[_builtins.float, _builtins.str]]]):
+    def use_dashboard(self, value: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]]):
         pulumi.set(self, "use_dashboard", value)
 
     @_builtins.property
@@ -222,17 +222,17 @@ class Dashboard(pulumi.CustomResource):
     def __init__(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
-                 dashboard_id: pulumi.Input[Optional[Union[_builtins.float, _builtins.str]]] = None,
+                 dashboard_id: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  delete_adopted_on_destroy: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_insights: pulumi.Input[Optional[_builtins.bool]] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  pinned: pulumi.Input[Optional[_builtins.bool]] = None,
-                 project_id: pulumi.Input[Optional[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]]] = None,
+                 project_id: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  restriction_level: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  tags: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  template_json: pulumi.Input[Optional[Union[_builtins.str, Mapping[str, Any]]]] = None,
-                 use_dashboard: pulumi.Input[Optional[Union[_builtins.float, _builtins.str]]] = None,
+                 use_dashboard: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  use_template: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
@@ -250,17 +250,17 @@ class Dashboard(pulumi.CustomResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Union[_builtins.float, _builtins.str]] dashboard_id: Adopt this existing dashboard (its id: a number, or a string of its digits) instead of creating one. Changing it replaces. An adopted dashboard is kept on destroy unless `deleteAdoptedOnDestroy` is true.
+        :param pulumi.Input[Union[_builtins.int, _builtins.str]] dashboard_id: Adopt this existing dashboard (its id: a number, or a string of its digits) instead of creating one. Changing it replaces. An adopted dashboard is kept on destroy unless `deleteAdoptedOnDestroy` is true.
         :param pulumi.Input[_builtins.bool] delete_adopted_on_destroy: Soft-delete the dashboard on destroy even though it was adopted (`dashboardId`). Default: an adopted dashboard is left as it was found (a dashboard this resource created is always soft-deleted on destroy).
         :param pulumi.Input[_builtins.bool] delete_insights: On delete, also soft-delete the insights that are only on this dashboard. Default false.
         :param pulumi.Input[_builtins.str] description: Description (no length limit beyond the API's 1 MiB request body). Default "".
         :param pulumi.Input[_builtins.str] name: Dashboard name (1..400 characters).
         :param pulumi.Input[_builtins.bool] pinned: Pin the dashboard in the sidebar. Default false.
-        :param pulumi.Input[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]] project_id: Project id; default: the provider's `posthog:projectId`, else the key's current project. Changing it replaces.
+        :param pulumi.Input[Union[_builtins.int, _builtins.str]] project_id: Project id; default: the provider's `posthog:projectId`, else the key's current project. Changing it replaces.
         :param pulumi.Input[Union[_builtins.int, _builtins.str]] restriction_level: Who may edit: 21 or "everyone-can-edit" = everyone in the project (default), 37 or "only-collaborators-can-edit" = only collaborators. The output is the number.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] tags: Tags, each at most 255 characters. Default [].
-        :param pulumi.Input[Union[_builtins.str, Mapping[str, Any]]] template_json: Create from template JSON, as an object or a JSON string (e.g. `fs.readFileSync("dashboards/kpis.json", "utf8")`): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT", …}, …]}`, the four required, at least one tile (PostHog's dashboard template schema). Create-only.
-        :param pulumi.Input[Union[_builtins.float, _builtins.str]] use_dashboard: Create as a duplicate of this dashboard (its id, e.g. `other.id`; same project). Create-only: changing it replaces.
+        :param pulumi.Input[Union[_builtins.str, Mapping[str, Any]]] template_json: Create from template JSON, as an object or a JSON string (e.g. the text of `dashboards/kpis.json` in your repository): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT", …}, …]}`, the four required, at least one tile (PostHog's dashboard template schema). Create-only.
+        :param pulumi.Input[Union[_builtins.int, _builtins.str]] use_dashboard: Create as a duplicate of this dashboard (its id, e.g. `other.id`; same project). Create-only: changing it replaces.
         :param pulumi.Input[_builtins.str] use_template: Create from this template key (e.g. "DEFAULT_APP"). Create-only: changing it replaces.
         """
         ...
@@ -297,17 +297,17 @@ class Dashboard(pulumi.CustomResource):
     def _internal_init(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
-                 dashboard_id: pulumi.Input[Optional[Union[_builtins.float, _builtins.str]]] = None,
+                 dashboard_id: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  delete_adopted_on_destroy: pulumi.Input[Optional[_builtins.bool]] = None,
                  delete_insights: pulumi.Input[Optional[_builtins.bool]] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  pinned: pulumi.Input[Optional[_builtins.bool]] = None,
-                 project_id: pulumi.Input[Optional[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]]] = None,
+                 project_id: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  restriction_level: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  tags: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  template_json: pulumi.Input[Optional[Union[_builtins.str, Mapping[str, Any]]]] = None,
-                 use_dashboard: pulumi.Input[Optional[Union[_builtins.float, _builtins.str]]] = None,
+                 use_dashboard: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  use_template: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
@@ -388,7 +388,7 @@ class Dashboard(pulumi.CustomResource):
     @pulumi.getter(name="createdAt")
     def created_at(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        When it was created (ISO 8601).
+        When the dashboard was created (ISO 8601).
         """
         return pulumi.get(self, "created_at")
 
@@ -396,15 +396,15 @@ class Dashboard(pulumi.CustomResource):
     @pulumi.getter(name="creationMode")
     def creation_mode(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        How it was created: default, template or duplicate.
+        How it was created: "default", "template" or "duplicate".
         """
         return pulumi.get(self, "creation_mode")
 
     @_builtins.property
     @pulumi.getter(name="dashboardId")
-    def dashboard_id(self) -> pulumi.Output[Optional[Union[_builtins.float, _builtins.str]]]:
+    def dashboard_id(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
-        Adopt this existing dashboard (its id: a number, or a string of its digits) instead of creating one. Changing it replaces. An adopted dashboard is kept on destroy unless `deleteAdoptedOnDestroy` is true.
+        As declared: the id of the existing dashboard this resource adopted.
         """
         return pulumi.get(self, "dashboard_id")
 
@@ -412,45 +412,45 @@ class Dashboard(pulumi.CustomResource):
     @pulumi.getter(name="deleteAdoptedOnDestroy")
     def delete_adopted_on_destroy(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        Soft-delete the dashboard on destroy even though it was adopted (`dashboardId`). Default: an adopted dashboard is left as it was found (a dashboard this resource created is always soft-deleted on destroy).
+        As declared: soft-delete the adopted dashboard on destroy.
         """
         return pulumi.get(self, "delete_adopted_on_destroy")
 
     @_builtins.property
     @pulumi.getter(name="deleteInsights")
-    def delete_insights(self) -> pulumi.Output[Optional[_builtins.bool]]:
+    def delete_insights(self) -> pulumi.Output[_builtins.bool]:
         """
-        Whether delete also soft-deletes insights only on this dashboard.
+        Whether delete also soft-deletes the insights that are only on this dashboard.
         """
         return pulumi.get(self, "delete_insights")
 
     @_builtins.property
     @pulumi.getter
-    def deleted(self) -> pulumi.Output[Optional[_builtins.bool]]:
+    def deleted(self) -> pulumi.Output[_builtins.bool]:
         """
-        True when soft-deleted outside Pulumi (the next up restores it).
+        True when someone soft-deleted the dashboard outside Pulumi (seen by a refresh); the next up restores it.
         """
         return pulumi.get(self, "deleted")
 
     @_builtins.property
     @pulumi.getter
-    def description(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def description(self) -> pulumi.Output[_builtins.str]:
         """
-        Description.
+        The description; "" when none.
         """
         return pulumi.get(self, "description")
 
     @_builtins.property
     @pulumi.getter(name="effectiveRestrictionLevel")
-    def effective_restriction_level(self) -> pulumi.Output[Optional[_builtins.float]]:
+    def effective_restriction_level(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
-        The restriction level in force.
+        The restriction level in force: 21 when the organization lacks PostHog's advanced permissions, whatever is declared.
         """
         return pulumi.get(self, "effective_restriction_level")
 
     @_builtins.property
     @pulumi.getter(name="isShared")
-    def is_shared(self) -> pulumi.Output[Optional[_builtins.bool]]:
+    def is_shared(self) -> pulumi.Output[_builtins.bool]:
         """
         Whether public sharing is on.
         """
@@ -458,57 +458,57 @@ class Dashboard(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def name(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def name(self) -> pulumi.Output[_builtins.str]:
         """
-        Name.
+        The dashboard name.
         """
         return pulumi.get(self, "name")
 
     @_builtins.property
     @pulumi.getter
-    def pinned(self) -> pulumi.Output[Optional[_builtins.bool]]:
+    def pinned(self) -> pulumi.Output[_builtins.bool]:
         """
-        Whether it is pinned.
+        Whether it is pinned in the sidebar.
         """
         return pulumi.get(self, "pinned")
 
     @_builtins.property
     @pulumi.getter(name="projectId")
-    def project_id(self) -> pulumi.Output[Optional[Any]]:
+    def project_id(self) -> pulumi.Output[_builtins.str]:
         """
-        The project id used in API paths.
+        The project the dashboard lives in: its id, a string of digits.
         """
         return pulumi.get(self, "project_id")
 
     @_builtins.property
     @pulumi.getter(name="restrictionLevel")
-    def restriction_level(self) -> pulumi.Output[Optional[Union[_builtins.int, _builtins.str]]]:
+    def restriction_level(self) -> pulumi.Output[_builtins.int]:
         """
-        Restriction level: 21 everyone can edit, 37 only collaborators.
+        Who may edit: 21 everyone in the project, 37 only collaborators (as declared).
         """
         return pulumi.get(self, "restriction_level")
 
     @_builtins.property
     @pulumi.getter
-    def tags(self) -> pulumi.Output[Optional[Sequence[_builtins.str]]]:
+    def tags(self) -> pulumi.Output[Sequence[_builtins.str]]:
         """
-        Tags.
+        The tags.
         """
         return pulumi.get(self, "tags")
 
     @_builtins.property
     @pulumi.getter(name="templateJson")
-    def template_json(self) -> pulumi.Output[Optional[Union[_builtins.str, Mapping[str, Any]]]]:
+    def template_json(self) -> pulumi.Output[Optional[Mapping[str, Any]]]:
         """
-        Create from template JSON, as an object or a JSON string (e.g. `fs.readFileSync("dashboards/kpis.json", "utf8")`): `{template_name, dashboard_description, dashboard_filters, tiles: [{type: "INSIGHT" | "TEXT", …}, …]}`, the four required, at least one tile (PostHog's dashboard template schema). Create-only.
+        As declared: the template JSON it was created from, as an object.
         """
         return pulumi.get(self, "template_json")
 
     @_builtins.property
     @pulumi.getter(name="useDashboard")
-    def use_dashboard(self) -> pulumi.Output[Optional[Union[_builtins.float, _builtins.str]]]:
+    def use_dashboard(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
-        Create as a duplicate of this dashboard (its id, e.g. `other.id`; same project). Create-only: changing it replaces.
+        As declared: the id of the dashboard it was created as a duplicate of.
         """
         return pulumi.get(self, "use_dashboard")
 
@@ -516,7 +516,7 @@ class Dashboard(pulumi.CustomResource):
     @pulumi.getter(name="useTemplate")
     def use_template(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Create from this template key (e.g. "DEFAULT_APP"). Create-only: changing it replaces.
+        As declared: the template key it was created from.
         """
         return pulumi.get(self, "use_template")
 

@@ -19,17 +19,17 @@ __all__ = ['DashboardCollaboratorArgs', 'DashboardCollaborator']
 @pulumi.input_type
 class DashboardCollaboratorArgs:
     def __init__(__self__, *,
-                 dashboard_id: pulumi.Input[Union[_builtins.float, _builtins.str]],
+                 dashboard_id: pulumi.Input[Union[_builtins.int, _builtins.str]],
                  user_uuid: pulumi.Input[_builtins.str],
                  level: pulumi.Input[Optional[_builtins.int]] = None,
-                 project_id: pulumi.Input[Optional[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]]] = None):
+                 project_id: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None):
         """
         The set of arguments for constructing a DashboardCollaborator resource.
 
-        :param pulumi.Input[Union[_builtins.float, _builtins.str]] dashboard_id: The dashboard's id, as a Dashboard's `id` output is (`dashboardId: kpis.id`) or a number.
+        :param pulumi.Input[Union[_builtins.int, _builtins.str]] dashboard_id: The dashboard's id, as a Dashboard's `id` output is (`dashboardId: kpis.id`) or a number.
         :param pulumi.Input[_builtins.str] user_uuid: The collaborator's user UUID (e.g. from `getMember`).
         :param pulumi.Input[_builtins.int] level: Access level: 37 (can edit), the only level PostHog accepts. Default 37.
-        :param pulumi.Input[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]] project_id: Project id; default: the provider's `posthog:projectId`, else the key's current project.
+        :param pulumi.Input[Union[_builtins.int, _builtins.str]] project_id: Project id; default: the provider's `posthog:projectId`, else the key's current project.
         """
         pulumi.set(__self__, "dashboard_id", dashboard_id)
         pulumi.set(__self__, "user_uuid", user_uuid)
@@ -40,14 +40,14 @@ class DashboardCollaboratorArgs:
 
     @_builtins.property
     @pulumi.getter(name="dashboardId")
-    def dashboard_id(self) -> pulumi.Input[Union[_builtins.float, _builtins.str]]:
+    def dashboard_id(self) -> pulumi.Input[Union[_builtins.int, _builtins.str]]:
         """
         The dashboard's id, as a Dashboard's `id` output is (`dashboardId: kpis.id`) or a number.
         """
         return pulumi.get(self, "dashboard_id")
 
     @dashboard_id.setter
-    def dashboard_id(self, value: pulumi.Input[Union[_builtins.float, _builtins.str]]):
+    def dashboard_id(self, value: pulumi.Input[Union[_builtins.int, _builtins.str]]):
         pulumi.set(self, "dashboard_id", value)
 
     @_builtins.property
@@ -76,14 +76,14 @@ class DashboardCollaboratorArgs:
 
     @_builtins.property
     @pulumi.getter(name="projectId")
-    def project_id(self) -> pulumi.Input[Optional[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]]]:
+    def project_id(self) -> pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]]:
         """
         Project id; default: the provider's `posthog:projectId`, else the key's current project.
         """
         return pulumi.get(self, "project_id")
 
     @project_id.setter
-    def project_id(self, value: pulumi.Input[Optional[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]]]):
+    def project_id(self, value: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]]):
         pulumi.set(self, "project_id", value)
 
 
@@ -93,9 +93,9 @@ class DashboardCollaborator(pulumi.CustomResource):
     def __init__(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
-                 dashboard_id: pulumi.Input[Optional[Union[_builtins.float, _builtins.str]]] = None,
+                 dashboard_id: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  level: pulumi.Input[Optional[_builtins.int]] = None,
-                 project_id: pulumi.Input[Optional[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]]] = None,
+                 project_id: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  user_uuid: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
@@ -107,13 +107,14 @@ class DashboardCollaborator(pulumi.CustomResource):
         The id is `<dashboardId>/<userUuid>`. The level is always 37 (the only one PostHog accepts); there is no
         update, every change replaces. Adding a user who already is a collaborator adopts them (no error, no
         duplicate). When the dashboard's restriction level does not allow collaborators, create fails with a
-        clear error saying to set `restrictionLevel: 37` on the Dashboard.
+        clear error saying to set `restrictionLevel: 37` on the Dashboard. A collaborator taken in by `pulumi import`
+        (`adopted: true`) is left as found on destroy; any other is removed.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Union[_builtins.float, _builtins.str]] dashboard_id: The dashboard's id, as a Dashboard's `id` output is (`dashboardId: kpis.id`) or a number.
+        :param pulumi.Input[Union[_builtins.int, _builtins.str]] dashboard_id: The dashboard's id, as a Dashboard's `id` output is (`dashboardId: kpis.id`) or a number.
         :param pulumi.Input[_builtins.int] level: Access level: 37 (can edit), the only level PostHog accepts. Default 37.
-        :param pulumi.Input[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]] project_id: Project id; default: the provider's `posthog:projectId`, else the key's current project.
+        :param pulumi.Input[Union[_builtins.int, _builtins.str]] project_id: Project id; default: the provider's `posthog:projectId`, else the key's current project.
         :param pulumi.Input[_builtins.str] user_uuid: The collaborator's user UUID (e.g. from `getMember`).
         """
         ...
@@ -131,7 +132,8 @@ class DashboardCollaborator(pulumi.CustomResource):
         The id is `<dashboardId>/<userUuid>`. The level is always 37 (the only one PostHog accepts); there is no
         update, every change replaces. Adding a user who already is a collaborator adopts them (no error, no
         duplicate). When the dashboard's restriction level does not allow collaborators, create fails with a
-        clear error saying to set `restrictionLevel: 37` on the Dashboard.
+        clear error saying to set `restrictionLevel: 37` on the Dashboard. A collaborator taken in by `pulumi import`
+        (`adopted: true`) is left as found on destroy; any other is removed.
 
         :param str resource_name: The name of the resource.
         :param DashboardCollaboratorArgs args: The arguments to use to populate this resource's properties.
@@ -148,9 +150,9 @@ class DashboardCollaborator(pulumi.CustomResource):
     def _internal_init(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
-                 dashboard_id: pulumi.Input[Optional[Union[_builtins.float, _builtins.str]]] = None,
+                 dashboard_id: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  level: pulumi.Input[Optional[_builtins.int]] = None,
-                 project_id: pulumi.Input[Optional[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]]] = None,
+                 project_id: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  user_uuid: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
@@ -211,21 +213,21 @@ class DashboardCollaborator(pulumi.CustomResource):
     @pulumi.getter(name="addedAt")
     def added_at(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        When they were added (ISO 8601).
+        When the collaborator was added (ISO 8601).
         """
         return pulumi.get(self, "added_at")
 
     @_builtins.property
     @pulumi.getter(name="dashboardId")
-    def dashboard_id(self) -> pulumi.Output[Optional[Union[_builtins.float, _builtins.str]]]:
+    def dashboard_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The dashboard id.
+        The dashboard's id.
         """
         return pulumi.get(self, "dashboard_id")
 
     @_builtins.property
     @pulumi.getter
-    def email(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def email(self) -> pulumi.Output[_builtins.str]:
         """
         The collaborator's e-mail address.
         """
@@ -233,23 +235,23 @@ class DashboardCollaborator(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def level(self) -> pulumi.Output[Optional[_builtins.int]]:
+    def level(self) -> pulumi.Output[_builtins.int]:
         """
-        Access level (37 = can edit).
+        The access level: 37 (can edit).
         """
         return pulumi.get(self, "level")
 
     @_builtins.property
     @pulumi.getter(name="projectId")
-    def project_id(self) -> pulumi.Output[Optional[Any]]:
+    def project_id(self) -> pulumi.Output[_builtins.str]:
         """
-        The project id used in API paths.
+        The project of the dashboard: its id, a string of digits.
         """
         return pulumi.get(self, "project_id")
 
     @_builtins.property
     @pulumi.getter(name="userUuid")
-    def user_uuid(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def user_uuid(self) -> pulumi.Output[_builtins.str]:
         """
         The collaborator's user UUID.
         """

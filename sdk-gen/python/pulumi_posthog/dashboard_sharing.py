@@ -19,15 +19,15 @@ __all__ = ['DashboardSharingArgs', 'DashboardSharing']
 @pulumi.input_type
 class DashboardSharingArgs:
     def __init__(__self__, *,
-                 dashboard_id: pulumi.Input[Union[_builtins.float, _builtins.str]],
+                 dashboard_id: pulumi.Input[Union[_builtins.int, _builtins.str]],
                  enabled: pulumi.Input[Optional[_builtins.bool]] = None,
-                 project_id: pulumi.Input[Optional[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]]] = None):
+                 project_id: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None):
         """
         The set of arguments for constructing a DashboardSharing resource.
 
-        :param pulumi.Input[Union[_builtins.float, _builtins.str]] dashboard_id: The dashboard's id, as a Dashboard's `id` output is (`dashboardId: kpis.id`) or a number. Changing it replaces.
+        :param pulumi.Input[Union[_builtins.int, _builtins.str]] dashboard_id: The dashboard's id, as a Dashboard's `id` output is (`dashboardId: kpis.id`) or a number. Changing it replaces.
         :param pulumi.Input[_builtins.bool] enabled: Share publicly. Default true.
-        :param pulumi.Input[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]] project_id: Project id; default: the provider's `posthog:projectId`, else the key's current project. Changing it replaces.
+        :param pulumi.Input[Union[_builtins.int, _builtins.str]] project_id: Project id; default: the provider's `posthog:projectId`, else the key's current project. Changing it replaces.
         """
         pulumi.set(__self__, "dashboard_id", dashboard_id)
         if enabled is not None:
@@ -37,14 +37,14 @@ class DashboardSharingArgs:
 
     @_builtins.property
     @pulumi.getter(name="dashboardId")
-    def dashboard_id(self) -> pulumi.Input[Union[_builtins.float, _builtins.str]]:
+    def dashboard_id(self) -> pulumi.Input[Union[_builtins.int, _builtins.str]]:
         """
         The dashboard's id, as a Dashboard's `id` output is (`dashboardId: kpis.id`) or a number. Changing it replaces.
         """
         return pulumi.get(self, "dashboard_id")
 
     @dashboard_id.setter
-    def dashboard_id(self, value: pulumi.Input[Union[_builtins.float, _builtins.str]]):
+    def dashboard_id(self, value: pulumi.Input[Union[_builtins.int, _builtins.str]]):
         pulumi.set(self, "dashboard_id", value)
 
     @_builtins.property
@@ -61,14 +61,14 @@ class DashboardSharingArgs:
 
     @_builtins.property
     @pulumi.getter(name="projectId")
-    def project_id(self) -> pulumi.Input[Optional[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]]]:
+    def project_id(self) -> pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]]:
         """
         Project id; default: the provider's `posthog:projectId`, else the key's current project. Changing it replaces.
         """
         return pulumi.get(self, "project_id")
 
     @project_id.setter
-    def project_id(self, value: pulumi.Input[Optional[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]]]):
+    def project_id(self, value: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]]):
         pulumi.set(self, "project_id", value)
 
 
@@ -78,23 +78,24 @@ class DashboardSharing(pulumi.CustomResource):
     def __init__(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
-                 dashboard_id: pulumi.Input[Optional[Union[_builtins.float, _builtins.str]]] = None,
+                 dashboard_id: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  enabled: pulumi.Input[Optional[_builtins.bool]] = None,
-                 project_id: pulumi.Input[Optional[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]]] = None,
+                 project_id: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  __props__=None):
         """
         DashboardSharing: public sharing of a dashboard, on or off.
-        API: GET / PATCH `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (PATCH as the real
-        service has it; the seed shows only GET).
+        API: GET / PATCH `/api/projects/:project_id/dashboards/:dashboard_id/sharing/`.
 
-        The id is the dashboard id. `accessToken` (the token in the public link) is a secret output. Delete turns
-        sharing off.
+        The id is the dashboard id. `accessToken` (the token in the public link) is a secret output. Create (and
+        `pulumi import`) records the sharing found (`enabledBefore`); delete sets it back to that, with no write when it
+        is so already: sharing that existed before Pulumi stays as found. State written before `enabledBefore` existed:
+        delete turns sharing off, as it did then.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[Union[_builtins.float, _builtins.str]] dashboard_id: The dashboard's id, as a Dashboard's `id` output is (`dashboardId: kpis.id`) or a number. Changing it replaces.
+        :param pulumi.Input[Union[_builtins.int, _builtins.str]] dashboard_id: The dashboard's id, as a Dashboard's `id` output is (`dashboardId: kpis.id`) or a number. Changing it replaces.
         :param pulumi.Input[_builtins.bool] enabled: Share publicly. Default true.
-        :param pulumi.Input[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]] project_id: Project id; default: the provider's `posthog:projectId`, else the key's current project. Changing it replaces.
+        :param pulumi.Input[Union[_builtins.int, _builtins.str]] project_id: Project id; default: the provider's `posthog:projectId`, else the key's current project. Changing it replaces.
         """
         ...
     @overload
@@ -104,11 +105,12 @@ class DashboardSharing(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         DashboardSharing: public sharing of a dashboard, on or off.
-        API: GET / PATCH `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (PATCH as the real
-        service has it; the seed shows only GET).
+        API: GET / PATCH `/api/projects/:project_id/dashboards/:dashboard_id/sharing/`.
 
-        The id is the dashboard id. `accessToken` (the token in the public link) is a secret output. Delete turns
-        sharing off.
+        The id is the dashboard id. `accessToken` (the token in the public link) is a secret output. Create (and
+        `pulumi import`) records the sharing found (`enabledBefore`); delete sets it back to that, with no write when it
+        is so already: sharing that existed before Pulumi stays as found. State written before `enabledBefore` existed:
+        delete turns sharing off, as it did then.
 
         :param str resource_name: The name of the resource.
         :param DashboardSharingArgs args: The arguments to use to populate this resource's properties.
@@ -125,9 +127,9 @@ class DashboardSharing(pulumi.CustomResource):
     def _internal_init(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
-                 dashboard_id: pulumi.Input[Optional[Union[_builtins.float, _builtins.str]]] = None,
+                 dashboard_id: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  enabled: pulumi.Input[Optional[_builtins.bool]] = None,
-                 project_id: pulumi.Input[Optional[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]]] = None,
+                 project_id: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
         if not isinstance(opts, pulumi.ResourceOptions):
@@ -144,6 +146,7 @@ class DashboardSharing(pulumi.CustomResource):
             __props__.__dict__["project_id"] = project_id
             __props__.__dict__["access_token"] = None
             __props__.__dict__["created_at"] = None
+            __props__.__dict__["enabled_before"] = None
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["accessToken"])
         opts = pulumi.ResourceOptions.merge(opts, secret_opts)
         super(DashboardSharing, __self__).__init__(
@@ -172,6 +175,7 @@ class DashboardSharing(pulumi.CustomResource):
         __props__.__dict__["created_at"] = None
         __props__.__dict__["dashboard_id"] = None
         __props__.__dict__["enabled"] = None
+        __props__.__dict__["enabled_before"] = None
         __props__.__dict__["project_id"] = None
         return DashboardSharing(resource_name, opts=opts, __props__=__props__)
 
@@ -193,31 +197,39 @@ class DashboardSharing(pulumi.CustomResource):
     @pulumi.getter(name="createdAt")
     def created_at(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        When sharing was first configured (ISO 8601).
+        When sharing was first configured (ISO 8601), else null.
         """
         return pulumi.get(self, "created_at")
 
     @_builtins.property
     @pulumi.getter(name="dashboardId")
-    def dashboard_id(self) -> pulumi.Output[Optional[Union[_builtins.float, _builtins.str]]]:
+    def dashboard_id(self) -> pulumi.Output[_builtins.int]:
         """
-        The dashboard id.
+        The dashboard's id (also the resource id).
         """
         return pulumi.get(self, "dashboard_id")
 
     @_builtins.property
     @pulumi.getter
-    def enabled(self) -> pulumi.Output[Optional[_builtins.bool]]:
+    def enabled(self) -> pulumi.Output[_builtins.bool]:
         """
         Whether public sharing is on.
         """
         return pulumi.get(self, "enabled")
 
     @_builtins.property
-    @pulumi.getter(name="projectId")
-    def project_id(self) -> pulumi.Output[Optional[Any]]:
+    @pulumi.getter(name="enabledBefore")
+    def enabled_before(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        The project id used in API paths.
+        Whether public sharing was on when this resource took it over (its create or `pulumi import` read it): delete sets it back. Absent in state written before it existed: delete then turns sharing off.
+        """
+        return pulumi.get(self, "enabled_before")
+
+    @_builtins.property
+    @pulumi.getter(name="projectId")
+    def project_id(self) -> pulumi.Output[_builtins.str]:
+        """
+        The project of the dashboard: its id, a string of digits.
         """
         return pulumi.get(self, "project_id")
 

@@ -318,17 +318,17 @@ class Domain(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def adopt(self) -> pulumi.Output[Optional[_builtins.bool]]:
+    def adopt(self) -> pulumi.Output[_builtins.bool]:
         """
-        Whether an existing domain was adopted.
+        As declared: take over a domain of this name that already exists.
         """
         return pulumi.get(self, "adopt")
 
     @_builtins.property
     @pulumi.getter(name="challengeRecordName")
-    def challenge_record_name(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def challenge_record_name(self) -> pulumi.Output[_builtins.str]:
         """
-        The TXT record name to publish: `_posthog-challenge.<domain>`.
+        The DNS name of the TXT record to publish: `_posthog-challenge.<domain>`.
         """
         return pulumi.get(self, "challenge_record_name")
 
@@ -336,13 +336,13 @@ class Domain(pulumi.CustomResource):
     @pulumi.getter(name="deleteAdoptedOnDestroy")
     def delete_adopted_on_destroy(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        Delete the domain on destroy even though it was adopted (`adopt: true` found it). Default: an adopted domain is left as it was found (a domain this resource created is always deleted on destroy).
+        As declared: delete the adopted domain on destroy.
         """
         return pulumi.get(self, "delete_adopted_on_destroy")
 
     @_builtins.property
     @pulumi.getter
-    def domain(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def domain(self) -> pulumi.Output[_builtins.str]:
         """
         The domain name, e.g. `example.com`.
         """
@@ -350,7 +350,7 @@ class Domain(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter(name="hasSaml")
-    def has_saml(self) -> pulumi.Output[Optional[_builtins.bool]]:
+    def has_saml(self) -> pulumi.Output[_builtins.bool]:
         """
         True when SAML is fully configured.
         """
@@ -358,17 +358,17 @@ class Domain(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter(name="isVerified")
-    def is_verified(self) -> pulumi.Output[Optional[_builtins.bool]]:
+    def is_verified(self) -> pulumi.Output[_builtins.bool]:
         """
-        True once verified.
+        True once PostHog found the TXT record (see DomainVerification).
         """
         return pulumi.get(self, "is_verified")
 
     @_builtins.property
     @pulumi.getter(name="jitProvisioningEnabled")
-    def jit_provisioning_enabled(self) -> pulumi.Output[Optional[_builtins.bool]]:
+    def jit_provisioning_enabled(self) -> pulumi.Output[_builtins.bool]:
         """
-        Whether users with an e-mail on this domain join automatically (declared value while unverified).
+        Whether users with an e-mail on this domain join automatically (the declared value while unverified).
         """
         return pulumi.get(self, "jit_provisioning_enabled")
 
@@ -376,23 +376,23 @@ class Domain(pulumi.CustomResource):
     @pulumi.getter(name="pendingSettings")
     def pending_settings(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        What is declared but waits for verification, else null.
+        What is declared but waits for the verification, else null.
         """
         return pulumi.get(self, "pending_settings")
 
     @_builtins.property
     @pulumi.getter(name="samlAcsUrl")
-    def saml_acs_url(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def saml_acs_url(self) -> pulumi.Output[_builtins.str]:
         """
-        SAML ACS URL ("" when unset).
+        The SAML assertion consumer service URL; "" when unset.
         """
         return pulumi.get(self, "saml_acs_url")
 
     @_builtins.property
     @pulumi.getter(name="samlEntityId")
-    def saml_entity_id(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def saml_entity_id(self) -> pulumi.Output[_builtins.str]:
         """
-        SAML IdP entity id ("" when unset).
+        The SAML IdP entity id; "" when unset.
         """
         return pulumi.get(self, "saml_entity_id")
 
@@ -400,31 +400,31 @@ class Domain(pulumi.CustomResource):
     @pulumi.getter(name="samlOnDomain")
     def saml_on_domain(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        Whether this PostHog keeps SAML settings on the domain. False for current PostHog, which keeps them in the domain's `identity_provider_config`: the SAML inputs must then not be declared (preview fails, saying so).
+        Whether this PostHog keeps SAML settings on the domain. False for current PostHog, which keeps them in the domain's SSO configuration (`identity_provider_config`): the SAML inputs must then not be declared (preview fails, saying so). Absent in state written before it existed.
         """
         return pulumi.get(self, "saml_on_domain")
 
     @_builtins.property
     @pulumi.getter(name="samlX509Cert")
-    def saml_x509_cert(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def saml_x509_cert(self) -> pulumi.Output[_builtins.str]:
         """
-        SAML X.509 certificate ("" when unset).
+        The SAML X.509 certificate; "" when unset.
         """
         return pulumi.get(self, "saml_x509_cert")
 
     @_builtins.property
     @pulumi.getter(name="ssoEnforcement")
-    def sso_enforcement(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def sso_enforcement(self) -> pulumi.Output[_builtins.str]:
         """
-        The enforced SSO provider, "" for none (declared value while unverified).
+        The enforced SSO provider, "" for none (the declared value while unverified).
         """
         return pulumi.get(self, "sso_enforcement")
 
     @_builtins.property
     @pulumi.getter(name="verificationChallenge")
-    def verification_challenge(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def verification_challenge(self) -> pulumi.Output[_builtins.str]:
         """
-        The value to publish as TXT record {@link challengeRecordName}.
+        The value to publish as the TXT record named by `challengeRecordName`.
         """
         return pulumi.get(self, "verification_challenge")
 

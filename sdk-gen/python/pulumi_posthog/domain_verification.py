@@ -164,33 +164,33 @@ class DomainVerification(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def domain(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def domain(self) -> pulumi.Output[_builtins.str]:
         """
-        The domain name.
+        The verified domain name.
         """
         return pulumi.get(self, "domain")
 
     @_builtins.property
     @pulumi.getter(name="domainId")
-    def domain_id(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def domain_id(self) -> pulumi.Output[_builtins.str]:
         """
-        The verified Domain's id.
+        The Domain's id (UUID; also the resource id).
         """
         return pulumi.get(self, "domain_id")
 
     @_builtins.property
     @pulumi.getter(name="isVerified")
-    def is_verified(self) -> pulumi.Output[Optional[_builtins.bool]]:
+    def is_verified(self) -> pulumi.Output[_builtins.bool]:
         """
-        True when verified.
+        True when the domain is verified.
         """
         return pulumi.get(self, "is_verified")
 
     @_builtins.property
     @pulumi.getter(name="timeoutSeconds")
-    def timeout_seconds(self) -> pulumi.Output[Optional[_builtins.float]]:
+    def timeout_seconds(self) -> pulumi.Output[_builtins.float]:
         """
-        How long create/update keep retrying, in seconds.
+        As declared: how long create and update keep retrying, in seconds.
         """
         return pulumi.get(self, "timeout_seconds")
 
@@ -198,7 +198,7 @@ class DomainVerification(pulumi.CustomResource):
     @pulumi.getter(name="verifiedAt")
     def verified_at(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        When the domain was verified (ISO 8601).
+        When the domain was verified (ISO 8601), else null.
         """
         return pulumi.get(self, "verified_at")
 

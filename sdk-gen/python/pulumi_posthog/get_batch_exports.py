@@ -50,7 +50,7 @@ class AwaitableGetBatchExportsResult(GetBatchExportsResult):
 def get_batch_exports(organization_id: Optional[_builtins.str] = None,
                       opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetBatchExportsResult:
     """
-    Lists the organization's batch exports (every page), as an array. API: GET `/api/organizations/:organization_id/batch_exports/` (scope `batch_export:read`). Mock token: `posthog:index:getBatchExports`; the mock returns `{ batchExports: [...] }` (an invoke result is an object) and the lookup returns the array.
+    Lists the organization's batch exports (every page), as `batchExports`. API: GET `/api/organizations/:organization_id/batch_exports/` (scope `batch_export:read`).
 
     :param _builtins.str organization_id: The organization id (UUID); else `posthog:organizationId`, else `@current`.
     """
@@ -64,7 +64,7 @@ def get_batch_exports(organization_id: Optional[_builtins.str] = None,
 def get_batch_exports_output(organization_id: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                              opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetBatchExportsResult]:
     """
-    Lists the organization's batch exports (every page), as an array. API: GET `/api/organizations/:organization_id/batch_exports/` (scope `batch_export:read`). Mock token: `posthog:index:getBatchExports`; the mock returns `{ batchExports: [...] }` (an invoke result is an object) and the lookup returns the array.
+    Lists the organization's batch exports (every page), as `batchExports`. API: GET `/api/organizations/:organization_id/batch_exports/` (scope `batch_export:read`).
 
     :param _builtins.str organization_id: The organization id (UUID); else `posthog:organizationId`, else `@current`.
     """

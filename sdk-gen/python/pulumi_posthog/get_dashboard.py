@@ -188,13 +188,13 @@ class AwaitableGetDashboardResult(GetDashboardResult):
             variables=self.variables)
 
 
-def get_dashboard(id: Optional[Union[_builtins.float, _builtins.str]] = None,
+def get_dashboard(id: Optional[Union[_builtins.int, _builtins.str]] = None,
                   project_id: Optional[Union[_builtins.int, _builtins.str]] = None,
                   opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetDashboardResult:
     """
-    Reads a dashboard by id. API: GET `/api/projects/:project_id/dashboards/:id/` (scope `dashboard:read`). Mock token: `posthog:index:getDashboard`.
+    Reads a dashboard by id. API: GET `/api/projects/:project_id/dashboards/:id/` (scope `dashboard:read`).
 
-    :param Union[_builtins.float, _builtins.str] id: The dashboard id: a positive integer, or a string of its digits (a Dashboard's `id` as it is).
+    :param Union[_builtins.int, _builtins.str] id: The dashboard id: a positive integer, or a string of its digits (a Dashboard's `id` as it is).
     :param Union[_builtins.int, _builtins.str] project_id: The project id; else `posthog:projectId`, else `@current`.
     """
     __args__ = dict()
@@ -221,13 +221,13 @@ def get_dashboard(id: Optional[Union[_builtins.float, _builtins.str]] = None,
         tiles=pulumi.get(__ret__, 'tiles'),
         user_access_level=pulumi.get(__ret__, 'user_access_level'),
         variables=pulumi.get(__ret__, 'variables'))
-def get_dashboard_output(id: pulumi.Input[Optional[Union[_builtins.float, _builtins.str]]] = None,
+def get_dashboard_output(id: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                          project_id: pulumi.Input[Optional[Optional[Union[_builtins.int, _builtins.str]]]] = None,
                          opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetDashboardResult]:
     """
-    Reads a dashboard by id. API: GET `/api/projects/:project_id/dashboards/:id/` (scope `dashboard:read`). Mock token: `posthog:index:getDashboard`.
+    Reads a dashboard by id. API: GET `/api/projects/:project_id/dashboards/:id/` (scope `dashboard:read`).
 
-    :param Union[_builtins.float, _builtins.str] id: The dashboard id: a positive integer, or a string of its digits (a Dashboard's `id` as it is).
+    :param Union[_builtins.int, _builtins.str] id: The dashboard id: a positive integer, or a string of its digits (a Dashboard's `id` as it is).
     :param Union[_builtins.int, _builtins.str] project_id: The project id; else `posthog:projectId`, else `@current`.
     """
     __args__ = dict()

@@ -88,13 +88,13 @@ class AwaitableGetDashboardAccessControlsResult(GetDashboardAccessControlsResult
             user_can_edit_access_levels=self.user_can_edit_access_levels)
 
 
-def get_dashboard_access_controls(dashboard_id: Optional[Union[_builtins.float, _builtins.str]] = None,
+def get_dashboard_access_controls(dashboard_id: Optional[Union[_builtins.int, _builtins.str]] = None,
                                   project_id: Optional[Union[_builtins.int, _builtins.str]] = None,
                                   opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetDashboardAccessControlsResult:
     """
-    Reads a dashboard's access controls (`access_controls`, `available_access_levels`, `default_access_level`, `user_access_level`, …). API: GET `/api/projects/:project_id/dashboards/:id/access_controls/` (scope `access_control:read`). Mock token: `posthog:index:getDashboardAccessControls`.
+    Reads a dashboard's access controls (`access_controls`, `available_access_levels`, `default_access_level`, `user_access_level`, …). API: GET `/api/projects/:project_id/dashboards/:id/access_controls/` (scope `access_control:read`).
 
-    :param Union[_builtins.float, _builtins.str] dashboard_id: The dashboard id: a positive integer, or a string of its digits (a Dashboard's `id` as it is).
+    :param Union[_builtins.int, _builtins.str] dashboard_id: The dashboard id: a positive integer, or a string of its digits (a Dashboard's `id` as it is).
     :param Union[_builtins.int, _builtins.str] project_id: The project id; else `posthog:projectId`, else `@current`.
     """
     __args__ = dict()
@@ -110,13 +110,13 @@ def get_dashboard_access_controls(dashboard_id: Optional[Union[_builtins.float, 
         id=pulumi.get(__ret__, 'id'),
         user_access_level=pulumi.get(__ret__, 'user_access_level'),
         user_can_edit_access_levels=pulumi.get(__ret__, 'user_can_edit_access_levels'))
-def get_dashboard_access_controls_output(dashboard_id: pulumi.Input[Optional[Union[_builtins.float, _builtins.str]]] = None,
+def get_dashboard_access_controls_output(dashboard_id: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                                          project_id: pulumi.Input[Optional[Optional[Union[_builtins.int, _builtins.str]]]] = None,
                                          opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetDashboardAccessControlsResult]:
     """
-    Reads a dashboard's access controls (`access_controls`, `available_access_levels`, `default_access_level`, `user_access_level`, …). API: GET `/api/projects/:project_id/dashboards/:id/access_controls/` (scope `access_control:read`). Mock token: `posthog:index:getDashboardAccessControls`.
+    Reads a dashboard's access controls (`access_controls`, `available_access_levels`, `default_access_level`, `user_access_level`, …). API: GET `/api/projects/:project_id/dashboards/:id/access_controls/` (scope `access_control:read`).
 
-    :param Union[_builtins.float, _builtins.str] dashboard_id: The dashboard id: a positive integer, or a string of its digits (a Dashboard's `id` as it is).
+    :param Union[_builtins.int, _builtins.str] dashboard_id: The dashboard id: a positive integer, or a string of its digits (a Dashboard's `id` as it is).
     :param Union[_builtins.int, _builtins.str] project_id: The project id; else `posthog:projectId`, else `@current`.
     """
     __args__ = dict()

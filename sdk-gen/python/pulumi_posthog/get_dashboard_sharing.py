@@ -79,13 +79,13 @@ class AwaitableGetDashboardSharingResult(GetDashboardSharingResult):
             settings=self.settings)
 
 
-def get_dashboard_sharing(dashboard_id: Optional[Union[_builtins.float, _builtins.str]] = None,
+def get_dashboard_sharing(dashboard_id: Optional[Union[_builtins.int, _builtins.str]] = None,
                           project_id: Optional[Union[_builtins.int, _builtins.str]] = None,
                           opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetDashboardSharingResult:
     """
-    Reads a dashboard's sharing configuration (`enabled`, `access_token`, `created_at`, `settings`, `password_required`). API: GET `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (scope `sharing_configuration:read`). Mock token: `posthog:index:getDashboardSharing`. `access_token` is in clear here; {@link getDashboardSharingOutput} returns it secret.
+    Reads a dashboard's sharing configuration (`enabled`, `access_token`, `created_at`, `settings`, `password_required`). API: GET `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (scope `sharing_configuration:read`). `access_token` is returned as a secret.
 
-    :param Union[_builtins.float, _builtins.str] dashboard_id: The dashboard id: a positive integer, or a string of its digits (a Dashboard's `id` as it is).
+    :param Union[_builtins.int, _builtins.str] dashboard_id: The dashboard id: a positive integer, or a string of its digits (a Dashboard's `id` as it is).
     :param Union[_builtins.int, _builtins.str] project_id: The project id; else `posthog:projectId`, else `@current`.
     """
     __args__ = dict()
@@ -100,13 +100,13 @@ def get_dashboard_sharing(dashboard_id: Optional[Union[_builtins.float, _builtin
         enabled=pulumi.get(__ret__, 'enabled'),
         password_required=pulumi.get(__ret__, 'password_required'),
         settings=pulumi.get(__ret__, 'settings'))
-def get_dashboard_sharing_output(dashboard_id: pulumi.Input[Optional[Union[_builtins.float, _builtins.str]]] = None,
+def get_dashboard_sharing_output(dashboard_id: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                                  project_id: pulumi.Input[Optional[Optional[Union[_builtins.int, _builtins.str]]]] = None,
                                  opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetDashboardSharingResult]:
     """
-    Reads a dashboard's sharing configuration (`enabled`, `access_token`, `created_at`, `settings`, `password_required`). API: GET `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (scope `sharing_configuration:read`). Mock token: `posthog:index:getDashboardSharing`. `access_token` is in clear here; {@link getDashboardSharingOutput} returns it secret.
+    Reads a dashboard's sharing configuration (`enabled`, `access_token`, `created_at`, `settings`, `password_required`). API: GET `/api/projects/:project_id/dashboards/:dashboard_id/sharing/` (scope `sharing_configuration:read`). `access_token` is returned as a secret.
 
-    :param Union[_builtins.float, _builtins.str] dashboard_id: The dashboard id: a positive integer, or a string of its digits (a Dashboard's `id` as it is).
+    :param Union[_builtins.int, _builtins.str] dashboard_id: The dashboard id: a positive integer, or a string of its digits (a Dashboard's `id` as it is).
     :param Union[_builtins.int, _builtins.str] project_id: The project id; else `posthog:projectId`, else `@current`.
     """
     __args__ = dict()

@@ -114,7 +114,7 @@ def get_member(email: Optional[_builtins.str] = None,
                user_uuid: Optional[_builtins.str] = None,
                opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetMemberResult:
     """
-    Finds an organization member by e-mail (case-insensitive) or user UUID. API: GET `/api/organizations/:organization_id/members/` (all pages; scope `organization_member:read`). Mock token: `posthog:index:getMember`.
+    Finds an organization member by e-mail (case-insensitive) or user UUID. API: GET `/api/organizations/:organization_id/members/` (all pages; scope `organization_member:read`).
 
     :param _builtins.str email: The member's e-mail address (compared case-insensitively).
     :param _builtins.str organization_id: The organization id; default: `posthog:organizationId`, else the key's current organization.
@@ -140,7 +140,7 @@ def get_member_output(email: pulumi.Input[Optional[Optional[_builtins.str]]] = N
                       user_uuid: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                       opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetMemberResult]:
     """
-    Finds an organization member by e-mail (case-insensitive) or user UUID. API: GET `/api/organizations/:organization_id/members/` (all pages; scope `organization_member:read`). Mock token: `posthog:index:getMember`.
+    Finds an organization member by e-mail (case-insensitive) or user UUID. API: GET `/api/organizations/:organization_id/members/` (all pages; scope `organization_member:read`).
 
     :param _builtins.str email: The member's e-mail address (compared case-insensitively).
     :param _builtins.str organization_id: The organization id; default: `posthog:organizationId`, else the key's current organization.

@@ -210,7 +210,7 @@ def get_project(id: Optional[Union[_builtins.int, _builtins.str]] = None,
                 organization_id: Optional[_builtins.str] = None,
                 opts: Optional[pulumi.InvokeOptions] = None) -> AwaitableGetProjectResult:
     """
-    Finds a project by id (GET `/api/organizations/:organization_id/projects/:id/`, every field) or by exact name (the project list, then GET of the match). Scope `project:read`. Mock token: `posthog:index:getProject`. The result carries `api_token` (the project API key) in clear; {@link getProjectOutput} returns it secret.
+    Finds a project by id (GET `/api/organizations/:organization_id/projects/:id/`, every field) or by exact name (the project list, then GET of the match). Scope `project:read`. The result carries `api_token` (the project API key) as a secret.
 
     :param Union[_builtins.int, _builtins.str] id: The project id: a positive integer or its decimal string.
     :param _builtins.str name: The project's exact name (case-sensitive); several projects of that name are an error naming their ids.
@@ -248,7 +248,7 @@ def get_project_output(id: pulumi.Input[Optional[Optional[Union[_builtins.int, _
                        organization_id: pulumi.Input[Optional[Optional[_builtins.str]]] = None,
                        opts: Optional[Union[pulumi.InvokeOptions, pulumi.InvokeOutputOptions]] = None) -> pulumi.Output[GetProjectResult]:
     """
-    Finds a project by id (GET `/api/organizations/:organization_id/projects/:id/`, every field) or by exact name (the project list, then GET of the match). Scope `project:read`. Mock token: `posthog:index:getProject`. The result carries `api_token` (the project API key) in clear; {@link getProjectOutput} returns it secret.
+    Finds a project by id (GET `/api/organizations/:organization_id/projects/:id/`, every field) or by exact name (the project list, then GET of the match). Scope `project:read`. The result carries `api_token` (the project API key) as a secret.
 
     :param Union[_builtins.int, _builtins.str] id: The project id: a positive integer or its decimal string.
     :param _builtins.str name: The project's exact name (case-sensitive); several projects of that name are an error naming their ids.

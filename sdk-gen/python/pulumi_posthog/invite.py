@@ -321,25 +321,25 @@ class Invite(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def accepted(self) -> pulumi.Output[Optional[_builtins.bool]]:
+    def accepted(self) -> pulumi.Output[_builtins.bool]:
         """
-        True once accepted (the person is a member).
+        True once the invite was accepted (the e-mail is a member): the invite is then satisfied.
         """
         return pulumi.get(self, "accepted")
 
     @_builtins.property
     @pulumi.getter
-    def adopt(self) -> pulumi.Output[Optional[_builtins.bool]]:
+    def adopt(self) -> pulumi.Output[_builtins.bool]:
         """
-        Whether a pending invite was adopted.
+        As declared: take over a pending invite of this e-mail and level.
         """
         return pulumi.get(self, "adopt")
 
     @_builtins.property
     @pulumi.getter(name="combinePendingInvites")
-    def combine_pending_invites(self) -> pulumi.Output[Optional[_builtins.bool]]:
+    def combine_pending_invites(self) -> pulumi.Output[_builtins.bool]:
         """
-        Whether pending invites were combined.
+        As declared: merge with other pending invites of this e-mail.
         """
         return pulumi.get(self, "combine_pending_invites")
 
@@ -355,13 +355,13 @@ class Invite(pulumi.CustomResource):
     @pulumi.getter(name="deleteAdoptedOnDestroy")
     def delete_adopted_on_destroy(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        Revoke the invite on destroy even though it was adopted (`adopt: true` found it). Default: an adopted invite is left as it was found (an invite this resource sent is always revoked on destroy). Changing it updates the state only (no new invite).
+        As declared: revoke the adopted invite on destroy.
         """
         return pulumi.get(self, "delete_adopted_on_destroy")
 
     @_builtins.property
     @pulumi.getter(name="emailingAttemptMade")
-    def emailing_attempt_made(self) -> pulumi.Output[Optional[_builtins.bool]]:
+    def emailing_attempt_made(self) -> pulumi.Output[_builtins.bool]:
         """
         Whether PostHog tried to send the e-mail.
         """
@@ -369,55 +369,55 @@ class Invite(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter(name="firstName")
-    def first_name(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def first_name(self) -> pulumi.Output[_builtins.str]:
         """
-        First name in the invitation.
+        The first name shown in the invitation; "" when none.
         """
         return pulumi.get(self, "first_name")
 
     @_builtins.property
     @pulumi.getter(name="isExpired")
-    def is_expired(self) -> pulumi.Output[Optional[_builtins.bool]]:
+    def is_expired(self) -> pulumi.Output[_builtins.bool]:
         """
-        True when the invite expired (3 days); the next up re-invites.
+        True when the invite is more than 3 days old: refresh shows it as drift, the next up invites again.
         """
         return pulumi.get(self, "is_expired")
 
     @_builtins.property
     @pulumi.getter
-    def level(self) -> pulumi.Output[Optional[Union[_builtins.int, _builtins.str]]]:
+    def level(self) -> pulumi.Output[_builtins.int]:
         """
-        Organization level on joining (1, 8 or 15).
+        The organization level on joining: 1 member, 8 admin, 15 owner.
         """
         return pulumi.get(self, "level")
 
     @_builtins.property
     @pulumi.getter
-    def message(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def message(self) -> pulumi.Output[_builtins.str]:
         """
-        The personal message ("" when none).
+        The personal message of the invitation e-mail; "" when none.
         """
         return pulumi.get(self, "message")
 
     @_builtins.property
     @pulumi.getter(name="privateProjectAccess")
-    def private_project_access(self) -> pulumi.Output[Optional[Sequence['outputs.InvitePrivateProjectAccess']]]:
+    def private_project_access(self) -> pulumi.Output[Sequence['outputs.InvitePrivateProjectAccess']]:
         """
-        Access to private projects.
+        Access to private projects: each a project id and a level ("none", "member" or "admin").
         """
         return pulumi.get(self, "private_project_access")
 
     @_builtins.property
     @pulumi.getter(name="sendEmail")
-    def send_email(self) -> pulumi.Output[Optional[_builtins.bool]]:
+    def send_email(self) -> pulumi.Output[_builtins.bool]:
         """
-        Whether the e-mail is sent.
+        As declared: send the invitation e-mail.
         """
         return pulumi.get(self, "send_email")
 
     @_builtins.property
     @pulumi.getter(name="targetEmail")
-    def target_email(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def target_email(self) -> pulumi.Output[_builtins.str]:
         """
         The invited e-mail address.
         """

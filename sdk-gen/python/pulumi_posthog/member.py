@@ -122,7 +122,8 @@ class Member(pulumi.CustomResource):
 
         Members cannot be created (invite them with Invite): create finds the member by `userUuid` or `email` and
         sets the level. The id is the user's UUID. Every Member adopts, so delete leaves the person as found: the level
-        is set back to the one they had when this resource took them over (`levelBefore`), and they stay in the
+        is set back to the one they had when this resource (its create, or `pulumi import`) took them over
+        (`levelBefore`; no write when they have it), and they stay in the
         organization. `removeFromOrganizationOnDestroy: true` removes them instead (PostHog refuses to remove an owner,
         which gives a clear error).
 
@@ -146,7 +147,8 @@ class Member(pulumi.CustomResource):
 
         Members cannot be created (invite them with Invite): create finds the member by `userUuid` or `email` and
         sets the level. The id is the user's UUID. Every Member adopts, so delete leaves the person as found: the level
-        is set back to the one they had when this resource took them over (`levelBefore`), and they stay in the
+        is set back to the one they had when this resource (its create, or `pulumi import`) took them over
+        (`levelBefore`; no write when they have it), and they stay in the
         organization. `removeFromOrganizationOnDestroy: true` removes them instead (PostHog refuses to remove an owner,
         which gives a clear error).
 
@@ -235,25 +237,25 @@ class Member(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def email(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def email(self) -> pulumi.Output[_builtins.str]:
         """
-        The user's e-mail address.
+        The member's e-mail address.
         """
         return pulumi.get(self, "email")
 
     @_builtins.property
     @pulumi.getter(name="firstName")
-    def first_name(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def first_name(self) -> pulumi.Output[_builtins.str]:
         """
-        First name.
+        The member's first name; "" when none.
         """
         return pulumi.get(self, "first_name")
 
     @_builtins.property
     @pulumi.getter(name="is2faEnabled")
-    def is2fa_enabled(self) -> pulumi.Output[Optional[_builtins.bool]]:
+    def is2fa_enabled(self) -> pulumi.Output[_builtins.bool]:
         """
-        Whether 2FA is on.
+        Whether the member has two-factor authentication on.
         """
         return pulumi.get(self, "is2fa_enabled")
 
@@ -267,33 +269,33 @@ class Member(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter(name="lastName")
-    def last_name(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def last_name(self) -> pulumi.Output[_builtins.str]:
         """
-        Last name.
+        The member's last name; "" when none.
         """
         return pulumi.get(self, "last_name")
 
     @_builtins.property
     @pulumi.getter
-    def level(self) -> pulumi.Output[Optional[Union[_builtins.int, _builtins.str]]]:
+    def level(self) -> pulumi.Output[_builtins.int]:
         """
-        Organization level: 1 member, 8 admin, 15 owner.
+        The organization level: 1 member, 8 admin, 15 owner.
         """
         return pulumi.get(self, "level")
 
     @_builtins.property
     @pulumi.getter(name="levelBefore")
-    def level_before(self) -> pulumi.Output[Optional[_builtins.float]]:
+    def level_before(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
-        The level the person had when this resource took them over, set back on delete (absent in older state).
+        The level the person had when this resource took them over (its create, or `pulumi import`), set back on delete. Absent when unknown (state written before it existed): delete then leaves the level as it is.
         """
         return pulumi.get(self, "level_before")
 
     @_builtins.property
     @pulumi.getter(name="membershipId")
-    def membership_id(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def membership_id(self) -> pulumi.Output[_builtins.str]:
         """
-        The membership id (UUID).
+        The membership's own id (UUID).
         """
         return pulumi.get(self, "membership_id")
 
@@ -301,23 +303,23 @@ class Member(pulumi.CustomResource):
     @pulumi.getter(name="removeFromOrganizationOnDestroy")
     def remove_from_organization_on_destroy(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        Remove the person from the organization when this resource is deleted. Default: they stay, with the level they had when this resource took them over. PostHog refuses to remove an owner.
+        As declared: remove the person from the organization on delete.
         """
         return pulumi.get(self, "remove_from_organization_on_destroy")
 
     @_builtins.property
     @pulumi.getter(name="retainOnDelete")
-    def retain_on_delete(self) -> pulumi.Output[Optional[_builtins.bool]]:
+    def retain_on_delete(self) -> pulumi.Output[_builtins.bool]:
         """
-        Whether delete keeps the person's current level (instead of setting `levelBefore` back).
+        As declared: keep the person and their current level on delete.
         """
         return pulumi.get(self, "retain_on_delete")
 
     @_builtins.property
     @pulumi.getter(name="userUuid")
-    def user_uuid(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def user_uuid(self) -> pulumi.Output[_builtins.str]:
         """
-        The user's UUID (also the resource id). Unknown in a preview where this member is updated (unless it was declared as an input): give dependents `member.id`, which stays known.
+        The member's user UUID (also the resource id). Unknown in a preview where this member is updated (when not declared as an input): give dependents `id`, which stays known.
         """
         return pulumi.get(self, "user_uuid")
 

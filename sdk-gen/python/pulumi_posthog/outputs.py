@@ -195,14 +195,14 @@ class GetDashboardResultCreatedBy(dict):
 @pulumi.output_type
 class InvitePrivateProjectAccess(dict):
     def __init__(__self__, *,
-                 id: Union[_builtins.float, _builtins.str],
+                 id: Union[_builtins.int, _builtins.str],
                  level: _builtins.str):
         pulumi.set(__self__, "id", id)
         pulumi.set(__self__, "level", level)
 
     @_builtins.property
     @pulumi.getter
-    def id(self) -> Union[_builtins.float, _builtins.str]:
+    def id(self) -> Union[_builtins.int, _builtins.str]:
         return pulumi.get(self, "id")
 
     @_builtins.property

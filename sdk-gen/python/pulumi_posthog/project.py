@@ -27,7 +27,7 @@ class ProjectArgs:
                  heatmaps_opt_in: pulumi.Input[Optional[_builtins.bool]] = None,
                  is_demo: pulumi.Input[Optional[_builtins.bool]] = None,
                  product_description: pulumi.Input[Optional[_builtins.str]] = None,
-                 project_id: pulumi.Input[Optional[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]]] = None,
+                 project_id: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  recording_domains: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  session_recording_opt_in: pulumi.Input[Optional[_builtins.bool]] = None,
                  surveys_opt_in: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -44,7 +44,7 @@ class ProjectArgs:
         :param pulumi.Input[_builtins.bool] heatmaps_opt_in: Capture heatmaps.
         :param pulumi.Input[_builtins.bool] is_demo: A demo project filled with sample data; only settable at creation (changing it replaces).
         :param pulumi.Input[_builtins.str] product_description: What the product is, for PostHog's AI features (at most 1,000 characters).
-        :param pulumi.Input[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]] project_id: Adopt this existing project (its id) instead of creating one. Changing it replaces the resource. An adopted project is kept on destroy unless `deleteAdoptedOnDestroy` is true.
+        :param pulumi.Input[Union[_builtins.int, _builtins.str]] project_id: Adopt this existing project (its id) instead of creating one. Changing it replaces the resource. An adopted project is kept on destroy unless `deleteAdoptedOnDestroy` is true.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] recording_domains: Domains allowed to record sessions, each at most 200 characters.
         :param pulumi.Input[_builtins.bool] session_recording_opt_in: Record sessions.
         :param pulumi.Input[_builtins.bool] surveys_opt_in: Enable surveys.
@@ -177,14 +177,14 @@ class ProjectArgs:
 
     @_builtins.property
     @pulumi.getter(name="projectId")
-    def project_id(self) -> pulumi.Input[Optional[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]]]:
+    def project_id(self) -> pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]]:
         """
         Adopt this existing project (its id) instead of creating one. Changing it replaces the resource. An adopted project is kept on destroy unless `deleteAdoptedOnDestroy` is true.
         """
         return pulumi.get(self, "project_id")
 
     @project_id.setter
-    def project_id(self, value: pulumi.Input[Optional[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]]]):
+    def project_id(self, value: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]]):
         pulumi.set(self, "project_id", value)
 
     @_builtins.property
@@ -262,7 +262,7 @@ class Project(pulumi.CustomResource):
                  is_demo: pulumi.Input[Optional[_builtins.bool]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  product_description: pulumi.Input[Optional[_builtins.str]] = None,
-                 project_id: pulumi.Input[Optional[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]]] = None,
+                 project_id: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  recording_domains: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  session_recording_opt_in: pulumi.Input[Optional[_builtins.bool]] = None,
                  surveys_opt_in: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -287,7 +287,7 @@ class Project(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] is_demo: A demo project filled with sample data; only settable at creation (changing it replaces).
         :param pulumi.Input[_builtins.str] name: Project name (1..200 characters).
         :param pulumi.Input[_builtins.str] product_description: What the product is, for PostHog's AI features (at most 1,000 characters).
-        :param pulumi.Input[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]] project_id: Adopt this existing project (its id) instead of creating one. Changing it replaces the resource. An adopted project is kept on destroy unless `deleteAdoptedOnDestroy` is true.
+        :param pulumi.Input[Union[_builtins.int, _builtins.str]] project_id: Adopt this existing project (its id) instead of creating one. Changing it replaces the resource. An adopted project is kept on destroy unless `deleteAdoptedOnDestroy` is true.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] recording_domains: Domains allowed to record sessions, each at most 200 characters.
         :param pulumi.Input[_builtins.bool] session_recording_opt_in: Record sessions.
         :param pulumi.Input[_builtins.bool] surveys_opt_in: Enable surveys.
@@ -331,7 +331,7 @@ class Project(pulumi.CustomResource):
                  is_demo: pulumi.Input[Optional[_builtins.bool]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  product_description: pulumi.Input[Optional[_builtins.str]] = None,
-                 project_id: pulumi.Input[Optional[Union[_builtins.str, Union[pulumi.Input[_builtins.float], pulumi.Input[_builtins.str]]]]] = None,
+                 project_id: pulumi.Input[Optional[Union[_builtins.int, _builtins.str]]] = None,
                  recording_domains: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  session_recording_opt_in: pulumi.Input[Optional[_builtins.bool]] = None,
                  surveys_opt_in: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -424,7 +424,7 @@ class Project(pulumi.CustomResource):
     @pulumi.getter(name="anonymizeIps")
     def anonymize_ips(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        Whether IPs are discarded.
+        Whether client IP addresses are discarded.
         """
         return pulumi.get(self, "anonymize_ips")
 
@@ -432,15 +432,15 @@ class Project(pulumi.CustomResource):
     @pulumi.getter(name="apiToken")
     def api_token(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        The project API key SDKs send events with (secret).
+        The project API key that PostHog's SDKs send events with (secret).
         """
         return pulumi.get(self, "api_token")
 
     @_builtins.property
     @pulumi.getter(name="appUrls")
-    def app_urls(self) -> pulumi.Output[Optional[Sequence[_builtins.str]]]:
+    def app_urls(self) -> pulumi.Output[Sequence[_builtins.str]]:
         """
-        App URLs.
+        URLs of the app (toolbar, heatmaps); empty when none.
         """
         return pulumi.get(self, "app_urls")
 
@@ -464,7 +464,7 @@ class Project(pulumi.CustomResource):
     @pulumi.getter(name="deleteAdoptedOnDestroy")
     def delete_adopted_on_destroy(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        Delete the project on destroy even though it was adopted (`projectId`), with its data, dashboards and batch exports. Default: an adopted project is left as it was found (a project this resource created is always deleted on destroy).
+        As declared: delete the adopted project on destroy.
         """
         return pulumi.get(self, "delete_adopted_on_destroy")
 
@@ -478,9 +478,9 @@ class Project(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter(name="ingestedEvent")
-    def ingested_event(self) -> pulumi.Output[Optional[_builtins.bool]]:
+    def ingested_event(self) -> pulumi.Output[_builtins.bool]:
         """
-        Whether any event arrived.
+        Whether any event was received.
         """
         return pulumi.get(self, "ingested_event")
 
@@ -488,7 +488,7 @@ class Project(pulumi.CustomResource):
     @pulumi.getter(name="isDemo")
     def is_demo(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        Whether it is a demo project.
+        Whether it is a demo project filled with sample data.
         """
         return pulumi.get(self, "is_demo")
 
@@ -496,15 +496,15 @@ class Project(pulumi.CustomResource):
     @pulumi.getter(name="liveEventsToken")
     def live_events_token(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        The live events token (secret).
+        The token of the live events stream (secret).
         """
         return pulumi.get(self, "live_events_token")
 
     @_builtins.property
     @pulumi.getter
-    def name(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def name(self) -> pulumi.Output[_builtins.str]:
         """
-        Project name.
+        The project name.
         """
         return pulumi.get(self, "name")
 
@@ -512,31 +512,31 @@ class Project(pulumi.CustomResource):
     @pulumi.getter
     def organization(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        The organization id.
+        The id (UUID) of the organization the project belongs to.
         """
         return pulumi.get(self, "organization")
 
     @_builtins.property
     @pulumi.getter(name="productDescription")
-    def product_description(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def product_description(self) -> pulumi.Output[_builtins.str]:
         """
-        Product description.
+        What the product is, for PostHog's AI features; "" when unset.
         """
         return pulumi.get(self, "product_description")
 
     @_builtins.property
     @pulumi.getter(name="projectId")
-    def project_id(self) -> pulumi.Output[Optional[Any]]:
+    def project_id(self) -> pulumi.Output[_builtins.str]:
         """
-        The project id (also the resource id). Output-only unless adopting, so unknown in a preview where this project is updated: give dependents `project.id`, which stays known.
+        The project id, a string of digits (also the resource id). Unknown in a preview where this project is updated: give dependents `id`, which stays known.
         """
         return pulumi.get(self, "project_id")
 
     @_builtins.property
     @pulumi.getter(name="recordingDomains")
-    def recording_domains(self) -> pulumi.Output[Optional[Sequence[_builtins.str]]]:
+    def recording_domains(self) -> pulumi.Output[Sequence[_builtins.str]]:
         """
-        Domains allowed to record.
+        Domains allowed to record sessions; empty when none.
         """
         return pulumi.get(self, "recording_domains")
 
@@ -560,7 +560,7 @@ class Project(pulumi.CustomResource):
     @pulumi.getter
     def timezone(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        IANA time zone.
+        The IANA time zone of the project.
         """
         return pulumi.get(self, "timezone")
 
@@ -576,7 +576,7 @@ class Project(pulumi.CustomResource):
     @pulumi.getter(name="weekStartDay")
     def week_start_day(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
-        First day of the week (0 Sunday, 1 Monday).
+        The first day of the week: 0 (Sunday) or 1 (Monday).
         """
         return pulumi.get(self, "week_start_day")
 

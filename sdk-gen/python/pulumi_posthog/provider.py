@@ -20,39 +20,53 @@ __all__ = ['ProviderArgs', 'Provider']
 class ProviderArgs:
     def __init__(__self__, *,
                  api_key: pulumi.Input[Optional[_builtins.str]] = None,
-                 find_cache_ms: pulumi.Input[Optional[_builtins.str]] = None,
+                 find_cache_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  host: pulumi.Input[Optional[_builtins.str]] = None,
                  max_rate_limit_wait: pulumi.Input[Optional[_builtins.str]] = None,
                  organization_id: pulumi.Input[Optional[_builtins.str]] = None,
                  project_id: pulumi.Input[Optional[_builtins.str]] = None,
                  rate_limit: pulumi.Input[Optional[_builtins.str]] = None,
-                 retry_base_delay_ms: pulumi.Input[Optional[_builtins.str]] = None):
+                 retry_base_delay_ms: pulumi.Input[Optional[_builtins.int]] = None):
         """
         The set of arguments for constructing a Provider resource.
 
-        :param pulumi.Input[_builtins.str] api_key: A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`. Environment variable: `POSTHOG_API_KEY`.
-        :param pulumi.Input[_builtins.str] find_cache_ms: How long a completed list read is reused by later lookups of the process, in milliseconds. Environment variable: `POSTHOG_FIND_CACHE_MS`.
-        :param pulumi.Input[_builtins.str] host: The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Default `https://us.posthog.com`. Environment variable: `POSTHOG_HOST`.
-        :param pulumi.Input[_builtins.str] max_rate_limit_wait: The longest wait a 429 may name that is waited out (seconds, or `90s`, `10m`, `1h`). Default 2 minutes. Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
-        :param pulumi.Input[_builtins.str] organization_id: The organization (a UUID) the organization-scoped resources live in; default the key's current one. Environment variable: `POSTHOG_ORGANIZATION_ID`.
-        :param pulumi.Input[_builtins.str] project_id: The project (a positive integer) of project-scoped resources that declare none; default the key's current one. Environment variable: `POSTHOG_PROJECT_ID`.
-        :param pulumi.Input[_builtins.str] rate_limit: The client rate limit per key, `"<perMinute>/<perHour>"` or `"off"`. Default `480/4800`. Environment variable: `POSTHOG_RATE_LIMIT`.
-        :param pulumi.Input[_builtins.str] retry_base_delay_ms: The base of the retry backoff, in milliseconds. Default 500. Environment variable: `POSTHOG_RETRY_BASE_DELAY_MS`.
+        :param pulumi.Input[_builtins.str] api_key: A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`; else the provider reads the environment variable `POSTHOG_API_KEY`.
+        :param pulumi.Input[_builtins.int] find_cache_ms: How long a completed list read is reused by later lookups of the process, in milliseconds (a whole number; 0 turns it off). Default 2000. Environment variable: `POSTHOG_FIND_CACHE_MS`.
+        :param pulumi.Input[_builtins.str] host: The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Environment variable: `POSTHOG_HOST`.
+        :param pulumi.Input[_builtins.str] max_rate_limit_wait: The longest wait a 429 answer may name that is waited out: a duration string, whole seconds ("120") or a whole number with the unit s, m or h ("90s", "10m", "1h"). Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
+        :param pulumi.Input[_builtins.str] organization_id: The organization (a UUID, or "@current") the organization-scoped resources live in; default the API key's current one. Environment variable: `POSTHOG_ORGANIZATION_ID`.
+        :param pulumi.Input[_builtins.str] project_id: The project of project-scoped resources that declare none: its id, a positive integer written as a string (e.g. "12345"), or "@current"; default the API key's current one. Environment variable: `POSTHOG_PROJECT_ID`.
+        :param pulumi.Input[_builtins.str] rate_limit: The client rate limit per API key, `"<perMinute>/<perHour>"` with positive whole numbers, or `"off"`. Environment variable: `POSTHOG_RATE_LIMIT`.
+        :param pulumi.Input[_builtins.int] retry_base_delay_ms: The base of the retry backoff, in milliseconds (a whole number). Default 500. Environment variable: `POSTHOG_RETRY_BASE_DELAY_MS`.
         """
         if api_key is not None:
             pulumi.set(__self__, "api_key", api_key)
+        if find_cache_ms is None:
+            find_cache_ms = _utilities.get_env_int('POSTHOG_FIND_CACHE_MS')
         if find_cache_ms is not None:
             pulumi.set(__self__, "find_cache_ms", find_cache_ms)
+        if host is None:
+            host = (_utilities.get_env('POSTHOG_HOST') or 'https://us.posthog.com')
         if host is not None:
             pulumi.set(__self__, "host", host)
+        if max_rate_limit_wait is None:
+            max_rate_limit_wait = (_utilities.get_env('POSTHOG_MAX_RATE_LIMIT_WAIT') or '2m')
         if max_rate_limit_wait is not None:
             pulumi.set(__self__, "max_rate_limit_wait", max_rate_limit_wait)
+        if organization_id is None:
+            organization_id = _utilities.get_env('POSTHOG_ORGANIZATION_ID')
         if organization_id is not None:
             pulumi.set(__self__, "organization_id", organization_id)
+        if project_id is None:
+            project_id = _utilities.get_env('POSTHOG_PROJECT_ID')
         if project_id is not None:
             pulumi.set(__self__, "project_id", project_id)
+        if rate_limit is None:
+            rate_limit = (_utilities.get_env('POSTHOG_RATE_LIMIT') or '480/4800')
         if rate_limit is not None:
             pulumi.set(__self__, "rate_limit", rate_limit)
+        if retry_base_delay_ms is None:
+            retry_base_delay_ms = _utilities.get_env_int('POSTHOG_RETRY_BASE_DELAY_MS')
         if retry_base_delay_ms is not None:
             pulumi.set(__self__, "retry_base_delay_ms", retry_base_delay_ms)
 
@@ -60,7 +74,7 @@ class ProviderArgs:
     @pulumi.getter(name="apiKey")
     def api_key(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`. Environment variable: `POSTHOG_API_KEY`.
+        A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`; else the provider reads the environment variable `POSTHOG_API_KEY`.
         """
         return pulumi.get(self, "api_key")
 
@@ -70,21 +84,21 @@ class ProviderArgs:
 
     @_builtins.property
     @pulumi.getter(name="findCacheMs")
-    def find_cache_ms(self) -> pulumi.Input[Optional[_builtins.str]]:
+    def find_cache_ms(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        How long a completed list read is reused by later lookups of the process, in milliseconds. Environment variable: `POSTHOG_FIND_CACHE_MS`.
+        How long a completed list read is reused by later lookups of the process, in milliseconds (a whole number; 0 turns it off). Default 2000. Environment variable: `POSTHOG_FIND_CACHE_MS`.
         """
         return pulumi.get(self, "find_cache_ms")
 
     @find_cache_ms.setter
-    def find_cache_ms(self, value: pulumi.Input[Optional[_builtins.str]]):
+    def find_cache_ms(self, value: pulumi.Input[Optional[_builtins.int]]):
         pulumi.set(self, "find_cache_ms", value)
 
     @_builtins.property
     @pulumi.getter
     def host(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Default `https://us.posthog.com`. Environment variable: `POSTHOG_HOST`.
+        The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Environment variable: `POSTHOG_HOST`.
         """
         return pulumi.get(self, "host")
 
@@ -96,7 +110,7 @@ class ProviderArgs:
     @pulumi.getter(name="maxRateLimitWait")
     def max_rate_limit_wait(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The longest wait a 429 may name that is waited out (seconds, or `90s`, `10m`, `1h`). Default 2 minutes. Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
+        The longest wait a 429 answer may name that is waited out: a duration string, whole seconds ("120") or a whole number with the unit s, m or h ("90s", "10m", "1h"). Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
         """
         return pulumi.get(self, "max_rate_limit_wait")
 
@@ -108,7 +122,7 @@ class ProviderArgs:
     @pulumi.getter(name="organizationId")
     def organization_id(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The organization (a UUID) the organization-scoped resources live in; default the key's current one. Environment variable: `POSTHOG_ORGANIZATION_ID`.
+        The organization (a UUID, or "@current") the organization-scoped resources live in; default the API key's current one. Environment variable: `POSTHOG_ORGANIZATION_ID`.
         """
         return pulumi.get(self, "organization_id")
 
@@ -120,7 +134,7 @@ class ProviderArgs:
     @pulumi.getter(name="projectId")
     def project_id(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The project (a positive integer) of project-scoped resources that declare none; default the key's current one. Environment variable: `POSTHOG_PROJECT_ID`.
+        The project of project-scoped resources that declare none: its id, a positive integer written as a string (e.g. "12345"), or "@current"; default the API key's current one. Environment variable: `POSTHOG_PROJECT_ID`.
         """
         return pulumi.get(self, "project_id")
 
@@ -132,7 +146,7 @@ class ProviderArgs:
     @pulumi.getter(name="rateLimit")
     def rate_limit(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        The client rate limit per key, `"<perMinute>/<perHour>"` or `"off"`. Default `480/4800`. Environment variable: `POSTHOG_RATE_LIMIT`.
+        The client rate limit per API key, `"<perMinute>/<perHour>"` with positive whole numbers, or `"off"`. Environment variable: `POSTHOG_RATE_LIMIT`.
         """
         return pulumi.get(self, "rate_limit")
 
@@ -142,14 +156,14 @@ class ProviderArgs:
 
     @_builtins.property
     @pulumi.getter(name="retryBaseDelayMs")
-    def retry_base_delay_ms(self) -> pulumi.Input[Optional[_builtins.str]]:
+    def retry_base_delay_ms(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        The base of the retry backoff, in milliseconds. Default 500. Environment variable: `POSTHOG_RETRY_BASE_DELAY_MS`.
+        The base of the retry backoff, in milliseconds (a whole number). Default 500. Environment variable: `POSTHOG_RETRY_BASE_DELAY_MS`.
         """
         return pulumi.get(self, "retry_base_delay_ms")
 
     @retry_base_delay_ms.setter
-    def retry_base_delay_ms(self, value: pulumi.Input[Optional[_builtins.str]]):
+    def retry_base_delay_ms(self, value: pulumi.Input[Optional[_builtins.int]]):
         pulumi.set(self, "retry_base_delay_ms", value)
 
 
@@ -160,27 +174,27 @@ class Provider(pulumi.ProviderResource):
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
                  api_key: pulumi.Input[Optional[_builtins.str]] = None,
-                 find_cache_ms: pulumi.Input[Optional[_builtins.str]] = None,
+                 find_cache_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  host: pulumi.Input[Optional[_builtins.str]] = None,
                  max_rate_limit_wait: pulumi.Input[Optional[_builtins.str]] = None,
                  organization_id: pulumi.Input[Optional[_builtins.str]] = None,
                  project_id: pulumi.Input[Optional[_builtins.str]] = None,
                  rate_limit: pulumi.Input[Optional[_builtins.str]] = None,
-                 retry_base_delay_ms: pulumi.Input[Optional[_builtins.str]] = None,
+                 retry_base_delay_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  __props__=None):
         """
         The posthog provider: its settings, each also read from its environment variable when unset.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] api_key: A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`. Environment variable: `POSTHOG_API_KEY`.
-        :param pulumi.Input[_builtins.str] find_cache_ms: How long a completed list read is reused by later lookups of the process, in milliseconds. Environment variable: `POSTHOG_FIND_CACHE_MS`.
-        :param pulumi.Input[_builtins.str] host: The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Default `https://us.posthog.com`. Environment variable: `POSTHOG_HOST`.
-        :param pulumi.Input[_builtins.str] max_rate_limit_wait: The longest wait a 429 may name that is waited out (seconds, or `90s`, `10m`, `1h`). Default 2 minutes. Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
-        :param pulumi.Input[_builtins.str] organization_id: The organization (a UUID) the organization-scoped resources live in; default the key's current one. Environment variable: `POSTHOG_ORGANIZATION_ID`.
-        :param pulumi.Input[_builtins.str] project_id: The project (a positive integer) of project-scoped resources that declare none; default the key's current one. Environment variable: `POSTHOG_PROJECT_ID`.
-        :param pulumi.Input[_builtins.str] rate_limit: The client rate limit per key, `"<perMinute>/<perHour>"` or `"off"`. Default `480/4800`. Environment variable: `POSTHOG_RATE_LIMIT`.
-        :param pulumi.Input[_builtins.str] retry_base_delay_ms: The base of the retry backoff, in milliseconds. Default 500. Environment variable: `POSTHOG_RETRY_BASE_DELAY_MS`.
+        :param pulumi.Input[_builtins.str] api_key: A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`; else the provider reads the environment variable `POSTHOG_API_KEY`.
+        :param pulumi.Input[_builtins.int] find_cache_ms: How long a completed list read is reused by later lookups of the process, in milliseconds (a whole number; 0 turns it off). Default 2000. Environment variable: `POSTHOG_FIND_CACHE_MS`.
+        :param pulumi.Input[_builtins.str] host: The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Environment variable: `POSTHOG_HOST`.
+        :param pulumi.Input[_builtins.str] max_rate_limit_wait: The longest wait a 429 answer may name that is waited out: a duration string, whole seconds ("120") or a whole number with the unit s, m or h ("90s", "10m", "1h"). Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
+        :param pulumi.Input[_builtins.str] organization_id: The organization (a UUID, or "@current") the organization-scoped resources live in; default the API key's current one. Environment variable: `POSTHOG_ORGANIZATION_ID`.
+        :param pulumi.Input[_builtins.str] project_id: The project of project-scoped resources that declare none: its id, a positive integer written as a string (e.g. "12345"), or "@current"; default the API key's current one. Environment variable: `POSTHOG_PROJECT_ID`.
+        :param pulumi.Input[_builtins.str] rate_limit: The client rate limit per API key, `"<perMinute>/<perHour>"` with positive whole numbers, or `"off"`. Environment variable: `POSTHOG_RATE_LIMIT`.
+        :param pulumi.Input[_builtins.int] retry_base_delay_ms: The base of the retry backoff, in milliseconds (a whole number). Default 500. Environment variable: `POSTHOG_RETRY_BASE_DELAY_MS`.
         """
         ...
     @overload
@@ -207,13 +221,13 @@ class Provider(pulumi.ProviderResource):
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
                  api_key: pulumi.Input[Optional[_builtins.str]] = None,
-                 find_cache_ms: pulumi.Input[Optional[_builtins.str]] = None,
+                 find_cache_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  host: pulumi.Input[Optional[_builtins.str]] = None,
                  max_rate_limit_wait: pulumi.Input[Optional[_builtins.str]] = None,
                  organization_id: pulumi.Input[Optional[_builtins.str]] = None,
                  project_id: pulumi.Input[Optional[_builtins.str]] = None,
                  rate_limit: pulumi.Input[Optional[_builtins.str]] = None,
-                 retry_base_delay_ms: pulumi.Input[Optional[_builtins.str]] = None,
+                 retry_base_delay_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
         if not isinstance(opts, pulumi.ResourceOptions):
@@ -224,13 +238,27 @@ class Provider(pulumi.ProviderResource):
             __props__ = ProviderArgs.__new__(ProviderArgs)
 
             __props__.__dict__["api_key"] = None if api_key is None else pulumi.Output.secret(api_key)
-            __props__.__dict__["find_cache_ms"] = find_cache_ms
+            if find_cache_ms is None:
+                find_cache_ms = _utilities.get_env_int('POSTHOG_FIND_CACHE_MS')
+            __props__.__dict__["find_cache_ms"] = pulumi.Output.from_input(find_cache_ms).apply(pulumi.runtime.to_json) if find_cache_ms is not None else None
+            if host is None:
+                host = (_utilities.get_env('POSTHOG_HOST') or 'https://us.posthog.com')
             __props__.__dict__["host"] = host
+            if max_rate_limit_wait is None:
+                max_rate_limit_wait = (_utilities.get_env('POSTHOG_MAX_RATE_LIMIT_WAIT') or '2m')
             __props__.__dict__["max_rate_limit_wait"] = max_rate_limit_wait
+            if organization_id is None:
+                organization_id = _utilities.get_env('POSTHOG_ORGANIZATION_ID')
             __props__.__dict__["organization_id"] = organization_id
+            if project_id is None:
+                project_id = _utilities.get_env('POSTHOG_PROJECT_ID')
             __props__.__dict__["project_id"] = project_id
+            if rate_limit is None:
+                rate_limit = (_utilities.get_env('POSTHOG_RATE_LIMIT') or '480/4800')
             __props__.__dict__["rate_limit"] = rate_limit
-            __props__.__dict__["retry_base_delay_ms"] = retry_base_delay_ms
+            if retry_base_delay_ms is None:
+                retry_base_delay_ms = _utilities.get_env_int('POSTHOG_RETRY_BASE_DELAY_MS')
+            __props__.__dict__["retry_base_delay_ms"] = pulumi.Output.from_input(retry_base_delay_ms).apply(pulumi.runtime.to_json) if retry_base_delay_ms is not None else None
         super(Provider, __self__).__init__(
             'posthog',
             resource_name,

@@ -5,7 +5,7 @@ module github.com/pulumi-posthog/pulumi-posthog/test/plugin/go-program
 go 1.26.6
 
 require (
-	github.com/pulumi-posthog/pulumi-posthog/sdk/go v0.0.0
+	github.com/pulumi-posthog/pulumi-posthog/sdk-gen/go v0.0.0
 	github.com/pulumi/pulumi/sdk/v3 v3.274.1
 )
 
@@ -122,4 +122,4 @@ require (
 	lukechampine.com/frand v1.4.2 // indirect
 )
 
-replace github.com/pulumi-posthog/pulumi-posthog/sdk/go => ../../../sdk-gen/go
+replace github.com/pulumi-posthog/pulumi-posthog/sdk-gen/go => ../../../sdk-gen/go

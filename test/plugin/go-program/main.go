@@ -5,7 +5,7 @@
 package main
 
 import (
-	"github.com/pulumi-posthog/pulumi-posthog/sdk/go/posthog"
+	"github.com/pulumi-posthog/pulumi-posthog/sdk-gen/go/posthog"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
 )

@@ -9,7 +9,9 @@
 //
 // For each language it writes the generator's files under DIR/<lang>/ (the folder is emptied first), and for Go,
 // whose generator writes no go.mod for a schema without `supportPack`, a go.mod naming the module the schema's
-// importBasePath implies (see goMod). Exit status 1 with the binder's diagnostics when the schema does not bind.
+// importBasePath implies (see goMod); tools/gen-sdk.mts then runs `go mod tidy` there, which completes its
+// requirements and writes go.sum. The Node.js SDK is generated as a local SDK (see generate), which compiles itself
+// when npm installs it. Exit status 1 with the binder's diagnostics when the schema does not bind.
 package main
 
 import (
@@ -87,9 +89,10 @@ func bind(raw []byte) (*schema.Package, error) {
 }
 
 // goMod is the go.mod of the Go SDK, which sits one folder above the root package (sdk-gen/go/go.mod beside
-// sdk-gen/go/posthog/): its module is the import base path without its last element (`…/sdk/go/posthog` →
-// `…/sdk/go`), as the Go generator derives it for a package that supports packing
-// (pkg/v3@v3.274.1/codegen/go/gen.go, ModuleAndImportPath); for this schema, without `supportPack`, it writes none.
+// sdk-gen/go/posthog/): its module is the import base path without its last element (`…/sdk-gen/go/posthog` →
+// `…/sdk-gen/go`, the repository's path of that folder), as the Go generator derives it for a package that supports
+// packing (pkg/v3@v3.274.1/codegen/go/gen.go, ModuleAndImportPath); for this schema, without `supportPack`, it
+// writes none. It names only the Pulumi Go SDK: `go mod tidy` (tools/gen-sdk.mts) adds the rest and go.sum.
 func goMod(pkg *schema.Package) (string, error) {
 	info, _ := pkg.Language["go"].(gogen.GoPackageInfo)
 	base := info.ImportBasePath
@@ -101,7 +104,8 @@ func goMod(pkg *schema.Package) (string, error) {
 		module = info.ModulePath
 	}
 	return fmt.Sprintf(
-		"// Written by tools/pulumi-cli/gensdk (Pulumi's Go generator writes no go.mod for this schema).\n"+
+		"// Written by tools/pulumi-cli/gensdk (Pulumi's Go generator writes no go.mod for this schema) and\n"+
+			"// completed by `go mod tidy`: `npm run gen-sdk` writes both.\n"+
 			"module %s\n\ngo 1.25\n\nrequire github.com/pulumi/pulumi/sdk/v3 %s\n", module, pulumiSDKGo), nil
 }
 
@@ -123,10 +127,26 @@ func generate(lang string, raw []byte) (map[string][]byte, error) {
 			return nil, err
 		}
 		files["go.mod"] = []byte(mod)
+		// The plugin's name, version and download URL also at the module's root, where every Go language host looks
+		// for them: the hosts before the `<module>/*/pulumi-plugin.json` lookup (as v3.62.0, the one this
+		// repository builds: sdk/v3@v3.62.0/go/pulumi-language-go/main.go, readPulumiPluginJSON) look only in the
+		// module's folder, its go/ and go/*/, so without it `pulumi about` lists no posthog and a program's
+		// plugin requirements miss it.
+		info, _ := pkg.Language["go"].(gogen.GoPackageInfo) // imported by GeneratePackage
+		pluginJSON, ok := files[path.Join(path.Base(info.ImportBasePath), "pulumi-plugin.json")]
+		if !ok {
+			return nil, errors.New("the Go generator wrote no pulumi-plugin.json in the root package")
+		}
+		files["pulumi-plugin.json"] = pluginJSON
 		return files, nil
 	case "nodejs":
-		// As pulumi-language-nodejs's GeneratePackage for `gen-sdk` without --local.
-		return nodejsgen.GeneratePackage("pulumi-language-nodejs", pkg, nil, nil, false, noLoader{})
+		// As pulumi-language-nodejs's GeneratePackage for `pulumi package gen-sdk --local` (localSDK true): the
+		// package.json names `bin/index.js` as its main and compiles the TypeScript sources there when it is
+		// installed (a postinstall script running tsc, with typescript and @types/node as dependencies), so that
+		// `npm install` of this folder or of the tarball `npm pack` makes there gives a package Node.js can load
+		// (pkg/v3@v3.274.1/codegen/nodejs/gen.go, genNPMPackageMetadata and genPostInstallScript). Without it the
+		// package holds only .ts files and no main, which Node.js refuses to load from node_modules.
+		return nodejsgen.GeneratePackage("pulumi-language-nodejs", pkg, nil, nil, true, noLoader{})
 	case "python":
 		return pythongen.GeneratePackage("pulumi-language-python", pkg, nil, noLoader{})
 	}

@@ -4,49 +4,105 @@
 package config
 
 import (
-	"github.com/pulumi-posthog/pulumi-posthog/sdk/go/posthog/internal"
+	"github.com/pulumi-posthog/pulumi-posthog/sdk-gen/go/posthog/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
 )
 
 var _ = internal.GetEnvOrDefault
 
-// A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`. Environment variable: `POSTHOG_API_KEY`.
+// A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`; else the provider reads the environment variable `POSTHOG_API_KEY`.
 func GetApiKey(ctx *pulumi.Context) string {
 	return config.Get(ctx, "posthog:apiKey")
 }
 
-// How long a completed list read is reused by later lookups of the process, in milliseconds. Environment variable: `POSTHOG_FIND_CACHE_MS`.
-func GetFindCacheMs(ctx *pulumi.Context) string {
-	return config.Get(ctx, "posthog:findCacheMs")
+// How long a completed list read is reused by later lookups of the process, in milliseconds (a whole number; 0 turns it off). Default 2000. Environment variable: `POSTHOG_FIND_CACHE_MS`.
+func GetFindCacheMs(ctx *pulumi.Context) int {
+	v, err := config.TryInt(ctx, "posthog:findCacheMs")
+	if err == nil {
+		return v
+	}
+	var value int
+	if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "POSTHOG_FIND_CACHE_MS"); d != nil {
+		value = d.(int)
+	}
+	return value
 }
 
-// The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Default `https://us.posthog.com`. Environment variable: `POSTHOG_HOST`.
+// The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Environment variable: `POSTHOG_HOST`.
 func GetHost(ctx *pulumi.Context) string {
-	return config.Get(ctx, "posthog:host")
+	v, err := config.Try(ctx, "posthog:host")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault("https://us.posthog.com", nil, "POSTHOG_HOST"); d != nil {
+		value = d.(string)
+	}
+	return value
 }
 
-// The longest wait a 429 may name that is waited out (seconds, or `90s`, `10m`, `1h`). Default 2 minutes. Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
+// The longest wait a 429 answer may name that is waited out: a duration string, whole seconds ("120") or a whole number with the unit s, m or h ("90s", "10m", "1h"). Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
 func GetMaxRateLimitWait(ctx *pulumi.Context) string {
-	return config.Get(ctx, "posthog:maxRateLimitWait")
+	v, err := config.Try(ctx, "posthog:maxRateLimitWait")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault("2m", nil, "POSTHOG_MAX_RATE_LIMIT_WAIT"); d != nil {
+		value = d.(string)
+	}
+	return value
 }
 
-// The organization (a UUID) the organization-scoped resources live in; default the key's current one. Environment variable: `POSTHOG_ORGANIZATION_ID`.
+// The organization (a UUID, or "@current") the organization-scoped resources live in; default the API key's current one. Environment variable: `POSTHOG_ORGANIZATION_ID`.
 func GetOrganizationId(ctx *pulumi.Context) string {
-	return config.Get(ctx, "posthog:organizationId")
+	v, err := config.Try(ctx, "posthog:organizationId")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault(nil, nil, "POSTHOG_ORGANIZATION_ID"); d != nil {
+		value = d.(string)
+	}
+	return value
 }
 
-// The project (a positive integer) of project-scoped resources that declare none; default the key's current one. Environment variable: `POSTHOG_PROJECT_ID`.
+// The project of project-scoped resources that declare none: its id, a positive integer written as a string (e.g. "12345"), or "@current"; default the API key's current one. Environment variable: `POSTHOG_PROJECT_ID`.
 func GetProjectId(ctx *pulumi.Context) string {
-	return config.Get(ctx, "posthog:projectId")
+	v, err := config.Try(ctx, "posthog:projectId")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault(nil, nil, "POSTHOG_PROJECT_ID"); d != nil {
+		value = d.(string)
+	}
+	return value
 }
 
-// The client rate limit per key, `"<perMinute>/<perHour>"` or `"off"`. Default `480/4800`. Environment variable: `POSTHOG_RATE_LIMIT`.
+// The client rate limit per API key, `"<perMinute>/<perHour>"` with positive whole numbers, or `"off"`. Environment variable: `POSTHOG_RATE_LIMIT`.
 func GetRateLimit(ctx *pulumi.Context) string {
-	return config.Get(ctx, "posthog:rateLimit")
+	v, err := config.Try(ctx, "posthog:rateLimit")
+	if err == nil {
+		return v
+	}
+	var value string
+	if d := internal.GetEnvOrDefault("480/4800", nil, "POSTHOG_RATE_LIMIT"); d != nil {
+		value = d.(string)
+	}
+	return value
 }
 
-// The base of the retry backoff, in milliseconds. Default 500. Environment variable: `POSTHOG_RETRY_BASE_DELAY_MS`.
-func GetRetryBaseDelayMs(ctx *pulumi.Context) string {
-	return config.Get(ctx, "posthog:retryBaseDelayMs")
+// The base of the retry backoff, in milliseconds (a whole number). Default 500. Environment variable: `POSTHOG_RETRY_BASE_DELAY_MS`.
+func GetRetryBaseDelayMs(ctx *pulumi.Context) int {
+	v, err := config.TryInt(ctx, "posthog:retryBaseDelayMs")
+	if err == nil {
+		return v
+	}
+	var value int
+	if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "POSTHOG_RETRY_BASE_DELAY_MS"); d != nil {
+		value = d.(int)
+	}
+	return value
 }

@@ -23,56 +23,56 @@ class _ExportableConfig(types.ModuleType):
     @_builtins.property
     def api_key(self) -> Optional[str]:
         """
-        A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`. Environment variable: `POSTHOG_API_KEY`.
+        A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`; else the provider reads the environment variable `POSTHOG_API_KEY`.
         """
         return __config__.get('apiKey')
 
     @_builtins.property
-    def find_cache_ms(self) -> Optional[str]:
+    def find_cache_ms(self) -> Optional[int]:
         """
-        How long a completed list read is reused by later lookups of the process, in milliseconds. Environment variable: `POSTHOG_FIND_CACHE_MS`.
+        How long a completed list read is reused by later lookups of the process, in milliseconds (a whole number; 0 turns it off). Default 2000. Environment variable: `POSTHOG_FIND_CACHE_MS`.
         """
-        return __config__.get('findCacheMs')
+        return __config__.get_int('findCacheMs') or _utilities.get_env_int('POSTHOG_FIND_CACHE_MS')
 
     @_builtins.property
-    def host(self) -> Optional[str]:
+    def host(self) -> str:
         """
-        The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Default `https://us.posthog.com`. Environment variable: `POSTHOG_HOST`.
+        The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Environment variable: `POSTHOG_HOST`.
         """
-        return __config__.get('host')
+        return __config__.get('host') or (_utilities.get_env('POSTHOG_HOST') or 'https://us.posthog.com')
 
     @_builtins.property
-    def max_rate_limit_wait(self) -> Optional[str]:
+    def max_rate_limit_wait(self) -> str:
         """
-        The longest wait a 429 may name that is waited out (seconds, or `90s`, `10m`, `1h`). Default 2 minutes. Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
+        The longest wait a 429 answer may name that is waited out: a duration string, whole seconds ("120") or a whole number with the unit s, m or h ("90s", "10m", "1h"). Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
         """
-        return __config__.get('maxRateLimitWait')
+        return __config__.get('maxRateLimitWait') or (_utilities.get_env('POSTHOG_MAX_RATE_LIMIT_WAIT') or '2m')
 
     @_builtins.property
     def organization_id(self) -> Optional[str]:
         """
-        The organization (a UUID) the organization-scoped resources live in; default the key's current one. Environment variable: `POSTHOG_ORGANIZATION_ID`.
+        The organization (a UUID, or "@current") the organization-scoped resources live in; default the API key's current one. Environment variable: `POSTHOG_ORGANIZATION_ID`.
         """
-        return __config__.get('organizationId')
+        return __config__.get('organizationId') or _utilities.get_env('POSTHOG_ORGANIZATION_ID')
 
     @_builtins.property
     def project_id(self) -> Optional[str]:
         """
-        The project (a positive integer) of project-scoped resources that declare none; default the key's current one. Environment variable: `POSTHOG_PROJECT_ID`.
+        The project of project-scoped resources that declare none: its id, a positive integer written as a string (e.g. "12345"), or "@current"; default the API key's current one. Environment variable: `POSTHOG_PROJECT_ID`.
         """
-        return __config__.get('projectId')
+        return __config__.get('projectId') or _utilities.get_env('POSTHOG_PROJECT_ID')
 
     @_builtins.property
-    def rate_limit(self) -> Optional[str]:
+    def rate_limit(self) -> str:
         """
-        The client rate limit per key, `"<perMinute>/<perHour>"` or `"off"`. Default `480/4800`. Environment variable: `POSTHOG_RATE_LIMIT`.
+        The client rate limit per API key, `"<perMinute>/<perHour>"` with positive whole numbers, or `"off"`. Environment variable: `POSTHOG_RATE_LIMIT`.
         """
-        return __config__.get('rateLimit')
+        return __config__.get('rateLimit') or (_utilities.get_env('POSTHOG_RATE_LIMIT') or '480/4800')
 
     @_builtins.property
-    def retry_base_delay_ms(self) -> Optional[str]:
+    def retry_base_delay_ms(self) -> Optional[int]:
         """
-        The base of the retry backoff, in milliseconds. Default 500. Environment variable: `POSTHOG_RETRY_BASE_DELAY_MS`.
+        The base of the retry backoff, in milliseconds (a whole number). Default 500. Environment variable: `POSTHOG_RETRY_BASE_DELAY_MS`.
         """
-        return __config__.get('retryBaseDelayMs')
+        return __config__.get_int('retryBaseDelayMs') or _utilities.get_env_int('POSTHOG_RETRY_BASE_DELAY_MS')
 

@@ -4,6 +4,8 @@
 // this module links pkg/v3 v3.225.1: the newest release the proxy serves that still holds it. Its own module
 // because the other generators (../main.go) are linked at the CLI's version, v3.274.1. Run by tools/gen-sdk.mts.
 //
+// The project file targets net8.0 instead of the generator's net6.0 (see supportedFramework).
+//
 // The generator downloads logo.png (Pulumi's, for a schema without logoUrl); this tool answers that request with a
 // placeholder of its own and makes no network request (see offline).
 //
@@ -100,6 +102,31 @@ func bind(raw []byte) (*schema.Package, error) {
 	return once(marshalled)
 }
 
+// generatedFramework is the target framework the .NET generator writes into every project file (a constant of its
+// template, with no language option: pkg/v3@v3.225.1/codegen/dotnet/templates.go, csharpProjectFileTemplateText);
+// net8Framework is the one written instead: .NET 6 left Microsoft's support in November 2024, .NET 8 (LTS) is the
+// oldest release still supported.
+const (
+	generatedFramework = "<TargetFramework>net6.0</TargetFramework>"
+	net8Framework      = "<TargetFramework>net8.0</TargetFramework>"
+)
+
+// supportedFramework sets the project file's target framework to net8.0 (see generatedFramework); an error when the
+// generator's project file no longer holds net6.0, so that a newer generator's choice is looked at, not overwritten.
+func supportedFramework(files map[string][]byte) error {
+	for name, data := range files {
+		if filepath.Ext(name) != ".csproj" {
+			continue
+		}
+		if !bytes.Contains(data, []byte(generatedFramework)) {
+			return fmt.Errorf("%s has no %s: the generator changed; review its target framework", name, generatedFramework)
+		}
+		files[name] = bytes.Replace(data, []byte(generatedFramework), []byte(net8Framework), 1)
+		return nil
+	}
+	return errors.New("the generator wrote no .csproj")
+}
+
 func run(schemaPath, out string) (int, error) {
 	raw, err := os.ReadFile(schemaPath)
 	if err != nil {
@@ -112,6 +139,9 @@ func run(schemaPath, out string) (int, error) {
 	// As pulumi-language-dotnet's GeneratePackage: no extra files, no local dependencies.
 	files, err := dotnetgen.GeneratePackage("pulumi-language-dotnet", pkg, nil, nil)
 	if err != nil {
+		return 0, err
+	}
+	if err := supportedFramework(files); err != nil {
 		return 0, err
 	}
 	dir := filepath.Join(out, "dotnet")

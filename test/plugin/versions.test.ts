@@ -1,0 +1,180 @@
+/**
+ * Issue 35, item 1: one version everywhere, package.json's. Every file that carries the posthog package's version
+ * (schema.json, each generated SDK's package metadata and `pulumi-plugin.json`, the version the Go SDK's resources
+ * register with), the plugin's GetPluginInfo and GetSchema over gRPC (the executable a program's Pulumi.yaml
+ * names, started as the engine starts it), and, through the real CLI, what `pulumi about` lists and the default
+ * provider a program registers (`default_<version>` in the state) for a YAML program and the Go program of
+ * test/plugin/go-program. The generated Node.js SDK's program is test/plugin/sdk-install.test.ts.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as grpc from "@grpc/grpc-js";
+import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
+import * as provproto from "@pulumi/pulumi/proto/provider_pb";
+import { Empty } from "google-protobuf/google/protobuf/empty_pb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readPort } from "../../tools/provider-host";
+import { exportStack, killTree, PULUMI_BIN, pulumi, runStack } from "../../tools/pulumi";
+import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { NO_POSTHOG_ENV, requireBuilt, root, stackWithSettings, why } from "./support";
+
+const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
+const work = mkdtempSync(join(tmpdir(), "plugin-versions-"));
+const sdk = (...parts: string[]) => readFileSync(join(root, "sdk-gen", ...parts), "utf8");
+const json = (text: string) => JSON.parse(text) as Record<string, unknown>;
+/** The first group of `pattern` in `text`, or a note that it is not there (so the comparison names the file). */
+const grab = (text: string, pattern: RegExp) => pattern.exec(text)?.[1] ?? `no match of ${pattern}`;
+/** Go's settings for the Go program: the module files as they are, the Go installed, no cgo. */
+const goEnv = { GOFLAGS: "-mod=readonly", GOTOOLCHAIN: "local", CGO_ENABLED: "0" };
+
+/** `pulumi about --json` in `projectDir`: the plugins it lists, `{name: version}` (null when it lists none). */
+async function aboutPlugins(projectDir: string, stateDir: string, env: NodeJS.ProcessEnv = {}) {
+  const r = await pulumi(["about", "--json"], { cwd: projectDir, stateDir, env, timeoutMs: 600_000 });
+  expect(r.exitCode, `${r.stdout}${r.stderr}`).toBe(0);
+  const about = JSON.parse(r.stdout) as { plugins?: { name: string; version: string | null }[] };
+  return Object.fromEntries((about.plugins ?? []).map((p) => [p.name, p.version]));
+}
+
+/** The URNs of the providers in `stack`'s state. */
+async function providerUrns(projectDir: string, stack: string, stateDir: string, env: NodeJS.ProcessEnv) {
+  const state = await exportStack({ projectDir, stack, stateDir, env });
+  return (state.deployment.resources ?? [])
+    .map((r) => String(r.urn))
+    .filter((urn) => urn.includes("::pulumi:providers:"));
+}
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe(`one version everywhere: package.json's (${version})`, () => {
+  it("schema.json and every generated SDK carry it", () => {
+    const found: Record<string, unknown> = {
+      "schema.json version": json(readFileSync(join(root, "schema.json"), "utf8")).version,
+      "nodejs/package.json version": json(sdk("nodejs", "package.json")).version,
+      "nodejs/package.json pulumi.version": (
+        json(sdk("nodejs", "package.json")).pulumi as { version?: string }
+      )?.version,
+      "python/setup.py VERSION": grab(sdk("python", "setup.py"), /^VERSION = "([^"]*)"/m),
+      "python/pulumi_posthog/pulumi-plugin.json version": json(
+        sdk("python", "pulumi_posthog", "pulumi-plugin.json"),
+      ).version,
+      "dotnet/version.txt": sdk("dotnet", "version.txt").trim(),
+      "dotnet/PulumiPosthog.Posthog.csproj <Version>": grab(
+        sdk("dotnet", "PulumiPosthog.Posthog.csproj"),
+        /<Version>([^<]*)<\/Version>/,
+      ),
+      "dotnet/pulumi-plugin.json version": json(sdk("dotnet", "pulumi-plugin.json")).version,
+      "go/pulumi-plugin.json version": json(sdk("go", "pulumi-plugin.json")).version,
+      "go/posthog/pulumi-plugin.json version": json(sdk("go", "posthog", "pulumi-plugin.json")).version,
+      // The version the Go SDK's resources, functions and provider register with (PkgResourceDefaultOpts, …).
+      "go/posthog/internal/pulumiUtilities.go": [
+        ...sdk("go", "posthog", "internal", "pulumiUtilities.go").matchAll(/semver\.MustParse\("([^"]*)"\)/g),
+      ].map((m) => m[1]),
+    };
+    expect(found).toEqual({
+      ...Object.fromEntries(Object.keys(found).map((k) => [k, version])),
+      "go/posthog/internal/pulumiUtilities.go": [version, version],
+    });
+  });
+
+  it("the plugin reports it in GetPluginInfo and GetSchema (gRPC, the executable started as the engine does)", async () => {
+    requireBuilt([]);
+    // `pulumi-resource-posthog <engine address>`; a listening socket stands for the engine.
+    const engine: Server = createServer(() => {});
+    await new Promise<void>((ok) => engine.listen(0, "127.0.0.1", ok));
+    const { port: enginePort } = engine.address() as { port: number };
+    let child: ChildProcess | undefined;
+    try {
+      child = spawn(join(root, "plugin", "pulumi-resource-posthog"), [`127.0.0.1:${enginePort}`], {
+        cwd: work,
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+        env: { ...process.env, PATH: `${join(root, "node_modules", ".bin")}:${process.env.PATH ?? ""}` },
+      });
+      let stderr = "";
+      child.stderr?.on("data", (d: Buffer) => {
+        stderr += d.toString();
+      });
+      const port = await readPort(child).catch((e: Error) => {
+        throw new Error(`${e.message}\n${stderr}`);
+      });
+      const client = new provrpc.ResourceProviderClient(
+        `127.0.0.1:${port}`,
+        grpc.credentials.createInsecure(),
+      );
+      const info = await new Promise<string>((ok, fail) =>
+        client.getPluginInfo(new Empty(), (e, r) => (e ? fail(e) : ok(r.getVersion()))),
+      );
+      const served = await new Promise<string>((ok, fail) =>
+        client.getSchema(new provproto.GetSchemaRequest(), (e, r) => (e ? fail(e) : ok(r.getSchema()))),
+      );
+      client.close();
+      expect({ getPluginInfo: info, getSchema: json(served).version }).toEqual({
+        getPluginInfo: version,
+        getSchema: version,
+      });
+    } finally {
+      if (child) killTree(child);
+      engine.close();
+    }
+  }, 60_000);
+});
+
+describe("what the CLI sees: pulumi about and the default provider (YAML, Go)", () => {
+  const stateDir = join(work, "state");
+  const env: NodeJS.ProcessEnv = { ...goEnv, ...NO_POSTHOG_ENV };
+  let emu: TestEmulator;
+
+  beforeAll(async () => {
+    requireBuilt([join(PULUMI_BIN, "pulumi-language-yaml"), join(PULUMI_BIN, "pulumi-language-go")]);
+    emu = await startTestEmulator();
+  }, 120_000);
+  afterAll(async () => {
+    await emu?.close();
+  });
+
+  it("a YAML program with the package declared (sdks/posthog.yaml, as the README says): about lists posthog at the version, up registers default_<version>", async () => {
+    const projectDir = join(work, "yaml");
+    mkdirSync(join(projectDir, "sdks"), { recursive: true });
+    writeFileSync(
+      join(projectDir, "Pulumi.yaml"),
+      [
+        "name: posthog-yaml-version",
+        "runtime: yaml",
+        "plugins:",
+        "  providers:",
+        "    - name: posthog",
+        `      path: ${join(root, "plugin")}`,
+        "resources:",
+        "  web:",
+        "    type: posthog:index:Project",
+        "    properties:",
+        "      name: YAML version",
+        "",
+      ].join("\n"),
+    );
+    writeFileSync(
+      join(projectDir, "sdks", "posthog.yaml"),
+      `packageDeclarationVersion: 1\nname: posthog\nversion: ${version}\n`,
+    );
+    expect((await aboutPlugins(projectDir, stateDir, env)).posthog).toBe(version);
+    const configFile = await stackWithSettings({ projectDir, stack: "dev", stateDir, emu, env });
+    const run = (operation: "up" | "destroy") =>
+      runStack({ operation, projectDir, stack: "dev", stateDir, configFile, env });
+    const up = await run("up");
+    expect(up.ok, why(up)).toBe(true);
+    const urns = await providerUrns(projectDir, "dev", stateDir, env);
+    expect(urns).toEqual([
+      expect.stringMatching(`::pulumi:providers:posthog::default_${version.replaceAll(".", "_")}$`),
+    ]);
+    const destroy = await run("destroy");
+    expect(destroy.ok, why(destroy)).toBe(true);
+  }, 600_000);
+
+  it("the Go program (test/plugin/go-program): about lists posthog at the version (go/pulumi-plugin.json)", async () => {
+    const projectDir = join(root, "test", "plugin", "go-program");
+    expect((await aboutPlugins(projectDir, stateDir, env)).posthog).toBe(version);
+  }, 600_000);
+});
