@@ -246,6 +246,8 @@ export function startPulumi(
     echo?: (text: string) => void;
     input?: string;
     timeoutMs?: number;
+    /** The whole PATH of the run instead of ours (e.g. one without any `node`); the CLI itself is run by path. */
+    path?: string;
   },
 ): { child: ChildProcess; done: Promise<CommandResult> } {
   if (!exitHook) {
@@ -257,7 +259,10 @@ export function startPulumi(
   const started = Date.now();
   const child = spawn(pulumiExecutable(), args, {
     cwd: opts.cwd,
-    env: pulumiEnv(opts.stateDir, opts.env),
+    env: {
+      ...pulumiEnv(opts.stateDir, opts.env),
+      ...(opts.path !== undefined ? { PATH: opts.path } : {}),
+    },
     stdio: [opts.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     detached: true,
   });
@@ -288,7 +293,14 @@ export function startPulumi(
 /** Runs `pulumi <args>` to its end (see {@link startPulumi}); rejects when the environment is refused. */
 export async function pulumi(
   args: string[],
-  opts: { cwd: string; stateDir: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number },
+  opts: {
+    cwd: string;
+    stateDir: string;
+    env?: NodeJS.ProcessEnv;
+    input?: string;
+    timeoutMs?: number;
+    path?: string;
+  },
 ): Promise<CommandResult> {
   return startPulumi(args, opts).done;
 }

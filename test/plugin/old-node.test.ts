@@ -10,7 +10,7 @@
  * on PATH (the first `node` on the system PATH older than 22.19, e.g. /usr/bin/node v20); skipped where there is
  * none. No request reaches PostHog: the host setting is a closed port.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import {
   accessSync,
   constants,
@@ -26,14 +26,7 @@ import { delimiter, dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify as stringifyYaml } from "yaml";
 import { isSupportedNodeVersion } from "../../provider/node-version";
-import {
-  type CommandResult,
-  ensureStack,
-  PULUMI_BIN,
-  pulumiEnv,
-  pulumiOk,
-  writeStackSettings,
-} from "../../tools/pulumi";
+import { ensureStack, PULUMI_BIN, pulumi, pulumiOk, writeStackSettings } from "../../tools/pulumi";
 import { NO_POSTHOG_ENV, requireBuilt, root } from "./support";
 
 /** The first `node` on the system PATH (and the usual places) older than the package's floor, with its version. */
@@ -103,30 +96,10 @@ describe.skipIf(old === undefined)(
       for (const tool of ["pulumi", "pulumi-language-yaml"])
         symlinkSync(join(PULUMI_BIN, tool), join(bin, tool));
       const path = [bin, dirname(nodePath), "/usr/bin", "/bin"].filter((d) => existsSync(d)).join(delimiter);
-      const run = await new Promise<CommandResult>((ok, fail) => {
-        const started = Date.now();
-        const child = spawn(
-          join(bin, "pulumi"),
-          ["preview", "--stack", stack, "--config-file", configFile, "--non-interactive", "--color", "never"],
-          {
-            cwd: projectDir,
-            env: { ...pulumiEnv(stateDir, env), PATH: path },
-            stdio: ["ignore", "pipe", "pipe"],
-          },
-        );
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (d: Buffer) => {
-          stdout += d.toString();
-        });
-        child.stderr.on("data", (d: Buffer) => {
-          stderr += d.toString();
-        });
-        child.on("error", fail);
-        child.on("close", (exitCode, signal) =>
-          ok({ exitCode, signal, stdout, stderr, wallMs: Date.now() - started }),
-        );
-      });
+      const run = await pulumi(
+        ["preview", "--stack", stack, "--config-file", configFile, "--non-interactive", "--color", "never"],
+        { cwd: projectDir, stateDir, env, path },
+      );
       const printed = `${run.stdout}${run.stderr}`;
       if (process.env.SHOW_PLUGIN_RUN) process.stdout.write(`${printed}\n`);
       expect(run.exitCode).not.toBe(0);

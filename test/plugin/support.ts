@@ -4,9 +4,16 @@
  * the built plugin and the language host are there, and a stack whose settings reach the plugin only through the
  * stack config, the key set as a secret as the README says.
  */
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { createServer, type Server } from "node:net";
 import { join } from "node:path";
-import { ensureStack, pulumiOk, type RunResult, writeStackSettings } from "../../tools/pulumi";
+import * as grpc from "@grpc/grpc-js";
+import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
+import * as provproto from "@pulumi/pulumi/proto/provider_pb";
+import { Empty } from "google-protobuf/google/protobuf/empty_pb";
+import { readPort } from "../../tools/provider-host";
+import { ensureStack, killTree, pulumiOk, type RunResult, writeStackSettings } from "../../tools/pulumi";
 import type { TestEmulator } from "../support/emulator";
 
 /** The checkout's root. */
@@ -80,3 +87,50 @@ export const why = (r: RunResult) => `${JSON.stringify(r.diagnostics, null, 1)}\
 
 /** Each step's resource name → its operation (`create`, `same`, …). */
 export const ops = (r: RunResult) => Object.fromEntries(r.steps.map((s) => [s.name, s.op]));
+
+/**
+ * Starts a plugin as the engine does, `command ...args <engine address>` (a listening socket stands for the
+ * engine), reads the port it prints, asks its version (GetPluginInfo) and its schema (GetSchema, the JSON text)
+ * over gRPC, and stops it with its children.
+ * @throws when it prints no port (with its stderr) or a call fails.
+ */
+export async function askPlugin(
+  command: string,
+  args: string[],
+  opts: { cwd: string; env?: NodeJS.ProcessEnv },
+): Promise<{ version: string; schema: string }> {
+  const engine: Server = createServer(() => {});
+  await new Promise<void>((ok) => engine.listen(0, "127.0.0.1", ok));
+  const { port: enginePort } = engine.address() as { port: number };
+  let child: ChildProcess | undefined;
+  try {
+    child = spawn(command, [...args, `127.0.0.1:${enginePort}`], {
+      cwd: opts.cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+      ...(opts.env ? { env: opts.env } : {}),
+    });
+    let stderr = "";
+    child.stderr?.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const port = await readPort(child).catch((e: Error) => {
+      throw new Error(`${e.message}\n${stderr}`);
+    });
+    const client = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    try {
+      const version = await new Promise<string>((ok, fail) =>
+        client.getPluginInfo(new Empty(), (e, r) => (e ? fail(e) : ok(r.getVersion()))),
+      );
+      const schema = await new Promise<string>((ok, fail) =>
+        client.getSchema(new provproto.GetSchemaRequest(), (e, r) => (e ? fail(e) : ok(r.getSchema()))),
+      );
+      return { version, schema };
+    } finally {
+      client.close();
+    }
+  } finally {
+    if (child) killTree(child);
+    engine.close();
+  }
+}

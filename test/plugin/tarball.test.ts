@@ -7,7 +7,7 @@
  * CLI can find (ambient plugins ignored, no download). One of them runs `up` and `destroy` with no `node` on PATH
  * at all: PATH holds only a folder with `pulumi` and `pulumi-language-yaml`.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -22,7 +22,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify as stringifyYaml } from "yaml";
-import { type CommandResult, PULUMI_BIN, pulumi, pulumiEnv, pulumiOk, runStack } from "../../tools/pulumi";
+import { PULUMI_BIN, pulumi, pulumiEnv, pulumiOk, runStack } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { NO_POSTHOG_ENV, requireBuilt, root, stackWithSettings } from "./support";
 
@@ -176,29 +176,11 @@ describe("the plugin tarball", () => {
     });
     /** `pulumi <args>` in the program's folder with only `bin` on PATH. */
     const cli = (args: string[]) =>
-      new Promise<CommandResult>((resolveRun, reject) => {
-        const started = Date.now();
-        const child = spawn(
-          join(bin, "pulumi"),
-          [...args, "--stack", stack, "--non-interactive", "--color", "never"],
-          {
-            cwd: projectDir,
-            env: { ...pulumiEnv(stateDir, env), PATH: path },
-            stdio: ["ignore", "pipe", "pipe"],
-          },
-        );
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (d: Buffer) => {
-          stdout += d.toString();
-        });
-        child.stderr.on("data", (d: Buffer) => {
-          stderr += d.toString();
-        });
-        child.on("error", reject);
-        child.on("close", (exitCode, signal) =>
-          resolveRun({ exitCode, signal, stdout, stderr, wallMs: Date.now() - started }),
-        );
+      pulumi([...args, "--stack", stack, "--non-interactive", "--color", "never"], {
+        cwd: projectDir,
+        stateDir,
+        env,
+        path: bin,
       });
 
     const up = await cli(["up", "--yes", "--skip-preview", "--config-file", configFile]);

@@ -1,25 +1,10 @@
-/**
- * Issue 35, item 1: one version everywhere, package.json's. Every file that carries the posthog package's version
- * (schema.json, each generated SDK's package metadata and `pulumi-plugin.json`, the version the Go SDK's resources
- * register with), the plugin's GetPluginInfo and GetSchema over gRPC (the executable a program's Pulumi.yaml
- * names, started as the engine starts it), and, through the real CLI, what `pulumi about` lists and the default
- * provider a program registers (`default_<version>` in the state) for a YAML program and the Go program of
- * test/plugin/go-program. The generated Node.js SDK's program is test/plugin/sdk-install.test.ts.
- */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import * as grpc from "@grpc/grpc-js";
-import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
-import * as provproto from "@pulumi/pulumi/proto/provider_pb";
-import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readPort } from "../../tools/provider-host";
-import { exportStack, killTree, PULUMI_BIN, pulumi, runStack } from "../../tools/pulumi";
+import { exportStack, PULUMI_BIN, pulumi, runStack } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { NO_POSTHOG_ENV, requireBuilt, root, stackWithSettings, why } from "./support";
+import { askPlugin, NO_POSTHOG_ENV, requireBuilt, root, stackWithSettings, why } from "./support";
 
 const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
 const work = mkdtempSync(join(tmpdir(), "plugin-versions-"));
@@ -81,44 +66,15 @@ describe(`one version everywhere: package.json's (${version})`, () => {
 
   it("the plugin reports it in GetPluginInfo and GetSchema (gRPC, the executable started as the engine does)", async () => {
     requireBuilt([]);
-    // `pulumi-resource-posthog <engine address>`; a listening socket stands for the engine.
-    const engine: Server = createServer(() => {});
-    await new Promise<void>((ok) => engine.listen(0, "127.0.0.1", ok));
-    const { port: enginePort } = engine.address() as { port: number };
-    let child: ChildProcess | undefined;
-    try {
-      child = spawn(join(root, "plugin", "pulumi-resource-posthog"), [`127.0.0.1:${enginePort}`], {
-        cwd: work,
-        stdio: ["ignore", "pipe", "pipe"],
-        detached: true,
-        env: { ...process.env, PATH: `${join(root, "node_modules", ".bin")}:${process.env.PATH ?? ""}` },
-      });
-      let stderr = "";
-      child.stderr?.on("data", (d: Buffer) => {
-        stderr += d.toString();
-      });
-      const port = await readPort(child).catch((e: Error) => {
-        throw new Error(`${e.message}\n${stderr}`);
-      });
-      const client = new provrpc.ResourceProviderClient(
-        `127.0.0.1:${port}`,
-        grpc.credentials.createInsecure(),
-      );
-      const info = await new Promise<string>((ok, fail) =>
-        client.getPluginInfo(new Empty(), (e, r) => (e ? fail(e) : ok(r.getVersion()))),
-      );
-      const served = await new Promise<string>((ok, fail) =>
-        client.getSchema(new provproto.GetSchemaRequest(), (e, r) => (e ? fail(e) : ok(r.getSchema()))),
-      );
-      client.close();
-      expect({ getPluginInfo: info, getSchema: json(served).version }).toEqual({
-        getPluginInfo: version,
-        getSchema: version,
-      });
-    } finally {
-      if (child) killTree(child);
-      engine.close();
-    }
+    // `pulumi-resource-posthog <engine address>`, with the Node.js of node_modules/.bin first on PATH.
+    const served = await askPlugin(join(root, "plugin", "pulumi-resource-posthog"), [], {
+      cwd: work,
+      env: { ...process.env, PATH: `${join(root, "node_modules", ".bin")}:${process.env.PATH ?? ""}` },
+    });
+    expect({ getPluginInfo: served.version, getSchema: json(served.schema).version }).toEqual({
+      getPluginInfo: version,
+      getSchema: version,
+    });
   }, 60_000);
 });
 
