@@ -27,7 +27,7 @@ export class Dashboard extends pulumi.dynamic.Resource {
   /** The tags. */
   declare readonly tags: pulumi.Output<string[]>;
   /** Who may edit: 21 everyone in the project, 37 only collaborators (as declared). */
-  declare readonly restrictionLevel: pulumi.Output<37 | 21>;
+  declare readonly restrictionLevel: pulumi.Output<number>;
   /** The project the dashboard lives in: its id, a string of digits. */
   declare readonly projectId: pulumi.Output<string>;
   /** As declared: the template key it was created from. */

@@ -48,19 +48,7 @@ export const BatchExportPauseOutputsSchema = z.object({
 });
 
 /** Outputs of a BatchExportPause. */
-export interface BatchExportPauseOutputs extends Record<string, unknown> {
-  batchExportId: string;
-  paused: boolean;
-  /**
-   * Whether the export was paused before Pulumi took over (restored on delete). Absent when unknown: delete then
-   * leaves the export as it is.
-   */
-  pausedBefore?: boolean;
-  /** The export's name. */
-  name: string | null;
-  /** When it was last paused (ISO 8601), else null. */
-  lastPausedAt: string | null;
-}
+export type BatchExportPauseOutputs = z.infer<typeof BatchExportPauseOutputsSchema> & Record<string, unknown>;
 
 function toOutputs(b: BatchExport, pausedBefore: boolean | undefined): BatchExportPauseOutputs {
   return {

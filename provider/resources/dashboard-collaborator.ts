@@ -11,6 +11,7 @@
  * (`adopted: true`) is left as found on destroy; any other is removed.
  */
 import { z } from "zod";
+import type { Adopted } from "../bookkeeping";
 import {
   AmbiguousWriteError,
   type Collaborator,
@@ -59,18 +60,9 @@ export const DashboardCollaboratorOutputsSchema = z.object({
 });
 
 /** Outputs of a DashboardCollaborator. */
-export interface DashboardCollaboratorOutputs extends Record<string, unknown> {
-  dashboardId: number;
-  userUuid: string;
-  level: number;
-  projectId: string;
-  /** The collaborator's e-mail address. */
-  email: string;
-  /** When the collaborator was added (ISO 8601). */
-  addedAt: string | null;
-  /** True when `pulumi import` took the collaborator in (kept on destroy). */
-  adopted?: boolean;
-}
+export type DashboardCollaboratorOutputs = z.infer<typeof DashboardCollaboratorOutputsSchema> &
+  Adopted &
+  Record<string, unknown>;
 
 /** The outputs of collaborator `c`; `adopted` as recorded (true: imported, kept on destroy). */
 function toOutputs(

@@ -46,17 +46,7 @@ export const DashboardSharingOutputsSchema = z.object({
 });
 
 /** Outputs of a DashboardSharing. */
-export interface DashboardSharingOutputs extends Record<string, unknown> {
-  dashboardId: number;
-  enabled: boolean;
-  projectId: string;
-  /** The token of the public link (secret); null while sharing is off. */
-  accessToken: string | null;
-  /** When sharing was first configured (ISO 8601), else null. */
-  createdAt: string | null;
-  /** Whether sharing was on when this resource took it over; absent in state written before it existed. */
-  enabledBefore?: boolean;
-}
+export type DashboardSharingOutputs = z.infer<typeof DashboardSharingOutputsSchema> & Record<string, unknown>;
 
 /** The outputs of sharing `s`; `enabledBefore` as recorded when this resource took it over (undefined: unknown). */
 function toOutputs(

@@ -13,6 +13,7 @@
  */
 import { z } from "zod";
 import { keptOnDestroy } from "../adopted";
+import type { Adopted } from "../bookkeeping";
 import {
   AmbiguousWriteError,
   type Dashboard,
@@ -205,7 +206,8 @@ export const DashboardOutputsSchema = z.object({
   /** The tags. */
   tags: z.array(z.string()),
   /** Who may edit: 21 everyone in the project, 37 only collaborators (as declared). */
-  restrictionLevel: z.literal([21, 37]),
+  // Read leniently: PostHog knows 21 and 37 today; a level it adds later must not fail a refresh.
+  restrictionLevel: z.int(),
   /** The project the dashboard lives in: its id, a string of digits. */
   projectId: z.string(),
   /** As declared: the template key it was created from. */
@@ -236,33 +238,7 @@ export const DashboardOutputsSchema = z.object({
 });
 
 /** Outputs of a Dashboard. */
-export interface DashboardOutputs extends Record<string, unknown> {
-  name: string;
-  description: string;
-  pinned: boolean;
-  tags: string[];
-  restrictionLevel: number;
-  /** The project the dashboard lives in (as used in API paths). */
-  projectId: string;
-  deleteInsights: boolean;
-  /** True when the dashboard is soft-deleted (refresh after someone deleted it); the next up restores it. */
-  deleted: boolean;
-  /** How it was created: default, template, duplicate. */
-  creationMode: string | null;
-  /** The restriction level in force (21 when the organization lacks the feature). */
-  effectiveRestrictionLevel: number | null;
-  /** Whether public sharing is on. */
-  isShared: boolean;
-  /** When the dashboard was created (ISO 8601). */
-  createdAt: string | null;
-  /**
-   * True when this resource adopted the dashboard (`dashboardId`), false when it created it. Absent in state
-   * written before it existed: `dashboardId` in the outputs tells then.
-   */
-  adopted?: boolean;
-  /** As declared: soft-delete the adopted dashboard on destroy. */
-  deleteAdoptedOnDestroy?: boolean;
-}
+export type DashboardOutputs = z.infer<typeof DashboardOutputsSchema> & Adopted & Record<string, unknown>;
 
 const CREATE_ONLY = ["useTemplate", "useDashboard", "templateJson", "dashboardId"] as const;
 
@@ -290,7 +266,7 @@ function toOutputs(
     isShared: d.is_shared ?? false,
     createdAt: d.created_at ?? null,
   };
-  for (const k of CREATE_ONLY) if (want[k] !== undefined) outs[k] = want[k];
+  for (const k of CREATE_ONLY) if (want[k] !== undefined) (outs as Record<string, unknown>)[k] = want[k];
   if (adopted !== undefined) outs.adopted = adopted;
   if (want.deleteAdoptedOnDestroy !== undefined) outs.deleteAdoptedOnDestroy = want.deleteAdoptedOnDestroy;
   return outs;

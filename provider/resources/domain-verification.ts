@@ -46,16 +46,8 @@ export const DomainVerificationOutputsSchema = z.object({
 });
 
 /** Outputs of a DomainVerification. */
-export interface DomainVerificationOutputs extends Record<string, unknown> {
-  domainId: string;
-  timeoutSeconds: number;
-  /** The verified domain name. */
-  domain: string;
-  /** True when the domain is verified. */
-  isVerified: boolean;
-  /** When the domain was verified (ISO 8601), else null. */
-  verifiedAt: string | null;
-}
+export type DomainVerificationOutputs = z.infer<typeof DomainVerificationOutputsSchema> &
+  Record<string, unknown>;
 
 function toOutputs(d: Domain, want: Pick<In, "timeoutSeconds">): DomainVerificationOutputs {
   return {

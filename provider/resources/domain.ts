@@ -19,6 +19,7 @@
  */
 import { z } from "zod";
 import { keptOnDestroy } from "../adopted";
+import type { Adopted } from "../bookkeeping";
 import {
   AmbiguousWriteError,
   DOMAIN_PATTERN,
@@ -161,41 +162,7 @@ function samlElsewhere(domain: string, declared: readonly string[]): string {
 }
 
 /** Outputs of a Domain: the inputs (live values) plus the server's fields. */
-export interface DomainOutputs extends Record<string, unknown> {
-  domain: string;
-  jitProvisioningEnabled: boolean;
-  ssoEnforcement: string;
-  /** SAML fields: "" when unset. */
-  samlEntityId: string;
-  samlAcsUrl: string;
-  samlX509Cert: string;
-  adopt: boolean;
-  /** True once the TXT record was checked by `verify`. */
-  isVerified: boolean;
-  /** When the domain was verified (ISO 8601), else null. */
-  verifiedAt: string | null;
-  /** The value to publish as TXT record `_posthog-challenge.<domain>`. */
-  verificationChallenge: string;
-  /** The DNS name of the TXT record: `_posthog-challenge.<domain>`. */
-  challengeRecordName: string;
-  /** True when SAML is fully configured. */
-  hasSaml: boolean;
-  /** What is declared but waits for verification, or null. */
-  pendingSettings: string | null;
-  /**
-   * Whether this PostHog keeps SAML settings on the domain (its answers carry `saml_*` fields). False for current
-   * PostHog, which keeps them in `identity_provider_config`: the SAML inputs must then not be declared. Absent in
-   * state written before it existed.
-   */
-  samlOnDomain?: boolean;
-  /**
-   * True when this resource adopted the domain, false when it created it. Absent in state written before it
-   * existed: destroy then keeps a domain declared with `adopt: true` (it cannot tell) and deletes the others.
-   */
-  adopted?: boolean;
-  /** As declared: delete the adopted domain on destroy. */
-  deleteAdoptedOnDestroy?: boolean;
-}
+export type DomainOutputs = z.infer<typeof DomainOutputsSchema> & Adopted & Record<string, unknown>;
 
 function pendingOf(
   d: Domain,

@@ -12,6 +12,7 @@
  */
 import { z } from "zod";
 import { keptOnDestroy } from "../adopted";
+import type { Adopted } from "../bookkeeping";
 import type { Identity } from "../claims";
 import {
   AmbiguousWriteError,
@@ -106,32 +107,7 @@ export const InviteOutputsSchema = z.object({
 });
 
 /** Outputs of an Invite. */
-export interface InviteOutputs extends Record<string, unknown> {
-  targetEmail: string;
-  firstName: string;
-  level: number;
-  /** "" when none. */
-  message: string;
-  privateProjectAccess: { id: number; level: string }[];
-  sendEmail: boolean;
-  combinePendingInvites: boolean;
-  adopt: boolean;
-  /** True when the invite is more than 3 days old: refresh shows it as drift, the next up re-invites. */
-  isExpired: boolean;
-  /** True once the invite was accepted (the e-mail is a member); the invite is then satisfied. */
-  accepted: boolean;
-  /** Whether PostHog tried to send the e-mail. */
-  emailingAttemptMade: boolean;
-  /** When the invite was created (ISO 8601). */
-  createdAt: string | null;
-  /**
-   * True when this resource adopted the invite, false when it sent it. Absent in state written before it
-   * existed: destroy then keeps an invite declared with `adopt: true` (it cannot tell) and revokes the others.
-   */
-  adopted?: boolean;
-  /** As declared: revoke the adopted invite on destroy. */
-  deleteAdoptedOnDestroy?: boolean;
-}
+export type InviteOutputs = z.infer<typeof InviteOutputsSchema> & Adopted & Record<string, unknown>;
 
 function toOutputs(i: Invite, want: In | InviteOutputs, adopted: boolean | undefined): InviteOutputs {
   return {

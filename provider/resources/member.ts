@@ -11,6 +11,7 @@
  */
 import { z } from "zod";
 import { keptOnDestroy } from "../adopted";
+import type { IdentifiedBy } from "../bookkeeping";
 import type { Identity } from "../claims";
 import { AmbiguousWriteError, type Member, type PostHogClient, PostHogError } from "../client";
 import { exclusive } from "../inputs";
@@ -80,32 +81,7 @@ export const MemberOutputsSchema = z.object({
 });
 
 /** Outputs of a Member. */
-export interface MemberOutputs extends Record<string, unknown> {
-  userUuid: string;
-  email: string;
-  level: number;
-  retainOnDelete: boolean;
-  /**
-   * The level the person had when this resource took them over: restored on delete. Absent in state written
-   * before it existed: delete then leaves the level as it is.
-   */
-  levelBefore?: number;
-  /** As declared: remove the person from the organization on delete. */
-  removeFromOrganizationOnDestroy?: boolean;
-  /** The membership's own id (UUID). */
-  membershipId: string;
-  firstName: string;
-  lastName: string;
-  /** When the person joined (ISO 8601). */
-  joinedAt: string | null;
-  is2faEnabled: boolean;
-  /**
-   * The input that identifies the member in the program, `email` or `userUuid`: refresh reports the inputs in
-   * that form, so a later change shows only what changed. Absent in state written before it existed (refresh
-   * then reports `email`) until the next create or update.
-   */
-  identifiedBy?: "email" | "userUuid";
-}
+export type MemberOutputs = z.infer<typeof MemberOutputsSchema> & IdentifiedBy & Record<string, unknown>;
 
 /** The input that identifies the member in these checked inputs. */
 const declaredBy = (want: In): "email" | "userUuid" => (want.userUuid !== undefined ? "userUuid" : "email");

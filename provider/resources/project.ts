@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { keptOnDestroy } from "../adopted";
+import type { Adopted } from "../bookkeeping";
 import { AmbiguousWriteError, type PostHogClient, type Project, ValidationError } from "../client";
 import { defineResource, ProjectIdInput } from "../lifecycle";
 import { TimeZoneInput } from "../limits";
@@ -141,29 +142,7 @@ const SETTINGS = {
 } as const satisfies Partial<Record<keyof In, string>>;
 
 /** Outputs of a Project: the settings (live values) plus the server's fields. */
-export interface ProjectOutputs extends Record<string, unknown> {
-  name: string;
-  projectId: string;
-  /** The project's UUID. */
-  uuid: string | null;
-  /** The organization's id. */
-  organization: string | null;
-  /** The project API key used by SDKs to send events (secret). */
-  apiToken: string | null;
-  /** The token for the live events stream (secret). */
-  liveEventsToken: string | null;
-  /** When the project was created (ISO 8601). */
-  createdAt: string | null;
-  /** Whether any event was received. */
-  ingestedEvent: boolean;
-  /**
-   * True when this resource adopted the project (`projectId`), false when it created it. Absent in state written
-   * before it existed: destroy then keeps the project (it cannot tell), see the README's delete table.
-   */
-  adopted?: boolean;
-  /** As declared: delete the adopted project on destroy. */
-  deleteAdoptedOnDestroy?: boolean;
-}
+export type ProjectOutputs = z.infer<typeof ProjectOutputsSchema> & Adopted & Record<string, unknown>;
 
 /** What the project's outputs carry over from the state (or the create): how it was taken over, what destroy does. */
 type Marker = { adopted?: boolean | undefined; deleteAdoptedOnDestroy?: boolean | undefined };
@@ -172,9 +151,10 @@ function toOutputs(p: Project, marker: Marker): ProjectOutputs {
   const wire = p as Record<string, unknown>;
   // null means "not set": read it as the empty value of its type, so a declared "" or [] shows no diff
   const empty: Record<string, unknown> = { productDescription: "", appUrls: [], recordingDomains: [] };
+  // PostHog's answer as it is; test/provider/outputs-schema.test.ts checks it against ProjectOutputsSchema
   const settings = Object.fromEntries(
     Object.entries(SETTINGS).map(([prop, field]) => [prop, wire[field] ?? empty[prop]]),
-  );
+  ) as Pick<ProjectOutputs, keyof typeof SETTINGS>;
   return {
     ...settings,
     name: p.name,
