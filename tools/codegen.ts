@@ -90,6 +90,25 @@ const fail = (message: string): never => {
   throw new Error(`codegen: ${message}`);
 };
 
+/**
+ * One property of a resource's `<Name>InputsSchema` or `<Name>OutputsSchema` object literal: its name, JSDoc lines
+ * and schema expression. Throws naming the file and property when it is not a plain `name: schema` or has no JSDoc.
+ */
+function documentedProperty(
+  p: ts.ObjectLiteralElementLike,
+  r: { file: string; name: string; sf: ts.SourceFile },
+  side: "input" | "output",
+): { name: string; doc: string[]; initializer: ts.Expression } {
+  const schema = `${r.name}${side === "input" ? "Inputs" : "Outputs"}Schema`;
+  if (!ts.isPropertyAssignment(p) || !ts.isIdentifier(p.name))
+    return fail(`${r.file}: ${schema}: only plain \`name: schema\` properties are supported`);
+  const name = p.name.text;
+  const doc = docLines(p, r.sf);
+  if (doc.length === 0)
+    fail(`${r.file}: ${side} ${r.name}.${name} has no JSDoc comment: document it above the property`);
+  return { name, doc, initializer: p.initializer };
+}
+
 /** The text of a JSDoc comment without its markers, one entry per line, surrounding blank lines dropped. */
 function docLines(node: ts.Node, sf: ts.SourceFile): string[] {
   const docs = ts.getJSDocCommentsAndTags(node).filter((d): d is ts.JSDoc => ts.isJSDoc(d));
@@ -343,15 +362,10 @@ export function readResources(root = ROOT): ResourceInfo[] {
     const props = new Map(checker.getPropertiesOfType(whole).map((s) => [s.name, s]));
     const inputs: InputProperty[] = [];
     for (const p of r.literal.properties) {
-      if (!ts.isPropertyAssignment(p) || !ts.isIdentifier(p.name))
-        return fail(`${r.file}: ${r.name}InputsSchema: only plain \`name: schema\` properties are supported`);
-      const name = p.name.text;
-      const doc = docLines(p, r.sf);
-      if (doc.length === 0)
-        fail(`${r.file}: input ${r.name}.${name} has no JSDoc comment: document it above the property`);
+      const { name, doc, initializer } = documentedProperty(p, r, "input");
       const sym = props.get(name) ?? fail(`${r.name}: z.input has no property ${name}`);
       const type = aliases.get(`P_${r.name}__${name}`) ?? fail(`no type for ${r.name}.${name}`);
-      const defaultValue = defaultOf(p.initializer, r.sf);
+      const defaultValue = defaultOf(initializer, r.sf);
       inputs.push({
         name,
         type: print(type),
@@ -401,12 +415,7 @@ function outputsOf(
   const whole = aliases.get(`O_${r.name}`) ?? fail(`no type for ${r.name}OutputsSchema`);
   const props = new Map(checker.getPropertiesOfType(whole).map((s) => [s.name, s]));
   return r.outputs.properties.map((p) => {
-    if (!ts.isPropertyAssignment(p) || !ts.isIdentifier(p.name))
-      return fail(`${r.file}: ${r.name}OutputsSchema: only plain \`name: schema\` properties are supported`);
-    const name = p.name.text;
-    const doc = docLines(p, r.sf);
-    if (doc.length === 0)
-      fail(`${r.file}: output ${r.name}.${name} has no JSDoc comment: document it above the property`);
+    const { name, doc } = documentedProperty(p, r, "output");
     const sym = props.get(name) ?? fail(`${r.name}: z.output has no property ${name}`);
     const type = aliases.get(`Q_${r.name}__${name}`) ?? fail(`no type for output ${r.name}.${name}`);
     return {
