@@ -78,18 +78,27 @@ stop() {
   command_line="$(ps -p "$pid" -o command= 2>/dev/null || true)"
   case "$command_line" in
     *posthog-emulator* | *emulator/cli.js*) ;;
+    "" | "["*"]")
+      # No command line: the process is exiting. Linux frees its memory (and with it the command line, which ps
+      # then shows as "[node]") before it becomes a zombie; an emulator that got the same Ctrl-C as this script
+      # is there at this moment. It needs no signal: wait until it is gone.
+      gone_within "$stop_timeout" "$pid" || die "stop: process $pid showed no command line and did not exit within ${stop_timeout}s"
+      return 0
+      ;;
     *)
       running "$pid" || return 0 # exited meanwhile
       die "stop: process $pid is not the emulator ($command_line)"
       ;;
   esac
   kill -TERM "$pid" 2>/dev/null || return 0 # SIGTERM: the emulator closes its server and exits 0
+  gone_within "$stop_timeout" "$pid" || kill -KILL "$pid" 2>/dev/null || true
+}
+
+# Whether process $2 is gone within $1 seconds (polled every 0.1 s).
+gone_within() {
   local waited=0
-  while running "$pid"; do
-    if [ "$waited" -ge $((stop_timeout * 10)) ]; then
-      kill -KILL "$pid" 2>/dev/null || true
-      break
-    fi
+  while running "$2"; do
+    [ "$waited" -lt $(($1 * 10)) ] || return 1
     sleep 0.1
     waited=$((waited + 1))
   done

@@ -107,6 +107,44 @@ describe("posthog-emulator.sh run -- <command>", () => {
     expect(await exit).toBe(130);
     expect(alive(pid)).toBe(false);
   });
+
+  // The cause of a clean-clone failure of the test above (exit 1, not 130): the emulator gets the same Ctrl-C and
+  // exits on its own. Linux frees an exiting process's memory, so `ps` shows its command line as "[node]", before
+  // it becomes a zombie; `stop` looked in that moment and refused the pid as "not the emulator". A stand-in holds
+  // that state on purpose: it shows "[node]" from the start and exits a second after SIGINT.
+  it("Ctrl-C while the emulator is exiting (ps shows it as [node]): waits for it, exits 130", async () => {
+    const seen = join(dir, "seen-exiting.json");
+    const standIn = join(dir, "exiting-emulator.js");
+    writeFileSync(
+      standIn,
+      `process.title = "[node]";
+       console.log(JSON.stringify({ url: "http://127.0.0.1:9", apiKey: "k", organizationId: "o", projectId: 1, pid: process.pid }));
+       process.once("SIGINT", () => setTimeout(() => process.exit(0), 1000));
+       setInterval(() => {}, 60_000);`,
+    );
+    const bin = join(dir, "exiting-emulator");
+    writeFileSync(bin, `#!/bin/sh\nexec node ${JSON.stringify(standIn)}\n`);
+    chmodSync(bin, 0o755);
+    const command = `require("fs").writeFileSync(${JSON.stringify(seen)}, process.env.POSTHOG_EMULATOR_PID); setTimeout(() => {}, 60_000);`;
+    const child = spawn("bash", [recipe, "run", "--", "node", "-e", command], {
+      env: { ...env, POSTHOG_EMULATOR_BIN: bin },
+      stdio: ["ignore", "ignore", "pipe"],
+      detached: true,
+    });
+    let stderr = "";
+    child.stderr?.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const exit = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    while (!existsSync(seen) || readFileSync(seen, "utf8") === "")
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    const pid = Number(readFileSync(seen, "utf8"));
+    expect(alive(pid)).toBe(true);
+    process.kill(-(child.pid as number), "SIGINT");
+    expect(await exit, stderr).toBe(130);
+    expect(stderr).toBe("");
+    expect(alive(pid)).toBe(false);
+  });
 });
 
 describe("posthog-emulator.sh start / stop (one step each, e.g. in GitHub Actions)", () => {
