@@ -2,18 +2,41 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defineConfig } from "vitest/config";
 
+/**
+ * Test files that run the Pulumi CLI (or build Go programs, or pack and install the package): `npm test` runs them,
+ * `npm run test:quick` (the inner loop) does not. A file missing here that runs the CLI fails in `test:quick`, naming
+ * this list (tools/pulumi.ts `pulumiExecutable` refuses while `POSTHOG_TEST_QUICK` is set).
+ */
+export const CLI_FILES = [
+  "test/stack/**/*.test.ts",
+  "test/package/{install,quick-start,release}.test.ts",
+  "test/plugin/{folder,gen-sdk,go,import-destroy,import-file,import-missing,old-node,preview-settings}.test.ts",
+  "test/plugin/{sdk-install,secrets,tarball,versions,yaml}.test.ts",
+  "test/docs/{examples-yaml,run-blocks}.test.ts",
+  "test/export/roundtrip.test.ts",
+  "test/measure/bench-cli.test.ts",
+  "test/tools/{pulumi-cli,pulumi-env}.test.ts",
+];
+
+/** `npm run test:quick`: every test file but {@link CLI_FILES}. */
+const quick = process.env.npm_lifecycle_event === "test:quick";
+
 export default defineConfig({
   test: {
     environment: "node",
     include: ["test/**/*.test.ts", "examples/**/*.test.ts"],
+    exclude: quick ? ["**/node_modules/**", "**/.git/**", ...CLI_FILES] : ["**/node_modules/**", "**/.git/**"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
     maxWorkers: 2,
     // The default output, then the ten slowest files (test/support/slowest-files.ts).
     reporters: ["default", "./test/support/slowest-files.ts"],
-    // Provider hosts started by tests journal their creates here, never in the user's state directory: the
-    // emulator's ids repeat from run to run (provider/create-journal.ts).
-    env: { POSTHOG_CREATE_JOURNAL_DIR: join(tmpdir(), `posthog-test-journal-${process.pid}`) },
+    env: {
+      // Provider hosts started by tests journal their creates here, never in the user's state directory: the
+      // emulator's ids repeat from run to run (provider/create-journal.ts).
+      POSTHOG_CREATE_JOURNAL_DIR: join(tmpdir(), `posthog-test-journal-${process.pid}`),
+      ...(quick ? { POSTHOG_TEST_QUICK: "1" } : {}),
+    },
   },
 });

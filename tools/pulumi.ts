@@ -155,6 +155,11 @@ export interface RunResult {
 
 /** The CLI, or an error saying how to get it. */
 export function pulumiExecutable(): string {
+  if (process.env.POSTHOG_TEST_QUICK === "1") {
+    throw new Error(
+      "`npm run test:quick` runs no Pulumi CLI: add this test file to CLI_FILES in vitest.config.ts (`npm test` runs it)",
+    );
+  }
   const bin = join(PULUMI_BIN, "pulumi");
   if (!existsSync(bin)) {
     throw new Error(`${bin} is missing: run \`npm run pulumi-cli\` (it builds or links the Pulumi CLI)`);
