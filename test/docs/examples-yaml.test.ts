@@ -5,7 +5,8 @@
  * language host and the provider plugin against the emulator, on a local backend with the settings in the stack
  * config (the key as a secret). `pulumi up` (with the CLI's own preview first) creates what the example declares
  * and gives its outputs, then `destroy` removes it; an example whose `up` is not cheap (tools/examples.ts
- * `previewOnly`) runs `pulumi preview` only.
+ * `previewOnly`) runs `pulumi preview` only. The pages' blocks run together, one program per kind of run, their
+ * names kept apart by the page's prefix; each page's test reads its own part of the runs and fails naming it.
  *
  * The Go blocks of the same part are type-checked (`go vet`) against the Go SDK generated into sdk-gen/go, and
  * checked gofmt-clean; the Python blocks are checked statically against the Python SDK generated into
@@ -22,7 +23,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { markers, readSchema } from "../../tools/codegen";
 import { EXAMPLES, type Example, renderYaml } from "../../tools/examples";
-import { PULUMI_BIN, type RunResult, runStack } from "../../tools/pulumi";
+import { errorsOf, PULUMI_BIN, type RunResult, runStack } from "../../tools/pulumi";
 import { NO_POSTHOG_ENV, requireBuilt, root, stackWithSettings, why } from "../plugin/support";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { type Block, blocksOf } from "./blocks";
@@ -54,17 +55,119 @@ function blockOf(page: string, lang: string): Block {
   return found[0] as Block;
 }
 
-/** The Pulumi.yaml of a page's example: the lines every program has, then the block as printed. */
+/** The Pulumi.yaml of a program: the lines every program has, then its body as printed. */
 const program = (yaml: string) =>
   `name: docs-examples\nruntime: yaml\nplugins:\n  providers:\n    - name: posthog\n      path: ${join(root, "plugin")}\n${yaml}`;
 
-const run = (operation: RunResult["operation"], withPreview = false) =>
-  runStack({ operation, projectDir, stack, stateDir, env, withPreview, timeoutMs: 240_000 });
-/** The resources an example declares: logical name → type token. */
+const run = (operation: RunResult["operation"]) =>
+  runStack({ operation, projectDir, stack, stateDir, env, timeoutMs: 240_000 });
+
+/** The prefix that keeps a page's names apart from the other pages' in the combined program: `project--`. */
+const prefixOf = (page: string) => `${page.replace(/^docs\/\w+\/(.*)\.md$/, "$1")}--`;
+
+/**
+ * Several pages' YAML blocks as one program, each block as printed but for its names: every variable, resource
+ * and output name, and every `${name…}` reference to them, gets the page's prefix ({@link prefixOf}). Only the
+ * blocks' own top-level sections (`variables:`, `resources:`, `outputs:`) are merged; the rest is kept line for line.
+ */
+function combined(pages: { page: string; yaml: string }[]): string {
+  const sections = new Map<string, string[]>();
+  for (const { page, yaml } of pages) {
+    const prefix = prefixOf(page);
+    let section = "";
+    for (const line of yaml.split("\n")) {
+      if (line === "") continue;
+      const top = /^(\w+):$/.exec(line);
+      if (top) {
+        section = top[1] as string;
+        expect(["variables", "resources", "outputs"], `${page}: top-level key ${section}`).toContain(section);
+        if (!sections.has(section)) sections.set(section, []);
+        continue;
+      }
+      expect(section, `${page}: ${line} is under a section`).not.toBe("");
+      const renamed = line
+        .replace(/^ {2}([\w-]+):/, (_, name: string) => `  ${prefix}${name}:`)
+        .replace(/\$\{([\w-]+)/g, (_, name: string) => `\${${prefix}${name}`);
+      sections.get(section)?.push(renamed);
+    }
+  }
+  return [...sections].map(([k, lines]) => `${k}:\n${lines.join("\n")}\n`).join("");
+}
+
+/** The resources an example declares, as named in the combined program: logical name → type token. */
 const declared = (ex: Example) =>
   Object.fromEntries(
-    ex.statements.flatMap((s) => (s.kind === "resource" ? [[s.name, `posthog:index:${s.type}`]] : [])),
+    ex.statements.flatMap((s) =>
+      s.kind === "resource" ? [[`${prefixOf(ex.page)}${s.name}`, `posthog:index:${s.type}`]] : [],
+    ),
   );
+/** The part of a run that is a page's: its steps, its outputs (names without the prefix) and its diagnostics. */
+function pagePart(r: RunResult, ex: Example) {
+  const prefix = prefixOf(ex.page);
+  const mine = (name: string) => name.startsWith(prefix);
+  const steps = r.steps.filter((s) => mine(s.name));
+  const outputs = Object.fromEntries(
+    Object.entries(r.outputs).flatMap(([k, v]) => (mine(k) ? [[k.slice(prefix.length), v]] : [])),
+  );
+  // Its resources' diagnostics, and any naming none of the program's resources (e.g. a YAML or invoke error).
+  const diagnostics = r.diagnostics.filter(
+    (d) => !d.urn?.includes("posthog:index:") || mine(d.urn.slice(d.urn.lastIndexOf("::") + 2)),
+  );
+  const text = `${ex.page}: ${JSON.stringify(diagnostics, null, 1)}\n${r.output}`;
+  return { steps, outputs, text, failed: errorsOf(r).filter((e) => mine(e)) };
+}
+
+/**
+ * The pages whose `up` is cheap, in two programs run one after the other, in the pages' order: the pages before
+ * docs/resources/member.md, then it and the pages after it. Its example makes Mia an admin and keeps her so on
+ * destroy (`retainOnDelete`), and an admin cannot be made a collaborator of a dashboard
+ * (docs/resources/dashboard-collaborator.md, before it): run together, the two would race.
+ */
+const afterMember = EXAMPLES.findIndex((ex) => ex.page === "docs/resources/member.md");
+const upGroups = [EXAMPLES.slice(0, afterMember), EXAMPLES.slice(afterMember)].map((list) =>
+  list.filter((ex) => !ex.previewOnly),
+);
+const previewPages = EXAMPLES.filter((ex) => ex.previewOnly);
+type Runs = { up: RunResult; destroy: RunResult }[];
+/**
+ * The runs every page's test reads: for each group of {@link upGroups}, `pulumi up` of its pages combined into one
+ * program (with the CLI's own preview first, `--continue-on-error` so that one page's failure leaves the others'
+ * resources to run), then `destroy` of it; then `pulumi preview` of the other pages combined. Made once, by the
+ * first test that reads them.
+ */
+let runs: Promise<{ groups: Runs; preview: RunResult }> | undefined;
+const theRuns = () => {
+  runs ??= (async () => {
+    const write = (list: readonly Example[]) =>
+      writeFileSync(
+        join(projectDir, "Pulumi.yaml"),
+        program(combined(list.map((ex) => ({ page: ex.page, yaml: blockOf(ex.page, "yaml").code })))),
+      );
+    const groups: Runs = [];
+    for (const list of upGroups) {
+      write(list);
+      const up = await runStack({
+        operation: "up",
+        projectDir,
+        stack,
+        stateDir,
+        env,
+        withPreview: true,
+        args: ["--continue-on-error"],
+        timeoutMs: 240_000,
+      });
+      groups.push({ up, destroy: await run("destroy") });
+    }
+    write(previewPages);
+    return { groups, preview: await run("preview") };
+  })();
+  return runs;
+};
+/** The up and destroy of the group holding `ex`. */
+const runsOf = async (ex: Example) => {
+  const { groups } = await theRuns();
+  return groups[upGroups.findIndex((list) => list.includes(ex))] as Runs[number];
+};
 
 beforeAll(async () => {
   requireBuilt([join(PULUMI_BIN, "pulumi-language-yaml")]);
@@ -88,32 +191,43 @@ describe("the YAML examples of the resource and lookup pages run through the plu
     for (const ex of EXAMPLES) expect(blockOf(ex.page, "yaml").code, ex.page).toBe(renderYaml(schema, ex));
   });
 
+  it("the pages' examples combined: each program's up and destroy succeed, and so does the preview of the others", async () => {
+    const { groups, preview } = await theRuns();
+    expect(groups.length).toBe(2);
+    for (const [i, { up, destroy }] of groups.entries()) {
+      expect(up.ok, why(up)).toBe(true);
+      expect(destroy.ok, why(destroy)).toBe(true);
+      // Every resource of the program is some page's.
+      const names = (upGroups[i] ?? []).flatMap((ex) => Object.keys(declared(ex)));
+      expect(up.steps.map((s) => s.name).sort()).toEqual(names.sort());
+    }
+    expect(preview.ok, why(preview)).toBe(true);
+  }, 480_000);
+
   it.each(EXAMPLES.map((ex) => [ex.page, ex] as const))(
     "%s",
     async (_, ex) => {
-      const yaml = blockOf(ex.page, "yaml").code;
-      writeFileSync(join(projectDir, "Pulumi.yaml"), program(yaml));
       const resources = declared(ex);
       if (ex.previewOnly) {
-        const preview = await run("preview");
-        expect(preview.ok, why(preview)).toBe(true);
-        expect(Object.fromEntries(preview.steps.map((s) => [s.name, s.type]))).toEqual(resources);
-        expect(preview.steps.every((s) => s.op === "create")).toBe(true);
+        const mine = pagePart((await theRuns()).preview, ex);
+        expect(mine.failed, mine.text).toEqual([]);
+        expect(Object.fromEntries(mine.steps.map((s) => [s.name, s.type])), mine.text).toEqual(resources);
+        expect(mine.steps.every((s) => s.op === "create")).toBe(true);
         return;
       }
-      try {
-        const up = await run("up", true);
-        expect(up.ok, why(up)).toBe(true);
-        expect(Object.fromEntries(up.steps.map((s) => [s.name, s.type]))).toEqual(resources);
-        expect(up.steps.every((s) => s.op === "create")).toBe(true);
-        expect(Object.keys(up.outputs).sort()).toEqual(Object.keys(ex.outputs).sort());
-        for (const [k, v] of Object.entries(up.outputs))
-          expect(v, `output ${k}`).not.toSatisfy((x) => x === undefined || x === null || x === "");
-      } finally {
-        const destroy = await run("destroy");
-        expect(destroy.ok, why(destroy)).toBe(true);
-        expect(destroy.counts.delete).toBe(Object.keys(resources).length);
-      }
+      const { up, destroy } = await runsOf(ex);
+      const mine = pagePart(up, ex);
+      expect(mine.failed, mine.text).toEqual([]);
+      expect(Object.fromEntries(mine.steps.map((s) => [s.name, s.type])), mine.text).toEqual(resources);
+      expect(mine.steps.every((s) => s.op === "create")).toBe(true);
+      expect(Object.keys(mine.outputs).sort(), mine.text).toEqual(Object.keys(ex.outputs).sort());
+      for (const [k, v] of Object.entries(mine.outputs))
+        expect(v, `output ${k}`).not.toSatisfy((x) => x === undefined || x === null || x === "");
+      const gone = pagePart(destroy, ex);
+      expect(gone.failed, gone.text).toEqual([]);
+      expect(gone.steps.filter((s) => s.op === "delete").length, gone.text).toBe(
+        Object.keys(resources).length,
+      );
     },
     480_000,
   );

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -68,33 +68,41 @@ const requestsSince = () => requestsOf(emu);
 describe("a preview through the plugin proves the settings, changes or none (real Pulumi CLI, YAML)", () => {
   it("a wrong key or an organization of none fails the preview and the nightly gate naming the setting, with one GET and no write", async () => {
     await requestsSince();
+    // The settings file as the right settings leave it, then with the wrong key set as a secret by the CLI: the
+    // runs below switch between the two (and the right one with another organization) by writing the file.
+    const right = readFileSync(configFile, "utf8");
+    const wrongKey = "phx_this_key_is_not_known_to_posthog_0000000000000";
+    await setConfig("posthog:apiKey", wrongKey, true);
+    const wrong = readFileSync(configFile, "utf8");
+    expect(wrong).not.toBe(right);
+    expect(wrong).not.toContain(wrongKey);
     // A new stack, wrong key: the preview of two creates used to pass with no request.
-    await setConfig("posthog:apiKey", "phx_this_key_is_not_known_to_posthog_0000000000000", true);
     const fresh = await run("preview");
     expect(fresh.ok, why(fresh)).toBe(false);
     expect(errorsOf(fresh).join("\n")).toMatch(/posthog:apiKey/);
     expect(await requestsSince()).toEqual([expect.stringMatching(/^GET /)]);
 
-    await setConfig("posthog:apiKey", emu.apiKey, true);
+    writeFileSync(configFile, right);
     const up = await run("up");
     expect(up.ok, why(up)).toBe(true);
     const organization = "0b5e7a9c-0000-4000-8000-00000000dead";
-    const cases: [string, () => Promise<unknown>, RegExp][] = [
-      [
-        "a wrong key",
-        () => setConfig("posthog:apiKey", "phx_this_key_is_not_known_to_posthog_0000000000000", true),
-        /posthog:apiKey/,
-      ],
+    const otherOrganization = right.replace(
+      /^(\s*posthog:organizationId:).*$/m,
+      (_, key: string) => `${key} ${organization}`,
+    );
+    expect(otherOrganization).toContain(`posthog:organizationId: ${organization}`);
+    const cases: [string, string, RegExp][] = [
+      ["a wrong key", wrong, /posthog:apiKey/],
       [
         "an organization of none",
-        () => setConfig("posthog:organizationId", organization),
+        otherOrganization,
         new RegExp(
           `organization ${organization} \\(set by the stack config posthog:organizationId\\) was not found`,
         ),
       ],
     ];
-    for (const [what, set, message] of cases) {
-      await set();
+    for (const [what, settings, message] of cases) {
+      writeFileSync(configFile, settings);
       await requestsSince();
       // Nothing to change, and the nightly gate: both fail, as tomorrow's up would.
       const same = await run("preview");
@@ -107,9 +115,8 @@ describe("a preview through the plugin proves the settings, changes or none (rea
         (await requestsSince()).filter((r) => !r.startsWith("GET ")),
         what,
       ).toEqual([]);
-      // Put the right setting back.
-      await setConfig("posthog:apiKey", emu.apiKey, true);
-      await setConfig("posthog:organizationId", emu.organizationId);
+      // Put the right settings back.
+      writeFileSync(configFile, right);
     }
     const calm = await run("preview", { refresh: true, expectNoChanges: true });
     expect(calm.ok, why(calm)).toBe(true);
