@@ -24,8 +24,12 @@ const quick = process.env.npm_lifecycle_event === "test:quick";
 export default defineConfig({
   test: {
     environment: "node",
+    // Once per run: the folder where the package is packed once for the files that need it (test/package/packed.ts).
+    globalSetup: ["./test/support/global-setup.ts"],
     include: ["test/**/*.test.ts", "examples/**/*.test.ts"],
-    exclude: quick ? ["**/node_modules/**", "**/.git/**", ...CLI_FILES] : ["**/node_modules/**", "**/.git/**"],
+    exclude: quick
+      ? ["**/node_modules/**", "**/.git/**", ...CLI_FILES]
+      : ["**/node_modules/**", "**/.git/**"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",

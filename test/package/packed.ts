@@ -1,14 +1,26 @@
 /**
  * The package as a user gets it: `npm pack` of a copy of this checkout that holds only sources (no dist/, so the
- * `prepare` script must build it), installed into a fresh project beside `@pulumi/pulumi` and `typescript` (the
- * versions of our lock file, from the npm cache at ~/.npm: offline when it holds them). Tests that need the
- * installed package call `installPacked()` once per test file (in `beforeAll`, with a generous timeout) and then
- * `compile()` / `runNode()` in its directory.
+ * `prepare` script must build it), packed once per run for every test file that needs it (`packedTarball()`), and
+ * installed into a fresh project beside `@pulumi/pulumi` and `typescript` (the versions of our lock file, from the
+ * npm cache at ~/.npm: offline when it holds them). Tests that need the installed package call `installPacked()`
+ * once per test file (in `beforeAll`, with a generous timeout) and then `compile()` / `runNode()` in its directory.
  */
 import { execFile, type SpawnSyncReturns, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { inject } from "vitest";
 
 /** This checkout. */
 export const root = join(__dirname, "..", "..");
@@ -60,14 +72,20 @@ export function sh(command: string, args: string[], cwd: string, env: NodeJS.Pro
   return result.stdout;
 }
 
-/** A packed and installed package. */
-export type Packed = {
-  /** Temporary directory holding everything below; removed by `cleanup()`. */
-  base: string;
+/** The packed package: the tarball `npm pack` made of a source-only copy of this checkout. */
+export type Tarball = {
   /** The tarball (`pulumi-posthog-<version>.tgz`). */
   tarball: string;
   /** Paths in the tarball, relative to the package root (`dist/sdk/index.js`, `LICENSE`, …), sorted. */
   files: string[];
+  /** The tarball's package extracted (`tar -xzf`): the files as npm installs them, to read. */
+  packageDir: string;
+};
+
+/** A packed and installed package. */
+export type Packed = Tarball & {
+  /** Temporary directory of this test file holding everything below; removed by `cleanup()`. */
+  base: string;
   /** The fresh project: node_modules holds the tarball's package, @pulumi/pulumi and typescript. */
   dir: string;
   /** The installed package: `<dir>/node_modules/pulumi-posthog`. */
@@ -75,61 +93,119 @@ export type Packed = {
   cleanup(): void;
 };
 
-let packed: Packed | undefined;
+/**
+ * Packs a source-only copy of this checkout into `dir` (an empty or missing folder) and extracts the tarball beside
+ * it. `npm pack` runs `prepare`, which builds dist/ from the sources: there is none before. Throws with npm's output
+ * if packing fails.
+ */
+function packInto(dir: string): Tarball {
+  const src = join(dir, "src");
+  for (const entry of SOURCES) cpSync(join(root, entry), join(src, entry), { recursive: true });
+  symlinkSync(join(root, "node_modules"), join(src, "node_modules"), "dir");
+  const name =
+    sh("npm", ["pack", "--silent", "--pack-destination", dir], src).trim().split("\n").at(-1) ?? "";
+  const tarball = join(dir, name);
+  const files = sh("tar", ["-tzf", tarball], dir)
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => line.replace(/^package\//, ""))
+    .sort();
+  sh("tar", ["-xzf", tarball], dir);
+  rmSync(src, { recursive: true, force: true });
+  return { tarball, files, packageDir: join(dir, "package") };
+}
+
+let tarball: Promise<Tarball> | undefined;
 
 /**
- * Packs a source-only copy of this checkout and installs the tarball into a fresh project (once per test file;
- * later calls return the same install). Takes tens of seconds: call it in `beforeAll` with a timeout of
- * minutes. Throws with npm's output if packing (the `prepare` build) or installing fails.
+ * The tarball of this run, packed once for all test files: the first file to ask packs it into the folder that
+ * test/support/global-setup.ts provides (`inject("packDir")`, under a lock: `mkdir` of `lock` there), the others
+ * wait for its `tarball.json` (or `error.txt`). Without that folder (another config), packs into a temporary
+ * folder of this file. Takes tens of seconds: call it in `beforeAll` with a timeout of minutes.
  */
-export function installPacked(): Packed {
-  if (packed) return packed;
-  const base = mkdtempSync(join(tmpdir(), "pulumi-posthog-packed-"));
-  try {
-    const src = join(base, "src");
-    for (const entry of SOURCES) cpSync(join(root, entry), join(src, entry), { recursive: true });
-    symlinkSync(join(root, "node_modules"), join(src, "node_modules"), "dir");
-    // `npm pack` runs `prepare`, which builds dist/ from the sources: there is none before.
-    const name =
-      sh("npm", ["pack", "--silent", "--pack-destination", base], src).trim().split("\n").at(-1) ?? "";
-    const tarball = join(base, name);
-    const files = sh("tar", ["-tzf", tarball], base)
-      .split("\n")
-      .filter((line) => line !== "")
-      .map((line) => line.replace(/^package\//, ""))
-      .sort();
-    const dir = join(base, "app");
-    mkdirSync(dir);
-    writeFileSync(
-      join(dir, "package.json"),
-      `${JSON.stringify({ name: "app", version: "1.0.0", private: true }, null, 2)}\n`,
-    );
-    sh(
-      "npm",
-      [
-        "install",
-        "--prefer-offline",
-        "--no-audit",
-        "--no-fund",
+export function packedTarball(): Promise<Tarball> {
+  tarball ??= (async () => {
+    const shared = inject("packDir");
+    if (!shared) {
+      const own = mkdtempSync(join(tmpdir(), "pulumi-posthog-pack-"));
+      process.on("exit", () => rmSync(own, { recursive: true, force: true }));
+      return packInto(own);
+    }
+    const done = join(shared, "tarball.json");
+    const failed = join(shared, "error.txt");
+    let mine = false;
+    try {
+      mkdirSync(join(shared, "lock"));
+      mine = true;
+    } catch {
+      // another file packs: wait for it below
+    }
+    if (mine) {
+      try {
+        const packed = packInto(join(shared, "pack"));
+        writeFileSync(`${done}.tmp`, JSON.stringify(packed));
+        renameSync(`${done}.tmp`, done);
+        return packed;
+      } catch (error) {
+        writeFileSync(failed, String((error as Error).stack ?? error));
+        throw error;
+      }
+    }
+    for (;;) {
+      if (existsSync(done)) return JSON.parse(readFileSync(done, "utf8")) as Tarball;
+      if (existsSync(failed))
+        throw new Error(`npm pack failed in another test file:\n${readFileSync(failed, "utf8")}`);
+      await sleep(500);
+    }
+  })();
+  return tarball;
+}
+
+let packed: Promise<Packed> | undefined;
+
+/**
+ * The run's tarball ({@link packedTarball}) installed into a fresh project of this test file (once per file; later
+ * calls return the same install). Takes tens of seconds: call it in `beforeAll` with a timeout of minutes. Throws
+ * with npm's output if packing (the `prepare` build) or installing fails.
+ */
+export function installPacked(): Promise<Packed> {
+  packed ??= (async () => {
+    const { tarball, files } = await packedTarball();
+    const base = mkdtempSync(join(tmpdir(), "pulumi-posthog-packed-"));
+    try {
+      const dir = join(base, "app");
+      mkdirSync(dir);
+      writeFileSync(
+        join(dir, "package.json"),
+        `${JSON.stringify({ name: "app", version: "1.0.0", private: true }, null, 2)}\n`,
+      );
+      sh(
+        "npm",
+        [
+          "install",
+          "--prefer-offline",
+          "--no-audit",
+          "--no-fund",
+          tarball,
+          `@pulumi/pulumi@${lockedVersion("@pulumi/pulumi")}`,
+          `typescript@${lockedVersion("typescript")}`,
+        ],
+        dir,
+      );
+      return {
+        base,
         tarball,
-        `@pulumi/pulumi@${lockedVersion("@pulumi/pulumi")}`,
-        `typescript@${lockedVersion("typescript")}`,
-      ],
-      dir,
-    );
-    packed = {
-      base,
-      tarball,
-      files,
-      dir,
-      packageDir: join(dir, "node_modules", "pulumi-posthog"),
-      cleanup: () => rmSync(base, { recursive: true, force: true }),
-    };
-    return packed;
-  } catch (error) {
-    rmSync(base, { recursive: true, force: true });
-    throw error;
-  }
+        files,
+        dir,
+        packageDir: join(dir, "node_modules", "pulumi-posthog"),
+        cleanup: () => rmSync(base, { recursive: true, force: true }),
+      };
+    } catch (error) {
+      rmSync(base, { recursive: true, force: true });
+      throw error;
+    }
+  })();
+  return packed;
 }
 
 /**
@@ -179,9 +255,25 @@ export function compile(
   options: ProgramOptions = { module: "commonjs" },
   name = "program",
 ): { status: number | null; output: string } {
-  const dir = join(pkg.dir, `tsc-${name}-${options.module}`);
+  const { status, output } = compileAll(pkg, { [name]: source }, options);
+  return { status, output };
+}
+
+/**
+ * Type-checks several programs (`<name>.ts` each, all modules) in one `tsc --strict --noEmit` run, as
+ * {@link compile} does one: one compilation of the package's and `@pulumi/pulumi`'s declarations for them all.
+ * Returns the run's status and whole output, and each program's own diagnostics (the lines tsc starts with
+ * `<name>.ts(`, with their continuation lines).
+ */
+export function compileAll(
+  pkg: Packed,
+  sources: Record<string, string>,
+  options: ProgramOptions = { module: "commonjs" },
+): { status: number | null; output: string; outputs: Record<string, string> } {
+  const names = Object.keys(sources);
+  const dir = join(pkg.dir, `tsc-${names.join("+")}-${options.module}`);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `${name}.ts`), source);
+  for (const name of names) writeFileSync(join(dir, `${name}.ts`), sources[name] ?? "");
   const compilerOptions: Record<string, unknown> = {
     strict: true,
     target: "es2022",
@@ -192,15 +284,27 @@ export function compile(
   if (options.moduleResolution) compilerOptions.moduleResolution = options.moduleResolution;
   writeFileSync(
     join(dir, "tsconfig.json"),
-    JSON.stringify({ compilerOptions, files: [`${name}.ts`] }, null, 2),
+    JSON.stringify({ compilerOptions, files: names.map((name) => `${name}.ts`) }, null, 2),
   );
   const tsc = join(pkg.dir, "node_modules", "typescript", "bin", "tsc");
   const result = spawnSync(nodeBin, [tsc, "-p", dir], { cwd: dir, encoding: "utf8" });
-  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+  const output = `${result.stdout}${result.stderr}`;
+  const outputs: Record<string, string> = Object.fromEntries(names.map((name) => [name, ""]));
+  let current: string | undefined;
+  for (const line of output.split("\n")) {
+    if (line === "") continue;
+    if (/^\s/.test(line)) {
+      if (current !== undefined) outputs[current] += `${line}\n`;
+      continue;
+    }
+    current = names.find((name) => line.startsWith(`${name}.ts(`));
+    if (current !== undefined) outputs[current] += `${line}\n`;
+  }
+  return { status: result.status, output, outputs };
 }
 
-/** The fenced blocks of language `lang` (```ts, ```sh…) of a Markdown file of the installed package. */
-export function markdownBlocks(pkg: Packed, file: string, lang: string): string[] {
+/** The fenced blocks of language `lang` (```ts, ```sh…) of a Markdown file of the packed package. */
+export function markdownBlocks(pkg: Tarball, file: string, lang: string): string[] {
   const text = readFileSync(join(pkg.packageDir, file), "utf8");
   return [...text.matchAll(new RegExp(`\`\`\`${lang}\n([\\s\\S]*?)\`\`\``, "g"))].map((m) => m[1] ?? "");
 }
@@ -230,11 +334,11 @@ export const TEMPLATE_COMPILER_OPTIONS = {
  * `typescript: 6` the package.json asks for ^6 and tsconfig.json gets the one setting the README says to add
  * (`"ignoreDeprecations": "6.0"`). Installs from the npm cache where it can (`--prefer-offline`); TypeScript 5 and
  * `@types/node` 18 are not in our lock file, so a machine whose cache lacks them fetches them from the registry.
- * Returns the project's directory, under `pkg.base`.
+ * Returns the project's directory, under `base`.
  */
-export function quickStartProject(pkg: Packed, typescript: 5 | 6): string {
+export function quickStartProject(pkg: Tarball, typescript: 5 | 6, base: string): string {
   const name = `quick-start-ts${typescript}`;
-  const dir = join(pkg.base, name);
+  const dir = join(base, name);
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, "Pulumi.yaml"),
@@ -268,7 +372,7 @@ export function quickStartProject(pkg: Packed, typescript: 5 | 6): string {
 }
 
 /** The README's install command (`npm install ./pulumi-posthog-… "@pulumi/pulumi@…"`), as its arguments. */
-export function readmeInstallCommand(pkg: Packed): string[] {
+export function readmeInstallCommand(pkg: Tarball): string[] {
   const line = markdownBlocks(pkg, "README.md", "sh")
     .flatMap((b) => b.split("\n"))
     .find((l) => l.startsWith("npm install ./pulumi-posthog-"));
@@ -277,7 +381,7 @@ export function readmeInstallCommand(pkg: Packed): string[] {
 }
 
 /** The setting the README's quick start says to add to `compilerOptions` with TypeScript 6. */
-export function readmeTypeScript6Setting(pkg: Packed): Record<string, unknown> {
+export function readmeTypeScript6Setting(pkg: Tarball): Record<string, unknown> {
   const readme = readFileSync(join(pkg.packageDir, "README.md"), "utf8");
   const quickStart = readme.slice(readme.indexOf("## Quick start"), readme.indexOf("### Install"));
   const setting =

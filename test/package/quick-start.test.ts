@@ -12,26 +12,28 @@
  * npm cache already holds them.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureStack, pulumiOk, runStack } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import {
-  installPacked,
   markdownBlocks,
-  type Packed,
+  packedTarball,
   quickStartProject,
   readmeTypeScript6Setting,
+  type Tarball,
   TEMPLATE_COMPILER_OPTIONS,
   toolPath,
 } from "./packed";
 
-let pkg: Packed;
-beforeAll(() => {
-  pkg = installPacked();
+let pkg: Tarball;
+const work = mkdtempSync(join(tmpdir(), "quick-start-"));
+beforeAll(async () => {
+  pkg = await packedTarball();
 }, 600_000);
-afterAll(() => pkg?.cleanup());
+afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** `npx tsc <args>` in `dir` (the project's own TypeScript, as a user runs it); status and output. */
 function npxTsc(dir: string, ...args: string[]): { status: number | null; output: string } {
@@ -60,7 +62,7 @@ describe.each([5, 6] as const)(
     let dir: string;
     let program: string;
     beforeAll(() => {
-      dir = quickStartProject(pkg, major);
+      dir = quickStartProject(pkg, major, work);
       program = readFileSync(join(dir, "index.ts"), "utf8");
     }, 600_000);
 

@@ -23,7 +23,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { installPacked, type Packed, root, sh, toolPath } from "./packed";
+import { packedTarball, root, sh, toolPath } from "./packed";
 
 type Step = {
   name?: string;
@@ -385,21 +385,14 @@ describe("what the workflow names exists and agrees", () => {
 });
 
 describe("npm publish --dry-run (offline)", () => {
-  let packed: Packed;
-
-  it(`of the root package: pulumi-posthog-${version}.tgz, every bin inside`, () => {
-    packed = installPacked();
+  it(`of the root package: pulumi-posthog-${version}.tgz, every bin inside`, async () => {
+    const packed = await packedTarball();
     expect(basename(packed.tarball)).toBe(`pulumi-posthog-${version}.tgz`);
     for (const [bin, target] of Object.entries(pkg.bin))
       expect(packed.files, bin).toContain(target.replace(/^\.\//, ""));
-    const out = sh(
-      "npm",
-      ["publish", "--dry-run", "--offline", "--tag", "latest", packed.tarball],
-      packed.base,
-    );
+    const out = sh("npm", ["publish", "--dry-run", "--offline", "--tag", "latest", packed.tarball], work);
     expect(out).toContain(`+ pulumi-posthog@${version}`);
   }, 600_000);
-  afterAll(() => packed?.cleanup());
 
   it(`of the generated Node.js SDK, from sdk-gen/nodejs as the workflow publishes it: @pulumi-posthog/posthog@${version}`, () => {
     const publish = job("sdk-nodejs").steps.find((s) => s.run?.startsWith("npm publish"));

@@ -110,9 +110,11 @@ describe("the generated Node.js SDK, installed from its tarball, in a TypeScript
         "",
       ].join("\n"),
     );
-    // The README's two commands, in the program's folder.
-    sh("npm", ["pack", join(sdkDir, "nodejs"), "--pack-destination", "."], projectDir);
-    sh("npm", ["install", `./pulumi-posthog-posthog-${version}.tgz`], projectDir);
+    // The README's two commands, in the program's folder (from the npm cache where it holds the packages: the
+    // registry is asked only for what it lacks; no audit, no funding request).
+    const offline = ["--prefer-offline", "--no-audit", "--no-fund"];
+    sh("npm", ["pack", join(sdkDir, "nodejs"), "--pack-destination", ".", ...offline], projectDir);
+    sh("npm", ["install", ...offline, `./pulumi-posthog-posthog-${version}.tgz`], projectDir);
     configFile = await stackWithSettings({
       projectDir,
       stack,
