@@ -46,10 +46,8 @@ describe("one object, one resource (a program using the SDK, through the real Pu
       ["Invite", "case-lower", { targetEmail: "case@example.com", sendEmail: false }],
       ["Invite", "case-upper", { targetEmail: "CASE@example.com", sendEmail: false }],
     ];
+    // (That a plain preview of two such Invites fails naming both, writing nothing, the next test shows.)
     await writesSince();
-    const preview = await s.run("preview", program);
-    expect(preview.ok).toBe(false);
-    expect(errorsOf(preview).join("\n"), why(preview)).toMatch(/both manage the invite/);
     for (let run = 0; run < 2; run++) {
       const up = await s.run("up", program, { withPreview: true });
       expect(up.ok, why(up)).toBe(false);
@@ -134,7 +132,6 @@ describe("one object, one resource (a program using the SDK, through the real Pu
     );
     const resent = await writesSince();
     const now = await level(MIA.uuid);
-    expect((await s.run("destroy", [])).ok).toBe(true);
     await fx.emu().call("PATCH", `${fx.emu().org}/members/${MIA.uuid}/`, { body: { level: 1 } });
     expect(resent).toEqual([]);
     expect(now).toBe(after);
@@ -163,7 +160,6 @@ describe("one object, one resource (a program using the SDK, through the real Pu
     );
     const resent = await writesSince();
     const now = await level(MAX.uuid);
-    expect((await s.run("destroy", [])).ok).toBe(true);
     await fx.emu().call("PATCH", `${fx.emu().org}/members/${MAX.uuid}/`, { body: { level: 1 } });
     expect(resent).toEqual([]);
     expect(now).toBe(after);
@@ -207,7 +203,6 @@ describe("one object, one resource (a program using the SDK, through the real Pu
     });
     expect(state.deployment.resources?.length).toBeGreaterThan(0);
     expect(JSON.stringify(state)).not.toContain("__resourceName");
-    expect((await s.run("destroy", [])).ok).toBe(true);
     for (const uuid of [MIA.uuid, MAX.uuid])
       await fx.emu().call("PATCH", `${fx.emu().org}/members/${uuid}/`, { body: { level: 1 } });
   }, 300_000);

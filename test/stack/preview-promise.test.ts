@@ -47,6 +47,16 @@ function newStack() {
   };
 }
 
+let refusing: ReturnType<typeof newStack> | undefined;
+/**
+ * The one stack of the cases whose preview and up fail before any request: they leave it empty as they found it
+ * (each case writes its own settings), so they share it (each new stack costs a `pulumi stack init`).
+ */
+const refusingStack = () => {
+  refusing ??= newStack();
+  return refusing;
+};
+
 /** The API requests the emulator received since the last call (method and path), then clears its log. */
 const requestsSince = () => requestsOf(fx.emu());
 
@@ -82,7 +92,7 @@ describe("preview refuses malformed settings as up does, naming the setting and 
   ];
   for (const [what, settings, message] of cases) {
     it(what, async () => {
-      const s = newStack();
+      const s = refusingStack();
       await requestsSince();
       const preview = await s.run("preview", program, settings);
       expect(preview.ok, why(preview)).toBe(false);
@@ -185,7 +195,6 @@ describe("a preview that changes something proves the settings reach PostHog: up
     const up = await s.run("up", changed);
     expect(up.ok, why(up)).toBe(true);
     expect(up.counts).toMatchObject({ create: 2, update: 1 });
-    expect((await s.run("destroy", changed)).ok).toBe(true);
   }, 600_000);
 });
 
@@ -238,7 +247,7 @@ describe("preview refuses the text PostHog refuses, naming the property (no requ
   ];
   for (const [what, args, property, reason] of cases) {
     it(what, async () => {
-      const s = newStack();
+      const s = refusingStack();
       await requestsSince();
       const preview = await s.run("preview", [["Dashboard", "board", args]]);
       expect(preview.ok, why(preview)).toBe(false);
@@ -259,6 +268,5 @@ describe("preview refuses the text PostHog refuses, naming the property (no requ
     // and the API takes it: the body {"template": …} nests 512 levels, the emulator's limit.
     const up = await s.run("up", program);
     expect(up.ok, why(up)).toBe(true);
-    expect((await s.run("destroy", program)).ok).toBe(true);
   }, 300_000);
 });
