@@ -36,18 +36,31 @@ same<
   Same<L.LookupOptions["retry"], z.input<typeof ClientOptionsSchema>["timeouts"]> extends false ? true : false
 >();
 
+const options: ts.CompilerOptions = {
+  strict: true,
+  target: ts.ScriptTarget.ES2020,
+  module: ts.ModuleKind.CommonJS,
+  moduleResolution: ts.ModuleResolutionKind.Node10,
+  ignoreDeprecations: "6.0",
+  esModuleInterop: false,
+  noEmit: true,
+};
+/**
+ * A compiler host whose parsed files are shared by the programs of this file (the same options, files that do not
+ * change meanwhile): the default libraries and the declarations both programs read are parsed once. Which files a
+ * program reads is still its own: it asks for each it resolves.
+ */
+const host = ts.createCompilerHost(options);
+const parsed = new Map<string, ts.SourceFile | undefined>();
+const getSourceFile = host.getSourceFile.bind(host);
+host.getSourceFile = (fileName, languageVersion, ...rest) => {
+  if (!parsed.has(fileName)) parsed.set(fileName, getSourceFile(fileName, languageVersion, ...rest));
+  return parsed.get(fileName);
+};
+
 /** The declaration files a program importing `entry` reads, compiled with Pulumi's template options. */
 function declarationsRead(entry: string): { files: string[]; diagnostics: string[] } {
-  const options: ts.CompilerOptions = {
-    strict: true,
-    target: ts.ScriptTarget.ES2020,
-    module: ts.ModuleKind.CommonJS,
-    moduleResolution: ts.ModuleResolutionKind.Node10,
-    ignoreDeprecations: "6.0",
-    esModuleInterop: false,
-    noEmit: true,
-  };
-  const program = ts.createProgram([entry], options);
+  const program = ts.createProgram([entry], options, host);
   return {
     files: program.getSourceFiles().map((f) => f.fileName),
     diagnostics: ts

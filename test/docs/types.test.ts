@@ -129,11 +129,18 @@ function emittedArgs(): { file: string; type: string; property: string; document
 }
 
 describe("hover documentation in the emitted .d.ts", () => {
+  /** The repository's resources (tools/codegen.ts), read once: each read type checks the schemas. */
+  let read: ReturnType<typeof readResources> | undefined;
+  const resources = () => {
+    read ??= readResources();
+    return read;
+  };
+
   it("every property of every resource Args type in dist/sdk/*.d.ts has a JSDoc comment", () => {
     const props = emittedArgs().filter((p) => p.file !== "lookups.d.ts");
     expect(props.filter((p) => !p.documented).map((p) => `${p.type}.${p.property}`)).toEqual([]);
     // …and they are all there: each resource's Args declares each of its inputs.
-    for (const r of readResources()) {
+    for (const r of resources()) {
       const declared = new Set(
         props.filter((p) => p.type.startsWith(`${r.name}Args`)).map((p) => p.property),
       );
@@ -151,8 +158,7 @@ describe("hover documentation in the emitted .d.ts", () => {
 
   it("an editor finds the documentation of each Args property through the package (as on hover)", () => {
     const file = join(repoRoot, "test", "docs", "__virtual__", "hover.ts");
-    const resources = readResources();
-    const text = `import type * as posthog from "pulumi-posthog";\n${resources
+    const text = `import type * as posthog from "pulumi-posthog";\n${resources()
       .map((r) => `export type A_${r.name} = posthog.${r.name}Args;`)
       .join("\n")}\n`;
     const { missing, seen, diagnostics } = hoverDocumentation(file, text, compilerOptions());

@@ -3,7 +3,7 @@
  * target): the create journal lets the next create of the same resource adopt what the dead one made (Dashboard,
  * Domain) and record what the dead one found (BatchExportPause `pausedBefore`), instead of a duplicate, a
  * blocked re-run or a wrong `pausedBefore`. Real HTTP against the emulator: the first create's POST is applied
- * and its answer dropped, and the reads it would recover with are slow, so its provider host is killed (as an
+ * and its answer dropped, and the reads it would recover with are held, so its provider host is killed (as an
  * engine kill takes it down) while the create is still in flight; a second host runs the create again.
  */
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -44,8 +44,8 @@ const until = async (what: string, done: () => Promise<boolean>) => {
 
 /**
  * Check then Create of resource `name` of `type` in a host that is killed once the emulator applied its POST to
- * `post` (a path pattern; the answer is dropped, and GETs of `slow` take 3 s); then the same in a fresh host:
- * that second create's outputs.
+ * `post` (a path pattern; the answer is dropped, and the GETs of `slow` after it are held until the host is gone);
+ * then the same in a fresh host: that second create's outputs.
  */
 async function killedThenAgain(
   type: string,
@@ -59,7 +59,9 @@ async function killedThenAgain(
   const urn = urnOf(type, name);
   await emu.control("DELETE", "/requests");
   await emu.control("POST", "/faults", { method, path: post, dropResponse: true, times: 1 });
-  await emu.control("POST", "/faults", { method: "GET", path: slow, delayMs: 3000, times: 2 });
+  // The POST waits until the reads before it are answered; the reads after it (its recovery) then wait until the
+  // host is gone: the host dies with its create in flight, however slow the machine.
+  const held = (await emu.control("POST", "/holds", { method, path: post, times: 1 })) as { id: string };
   const first = await host();
   const checked = await first.check(
     urn,
@@ -68,12 +70,19 @@ async function killedThenAgain(
   );
   expect(checked.failures).toEqual([]);
   const lost = first.create(urn, checked.inputs).catch(() => undefined);
+  await until(
+    "the POST to be held",
+    async () => ((await emu.control("GET", `/holds/${held.id}`)) as { held: unknown[] }).held.length > 0,
+  );
+  await emu.control("POST", "/holds", { method: "GET", path: slow });
+  await emu.control("POST", `/holds/${held.id}/release`, {});
   const pattern = new RegExp(post);
   await until("the POST to apply", async () =>
     (await emu.requests()).some((r) => r.method === method && pattern.test(r.path)),
   );
   await first.close(); // the host dies with its create in flight, as an engine kill takes it down
   await lost;
+  await emu.control("DELETE", "/holds"); // the held reads go on, with no one to answer
   await emu.control("DELETE", "/faults");
 
   const second = await host();
@@ -110,7 +119,7 @@ describe("a create killed with its provider host, then run again", () => {
     ).results.filter((x) => x.name === "Killed board");
     expect(named.map((x) => String(x.id))).toEqual([d.id]);
     expect(d.outs.adopted).toBe(false);
-  }, 90_000); // two hosts, and 3 s list reads (the first create's id watermark, the second's recovery)
+  }, 90_000); // two hosts
 
   it("Dashboard: a create that returned but whose engine died before recording it is adopted by the next one", async () => {
     const provider = await serializeProvider("Dashboard");

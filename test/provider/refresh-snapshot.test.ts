@@ -181,17 +181,30 @@ describe("a refresh reads dashboards from their project's list", () => {
 
   it("a dashboard moved between two page reads (renamed meanwhile) is found by one GET, with its new name", async () => {
     const moved = managed[3] as { id: string };
-    // the first list request passes; the second (page 2) waits 1.5 s, during which the dashboard is renamed so
+    // the first list request (page 1) is answered; the second (page 2) is held while the dashboard is renamed so
     // that it sorts onto page 1, which was already read
-    await emu.control("POST", "/faults", { method: "GET", path: `^${dashPath()}$`, times: 1 });
-    await emu.control("POST", "/faults", { method: "GET", path: `^${dashPath()}$`, delayMs: 1500, times: 1 });
+    const hold = (await emu.control("POST", "/holds", {
+      method: "GET",
+      path: `^${dashPath()}$`,
+      times: 2,
+    })) as {
+      id: string;
+    };
+    const held = async () =>
+      (await emu.control("GET", `/holds/${hold.id}`)) as { held: unknown[]; hits: number };
     const host = await newHost();
     await emu.control("DELETE", "/requests");
     const reading = readDashboard(host, 3);
-    for (let t = 0; t < 100 && lists(await requests()) < 1; t++) await new Promise((r) => setTimeout(r, 20));
+    void reading.catch(() => undefined); // reported below, by the await
+    await expect.poll(async () => (await held()).held.length, { timeout: 20_000, interval: 20 }).toBe(1);
+    await emu.control("POST", `/holds/${hold.id}/release`, {}); // page 1
+    await expect.poll(async () => (await held()).hits, { timeout: 20_000, interval: 20 }).toBe(2);
+    await expect.poll(async () => (await held()).held.length, { timeout: 20_000, interval: 20 }).toBe(1);
+    expect(lists(await requests())).toBe(1); // page 1 answered, page 2 not yet
     await emu.api("PATCH", `${dashPath()}${moved.id}/`, { name: "Aardvark (moved)" });
+    await emu.control("POST", `/holds/${hold.id}/release`, {}); // page 2
     const r = await reading;
-    await emu.control("DELETE", "/faults");
+    await emu.control("DELETE", "/holds");
     expect(r.id).toBe(moved.id);
     expect(r.props.deleted).toBe(false);
     expect(r.props.name).toBe("Aardvark (moved)");

@@ -40,7 +40,8 @@ beforeEach(async () => {
 const run = (env: Record<string, string> = {}): Promise<ProviderHost> =>
   startConfiguredHost(emu, undefined, {
     POSTHOG_CREATE_JOURNAL_DIR: journal,
-    POSTHOG_LOST_CREATE_WAIT: "2",
+    // The shortest wait (whole seconds): the held create stays unknown however long the create reads.
+    POSTHOG_LOST_CREATE_WAIT: "1",
     ...env,
   });
 
@@ -121,7 +122,12 @@ describe("a create PostHog may still be processing when its answer is lost", () 
         })
         .toBe(1);
       void pending.catch(() => undefined); // reported below, by the await
-      await new Promise((r) => setTimeout(r, 1_500)); // cut at 300 ms: the create is reading the list by now
+      // Cut at 300 ms: released once the create has read the list after its POST (a list read the emulator answered
+      // after the POST was held), so the object appears while the create is reading.
+      const lists = async () =>
+        (await emu.requests()).filter((r) => r.method === "GET" && r.path === dashboardsPath()).length;
+      const listedBefore = await lists();
+      await expect.poll(lists, { timeout: 10_000, interval: 25 }).toBeGreaterThan(listedBefore);
       await emu.control("POST", `/holds/${hold}/release`, {});
       const created = await pending;
       expect(await named(dashboardsPath(), "Soon board")).toEqual([Number(created.id)]);
