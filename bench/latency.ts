@@ -81,9 +81,11 @@ const ENGINE_PARALLEL = 4 * availableParallelism();
 /**
  * `ours`: the dynamic SDK (pulumi-posthog); `plugin`: the same resources through the provider plugin
  * `pulumi-resource-posthog` (type tokens `posthog:index:<Name>`, the generated program only); `naive`: the naive
- * provider of bench/naive-provider.ts.
+ * provider of bench/naive-provider.ts; `naiveOutputs`: the same naive provider returning ours' output properties
+ * (its `withOutputs`); `noop`: the no-op provider of bench/naive-provider.ts (no HTTP, ours' outputs) behind ours'
+ * generated program (the last two: the generated program only).
  */
-export type ProviderKind = "ours" | "plugin" | "naive";
+export type ProviderKind = "ours" | "plugin" | "naive" | "naiveOutputs" | "noop";
 export type ProgramKind = "example" | "generated";
 export type OpName = "up" | "previewRefresh" | "destroy";
 const OPS: OpName[] = ["up", "previewRefresh", "destroy"];
@@ -181,19 +183,44 @@ function writeProgram(dir: string, stacks: string[], source: string, plugin = fa
   );
 }
 
-/** The naive program's prelude: providers from bench/naive-provider.ts, configured from the environment. */
-const naivePrelude = `
+/**
+ * The naive program's prelude: providers from bench/naive-provider.ts, configured from the environment;
+ * `withOutputs` makes them return ours' output properties (the `naiveOutputs` kind).
+ */
+const naivePreludeOf = (withOutputs: boolean) => `
 const { naiveProviders } = require(${JSON.stringify(join(root, "dist", "bench", "naive-provider.js"))});
 const env = process.env;
 const naive = (projectId) => naiveProviders({ host: env.POSTHOG_HOST, apiKey: env.POSTHOG_API_KEY,
-  organizationId: env.POSTHOG_ORGANIZATION_ID, projectId: Number(projectId ?? env.POSTHOG_PROJECT_ID) });
+  organizationId: env.POSTHOG_ORGANIZATION_ID, projectId: Number(projectId ?? env.POSTHOG_PROJECT_ID),
+  withOutputs: ${withOutputs} });
 class Naive extends pulumi.dynamic.Resource {
   constructor(kind, provider, name, props, opts) { super(provider, name, props, opts, "naive", kind); }
 }
 `;
+const naivePrelude = naivePreludeOf(false);
 
 /**
- * The generated program's source (see the module doc), ours or naive. Stack `s` of `stacks` uses its own users,
+ * The no-op program's prelude: ours' resource names as dynamic resources of the no-op providers of
+ * bench/naive-provider.ts (type tokens `pulumi-nodejs:dynamic/noop:<Name>`), so ours' program text runs unchanged.
+ * Each resource's provider is a thin forwarder, as ours' (sdk/provider-shim.ts): its serialized text holds the
+ * module's path and the kind only, so the state is the size of ours and the engine handles as many bytes.
+ */
+const noopPrelude = `const noopModule = ${JSON.stringify(join(root, "dist", "bench", "naive-provider.js"))};
+const kind = (name) => {
+  const [f, n, pid] = [noopModule, name, Number(process.env.POSTHOG_PROJECT_ID)];
+  const p = () => require(f).noopProviders(pid)[n];
+  const provider = { create: (...a) => p().create(...a), read: (...a) => p().read(...a),
+    update: (...a) => p().update(...a), delete: (...a) => p().delete(...a) };
+  return class extends pulumi.dynamic.Resource {
+    constructor(n, args, opts) { super(provider, n, args, opts, "noop", name); }
+  };
+};
+const posthog = Object.fromEntries(["Member", "Invite", "Dashboard", "DashboardCollaborator"].map((k) => [k, kind(k)]));
+`;
+
+/**
+ * The generated program's source (see the module doc): ours' program for ours, the plugin and the no-op provider,
+ * the naive one for naive and naiveOutputs. Stack `s` of `stacks` uses its own users,
  * names and e-mails, so three stacks manage disjoint objects in one organization.
  */
 function generatedSource(provider: ProviderKind, n: number, seedData: Seed): string {
@@ -212,8 +239,13 @@ const perProject = (total, p) => Math.floor(total / 3) + (p < total % 3 ? 1 : 0)
 };
 const posthog = Object.fromEntries(["Member", "Invite", "Dashboard", "DashboardCollaborator"].map((k) => [k, kind(k)]));
 `;
-  if (provider !== "naive")
-    return `${common}${provider === "ours" ? 'const posthog = require("pulumi-posthog");\n' : pluginPrelude}const members = users.slice(0, z.members).map((u, i) =>
+  const oursPrelude = {
+    ours: 'const posthog = require("pulumi-posthog");\n',
+    plugin: pluginPrelude,
+    noop: noopPrelude,
+  } as Partial<Record<ProviderKind, string>>;
+  if (provider !== "naive" && provider !== "naiveOutputs")
+    return `${common}${oursPrelude[provider]}const members = users.slice(0, z.members).map((u, i) =>
   new posthog.Member("member-" + i, { email: u.email, level: "member", retainOnDelete: true }));
 for (let i = 0; i < z.invites; i++)
   new posthog.Invite("invite-" + i, { targetEmail: "s" + s + ".invitee" + i + "@example.com", sendEmail: false });
@@ -230,7 +262,7 @@ data.projects.forEach((projectId, p) => {
   }
 });
 `;
-  return `${common}${naivePrelude}
+  return `${common}${naivePreludeOf(provider === "naiveOutputs")}
 const byProject = Object.fromEntries(data.projects.map((p) => [p, naive(p)]));
 const first = byProject[data.projects[0]];
 const members = users.slice(0, z.members).map((u, i) =>
@@ -298,19 +330,27 @@ const OURS_REQUESTS: Record<string, { create: number; read: number; delete: numb
   BatchExportPause: { create: 2, read: 1, delete: 1 },
 };
 
+const NAIVE_REQUESTS: Record<string, { create: number; read: number; delete: number }> = {
+  Dashboard: { create: 1, read: 1, delete: 1 },
+  Invite: { create: 1, read: 1, delete: 1 },
+  Member: { create: 2, read: 1, delete: 0 },
+  DashboardCollaborator: { create: 1, read: 1, delete: 1 },
+};
+
 export const REQUESTS: Record<
   ProviderKind,
   Record<string, { create: number; read: number; delete: number }>
 > = {
   ours: OURS_REQUESTS,
   plugin: OURS_REQUESTS, // the same resource code (provider/resources) behind another adapter
-  naive: {
-    Dashboard: { create: 1, read: 1, delete: 1 },
-    Invite: { create: 1, read: 1, delete: 1 },
-    Member: { create: 2, read: 1, delete: 0 },
-    DashboardCollaborator: { create: 1, read: 1, delete: 1 },
-  },
+  naive: NAIVE_REQUESTS,
+  naiveOutputs: NAIVE_REQUESTS, // the same requests, other outputs
+  // no request at all
+  noop: Object.fromEntries(Object.keys(NAIVE_REQUESTS).map((k) => [k, { create: 0, read: 0, delete: 0 }])),
 };
+
+/** Whether `provider` is ours' resource code (the SDK or the plugin): the access check, bulk invites. */
+const isOurs = (provider: ProviderKind) => provider === "ours" || provider === "plugin";
 
 export interface GraphNode {
   urn: string;
@@ -359,7 +399,7 @@ export function chainOf(
     if (!row) throw new Error(`no request count for ${n.kind}`);
     return row[o];
   };
-  const access = provider === "naive" ? 0 : 1;
+  const access = isOurs(provider) ? 1 : 0;
   const byUrn = new Map(graph.map((n) => [n.urn, n]));
   const longest = (o: "create" | "delete") => {
     const memo = new Map<string, number>();
@@ -384,7 +424,7 @@ export function chainOf(
   if (op === "up") {
     // Ours: the invites the engine's workers create together share one bulk request (at most 20), so k invites
     // cost ⌈k / min(20, workers)⌉ requests, still one request each on the chain.
-    const invites = provider === "naive" ? 0 : graph.filter((n) => n.kind === "Invite").length;
+    const invites = !isOurs(provider) ? 0 : graph.filter((n) => n.kind === "Invite").length;
     const perInvite = table.Invite?.create ?? 0;
     const shared = Math.ceil(invites / Math.min(20, ENGINE_PARALLEL)) - invites * perInvite;
     return { chain: access + longest("create"), modelledRequests: access + sum("create") + shared + invokes };

@@ -21,9 +21,11 @@
  *     and at 0, real rate limits, --latency-repeat (3) rounds, median walls; ours, the provider plugin (generated program) and naive; then three stacks applying at once with one key
  *     (bench/latency.ts; `--only shared-key` runs that part alone). Not in the default --only: about 10 minutes.
  * scale: `up`, `preview --refresh`, `destroy` of the generated program at --scale-sizes (300,1000,3000) resources,
- *     ours (naive at the smallest), at --latency-ms, PostHog's rate limits; per run wall, requests, 429s, failures,
- *     provider host peak RSS, state size; the CLI saves the state at the end of each operation only
- *     (PULUMI_SKIP_CHECKPOINTS); targets (bench/scale.ts). Not in the default --only: ~20 minutes.
+ *     ours, naive, naive with ours' outputs and a no-op provider at each size (--scale-repeat (6) rounds at the
+ *     smallest), at --latency-ms, PostHog's rate limits; per run wall, requests, 429s, failures, provider host peak
+ *     RSS, state size; the engine-floor table (ours, naive, naive with outputs, no-op, PostHog's floor) and goals;
+ *     the CLI saves the state at the end of each operation only (PULUMI_SKIP_CHECKPOINTS); targets
+ *     (bench/scale.ts). Not in the default --only: ~35 minutes at 300,3000 on a quiet machine.
  * cold-start: spawn to port line of the provider plugin and of the dynamic-provider host, --cold-start-samples (15)
  *     each, alternating; medians and their ratio (bench/cold-start.ts). Not in the default --only: under a minute.
  * profile: the CPU of the program and the provider host during up / preview --refresh / destroy of the generated

@@ -1,7 +1,7 @@
 /**
  * Scale: the generated program of bench/latency.ts (members, invites, dashboards in 3 projects, collaborators on
- * the first dashboard of each) at 300, 1,000 and 3,000 resources with our provider, and at 300 with the naive
- * one, through the real Pulumi CLI (tools/pulumi.ts, v3.274.1 on a local file backend): `up`, `preview --refresh`,
+ * the first dashboard of each) at 300, 1,000 and 3,000 resources with our provider, the naive one, the naive one
+ * with ours' outputs and the no-op one (below), through the real Pulumi CLI (tools/pulumi.ts, v3.274.1 on a local file backend): `up`, `preview --refresh`,
  * `destroy`, each on a fresh emulator child answering
  * after 80 ± 20 ms and throttling as PostHog does (480 requests a minute, 4,800 an hour per key; each operation
  * starts with the windows empty, as runs minutes apart do; the invite budget is lifted, see latency.ts). The CLI
@@ -13,10 +13,18 @@
  * requests (targets ≤ 15 at 300, ≤ 60 at 3,000), ours ÷ naive wall at 300 (target ≤ 1.05), and for each run the
  * floor PostHog's sliding window sets: n requests need at least ⌊(n − 1)/480⌋ minutes.
  *
- *   npm run bench -- --only scale [--scale-sizes 300,1000,3000] [--scale-repeat 6]   (~20 minutes; results.json `scale`)
+ * The engine's floor (issue 36): at every size the same program shape also runs with two more providers of
+ * bench/naive-provider.ts through the same CLI: `naiveOutputs`, the naive provider returning ours' output
+ * properties (the same HTTP calls as naive), and `noop`, ours' program on a provider that answers at once without
+ * HTTP and returns ours' outputs (the engine's own cost for this state). Per size and operation the bench prints
+ * ours, naive, naive with outputs, no-op and PostHog's floor ({@link ScaleRun.floorSeconds} of ours' run), and the
+ * goals: at the smallest size (300) ours ≤ 1.05 × naive with outputs, at the largest (3,000) ours ≤ max(no-op,
+ * PostHog's floor) + 2 ms per resource, for each operation.
+ *
+ *   npm run bench -- --only scale [--scale-sizes 300,1000,3000] [--scale-repeat 6]   (results.json `scale`)
  */
 import { median, round } from "./emulator-process";
-import { type OpName, type ProviderKind, runSequence } from "./latency";
+import { chainOf, type OpName, type ProviderKind, runSequence } from "./latency";
 
 /** One operation of one program size with one provider. */
 export interface ScaleRun {
@@ -33,6 +41,11 @@ export interface ScaleRun {
   msPerResource: number;
   /** What PostHog's sliding window of 480 a minute allows at best for these requests: ⌊(n − 1)/480⌋ × 60 s. */
   windowFloorSeconds: number;
+  /**
+   * PostHog's floor for this run: max(the window floor, the longest chain of dependent requests × the mean RTT),
+   * as latency.ts bounds an operation (chainOf; requests ÷ rate is the window floor here). 0 for the no-op run.
+   */
+  floorSeconds?: number;
   /** Every round's wall, when the run is the median of several (the smallest size). */
   wallSamples?: number[];
   firstError?: string;
@@ -54,6 +67,11 @@ export interface ScaleResults {
 }
 
 const OPS: OpName[] = ["up", "previewRefresh", "destroy"];
+/** The providers run at each size, in the order of the table's columns. */
+const PROVIDERS: ProviderKind[] = ["ours", "naive", "naiveOutputs", "noop"];
+/** The goals of issue 36: ours ÷ naive with outputs at the smallest size; ms per resource at the largest. */
+const OUTPUTS_RATIO_GOAL = 1.05;
+const MS_PER_RESOURCE_GOAL = 2;
 
 /**
  * The CLI saves the state only at the end of each operation (`PULUMI_SKIP_CHECKPOINTS=true`), for ours and naive
@@ -68,14 +86,14 @@ const OPS: OpName[] = ["up", "previewRefresh", "destroy"];
  */
 const SKIP_CHECKPOINTS = { PULUMI_SKIP_CHECKPOINTS: "true" };
 
-/** Runs the scale section (needs `npm run build`). `sizes` default 300, 1,000, 3,000; naive runs at the smallest. */
+/** Runs the scale section (needs `npm run build`). `sizes` default 300, 1,000, 3,000; every provider at each. */
 export async function runScaleBench(
   o: {
     sizes?: number[];
     latencyMs?: number;
     jitterMs?: number;
     /**
-     * Rounds at the smallest size, ours and naive alternating (default 6; with 3 the `up` ratio's median moved
+     * Rounds at the smallest size, the providers' order rotating (default 6; with 3 the `up` ratio's median moved
      * between 1.04 and 1.16 from one run to the next): its walls are the medians.
      */
     repeat?: number;
@@ -88,14 +106,14 @@ export async function runScaleBench(
   const repeat = Math.max(1, o.repeat ?? 6);
   const progress = o.progress ?? (() => undefined);
   const smallest = Math.min(...sizes);
-  // At the smallest size ours and naive alternate, `repeat` rounds, so that a drift of the machine's load hits
-  // both alike; the larger sizes run once (ours).
+  // At the smallest size the providers take turns, `repeat` rounds, each round starting one provider later, so
+  // that a drift of the machine's load hits all alike; the larger sizes run once per provider.
   const plan: { size: number; provider: ProviderKind }[] = [];
-  for (let r = 0; r < repeat; r++) {
-    const pair: ProviderKind[] = r % 2 === 0 ? ["ours", "naive"] : ["naive", "ours"];
-    for (const provider of pair) plan.push({ size: smallest, provider });
-  }
-  for (const size of sizes) if (size !== smallest) plan.push({ size, provider: "ours" });
+  for (let r = 0; r < repeat; r++)
+    for (let i = 0; i < PROVIDERS.length; i++)
+      plan.push({ size: smallest, provider: PROVIDERS[(r + i) % PROVIDERS.length] as ProviderKind });
+  for (const size of sizes)
+    if (size !== smallest) for (const provider of PROVIDERS) plan.push({ size, provider });
   const samples = new Map<string, ScaleRun[]>();
   for (const { size, provider } of plan) {
     progress(`scale: ${size} resources, ${provider}`);
@@ -125,6 +143,13 @@ export async function runScaleBench(
           stateBytes: f.stateBytes ?? null,
           msPerResource: round((f.wallSeconds * 1000) / Math.max(1, graph.length), 1),
           windowFloorSeconds: Math.floor(Math.max(0, f.requests - f.throttled - 1) / 480) * 60,
+          floorSeconds: round(
+            Math.max(
+              Math.floor(Math.max(0, f.requests - f.throttled - 1) / 480) * 60,
+              (chainOf(graph, provider, operation, 0).chain * f.meanRttMs) / 1000,
+            ),
+            2,
+          ),
           ...(f.firstError ? { firstError: f.firstError } : {}),
         },
       ]);
@@ -152,6 +177,9 @@ function medianRun(rounds: ScaleRun[]): ScaleRun {
     throttled: rounds.reduce((a, r) => a + r.throttled, 0),
     failed: rounds.reduce((a, r) => a + r.failed, 0),
     providerRssMiB: rss.length > 0 ? Math.max(...rss) : null,
+    ...(first.floorSeconds !== undefined
+      ? { floorSeconds: round(median(rounds.map((r) => r.floorSeconds ?? 0)), 2) }
+      : {}),
     wallSamples: rounds.map((r) => r.wallSeconds),
     ...(error ? { firstError: error } : {}),
   };
@@ -193,22 +221,100 @@ export function targetsOf(runs: ScaleRun[], sizes: number[]): ScaleTarget[] {
     if (small && naive)
       add(`${op}: ours ÷ naive wall at ${smallest}`, round(small.wallSeconds / naive.wallSeconds, 3), 1.05);
   }
-  return targets;
+  return [...targets, ...goalsOf(runs, sizes)];
+}
+
+/**
+ * The goals of issue 36 on these runs, each as the measured value against its limit: for each operation, at the
+ * smallest size ours' wall ÷ naive-with-outputs' wall ≤ 1.05, and at the largest ours' wall ≤ max(no-op's wall,
+ * PostHog's floor of ours' run) + 2 ms per resource (value and limit in seconds). A goal whose runs are missing or
+ * failed is missed (its value null).
+ */
+export function goalsOf(runs: ScaleRun[], sizes: number[]): ScaleTarget[] {
+  const smallest = Math.min(...sizes);
+  const largest = Math.max(...sizes);
+  const find = (size: number, provider: ProviderKind, op: OpName) =>
+    runs.find(
+      (r) =>
+        r.provider === provider &&
+        r.operation === op &&
+        r.failed === 0 &&
+        Math.abs(r.resources - size) < size * 0.01,
+    );
+  const goals: ScaleTarget[] = [];
+  for (const op of OPS) {
+    const ours = find(smallest, "ours", op);
+    const withOutputs = find(smallest, "naiveOutputs", op);
+    const ratio = ours && withOutputs ? round(ours.wallSeconds / withOutputs.wallSeconds, 3) : null;
+    goals.push({
+      name: `goal ${op}: ours ÷ naive with outputs wall at ${smallest}`,
+      value: ratio,
+      limit: OUTPUTS_RATIO_GOAL,
+      ok: ratio !== null && ratio <= OUTPUTS_RATIO_GOAL,
+    });
+  }
+  for (const op of OPS) {
+    const ours = find(largest, "ours", op);
+    const noop = find(largest, "noop", op);
+    const limit =
+      ours && noop
+        ? round(
+            Math.max(noop.wallSeconds, ours.floorSeconds ?? ours.windowFloorSeconds) +
+              (MS_PER_RESOURCE_GOAL * ours.resources) / 1000,
+            2,
+          )
+        : Number.NaN;
+    const value = ours && noop ? ours.wallSeconds : null;
+    goals.push({
+      name: `goal ${op}: ours wall s ≤ max(no-op, PostHog's floor) + ${MS_PER_RESOURCE_GOAL} ms × resources at ${largest}`,
+      value,
+      limit,
+      ok: value !== null && value <= limit,
+    });
+  }
+  return goals;
 }
 
 /** The human-readable table of {@link runScaleBench}'s results. */
 export function scaleTable(r: ScaleResults): string {
   const lines = [
     `scale: generated program, RTT ${r.latencyMs} ± ${r.jitterMs} ms, 480/min 4,800/h per key`,
-    "  resources provider operation        wall s   ms/res  requests  429  failed  window floor s  host RSS MiB  state KiB",
+    "  resources provider     operation        wall s   ms/res  requests  429  failed  window floor s  host RSS MiB  state KiB",
   ];
   for (const x of r.runs)
     lines.push(
-      `  ${String(x.resources).padStart(9)} ${x.provider.padEnd(8)} ${x.operation.padEnd(15)} ${String(x.wallSeconds).padStart(7)} ${String(x.msPerResource).padStart(8)} ${String(x.requests).padStart(9)} ${String(x.throttled).padStart(4)} ${String(x.failed).padStart(7)} ${String(x.windowFloorSeconds).padStart(15)} ${String(x.providerRssMiB ?? "—").padStart(12)} ${String(x.stateBytes === null ? "—" : round(x.stateBytes / 1024, 0)).padStart(10)}`,
+      `  ${String(x.resources).padStart(9)} ${x.provider.padEnd(12)} ${x.operation.padEnd(15)} ${String(x.wallSeconds).padStart(7)} ${String(x.msPerResource).padStart(8)} ${String(x.requests).padStart(9)} ${String(x.throttled).padStart(4)} ${String(x.failed).padStart(7)} ${String(x.windowFloorSeconds).padStart(15)} ${String(x.providerRssMiB ?? "—").padStart(12)} ${String(x.stateBytes === null ? "—" : round(x.stateBytes / 1024, 0)).padStart(10)}`,
     );
+  lines.push(...floorTable(r.runs));
   for (const t of r.targets)
-    lines.push(`  target ${t.name}: ${t.value} ≤ ${t.limit}: ${t.ok ? "OK" : "MISSED"}`);
+    if (t.name.startsWith("goal "))
+      lines.push(`  ${t.name}: ${t.value ?? "—"} vs ${t.limit}: ${t.ok ? "met" : "missed"}`);
+    else lines.push(`  target ${t.name}: ${t.value} ≤ ${t.limit}: ${t.ok ? "OK" : "MISSED"}`);
   for (const x of r.runs)
     if (x.firstError) lines.push(`  ${x.resources} ${x.provider} ${x.operation}: ${x.firstError}`);
   return lines.join("\n");
+}
+
+/**
+ * The engine's floor, one line per size and operation: the wall seconds of ours, naive, naive with outputs and
+ * no-op, and PostHog's floor of ours' run; "—" where a provider did not run, a "!" after a wall whose run failed.
+ */
+export function floorTable(runs: ScaleRun[]): string[] {
+  const lines = [
+    "  engine floor (wall s)",
+    "  resources operation            ours     naive  naive+outs     no-op  PostHog floor",
+  ];
+  const sizes = [...new Set(runs.map((x) => x.resources))].sort((a, b) => a - b);
+  const cell = (x: ScaleRun | undefined, width: number) =>
+    (x ? `${x.wallSeconds}${x.failed > 0 || x.firstError ? "!" : ""}` : "—").padStart(width);
+  for (const size of sizes)
+    for (const op of OPS) {
+      const of = (p: ProviderKind) =>
+        runs.find((x) => x.resources === size && x.operation === op && x.provider === p);
+      const ours = of("ours");
+      lines.push(
+        `  ${String(size).padStart(9)} ${op.padEnd(15)} ${cell(ours, 9)} ${cell(of("naive"), 9)} ${cell(of("naiveOutputs"), 11)} ${cell(of("noop"), 9)} ${String(ours ? (ours.floorSeconds ?? ours.windowFloorSeconds) : "—").padStart(14)}`,
+      );
+    }
+  return lines;
 }

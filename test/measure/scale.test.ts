@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type ScaleRun, scaleTable, targetsOf } from "../../bench/scale";
+import { goalsOf, type ScaleRun, scaleTable, targetsOf } from "../../bench/scale";
 
 // The scale bench's targets (issues 20 and 26): refresh requests at 300 and 3,000, no failure at 3,000, at 3,000 at
 // most 5 ms per resource beyond PostHog's floor for up and destroy and 5 ms per resource for the whole refresh,
@@ -7,7 +7,7 @@ import { type ScaleRun, scaleTable, targetsOf } from "../../bench/scale";
 
 const run = (
   resources: number,
-  provider: "ours" | "naive",
+  provider: "ours" | "naive" | "naiveOutputs" | "noop",
   operation: "up" | "previewRefresh" | "destroy",
   wallSeconds: number,
   requests: number,
@@ -58,5 +58,59 @@ describe("scale targets", () => {
     const table = scaleTable({ latencyMs: 80, jitterMs: 20, runs, targets: targetsOf(runs, [300, 3000]) });
     expect(table).toContain("target destroy: ours ÷ naive wall at 300: 1.143 ≤ 1.05: MISSED");
     expect(table).toContain("target failed at 3000: 1 ≤ 0: MISSED");
+  });
+
+  it("checks the engine-floor goals: ours ÷ naive with outputs at 300, ours against max(no-op, PostHog's floor) + 2 ms per resource at 3,000", () => {
+    const runs = [
+      run(300, "ours", "up", 10.5, 246),
+      run(300, "ours", "previewRefresh", 9, 9),
+      run(300, "ours", "destroy", 8, 241),
+      run(300, "naiveOutputs", "up", 10, 360),
+      run(300, "naiveOutputs", "previewRefresh", 9, 300),
+      run(300, "naiveOutputs", "destroy", 7, 240),
+      run(3000, "ours", "up", 306, 2460), // window floor 300 s
+      { ...run(3000, "ours", "previewRefresh", 40, 28), floorSeconds: 0.3 },
+      { ...run(3000, "ours", "destroy", 250, 2400), floorSeconds: 245 }, // above the window floor of 240 s
+      run(3000, "noop", "up", 200, 0),
+      run(3000, "noop", "previewRefresh", 33, 0),
+      run(3000, "noop", "destroy", 100, 0),
+    ];
+    const g = Object.fromEntries(goalsOf(runs, [300, 3000]).map((x) => [x.name, x]));
+    expect(g["goal up: ours ÷ naive with outputs wall at 300"]).toMatchObject({
+      value: 1.05,
+      limit: 1.05,
+      ok: true,
+    });
+    expect(g["goal previewRefresh: ours ÷ naive with outputs wall at 300"]).toMatchObject({
+      value: 1,
+      ok: true,
+    });
+    expect(g["goal destroy: ours ÷ naive with outputs wall at 300"]).toMatchObject({
+      value: 1.143,
+      ok: false,
+    });
+    const at3000 = (op: string) =>
+      g[`goal ${op}: ours wall s ≤ max(no-op, PostHog's floor) + 2 ms × resources at 3000`];
+    // up: PostHog's floor (300 s) is above no-op's 200 s: 306 ≤ 300 + 6
+    expect(at3000("up")).toMatchObject({ value: 306, limit: 306, ok: true });
+    // preview --refresh: no-op's 33 s is above the floor: 40 > 33 + 6
+    expect(at3000("previewRefresh")).toMatchObject({ value: 40, limit: 39, ok: false });
+    // destroy: PostHog's floor 245 s: 250 ≤ 251
+    expect(at3000("destroy")).toMatchObject({ value: 250, limit: 251, ok: true });
+    // a goal whose runs are missing is missed
+    const partial = goalsOf(
+      runs.filter((r) => r.provider !== "noop"),
+      [300, 3000],
+    );
+    expect(partial.find((x) => x.name.startsWith("goal up: ours wall"))).toMatchObject({
+      value: null,
+      ok: false,
+    });
+    const table = scaleTable({ latencyMs: 80, jitterMs: 20, runs, targets: targetsOf(runs, [300, 3000]) });
+    expect(table).toContain("goal destroy: ours ÷ naive with outputs wall at 300: 1.143 vs 1.05: missed");
+    // the engine-floor table's row: ours, naive, naive with outputs, no-op, PostHog's floor
+    const rows = table.split("\n").map((l) => l.trim().split(/\s+/).join(" "));
+    expect(rows).toContain("3000 up 306 — — 200 300");
+    expect(rows).toContain("300 destroy 8 — 7 — 0");
   });
 });
