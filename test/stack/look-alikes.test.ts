@@ -9,6 +9,7 @@ import {
   type RunResult,
 } from "../../tools/pulumi";
 import { type Declared, type FixtureStack, fixtureDir, useFixtureProgram } from "./fixture-program";
+import { prepareStack } from "./look-alikes-support";
 
 // Issue 27, point 1: look-alike objects and lost creates. Twelve dashboards of one name, the run killed in the
 // middle of `up`, then `up` again, used to leave 19 dashboards on the server and 12 in the state (7 orphans, no
@@ -104,7 +105,7 @@ describe("look-alike objects and lost creates (real Pulumi CLI)", () => {
     const env = { ...s.env(), POSTHOG_CREATE_JOURNAL_DIR: journal, POSTHOG_LOST_CREATE_WAIT: "30" };
     const NAME = "Answered then killed";
     const program = twins(NAME, 2);
-    expect((await s.run("preview", program, { env })).ok).toBe(true);
+    await prepareStack(s, program, env);
     const { hold, held } = await holdDashboardPosts();
     const { child, done } = s.startUp(env);
     await until("the first create on the wire", async () => (await held()).held.length > 0);
@@ -148,8 +149,8 @@ describe("look-alike objects and lost creates (real Pulumi CLI)", () => {
     const env = { ...s.env(), POSTHOG_CREATE_JOURNAL_DIR: journal };
     const NAME = "Twelve twins";
     const program = twins(NAME, 12);
-    // Write the settings file (through `run`'s preview), then run `up` by hand so the test holds its process.
-    expect((await s.run("preview", program, { env })).ok).toBe(true);
+    // Write the settings file and create the stack, then run `up` by hand so the test holds its process.
+    await prepareStack(s, program, env);
     // Every dashboard POST waits at the emulator until the test releases it: three are answered, the fourth is
     // on the wire when the provider host is killed, then applied (as a real server applies a write whose client died).
     const { hold, held } = await holdDashboardPosts();

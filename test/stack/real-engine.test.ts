@@ -30,6 +30,7 @@ import {
   startPulumi,
 } from "../../tools/pulumi";
 import { type Declared, fixtureDir, useFixtureProgram } from "./fixture-program";
+import { prepareStack } from "./look-alikes-support";
 
 // What the stand-in engine (tools/stack, retired) was trusted for, proved on the real Pulumi CLI (v3.274.1, built by
 // `npm run pulumi-cli`, run by tools/pulumi.ts on a local file backend). Two programs:
@@ -745,8 +746,8 @@ describe("the real Pulumi CLI with the SDK against the emulator", () => {
           deleted?: boolean;
         }[]
       ).filter((d) => d.name === NAME && !d.deleted);
-    // Write the settings file (through `run`'s preview), then run `up` by hand so the test holds its process.
-    expect((await s.run("preview", program, { env })).ok).toBe(true);
+    // Write the settings file and create the stack, then run `up` by hand so the test holds its process.
+    await prepareStack(s, program, env);
     // The emulator holds the POST 4 s before applying it.
     const fault = await fx.emu().control("POST", "/faults", {
       method: "POST",
