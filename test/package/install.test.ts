@@ -21,11 +21,11 @@ import {
   installPacked,
   lockedVersion,
   nodeBin,
+  npmInstall,
   type Packed,
   root,
   runAsync,
   runNode,
-  sh,
   toolPath,
 } from "./packed";
 
@@ -209,7 +209,7 @@ describe("dependencies", () => {
       join(dir, "package.json"),
       JSON.stringify({ name: "client-only", version: "1.0.0", private: true }),
     );
-    sh("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", pkg.tarball], dir);
+    npmInstall([pkg.tarball], dir);
     // Neither optional peer is installed: the whole install is the package and its two dependencies.
     const installed = readdirSync(join(dir, "node_modules")).filter((name) => !name.startsWith("."));
     expect(installed.sort()).toEqual(["pulumi-posthog", "undici", "zod"]);
@@ -279,13 +279,8 @@ describe("what a user does next (issue 13, done when)", () => {
   beforeAll(() => {
     // What a user adds for the docs' examples and the testing example: Node's types, vitest, and fastify for the
     // emulator. After the dependency tests above, which need fastify absent (tests of a file run in order).
-    sh(
-      "npm",
+    npmInstall(
       [
-        "install",
-        "--prefer-offline",
-        "--no-audit",
-        "--no-fund",
         "--save-dev",
         `@types/node@${lockedVersion("@types/node")}`,
         `vitest@${lockedVersion("vitest")}`,
@@ -420,7 +415,7 @@ describe("a newcomer's first hour (issue 21)", () => {
     mkdirSync(dir);
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "readme-install", private: true }));
     const packages = args.slice(2).map((a) => (a.startsWith("./pulumi-posthog-") ? pkg.tarball : a));
-    sh("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", ...packages], dir);
+    npmInstall(packages, dir);
     const pulumi = JSON.parse(
       readFileSync(join(dir, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8"),
     );

@@ -72,6 +72,17 @@ export function sh(command: string, args: string[], cwd: string, env: NodeJS.Pro
   return result.stdout;
 }
 
+/**
+ * npm's flags for every install of these tests: from the npm cache where it holds the packages (the registry is
+ * asked only for what the cache lacks), no audit, no funding request.
+ */
+export const NPM_OFFLINE = ["--prefer-offline", "--no-audit", "--no-fund"];
+
+/** Runs `npm install` with {@link NPM_OFFLINE} and `args` in `dir` (see {@link sh}); returns npm's output. */
+export function npmInstall(args: string[], dir: string): string {
+  return sh("npm", ["install", ...NPM_OFFLINE, ...args], dir);
+}
+
 /** The packed package: the tarball `npm pack` made of a source-only copy of this checkout. */
 export type Tarball = {
   /** The tarball (`pulumi-posthog-<version>.tgz`). */
@@ -179,13 +190,8 @@ export function installPacked(): Promise<Packed> {
         join(dir, "package.json"),
         `${JSON.stringify({ name: "app", version: "1.0.0", private: true }, null, 2)}\n`,
       );
-      sh(
-        "npm",
+      npmInstall(
         [
-          "install",
-          "--prefer-offline",
-          "--no-audit",
-          "--no-fund",
           tarball,
           `@pulumi/pulumi@${lockedVersion("@pulumi/pulumi")}`,
           `typescript@${lockedVersion("typescript")}`,
@@ -367,7 +373,7 @@ export function quickStartProject(pkg: Tarball, typescript: 5 | 6, base: string)
   writeFileSync(join(dir, "index.ts"), markdownBlocks(pkg, "README.md", "ts")[0] ?? "");
   const [npm = "npm", verb = "install", ...packages] = readmeInstallCommand(pkg);
   const specs = packages.map((a) => (a.startsWith("./pulumi-posthog-") ? pkg.tarball : a));
-  sh(npm, [verb, "--prefer-offline", "--no-audit", "--no-fund", ...specs], dir);
+  sh(npm, [verb, ...NPM_OFFLINE, ...specs], dir);
   return dir;
 }
 

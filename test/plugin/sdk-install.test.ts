@@ -29,6 +29,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportStack, PULUMI_BIN, pulumi, runStack } from "../../tools/pulumi";
+import { NPM_OFFLINE } from "../package/packed";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { NO_POSTHOG_ENV, ops, requireBuilt, root, stackWithSettings, why } from "./support";
 
@@ -112,9 +113,8 @@ describe("the generated Node.js SDK, installed from its tarball, in a TypeScript
     );
     // The README's two commands, in the program's folder (from the npm cache where it holds the packages: the
     // registry is asked only for what it lacks; no audit, no funding request).
-    const offline = ["--prefer-offline", "--no-audit", "--no-fund"];
-    sh("npm", ["pack", join(sdkDir, "nodejs"), "--pack-destination", ".", ...offline], projectDir);
-    sh("npm", ["install", ...offline, `./pulumi-posthog-posthog-${version}.tgz`], projectDir);
+    sh("npm", ["pack", join(sdkDir, "nodejs"), "--pack-destination", ".", ...NPM_OFFLINE], projectDir);
+    sh("npm", ["install", ...NPM_OFFLINE, `./pulumi-posthog-posthog-${version}.tgz`], projectDir);
     configFile = await stackWithSettings({
       projectDir,
       stack,
