@@ -28,6 +28,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
+import { RULES } from "../provider/governance/rules";
 import { EXAMPLES, exampleOf, examplesPart, type PackageSchema } from "./examples";
 
 /** The repository root: tools/.. from the source, dist/tools/../.. from the build. */
@@ -822,8 +823,8 @@ export function withClassOutputs(text: string, r: ResourceInfo, path: string): s
   return `${text.slice(0, a + CLASS_MARKERS.begin.length)}\n${members}  ${text.slice(b)}`;
 }
 
-/** A generated part of a page: the inputs and outputs tables, the examples in other languages. */
-export type Part = "inputs" | "outputs" | "examples";
+/** A generated part of a page: the inputs and outputs tables, the examples in other languages, the governance rules. */
+export type Part = "inputs" | "outputs" | "examples" | "rules";
 
 /** The markers around a generated part of a page. */
 export const markers = (part: Part) => ({
@@ -836,10 +837,28 @@ export function withPart(page: string, part: Part, body: string, path: string): 
   const { begin, end } = markers(part);
   const a = page.indexOf(begin);
   const b = page.indexOf(end);
-  const what = part === "examples" ? "examples" : `${part} table`;
+  const what = part === "examples" || part === "rules" ? part : `${part} table`;
   if (a < 0 || b < a)
     return fail(`${path} lacks the markers of its generated ${what}: add the lines\n${begin}\n${end}`);
   return `${page.slice(0, a + begin.length)}\n\n${body}\n\n${page.slice(b)}`;
+}
+
+/**
+ * The rules table of docs/governance.md, from RULES (provider/governance/rules.ts): each rule's id, description, and
+ * configuration keys with their JSON types and defaults (the defaults its zod schema gives an empty object).
+ */
+export function rulesTable(): string {
+  const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+  const rows = RULES.map((r) => {
+    const defaults = r.config.parse({}) as Record<string, unknown>;
+    const keys = Object.entries(r.configSchema).map(([k, schema]) => {
+      const type = schema.type === "array" ? "list" : typeof schema.type === "string" ? schema.type : "value";
+      const d = defaults[k];
+      return `\`${k}\` (${type}, default ${d === undefined ? "unset" : `\`${JSON.stringify(d)}\``})`;
+    });
+    return `| \`${r.id}\` | ${cell(r.description)} | ${keys.length > 0 ? keys.join("; ") : "none"} |`;
+  });
+  return ["| Rule | What it protects | Configuration keys |", "| --- | --- | --- |", ...rows].join("\n");
 }
 
 /** A new page for a resource without one: title, markers and a reminder to write the prose. */
@@ -908,6 +927,11 @@ export function generate(root = ROOT, resources = readResources(root)): Generate
     const page = withPart(readFileSync(file, "utf8"), "examples", examplesPart(schema, ex), ex.page);
     out.push({ path: ex.page, content: page });
   }
+  const governance = "docs/governance.md";
+  out.push({
+    path: governance,
+    content: withPart(readFileSync(join(root, governance), "utf8"), "rules", rulesTable(), governance),
+  });
   return out;
 }
 

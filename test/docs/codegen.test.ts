@@ -7,6 +7,7 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { RULES } from "../../provider/governance/rules";
 import {
   diff,
   generate,
@@ -14,6 +15,7 @@ import {
   ROOT,
   readResources,
   readSchema,
+  rulesTable,
   stale,
   withPart,
 } from "../../tools/codegen";
@@ -42,7 +44,7 @@ function scratchRoot(): string {
   scratch.push(dir);
   for (const d of ["provider", "sdk", "docs/resources", "docs/lookups"])
     cpSync(join(ROOT, d), join(dir, d), { recursive: true });
-  for (const f of ["tsconfig.json", "schema.json"]) cpSync(join(ROOT, f), join(dir, f));
+  for (const f of ["tsconfig.json", "schema.json", "docs/governance.md"]) cpSync(join(ROOT, f), join(dir, f));
   mkdirSync(join(dir, "tools"));
   return dir;
 }
@@ -234,5 +236,22 @@ describe("tools/codegen.ts", () => {
       "@@ on disk line 8, generated line 8 @@",
     ]);
     expect(far.filter((l) => /^[-+][^-+]/.test(l))).toEqual(["-x", "+X", "-y", "+Y"]);
+  });
+});
+
+describe("docs/governance.md's rules table (issue 37)", () => {
+  it("is generated from RULES: every rule's id, description and configuration keys with their defaults; a stale table fails the check", () => {
+    const table = rulesTable();
+    for (const rule of RULES) {
+      expect(table).toContain(`| \`${rule.id}\` | ${rule.description.replace(/\|/g, "\\|")} |`);
+      for (const key of Object.keys(rule.configSchema)) expect(table).toContain(`\`${key}\` (`);
+    }
+    expect(table).toContain("`maxOwners` (integer, default `3`)");
+    expect(table).toContain('`tags` (list, default `["restricted"]`)');
+    const dir = scratchRoot();
+    const page = join(dir, "docs", "governance.md");
+    writeFileSync(page, readFileSync(page, "utf8").replace("posthog-max-owners", "posthog-max-owner"));
+    const old = stale(dir).map((o) => o.path);
+    expect(old).toContain("docs/governance.md");
   });
 });
