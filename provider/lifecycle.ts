@@ -39,6 +39,7 @@ import {
   type PostHogClient,
 } from "./client";
 import { checkSettingsForm } from "./client/settings";
+import { completionsWritten } from "./create-journal";
 import { underWayWhile, watchEngine } from "./engine-watch";
 import { integerIdInput, shown } from "./inputs";
 import { oversizedBodies } from "./limits";
@@ -657,6 +658,8 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
         (found) => claimOrThrow(checked, found),
         resourceNameOf(checked) ?? nameOf(def.name, checked),
       );
+      // The journal's record of what this create made is on disk before the engine hears of the object.
+      await completionsWritten();
       return { id, outs: withDeclared(plain(outs), inputs, news) };
     },
 
