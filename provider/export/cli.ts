@@ -4,6 +4,11 @@
  *
  *   pulumi-posthog export [--out DIR] [--stack NAME] [--project ID ...] [--only KINDS] [--import-file FILE]
  *   pulumi-posthog export dashboard ID [--project ID] --out FILE
+ *   pulumi-posthog audit [--config FILE] [--format table|json|markdown] [--project ID ...]
+ *
+ * `audit` runs the governance rules (provider/governance/rules.ts) against the organization export reads, with
+ * the same connection settings: its report goes to stdout; exit code 0 clean (advisory findings allowed), 1 on a
+ * mandatory violation, 2 when something could not be read or the input is bad (one line on stderr).
  *
  * Connection settings as the provider reads them from the environment: POSTHOG_API_KEY (required; a key with
  * `:read` scopes is enough), POSTHOG_HOST (default https://us.posthog.com), POSTHOG_ORGANIZATION_ID (default
@@ -34,6 +39,8 @@ import {
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { closeAllConnections, createClient, type PostHogClient, resolveSettings } from "../client";
+import { AUDIT_FORMATS, type AuditFormat, auditExitCode, renderReport, runAudit } from "../governance/audit";
+import { type GovernanceConfig, parseGovernanceConfig } from "../governance/rules";
 import { dashboardTemplate, dashboardTemplateText } from "./dashboard-template";
 import { IMPORT_FILE_OMITS, importFileText, renderImportFile } from "./import-file";
 import { EXPORT_KINDS, parseKinds, readOrganization, type Snapshot } from "./organization";
@@ -41,10 +48,28 @@ import { type PackageSource, packageSource } from "./package-source";
 import { PENDING_USAGE, pendingMain } from "./pending";
 import { renderProgram } from "./program";
 
+/** The usage of `audit` (part of {@link USAGE}). */
+export const AUDIT_USAGE = `Audit:
+  pulumi-posthog audit [--config FILE] [--format table|json|markdown] [--project ID ...]
+
+Runs the governance rules against the live organization, objects no stack manages included: reads
+what "export" reads (GET only) and reports every violation on stdout. Exit code 0 when no mandatory
+rule is violated (advisory findings are printed), 1 on a mandatory violation, 2 when something could
+not be read (never a clean report then) or on bad input.
+
+Options:
+  --config FILE   the rules' configuration, the JSON "pulumi preview --policy-pack-config" takes
+                  (default: every rule advisory, with its defaults)
+  --format F      table (default, for a terminal), json (for machines), markdown (for a CI job summary)
+  --project ID    project to audit, repeatable (default: every project the key can read)
+
+Connection: as "export".`;
+
 export const USAGE = `Usage:
   pulumi-posthog export [--out DIR] [--stack NAME] [--project ID ...] [--only KINDS] [--import-file FILE]
   pulumi-posthog export --import-file FILE --no-program [--project ID ...] [--only KINDS]
   pulumi-posthog export dashboard ID [--project ID] --out FILE
+  pulumi-posthog audit [--config FILE] [--format table|json|markdown] [--project ID ...]
 
 Writes the PostHog organization as a Pulumi program that adopts it (index.ts, Pulumi.yaml,
 Pulumi.<stack>.yaml, dashboards/<key>.json), or one dashboard's template JSON. Reads only (GET).
@@ -64,6 +89,8 @@ Options:
 
 Connection (as the provider reads it): POSTHOG_API_KEY (required; :read scopes suffice), POSTHOG_HOST,
 POSTHOG_ORGANIZATION_ID, POSTHOG_PROJECT_ID (export dashboard only).
+
+${AUDIT_USAGE}
 
 ${PENDING_USAGE.replace("Usage:\n", "")}`;
 
@@ -85,6 +112,7 @@ const STACK_NAME = /^[A-Za-z0-9_.-]+$/;
  */
 export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
   if (argv[0] === "clear-pending") return pendingMain(argv.slice(1), io);
+  if (argv[0] === "audit") return auditMain(argv.slice(1), io);
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
@@ -135,7 +163,9 @@ function parse(argv: string[]) {
   const [command, sub, id, ...rest] = positionals;
   if (command !== "export") {
     throw new UsageError(
-      command === undefined ? "expected the command export" : `unknown command "${command}"; expected export`,
+      command === undefined
+        ? "expected a command: export or audit"
+        : `unknown command "${command}"; expected export or audit`,
     );
   }
   const stack = values.stack ?? "dev";
@@ -188,6 +218,93 @@ function parse(argv: string[]) {
 }
 
 type Parsed = Exclude<ReturnType<typeof parse>, { help: true }>;
+
+/**
+ * `pulumi-posthog audit` (argv after "audit"). Bad input (an unknown flag or format, a project that is not a
+ * number, a configuration file that cannot be read or has the wrong shape) is refused in one line naming the flag
+ * and what it accepts, before any request.
+ * @returns 0 no mandatory violation, 1 a mandatory violation, 2 bad input or something could not be read.
+ */
+async function auditMain(argv: string[], io: CliIo): Promise<number> {
+  let options: { format: AuditFormat; config: GovernanceConfig; projects: string[] | undefined };
+  try {
+    const parsed = parseAudit(argv, io.cwd);
+    if (parsed === "help") {
+      io.stdout(AUDIT_USAGE);
+      return 0;
+    }
+    options = parsed;
+  } catch (e) {
+    io.stderr(`pulumi-posthog audit: ${(e as Error).message}`);
+    return 2;
+  }
+  let client: PostHogClient | undefined;
+  try {
+    client = createClient(resolveSettings({}, undefined, io.env));
+    const report = await runAudit(client, options.config, {
+      ...(options.projects ? { projects: options.projects } : {}),
+    });
+    io.stdout(renderReport(report, options.format));
+    return auditExitCode(report);
+  } catch (e) {
+    io.stderr(`pulumi-posthog audit: ${(e as Error).message}`);
+    return 2;
+  } finally {
+    if (client) await closeAllConnections().catch(() => {});
+  }
+}
+
+/** The options of `audit`, or "help". @throws Error naming the flag and what it accepts. */
+function parseAudit(argv: string[], cwd: string) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      config: { type: "string" },
+      format: { type: "string" },
+      project: { type: "string", multiple: true },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) return "help" as const;
+  if (positionals.length > 0) {
+    throw new UsageError(
+      `unexpected argument "${positionals[0]}": audit takes only --config, --format and --project`,
+    );
+  }
+  const format = values.format ?? "table";
+  if (!(AUDIT_FORMATS as readonly string[]).includes(format)) {
+    throw new UsageError(`Invalid --format "${format}": accepted: ${AUDIT_FORMATS.join(", ")}`);
+  }
+  for (const p of values.project ?? []) {
+    if (!/^\d+$/.test(p)) throw new UsageError(`Invalid --project "${p}": expected a project id (a number)`);
+  }
+  let raw: unknown = {};
+  if (values.config !== undefined) {
+    const file = resolve(cwd, values.config);
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (e) {
+      throw new UsageError(
+        `--config ${values.config} cannot be read (${codeOf(e)}): give the policy config file`,
+      );
+    }
+    try {
+      raw = JSON.parse(text);
+    } catch (e) {
+      throw new UsageError(`--config ${values.config} is not JSON: ${(e as Error).message}`);
+    }
+  }
+  let config: GovernanceConfig;
+  try {
+    config = parseGovernanceConfig(raw);
+  } catch (e) {
+    throw new UsageError(`--config ${values.config}: ${(e as Error).message}`);
+  }
+  return { format: format as AuditFormat, config, projects: values.project };
+}
 
 async function exportDashboard(client: PostHogClient, parsed: Parsed, io: CliIo): Promise<number> {
   const projectId = parsed.projects?.[0];

@@ -228,7 +228,7 @@ export const RULES: readonly Rule[] = [
           ref: d.ref,
           label: d.label,
           message: `${d.label} is not verified`,
-          fix: "declare a DomainVerification with domainId: <the Domain>.id and publish the Domain's TXT record (challengeRecordName, verificationChallenge)",
+          fix: "verify it: publish the domain's TXT record (the Domain's challengeRecordName and verificationChallenge) and declare a DomainVerification with domainId: <the Domain>.id (or verify it in PostHog's organization settings)",
         }));
     },
   }),
@@ -416,7 +416,7 @@ export const RULES: readonly Rule[] = [
             ref: d.ref,
             label: d.label,
             message: `${d.label} is tagged "${tag}" and has ${d.collaborators} collaborator(s); at least ${config.minCollaborators} required`,
-            fix: "declare a DashboardCollaborator for it (dashboardId: <the Dashboard>.id, userUuid, level)",
+            fix: "add a collaborator: a DashboardCollaborator with dashboardId: <the Dashboard>.id, userUuid and level (or in the dashboard's access settings in PostHog)",
           });
         }
       }
@@ -437,8 +437,8 @@ export const RULES: readonly Rule[] = [
         .map((p) => ({
           ref: p.ref,
           label: p.label,
-          message: `${p.label} pauses a batch export in production`,
-          fix: "set paused: false (or remove the BatchExportPause and unpause the export), or run this stack with production: false",
+          message: `${p.label}: a batch export paused in production`,
+          fix: "unpause the export (paused: false on its BatchExportPause, or resume it in PostHog); outside production, set production: false in this rule's config",
         }));
     },
   }),

@@ -357,7 +357,7 @@ describe("pulumi-posthog export", () => {
     const bad = spawnSync(process.execPath, [bin, "import"], { encoding: "utf8" });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toBe(
-      'pulumi-posthog: unknown command "import"; expected export\nRun "pulumi-posthog --help" for the usage.\n',
+      'pulumi-posthog: unknown command "import"; expected export or audit\nRun "pulumi-posthog --help" for the usage.\n',
     );
   });
 
