@@ -100,7 +100,7 @@ async function snapshot(url: string, apiKey: string) {
 }
 
 describe("the GitOps example through the Pulumi CLI's command line", () => {
-  it("pulumi version, login, stack init, config set [--secret], preview, up, preview --expect-no-changes, refresh, up, preview --refresh --expect-no-changes, destroy (the real pulumi CLI)", async () => {
+  it("pulumi version, login, stack init, config set [--secret], preview, up, preview --expect-no-changes, up --refresh, preview --refresh --expect-no-changes, destroy (the real pulumi CLI)", async () => {
     pulumiExecutable(); // throws, naming `npm run pulumi-cli`, when the CLI is not readied
     const work = mkdtempSync(join(tmpdir(), "pulumi-cli-"));
     const project = join(work, "project");
@@ -155,9 +155,8 @@ describe("the GitOps example through the Pulumi CLI's command line", () => {
       expect(after.batchExports["Events to S3"]).toBe(true);
 
       ok(await run("preview", "--expect-no-changes"));
-      // Once verified, refresh then up applies it (the README's `pulumi up --refresh`).
-      ok(await run("refresh", "--yes"));
-      ok(await run("up", "--yes", "--skip-preview"));
+      // Once verified, the README's `pulumi up --refresh` applies it (the refresh reads the verification).
+      ok(await run("up", "--refresh", "--yes", "--skip-preview"));
       expect((await snapshot(emulator.url, emulator.apiKey)).domains).toEqual([
         "dev.acme-analytics.com verified=true sso=saml",
       ]);
