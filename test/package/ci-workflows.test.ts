@@ -52,14 +52,15 @@ const files = ["pulumi-preview.yml", "pulumi-up.yml", "pulumi-drift.yml", "integ
 describe("every workflow", () => {
   it.each(files)("%s: Node >= 22 before npm ci, pulumi/actions v6, only the documented secrets", (file) => {
     const text = readFileSync(join(dir, file), "utf8");
-    const job = onlyJob(load(file));
-    const node = job.steps.find((s) => s.uses?.startsWith("actions/setup-node@"));
-    expect(Number(node?.with?.["node-version"])).toBeGreaterThanOrEqual(22);
-    const nodeAt = job.steps.indexOf(node as Step);
-    const ciAt = job.steps.findIndex((s) => s.run === "npm ci");
-    expect(ciAt).toBeGreaterThan(nodeAt);
-    for (const step of job.steps.filter((s) => s.uses?.startsWith("pulumi/")))
-      expect(step.uses).toBe("pulumi/actions@v6");
+    for (const job of Object.values(load(file).jobs)) {
+      const node = job.steps.find((s) => s.uses?.startsWith("actions/setup-node@"));
+      expect(Number(node?.with?.["node-version"])).toBeGreaterThanOrEqual(22);
+      const nodeAt = job.steps.indexOf(node as Step);
+      const ciAt = job.steps.findIndex((s) => s.run === "npm ci");
+      expect(ciAt).toBeGreaterThan(nodeAt);
+      for (const step of job.steps.filter((s) => s.uses?.startsWith("pulumi/")))
+        expect(step.uses).toBe("pulumi/actions@v6");
+    }
     const secrets = [...text.matchAll(/\$\{\{\s*secrets\.([A-Z_]+)\s*\}\}/g)].map((m) => m[1]);
     for (const secret of secrets) expect(["PULUMI_ACCESS_TOKEN", "POSTHOG_API_KEY"]).toContain(secret);
   });
@@ -77,7 +78,22 @@ describe("pulumi-preview.yml", () => {
     expect(step.with?.["stack-name"]).toContain(MATRIX_STACK);
     expect(Object.keys(step.env ?? {}).sort()).toEqual(["POSTHOG_API_KEY", "PULUMI_ACCESS_TOKEN"]);
   });
+  it("runs the governance policy pack with the stack's policy configuration (issue 37)", () => {
+    expectPolicyPack(pulumiStep(job));
+  });
 });
+
+/**
+ * The pulumi/actions step runs the package's policy pack executable (the route every Node.js language host runs)
+ * with `.github/policy/<stack>.json`, and that executable ships in the package.
+ */
+function expectPolicyPack(step: Step): void {
+  expect(step.with?.policyPacks).toBe("node_modules/pulumi-posthog/policy/posthog-policy");
+  expect(step.with?.policyPackConfigs).toBe(`.github/policy/${MATRIX_STACK}.json`);
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { files: string[] };
+  expect(pkg.files).toContain("policy");
+  expect(existsSync(join(root, "policy", "posthog-policy"))).toBe(true);
+}
 
 describe("pulumi-up.yml", () => {
   const w = load("pulumi-up.yml");
@@ -89,11 +105,15 @@ describe("pulumi-up.yml", () => {
     expect(job.environment).toBe(MATRIX_STACK);
     expect(pulumiStep(job).with).toMatchObject({ command: "up" });
   });
+  it("runs the governance policy pack with the stack's policy configuration (issue 37)", () => {
+    expectPolicyPack(pulumiStep(job));
+  });
 });
 
 describe("pulumi-drift.yml", () => {
   const w = load("pulumi-drift.yml");
-  const job = onlyJob(w);
+  expect(Object.keys(w.jobs)).toEqual(["drift", "audit"]);
+  const job = w.jobs.drift as Job;
   const preview = job.steps.find((s) => s.id === "preview") as Step;
   const summary = job.steps.find((s) => s.run?.includes("$GITHUB_STEP_SUMMARY")) as Step;
   const gate = job.steps.at(-1) as Step;
@@ -140,6 +160,20 @@ describe("pulumi-drift.yml", () => {
   });
   // Its shell steps run against the real CLI's `pulumi preview --json` (no change, drift, a change not applied,
   // a wrong key, a missing stack) in test/stack/ci-preview-json.test.ts.
+
+  it("audits the live organization once a night beside the drift gate: markdown to the job summary, the audit's exit status as the job's (issue 37)", () => {
+    const audit = w.jobs.audit as Job;
+    expect(audit.strategy).toBeUndefined(); // one organization, not one run per stack
+    expect(Object.keys(audit.env ?? {})).toEqual(["POSTHOG_API_KEY"]);
+    const step = audit.steps.find((s) => s.run?.includes("pulumi-posthog audit")) as Step;
+    expect(step.run).toContain(
+      "npx pulumi-posthog audit --config .github/policy/prod.json --format markdown > audit.md",
+    );
+    expect(step.run).toContain('cat audit.md >> "$GITHUB_STEP_SUMMARY"');
+    // Fails closed: the step ends with the audit's own status (1 a mandatory violation, 2 could not read).
+    expect(step.run?.trim().split("\n").at(-1)).toBe("exit $status");
+    expect(step.run).toMatch(/status=\$\?\n/);
+  });
 });
 
 describe("integration-tests.yml", () => {

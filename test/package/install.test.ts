@@ -68,6 +68,10 @@ describe("the tarball", () => {
       "dist/emulator/index.js",
       "dist/emulator/cli.js",
       "dist/provider/export/cli.js",
+      "dist/provider/governance/pack.js",
+      "policy/posthog-policy",
+      "policy/index.js",
+      "policy/PulumiPolicy.yaml",
     ]) {
       expect(pkg.files, file).toContain(file);
     }

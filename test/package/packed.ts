@@ -43,6 +43,7 @@ const SOURCES = [
   "sdk",
   "emulator",
   "plugin",
+  "policy",
   "schema.json",
 ];
 
