@@ -3,8 +3,10 @@
  * (Pulumi.yaml, package.json with `typescript` ^5, tsconfig.json: the template, written here since `pulumi new`
  * needs the network), the packed tarball installed with the README's command, the README's program as index.ts.
  * `npx tsc --noEmit` passes with TypeScript 5 and with TypeScript 6 (plus the one setting the README gives), and
- * fails at a wrong property; `pulumi preview`, `up` and `destroy` pass through the real CLI (the README's
- * `pulumi config set` of the host and, as a secret, the key) against the emulator. The template sets neither `esModuleInterop` nor `skipLibCheck`: the SDK's declaration
+ * fails at a wrong property (one tsc run checks the README's program and a wrong copy of it, each error naming its
+ * file); `pulumi up` (whose plan is the preview's: 4 creates, nothing else) and `destroy` pass through the real CLI
+ * (the README's `pulumi config set` of the host and, as a secret, the key; the organization written into the stack
+ * settings file) against the emulator. The template sets neither `esModuleInterop` nor `skipLibCheck`: the SDK's declaration
  * files must not pull zod's in (TypeScript 5 refused them with 63 × TS1259 until the lookups' types were generated
  * as plain ones), so the compile must read no zod or undici declaration at all.
  *
@@ -16,7 +18,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureStack, pulumiOk, runStack } from "../../tools/pulumi";
+import { ensureStack, pulumiOk, runStack, writeStackSettings } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import {
   markdownBlocks,
@@ -66,6 +68,41 @@ describe.each([5, 6] as const)(
       program = readFileSync(join(dir, "index.ts"), "utf8");
     }, 600_000);
 
+    /** The README's program with `timezone` misspelled `timeZone`, and where tsc must point. */
+    const wrongProgram = () => {
+      const wrong = program.replace('timezone: "Europe/Berlin"', 'timeZone: "Europe/Berlin"');
+      const line = wrong.split("\n").findIndex((l) => l.includes("timeZone")) + 1;
+      const column = (wrong.split("\n")[line - 1] ?? "").indexOf("timeZone") + 1;
+      return { wrong, line, column };
+    };
+    let checked: { status: number | null; output: string } | undefined;
+    /**
+     * One `npx tsc --noEmit --listFiles` run over index.ts (the README's program) and wrong.ts (the wrong copy),
+     * with the project's tsconfig.json (extended by a tsconfig that only lists both files); run once, shared by
+     * the two tests below.
+     */
+    const checkBoth = () => {
+      if (!checked) {
+        writeFileSync(join(dir, "wrong.ts"), wrongProgram().wrong);
+        writeFileSync(
+          join(dir, "tsconfig.check.json"),
+          JSON.stringify({ extends: "./tsconfig.json", files: ["index.ts", "wrong.ts"] }, null, 4),
+        );
+        try {
+          checked = npxTsc(dir, "-p", "tsconfig.check.json", "--noEmit", "--listFiles", "--pretty", "false");
+        } finally {
+          rmSync(join(dir, "wrong.ts"), { force: true });
+          rmSync(join(dir, "tsconfig.check.json"), { force: true });
+        }
+      }
+      return checked;
+    };
+    /** The error lines of that run about `file`. */
+    const errorsIn = (file: string) =>
+      checkBoth()
+        .output.split("\n")
+        .filter((l) => /error TS\d+/.test(l) && l.startsWith(`${file}(`));
+
     it(`has TypeScript ${major}, a supported @pulumi/pulumi and the tarball installed`, () => {
       expect(npxTsc(dir, "-v").output.trim()).toMatch(new RegExp(`^Version ${major}\\.`));
       const pulumi = JSON.parse(
@@ -79,54 +116,52 @@ describe.each([5, 6] as const)(
     });
 
     it("`npx tsc --noEmit` passes for the README's program, reading no zod or undici declaration", () => {
-      const { status, output } = npxTsc(dir, "--noEmit", "--listFiles", "--pretty", "false");
+      const { output } = checkBoth();
+      // No error at all but the wrong copy's (none in index.ts, in a declaration file or in the options).
       const errors = output.split("\n").filter((l) => /error TS\d+/.test(l));
-      expect(errors).toEqual([]);
-      expect(status).toBe(0);
+      expect(errors.filter((l) => !l.startsWith("wrong.ts("))).toEqual([]);
+      expect(errorsIn("index.ts")).toEqual([]);
       const read = output.split("\n").filter((l) => l.includes("/node_modules/"));
       expect(read.some((f) => f.includes("/node_modules/pulumi-posthog/dist/sdk/index.d.ts"))).toBe(true);
       expect(read.filter((f) => /\/node_modules\/(zod|undici)\//.test(f))).toEqual([]);
     }, 120_000);
 
-    it("and fails at a wrong property (the check above can fail)", () => {
-      const wrong = program.replace('timezone: "Europe/Berlin"', 'timeZone: "Europe/Berlin"');
+    it("and fails at a wrong property in a copy of it (the check above can fail)", () => {
+      const { wrong, line, column } = wrongProgram();
       expect(wrong).not.toBe(program);
-      const line = wrong.split("\n").findIndex((l) => l.includes("timeZone")) + 1;
-      const column = (wrong.split("\n")[line - 1] ?? "").indexOf("timeZone") + 1;
-      writeFileSync(join(dir, "index.ts"), wrong);
-      try {
-        const { status, output } = npxTsc(dir, "--noEmit", "--pretty", "false");
-        expect(status).not.toBe(0);
-        const errors = output.split("\n").filter((l) => /error TS\d+/.test(l));
-        expect(errors).toHaveLength(1);
-        expect(errors[0]).toContain(`index.ts(${line},${column}): error TS2561:`);
-        expect(errors[0]).toContain("'timeZone' does not exist in type 'ProjectArgs'");
-      } finally {
-        writeFileSync(join(dir, "index.ts"), program);
-      }
+      const { status, output } = checkBoth();
+      expect(status).not.toBe(0);
+      const errors = output.split("\n").filter((l) => /error TS\d+/.test(l));
+      expect(errors).toHaveLength(1);
+      expect(errorsIn("wrong.ts")).toEqual(errors);
+      expect(errors[0]).toContain(`wrong.ts(${line},${column}): error TS2561:`);
+      expect(errors[0]).toContain("'timeZone' does not exist in type 'ProjectArgs'");
     }, 120_000);
 
-    it("`pulumi preview`, `up` and `destroy` pass through the real CLI, the key set with `config set --secret`", async () => {
+    it("`pulumi up` (planning the 4 creates a preview shows) and `destroy` pass through the real CLI, the key set with `config set --secret`", async () => {
       const emu: TestEmulator = await startTestEmulator({});
       try {
         const stateDir = join(dir, ".pulumi-state");
         const configFile = join(stateDir, "Pulumi.dev.yaml");
         const cli = { cwd: dir, stateDir };
         await ensureStack({ projectDir: dir, stack: "dev", stateDir, configFile });
+        // The organization (not a line of the README's block) goes straight into the stack settings file; the
+        // README's two `pulumi config set` lines run as a user types them.
+        writeStackSettings(
+          configFile,
+          `config:\n  posthog:organizationId: ${JSON.stringify(String(emu.organizationId))}\n`,
+        );
         const set = (...args: string[]) =>
           pulumiOk(["config", "set", ...args, "--stack", "dev", "--config-file", configFile], cli);
         await set("posthog:host", emu.url);
         await set("--secret", "posthog:apiKey", emu.apiKey);
-        await set("posthog:organizationId", emu.organizationId);
         expect(readFileSync(configFile, "utf8")).not.toContain(emu.apiKey);
-        const run = (operation: "preview" | "up" | "destroy") =>
+        const run = (operation: "up" | "destroy") =>
           runStack({ operation, projectDir: dir, stack: "dev", stateDir, configFile });
-        const preview = await run("preview");
-        expect(preview.ok, preview.output).toBe(true);
-        expect(preview.counts).toMatchObject({ create: 4, update: 0, replace: 0, delete: 0 });
+        // No separate `pulumi preview`: `up` runs the same plan, and its steps are what a preview would show.
         const up = await run("up");
         expect(up.ok, up.output).toBe(true);
-        expect(up.counts.create).toBe(4);
+        expect(up.counts).toMatchObject({ create: 4, update: 0, replace: 0, delete: 0 });
         expect(up.outputs.projectApiToken).toBe("[secret]");
         const destroy = await run("destroy");
         expect(destroy.ok, destroy.output).toBe(true);
