@@ -113,6 +113,32 @@ const cases: Case[] = [
     },
   },
   {
+    what: "a lone surrogate in the text of template JSON given as a string",
+    type: "Dashboard",
+    inputs: { name: "T", templateJson: JSON.stringify(template("x\udfffy")) },
+    property: "templateJson.tiles.0.body",
+    reason: /lone surrogate U\+DFFF at position 1/,
+    api: {
+      method: "POST",
+      path: () => `${dash()}/create_from_template_json/`,
+      body: { template: template("x\udfffy") },
+    },
+  },
+  {
+    what: "template JSON given as a string nested one level deeper than PostHog accepts",
+    type: "Dashboard",
+    inputs: { name: "T", templateJson: JSON.stringify(template("ok", MAX_INPUT_DEPTH)) },
+    property: "templateJson",
+    reason: new RegExp(
+      `nested deeper than PostHog accepts: templateJson\\.dashboard_filters(\\.f)+ is at level ${MAX_INPUT_DEPTH + 1}`,
+    ),
+    api: {
+      method: "POST",
+      path: () => `${dash()}/create_from_template_json/`,
+      body: { template: template("ok", MAX_INPUT_DEPTH) },
+    },
+  },
+  {
     what: "template JSON nested one level deeper than PostHog accepts",
     type: "Dashboard",
     inputs: { name: "T", templateJson: template("ok", MAX_INPUT_DEPTH) },

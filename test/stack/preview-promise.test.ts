@@ -101,7 +101,10 @@ describe("preview refuses malformed settings as up does, naming the setting and 
 });
 
 describe("a preview that changes something proves the settings reach PostHog: up's message, one read, no write", () => {
-  it("a wrong key, organization or project: every preview fails as up does, changes or none, --refresh too, after one GET", async () => {
+  // One wrong setting (the key) through the engine, each way a preview meets it: with nothing to change, the
+  // nightly gate's --refresh, and with changes; then `up`. A wrong organization or project fails the same access
+  // check, in the same provider calls: test/provider/preview-settings-reach.test.ts, through the real provider host.
+  it("a wrong key: every preview fails as up does, changes or none, --refresh too, after one GET; the right settings pass, say once what a preview cannot prove, and apply (template JSON at the deepest nesting PostHog accepts too)", async () => {
     const s = newStack();
     const one: Declared = [["Dashboard", "a", { name: "A" }]];
     const first = await s.run("up", one);
@@ -109,74 +112,57 @@ describe("a preview that changes something proves the settings reach PostHog: up
     const changed: Declared = [
       ["Dashboard", "a", { name: "A renamed" }],
       ["Dashboard", "b", { name: "B" }],
-      ["Dashboard", "c", { name: "C" }],
+      // dashboard_filters at level 2 of templateJson: 510 levels of filters reach level 511, the deepest accepted.
+      ["Dashboard", "deep", { name: "Deep", templateJson: template("ok", 510) }],
     ];
-    const organization = "0b5e7a9c-0000-4000-8000-00000000dead";
-    const cases: [string, Record<string, string>, RegExp][] = [
-      [
-        "a wrong key",
-        { POSTHOG_API_KEY: "phx_this_key_is_not_known_to_posthog_0000000000000" },
-        /POSTHOG_API_KEY/,
-      ],
-      [
-        "an organization of no one",
-        { POSTHOG_ORGANIZATION_ID: organization },
-        new RegExp(
-          `organization ${organization} \\(set by the environment variable POSTHOG_ORGANIZATION_ID\\) was not found`,
-        ),
-      ],
-      [
-        "a project of no one",
-        { POSTHOG_PROJECT_ID: "99999" },
-        /project 99999 \(set by the environment variable POSTHOG_PROJECT_ID\) is not a project of/,
-      ],
-    ];
-    for (const [what, env, message] of cases) {
-      await requestsSince();
-      // Nothing to change (issue 34, point 4): the preview still proves the settings, with one GET, and fails as
-      // tomorrow's up would; the nightly gate (`--refresh --expect-no-changes`) too, whose refresh reads with the
-      // settings stored at the last up.
-      const same = await s.run("preview", one, { env });
-      expect(same.ok, `${what}: ${why(same)}`).toBe(false);
-      expect(errorTexts(same).join("\n"), `${what}: ${why(same)}`).toMatch(message);
-      expect(await requestsSince(), what).toEqual([expect.stringMatching(/^GET /)]);
-      const gate = await s.run("preview", one, { env, refresh: true, expectNoChanges: true });
-      expect(gate.ok, `${what}: ${why(gate)}`).toBe(false);
-      expect(errorTexts(gate).join("\n"), `${what}: ${why(gate)}`).toMatch(message);
-      expect(
-        (await requestsSince()).filter((r) => !r.startsWith("GET ")),
-        what,
-      ).toEqual([]);
+    const key = "phx_this_key_is_not_known_to_posthog_0000000000000";
+    const env = { POSTHOG_API_KEY: key };
+    const message = /POSTHOG_API_KEY/;
+    await requestsSince();
+    // Nothing to change (issue 34, point 4): the preview still proves the settings, with one GET, and fails as
+    // tomorrow's up would; the nightly gate (`--refresh --expect-no-changes`) too, whose refresh reads with the
+    // settings stored at the last up.
+    const same = await s.run("preview", one, { env });
+    expect(same.ok, why(same)).toBe(false);
+    expect(errorTexts(same).join("\n"), why(same)).toMatch(message);
+    expect(await requestsSince()).toEqual([expect.stringMatching(/^GET /)]);
+    const gate = await s.run("preview", one, { env, refresh: true, expectNoChanges: true });
+    expect(gate.ok, why(gate)).toBe(false);
+    expect(errorTexts(gate).join("\n"), why(gate)).toMatch(message);
+    expect((await requestsSince()).filter((r) => !r.startsWith("GET "))).toEqual([]);
 
-      // An update and two creates: the preview fails with up's message, after one GET (the access check).
-      const preview = await s.run("preview", changed, { env });
-      expect(preview.ok, `${what}: ${why(preview)}`).toBe(false);
-      const seen = await requestsSince();
-      expect(
-        seen.filter((r) => !r.startsWith("GET ")),
-        what,
-      ).toEqual([]);
-      expect(seen, what).toHaveLength(1);
-      expect(errorTexts(preview).join("\n"), `${what}: ${why(preview)}`).toMatch(message);
+    // An update and two creates: the preview fails with up's message, after one GET (the access check).
+    const preview = await s.run("preview", changed, { env });
+    expect(preview.ok, why(preview)).toBe(false);
+    const seen = await requestsSince();
+    expect(seen.filter((r) => !r.startsWith("GET "))).toEqual([]);
+    expect(seen).toHaveLength(1);
+    expect(errorTexts(preview).join("\n"), why(preview)).toMatch(message);
 
-      const up = await s.run("up", changed, { env });
-      expect(up.ok, `${what}: ${why(up)}`).toBe(false);
-      expect(errorTexts(up), what).toEqual(errorTexts(preview));
-      expect(
-        (await requestsSince()).filter((r) => !r.startsWith("GET ")),
-        what,
-      ).toEqual([]);
-      for (const text of [preview.output, up.output, JSON.stringify(preview.diagnostics)]) {
-        if (env.POSTHOG_API_KEY) expect(text.includes(env.POSTHOG_API_KEY), what).toBe(false);
-      }
+    const up = await s.run("up", changed, { env });
+    expect(up.ok, why(up)).toBe(false);
+    expect(errorTexts(up)).toEqual(errorTexts(preview));
+    expect((await requestsSince()).filter((r) => !r.startsWith("GET "))).toEqual([]);
+    for (const text of [
+      same.output,
+      gate.output,
+      preview.output,
+      up.output,
+      JSON.stringify(preview.diagnostics),
+    ]) {
+      expect(text.includes(key)).toBe(false);
     }
+
     // With the right settings the gate passes: one GET proves them, nothing is written.
     const calm = await s.run("preview", one, { refresh: true, expectNoChanges: true });
     expect(calm.ok, why(calm)).toBe(true);
     expect((await requestsSince()).filter((r) => !r.startsWith("GET "))).toEqual([]);
     // A preview that plans writes says, once, what it could not prove: the key's write scopes (issue 34, point 4).
+    // Its check passes the template JSON at the deepest nesting PostHog accepts.
     const planned = await s.run("preview", changed);
     expect(planned.ok, why(planned)).toBe(true);
+    expect(planned.counts).toMatchObject({ create: 2, update: 1 });
+    expect(planned.steps.find((st) => st.name === "deep")?.op, why(planned)).toBe("create");
     const infos = planned.diagnostics.filter((d) =>
       d.message.includes("this preview proved that the settings"),
     );
@@ -184,10 +170,12 @@ describe("a preview that changes something proves the settings reach PostHog: up
       "not that the API key may make the writes it plans",
     );
     expect(infos).toHaveLength(1);
-    // With the right settings the same change applies.
-    const up = await s.run("up", changed);
-    expect(up.ok, why(up)).toBe(true);
-    expect(up.counts).toMatchObject({ create: 2, update: 1 });
+    // With the right settings the same change applies, and the API takes the deepest template: the body
+    // {"template": …} nests 512 levels, the emulator's limit.
+    const applied = await s.run("up", changed);
+    expect(applied.ok, why(applied)).toBe(true);
+    expect(applied.counts).toMatchObject({ create: 2, update: 1 });
+    expect(applied.steps.find((st) => st.name === "deep")?.outputs?.name).toBe("Deep");
   }, 600_000);
 });
 
@@ -204,62 +192,35 @@ function template(body: string, depth = 1): string {
 }
 
 describe("preview refuses the text PostHog refuses, naming the property (no request)", () => {
-  const cases: [string, Record<string, unknown>, string, RegExp][] = [
-    ["a NUL in a name", { name: "Bo\u0000ard" }, "name", /NUL character \(U\+0000\) at position 2/],
-    [
-      "a lone surrogate in a tag",
-      { name: "Board", tags: ["ok", "bad\ud800"] },
-      "tags.1",
-      /lone surrogate U\+D800 at position 3/,
-    ],
-    [
-      // Before: the gRPC encoding dropped it on the way, and up stored "up  down".
-      "a lone high surrogate inside a description",
-      { name: "Board", description: "up \ud83d down" },
-      "description",
-      /lone surrogate U\+D83D at position 3/,
-    ],
-    [
-      "a NUL inside template JSON",
-      { name: "Board", templateJson: template("a\u0000b") },
-      "templateJson.tiles.0.body",
-      /NUL character/,
-    ],
-    [
-      "a lone surrogate inside template JSON",
-      { name: "Board", templateJson: template("x\udfffy") },
-      "templateJson.tiles.0.body",
-      /lone surrogate U\+DFFF/,
-    ],
-    [
-      "template JSON nested deeper than PostHog accepts",
-      { name: "Board", templateJson: template("ok", 520) },
-      "templateJson",
-      /nested deeper than PostHog accepts: templateJson\.dashboard_filters(\.f)+ is at level 512/,
-    ],
+  // The engine stops a preview at the first resource whose Check fails, and a Check reports one problem per
+  // property: so one dashboard, each property refused its own way. The text only the program sees as it is (a
+  // lone surrogate, which the gRPC encoding would drop on the way: before the fix up stored "up  down"), and text
+  // the provider finds itself (inside template JSON). The provider's Check refuses each kind of text through the
+  // real provider host, template JSON's lone surrogates and nesting too: test/provider/check-text.test.ts.
+  const cases: [string, string, RegExp][] = [
+    ["a NUL in a name", "name", /NUL character \(U\+0000\) at position 2/],
+    ["a lone surrogate in a tag", "tags.1", /lone surrogate U\+D800 at position 3/],
+    ["a lone high surrogate inside a description", "description", /lone surrogate U\+D83D at position 3/],
+    ["a NUL inside template JSON", "templateJson.tiles.0.body", /NUL character/],
   ];
-  for (const [what, args, property, reason] of cases) {
-    it(what, async () => {
-      const s = refusingStack();
-      await requestsSince();
-      const preview = await s.run("preview", [["Dashboard", "board", args]]);
-      expect(preview.ok, why(preview)).toBe(false);
-      const errors = errorsOf(preview).join("\n");
-      expect(errors, why(preview)).toContain(property);
-      expect(errors, why(preview)).toMatch(reason);
-      expect(await requestsSince()).toEqual([]);
-    }, 300_000);
-  }
-
-  it("template JSON at the deepest nesting PostHog accepts passes", async () => {
-    const s = newStack();
-    // dashboard_filters at level 2 of templateJson: 510 levels of filters reach level 511.
-    const program: Declared = [["Dashboard", "board", { name: "Deep", templateJson: template("ok", 510) }]];
-    const preview = await s.run("preview", program);
-    expect(preview.ok, why(preview)).toBe(true);
-    expect(preview.counts.create).toBe(1);
-    // and the API takes it: the body {"template": …} nests 512 levels, the emulator's limit.
-    const up = await s.run("up", program);
-    expect(up.ok, why(up)).toBe(true);
+  it(`one dashboard, one preview, every refused property named: ${cases.map(([what]) => what).join("; ")}`, async () => {
+    const s = refusingStack();
+    await requestsSince();
+    const args = {
+      name: "Bo\u0000ard",
+      tags: ["ok", "bad\ud800"],
+      description: "up \ud83d down",
+      templateJson: template("a\u0000b"),
+    };
+    const preview = await s.run("preview", [["Dashboard", "board", args]]);
+    expect(preview.ok, why(preview)).toBe(false);
+    const errors = errorsOf(preview);
+    for (const [what, property, reason] of cases) {
+      // The engine reports each failure of the Check on its own: "property <property> value … has a problem: …".
+      const mine = errors.filter((e) => e.includes(`property ${property} value`));
+      expect(mine, `${what}: ${why(preview)}`).toHaveLength(1);
+      expect(mine[0], `${what}: ${why(preview)}`).toMatch(reason);
+    }
+    expect(await requestsSince()).toEqual([]);
   }, 300_000);
 });
