@@ -9,8 +9,8 @@
 import {
   type GovDashboard,
   type GovDomain,
-  GovernanceConfigError,
   type GovModel,
+  parseGovernanceConfig,
   RULES,
   type Rule,
 } from "./rules";
@@ -171,21 +171,15 @@ export function modelFromResources(resources: readonly StackResource[]): GovMode
 
 /**
  * One rule's configuration from the pack's config (@pulumi/policy's `getConfig()`: the rule's keys, after the
- * CLI checked them against its JSON schema), with the rule's defaults.
- * @throws GovernanceConfigError naming the rule and the key, as `audit --config` does.
+ * CLI checked them against its JSON schema), with the rule's defaults. It is parsed as the rule's entry of
+ * `audit --config` is ({@link parseGovernanceConfig}), so that both name a wrong key or value alike.
+ * @throws GovernanceConfigError naming the rule and the key, e.g. `policy config "posthog-max-owners": unknown key
+ * "maxOwner"; accepted: enforcementLevel, maxOwners`.
  */
 export function ruleConfig(rule: Rule, raw: Record<string, unknown>): unknown {
+  // The enforcement level is the CLI's to apply (it reads the config file's level itself).
   const { enforcementLevel: _, ...keys } = raw ?? {};
-  const parsed = rule.config.safeParse(keys);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const key =
-    issue?.code === "unrecognized_keys"
-      ? issue.keys.join(", ")
-      : issue?.path.join(".") || "(the rule's object)";
-  throw new GovernanceConfigError(
-    `policy config "${rule.id}": ${key}: ${issue?.code === "unrecognized_keys" ? "unknown key" : (issue?.message ?? "invalid")}`,
-  );
+  return parseGovernanceConfig({ [rule.id]: keys })[rule.id]?.config;
 }
 
 /** The policies of the pack: one stack policy per rule, advisory unless the config says otherwise. */
@@ -208,8 +202,9 @@ export function policies() {
 }
 
 /**
- * Serves the pack to the Pulumi CLI (policy/index.js calls it, the working directory the package's root: the
- * PolicyPack reads its version from `./package.json`). Prints the gRPC port on stdout, as the CLI expects.
+ * Serves the pack to the Pulumi CLI (policy/index.js calls it, the working directory policy/: the PolicyPack reads
+ * its version from `./package.json`, which is the package's version). Prints the gRPC port on stdout, as the CLI
+ * expects.
  * @throws Error naming `npm install --save-dev @pulumi/policy` when @pulumi/policy is not installed.
  */
 export function servePolicyPack(): void {

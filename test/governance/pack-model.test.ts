@@ -2,8 +2,13 @@
  * Issue 37: the policy pack's model of a stack (provider/governance/pack.ts `modelFromResources`), over resources
  * shaped as @pulumi/policy hands them to a stack policy: both type-token families, references through property
  * dependencies, literal ids, and values not known in a preview (reading them throws, as @pulumi/policy's
- * unknown-checking proxy does). The pack through the real CLI: test/stack/policy-pack.test.ts.
+ * unknown-checking proxy does). The pack's version and the error without @pulumi/policy. The pack through the real
+ * CLI: test/stack/policy-pack.test.ts.
  */
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   modelFromResources,
@@ -147,12 +152,53 @@ describe("ruleConfig (the pack's per-rule configuration)", () => {
   it("applies the defaults and ignores enforcementLevel", () => {
     expect(ruleConfig(maxOwners as never, { enforcementLevel: "mandatory" })).toEqual({ maxOwners: 3 });
   });
-  it("an unknown or ill-typed key: GovernanceConfigError naming the rule and the key", () => {
+  it("an unknown or ill-typed key: GovernanceConfigError naming the rule and the key, as the audit's config", () => {
+    const unknownKey =
+      'policy config "posthog-max-owners": unknown key "maxOwner"; accepted: enforcementLevel, maxOwners';
     expect(() => ruleConfig(maxOwners as never, { maxOwner: 2 })).toThrow(
-      new GovernanceConfigError('policy config "posthog-max-owners": maxOwner: unknown key'),
+      new GovernanceConfigError(unknownKey),
     );
+    expect(() => parseGovernanceConfig({ "posthog-max-owners": { maxOwner: 2 } })).toThrow(unknownKey);
     expect(() => ruleConfig(maxOwners as never, { maxOwners: -1 })).toThrow(
       /"posthog-max-owners": maxOwners: expected 0 or more/,
     );
+  });
+});
+
+const root = join(__dirname, "..", "..");
+const readJson = (...parts: string[]) =>
+  JSON.parse(readFileSync(join(root, ...parts), "utf8")) as { version?: string; private?: boolean };
+
+describe("the pack's package", () => {
+  it("one version: policy/package.json carries none, and index.js serves the pack from the package's root, whose package.json @pulumi/policy reads (posthog-governance@v<version>)", () => {
+    const folder = readJson("policy", "package.json");
+    expect(folder.private).toBe(true);
+    expect(folder.version).toBeUndefined();
+    const index = readFileSync(join(root, "policy", "index.js"), "utf8");
+    expect(index).toContain('const root = join(__dirname, "..");');
+    expect(index).toContain("process.chdir(root);");
+  });
+
+  it("without @pulumi/policy installed, serving the pack fails naming `npm install --save-dev @pulumi/policy`", () => {
+    // The built pack and rules in a folder whose node_modules holds zod only (what the rules need).
+    const dir = mkdtempSync(join(tmpdir(), "pack-no-policy-"));
+    try {
+      for (const f of ["pack.js", "rules.js"])
+        copyFileSync(join(root, "dist", "provider", "governance", f), join(dir, f));
+      mkdirSync(join(dir, "node_modules"));
+      symlinkSync(join(root, "node_modules", "zod"), join(dir, "node_modules", "zod"));
+      const r = spawnSync(process.execPath, ["-e", "require('./pack.js').servePolicyPack()"], {
+        cwd: dir,
+        encoding: "utf8",
+        // Were @pulumi/policy found, the pack would serve until stopped.
+        timeout: 30_000,
+      });
+      expect(r.status).not.toBe(0);
+      expect(r.stderr).toContain(
+        "the posthog policy pack needs @pulumi/policy beside pulumi-posthog: run `npm install --save-dev @pulumi/policy` in the project",
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
