@@ -1,20 +1,22 @@
 import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   type EngineEvent,
   ensureStack,
-  exportStack,
   pulumi,
   type RunOptions,
   type RunResult,
   runStack,
+  writeStackSettings,
 } from "../../tools/pulumi";
 import { type Declared, fixtureDir, useFixtureProgram } from "./fixture-program";
 
 // Issue 28, item 4: `pulumi config set posthog:apiKey phx_…` without `--secret` leaves the key readable in the stack
 // settings file. A program using the SDK (test/stack/fixtures/posthog) runs through the real Pulumi CLI against the
 // emulator: a preview warns, naming the fix, and the key reaches no state, log or error. Before the fix there was
-// no warning at all.
+// no warning at all. The plain key is written into the settings file as `pulumi config set posthog:apiKey …` writes
+// it (tools/pulumi.ts writeStackSettings, no CLI run); only the secret one needs the CLI (it encrypts).
 const fx = useFixtureProgram({ prefix: "plain-key" });
 
 const warnings = (r: RunResult) =>
@@ -42,8 +44,11 @@ describe("posthog:apiKey set as plain stack config", () => {
       expect(r.exitCode, r.stderr).toBe(0);
       return r;
     };
-    await config("posthog:apiKey", key);
-    await config("fx:resources", JSON.stringify(program));
+    // What `pulumi config set posthog:apiKey <key>` and `pulumi config set fx:resources <json>` write.
+    writeStackSettings(
+      s.configFile,
+      `config:\n  posthog:apiKey: ${key}\n  fx:resources: ${JSON.stringify(JSON.stringify(program))}\n`,
+    );
     expect(readFileSync(s.configFile, "utf8")).toContain(`posthog:apiKey: ${key}`);
     const events: EngineEvent[] = [];
     const run = (operation: RunOptions["operation"]) =>
@@ -68,11 +73,15 @@ describe("posthog:apiKey set as plain stack config", () => {
     const up = await run("up");
     expect(up.ok, why(up)).toBe(true);
     expect(warnings(up).filter((m) => m.includes(FIX))).toHaveLength(1);
-    const stateOf = () => exportStack({ projectDir: fixtureDir, stack: s.name, stateDir: s.stateDir, env });
+    // The state as the local backend holds it (the checkpoint `pulumi stack export` prints, read without a CLI run).
+    const stateOf = () =>
+      JSON.parse(readFileSync(join(s.stateDir, ".pulumi", "stacks", "fx", `${s.name}.json`), "utf8")) as {
+        checkpoint: { latest?: { resources?: Record<string, unknown>[] } };
+      };
     // What the engine does with plain stack config: it records the whole config as the inputs of the default
     // provider (`pulumi:providers:pulumi-nodejs`), in clear. No resource of ours holds the key.
-    const exported = await stateOf();
-    const holders = (exported.deployment.resources ?? [])
+    const exported = stateOf();
+    const holders = (exported.checkpoint.latest?.resources ?? [])
       .filter((r) => JSON.stringify(r).includes(key))
       .map((r) => String(r.type));
     expect(holders).toEqual(["pulumi:providers:pulumi-nodejs"]);
@@ -88,18 +97,15 @@ describe("posthog:apiKey set as plain stack config", () => {
     const printed = [preview, up].map((r) => r.output + JSON.stringify(r.diagnostics)).join("\n");
     expect(printed.includes(key), "the key is in the CLI's output or diagnostics").toBe(false);
 
-    // Made a secret as the warning says: no warning, and after the next up the state holds it only encrypted.
+    // Made a secret as the warning says: no warning, and after the next up the state holds it only encrypted. (The
+    // warning comes from the program, which a preview and an up run alike: the up shows there is none.)
     await config("--secret", "posthog:apiKey", key);
     expect(readFileSync(s.configFile, "utf8")).toMatch(/posthog:apiKey:\n {4}secure: v1:/);
-    const again = await run("preview");
-    expect(again.ok, why(again)).toBe(true);
-    expect(warnings(again).filter((m) => m.includes("posthog:apiKey"))).toEqual([]);
     const secured = await run("up");
     expect(secured.ok, why(secured)).toBe(true);
     expect(warnings(secured).filter((m) => m.includes("posthog:apiKey"))).toEqual([]);
-    expect(JSON.stringify(await stateOf()).includes(key)).toBe(false);
+    expect(JSON.stringify(stateOf()).includes(key)).toBe(false);
     expect(secured.output.includes(key)).toBe(false);
-    expect((await run("destroy")).ok).toBe(true);
     writeFileSync(s.configFile, ""); // the key out of the test's temporary files before they are removed
   }, 300_000);
 });

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { exportStack } from "../../tools/pulumi";
 import { seedApi } from "../../tools/seed-api";
 import { requestLogOf } from "../support/emulator";
 import { useExampleStack } from "./example-stack";
@@ -14,21 +14,18 @@ import { useExampleStack } from "./example-stack";
 // wrong project id fails before any write.
 const example = useExampleStack("wrong-settings");
 const { work, run } = example;
-const root = join(__dirname, "..", "..");
 let notPostHog: ReturnType<typeof createServer>;
 let notPostHogUrl: string;
 
 /**
- * The stack's resources as `pulumi stack export` shows them: urn, id and outputs (encrypted secrets shown as
+ * The stack's resources as the local backend holds them (its checkpoint, `<stateDir>/.pulumi/stacks/<project>/dev.json`,
+ * which `pulumi stack export` prints; read directly, without a CLI run): urn, id and outputs (encrypted secrets shown as
  * "[secret]": their ciphertext changes each time the state is written).
  */
-async function stateOf() {
-  const exported = await exportStack({
-    projectDir: root,
-    stack: "dev",
-    stateDir: example.stateDir,
-    env: example.env(),
-  });
+function stateOf() {
+  const checkpoint = JSON.parse(
+    readFileSync(join(example.stateDir, ".pulumi", "stacks", "posthog-gitops", "dev.json"), "utf8"),
+  ) as { checkpoint: { latest?: { resources?: Record<string, unknown>[] } } };
   const secretless = (v: unknown): unknown =>
     Array.isArray(v)
       ? v.map(secretless)
@@ -37,7 +34,7 @@ async function stateOf() {
           ? "[secret]"
           : Object.fromEntries(Object.entries(v).map(([k, x]) => [k, secretless(x)]))
         : v;
-  return (exported.deployment.resources ?? []).map((r) => ({
+  return (checkpoint.checkpoint.latest?.resources ?? []).map((r) => ({
     urn: r.urn,
     id: r.id,
     outputs: secretless(r.outputs),
@@ -75,7 +72,7 @@ afterAll(async () => {
 
 describe("refresh with a wrong organization id or host keeps the state (issue 12, point 1)", () => {
   it("POSTHOG_ORGANIZATION_ID of another organization: fails naming it and the host; nothing leaves the state", async () => {
-    const before = await stateOf();
+    const before = stateOf();
     // The 13 resources of the example (the stack and its default provider aside).
     expect(before.filter((r) => /::pulumi-nodejs:dynamic\//.test(String(r.urn)))).toHaveLength(13);
     const other = randomUUID();
@@ -83,16 +80,16 @@ describe("refresh with a wrong organization id or host keeps the state (issue 12
       { POSTHOG_ORGANIZATION_ID: other },
       `organization ${other} (set by the environment variable POSTHOG_ORGANIZATION_ID) was not found at ${example.emulator().url}`,
     );
-    expect(await stateOf()).toEqual(before);
+    expect(stateOf()).toEqual(before);
   }, 300_000);
 
   it("POSTHOG_HOST answering 404 to everything: fails naming POSTHOG_HOST; nothing leaves the state", async () => {
-    const before = await stateOf();
+    const before = stateOf();
     await refreshFailsEachNaming(
       { POSTHOG_HOST: notPostHogUrl },
       `check the host ${notPostHogUrl}, set by the environment variable POSTHOG_HOST`,
     );
-    expect(await stateOf()).toEqual(before);
+    expect(stateOf()).toEqual(before);
   }, 300_000);
 
   it("with the right settings again, the program is in sync: nothing to create", async () => {
