@@ -119,6 +119,25 @@ export async function startConfiguredHost(
 }
 
 /**
+ * A started, not yet configured host (a new process, as each CLI run starts one) with the connection to `emu` in
+ * POSTHOG_* variables, as the fixture program's stacks get it, and `env` over them.
+ */
+export function startEnvHost(emu: TestEmulator, env: Record<string, string> = {}): Promise<ProviderHost> {
+  return startProviderHost({
+    cwd: repoRoot,
+    project: "posthog-test",
+    deadlineMs: 30_000,
+    env: {
+      POSTHOG_HOST: emu.url,
+      POSTHOG_API_KEY: emu.apiKey,
+      POSTHOG_ORGANIZATION_ID: emu.organizationId,
+      POSTHOG_PROJECT_ID: String(emu.projectId),
+      ...env,
+    },
+  });
+}
+
+/**
  * Registers `beforeAll`/`afterAll` hooks of the calling test file (or `describe`): a fresh emulator (with
  * `options`) and a provider host configured for it ({@link startConfiguredHost}), handed to `use` once started,
  * both closed afterwards.

@@ -8,8 +8,7 @@
  * settings and sources the same way, without a CLI run each.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startProviderHost } from "../../tools/provider-host";
-import { repoRoot, serializeProvider, startTestEmulator, type TestEmulator, urnOf } from "./harness";
+import { serializeProvider, startEnvHost, startTestEmulator, type TestEmulator, urnOf } from "./harness";
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -28,18 +27,7 @@ async function checkWith(settings: {
   env?: Record<string, string>;
   config?: Record<string, string>;
 }): Promise<string> {
-  const host = await startProviderHost({
-    cwd: repoRoot,
-    project: "posthog-test",
-    deadlineMs: 30_000,
-    env: {
-      POSTHOG_HOST: emu.url,
-      POSTHOG_API_KEY: emu.apiKey,
-      POSTHOG_ORGANIZATION_ID: emu.organizationId,
-      POSTHOG_PROJECT_ID: String(emu.projectId),
-      ...settings.env,
-    },
-  });
+  const host = await startEnvHost(emu, settings.env ?? {});
   try {
     await host.configure(settings.config ?? {});
     const provider = await serializeProvider("Dashboard");

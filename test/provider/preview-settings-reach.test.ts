@@ -10,15 +10,15 @@
  * access check, the same paths through the engine.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ProviderHost, startProviderHost } from "../../tools/provider-host";
+import type { ProviderHost } from "../../tools/provider-host";
 import {
   create,
   destroy,
   failure,
   type Managed,
-  repoRoot,
   serializeProvider,
   startConfiguredHost,
+  startEnvHost,
   startTestEmulator,
   type TestEmulator,
   urnOf,
@@ -45,18 +45,7 @@ async function hostWith(
   env: Record<string, string>,
   run: (host: ProviderHost) => Promise<void>,
 ): Promise<void> {
-  const host = await startProviderHost({
-    cwd: repoRoot,
-    project: "posthog-test",
-    deadlineMs: 30_000,
-    env: {
-      POSTHOG_HOST: emu.url,
-      POSTHOG_API_KEY: emu.apiKey,
-      POSTHOG_ORGANIZATION_ID: emu.organizationId,
-      POSTHOG_PROJECT_ID: String(emu.projectId),
-      ...env,
-    },
-  });
+  const host = await startEnvHost(emu, env);
   try {
     await host.configure({});
     await run(host);
