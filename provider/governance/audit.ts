@@ -23,6 +23,7 @@ import {
   type GovInvite,
   type GovModel,
   type GovSharing,
+  RESTRICTION,
   RULES,
   type Violation,
 } from "./rules";
@@ -169,7 +170,10 @@ export function govModel(snapshot: Snapshot, invites: Invite[]): GovModel {
             ? undefined
             : (detail.tags ?? []).filter((t): t is string => typeof t === "string"),
         restrictionLevel: detail.restriction_level ?? undefined,
-        collaborators: (detail.restriction_level ?? 21) === 37 ? d.collaborators.length : undefined,
+        collaborators:
+          (detail.restriction_level ?? RESTRICTION.everyoneCanEdit) === RESTRICTION.onlyCollaboratorsCanEdit
+            ? d.collaborators.length
+            : undefined,
       };
       dashboards.push(dashboard);
       sharing.push({

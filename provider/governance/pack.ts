@@ -6,14 +6,7 @@
  * restriction levels 21/37). A value not known in a preview (reading it throws @pulumi/policy's
  * UnknownValueError) is unknown in the model: no rule reports it.
  */
-import {
-  type GovDashboard,
-  type GovDomain,
-  type GovModel,
-  parseGovernanceConfig,
-  RULES,
-  type Rule,
-} from "./rules";
+import { type GovDashboard, type GovDomain, type GovModel, parseRuleKeys, RULES, type Rule } from "./rules";
 
 /** What the pack reads of a resource of the stack (a subset of @pulumi/policy's PolicyResource). */
 export interface StackResource {
@@ -37,7 +30,7 @@ function known<T>(read: () => T): T | undefined {
     if (Array.isArray(v)) for (let i = 0; i < v.length; i++) void v[i];
     return v;
   } catch (e) {
-    if (e instanceof Error && e.name === "UnknownValueError") return undefined;
+    // @pulumi/policy's UnknownValueError (an internal class; its name is plain "Error"): told by its message.
     if (e instanceof Error && /can't be known during preview/.test(e.message)) return undefined;
     throw e;
   }
@@ -172,14 +165,14 @@ export function modelFromResources(resources: readonly StackResource[]): GovMode
 /**
  * One rule's configuration from the pack's config (@pulumi/policy's `getConfig()`: the rule's keys, after the
  * CLI checked them against its JSON schema), with the rule's defaults. It is parsed as the rule's entry of
- * `audit --config` is ({@link parseGovernanceConfig}), so that both name a wrong key or value alike.
+ * `audit --config` is ({@link parseRuleKeys}), so that both name a wrong key or value alike.
  * @throws GovernanceConfigError naming the rule and the key, e.g. `policy config "posthog-max-owners": unknown key
  * "maxOwner"; accepted: enforcementLevel, maxOwners`.
  */
 export function ruleConfig(rule: Rule, raw: Record<string, unknown>): unknown {
   // The enforcement level is the CLI's to apply (it reads the config file's level itself).
   const { enforcementLevel: _, ...keys } = raw ?? {};
-  return parseGovernanceConfig({ [rule.id]: keys })[rule.id]?.config;
+  return parseRuleKeys(rule, keys);
 }
 
 /** The policies of the pack: one stack policy per rule, advisory unless the config says otherwise. */

@@ -154,15 +154,6 @@ function inDomain(domain: string, allowed: readonly string[]): boolean {
   });
 }
 
-const levelName = (level: number) =>
-  level === LEVEL.owner
-    ? "owner"
-    : level === LEVEL.admin
-      ? "admin"
-      : level === LEVEL.member
-        ? "member"
-        : `${level}`;
-
 /** A rule typed by its own config, stored as {@link Rule} (each rule gets only the config its zod schema parsed). */
 const defineRule = <C>(r: Rule<C>): Rule => r as unknown as Rule;
 
@@ -515,6 +506,26 @@ export type GovernanceConfig = Record<string, RuleSettings>;
 const levelSchema = z.enum(ENFORCEMENT_LEVELS);
 
 /**
+ * One rule's keys (its configuration entry without `enforcementLevel`), with the rule's defaults.
+ * @throws GovernanceConfigError naming the rule and the key: an unknown key with the accepted ones, or the key's
+ * problem.
+ */
+export function parseRuleKeys(rule: Rule, keys: Record<string, unknown>): unknown {
+  const parsed = rule.config.safeParse(keys);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  if (issue?.code === "unrecognized_keys") {
+    const accepted = Object.keys(rule.configSchema);
+    throw new GovernanceConfigError(
+      `policy config "${rule.id}": unknown key ${issue.keys.map((k) => `"${k}"`).join(", ")}; accepted: enforcementLevel${accepted.map((k) => `, ${k}`).join("")}`,
+    );
+  }
+  throw new GovernanceConfigError(
+    `policy config "${rule.id}": ${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}`,
+  );
+}
+
+/**
  * Parses the policy configuration (the JSON of `--policy-pack-config`, or `audit --config`): `all` and each rule's
  * entry (an enforcement level, or an object of `enforcementLevel` and the rule's keys). Missing entries take the
  * defaults (advisory, each key's default).
@@ -566,18 +577,7 @@ export function parseGovernanceConfig(raw: unknown): GovernanceConfig {
       }
       enforcement = parsed.data;
     }
-    const parsed = rule.config.safeParse(keys);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const key = issue?.path.join(".") || (issue?.code === "unrecognized_keys" ? issue.keys.join(", ") : "");
-      const accepted = Object.keys(rule.configSchema);
-      throw new GovernanceConfigError(
-        issue?.code === "unrecognized_keys"
-          ? `policy config "${rule.id}": unknown key ${issue.keys.map((k) => `"${k}"`).join(", ")}; accepted: enforcementLevel${accepted.map((k) => `, ${k}`).join("")}`
-          : `policy config "${rule.id}": ${key}: ${issue?.message ?? "invalid"}`,
-      );
-    }
-    out[rule.id] = { enforcement, config: parsed.data };
+    out[rule.id] = { enforcement, config: parseRuleKeys(rule, keys) };
   }
   return out;
 }
@@ -597,6 +597,3 @@ export function evaluate(model: GovModel, config: GovernanceConfig = parseGovern
   }
   return out;
 }
-
-/** `level` as PostHog names it ("member", "admin", "owner"). */
-export { levelName };

@@ -41,9 +41,8 @@ function withUnknown(props: Record<string, unknown>, key: string): Record<string
     has: (t, k) => k === key || k in t,
     get(t, k) {
       if (k === key) {
-        const e = new Error(`string value at .${key} can't be known during preview`);
-        e.name = "UnknownValueError";
-        throw e;
+        // as @pulumi/policy's UnknownValueError reads (an Error subclass that keeps the name "Error")
+        throw new Error(`string value at .${key} can't be known during preview`);
       }
       return t[k as string];
     },
