@@ -21,7 +21,12 @@ export interface LookupOptions {
   organizationId?: string | undefined;
   /** Default project id for project-scoped operations; else `@current`. */
   projectId?: string | number | undefined;
-  /** Timeouts in milliseconds: TCP/TLS connect, time to response headers, idle time between body chunks. */
+  /**
+   * Timeouts in milliseconds: TCP/TLS connect (default 10,000), time to the response's headers (default 30,000),
+   * idle time between body chunks (default 30,000). The headers timeout is also settable as Pulumi config
+   * `posthog:headersTimeoutMs` or env `POSTHOG_HEADERS_TIMEOUT_MS`; a create whose answer it cuts off has an unknown
+   * outcome (PostHog may still apply it).
+   */
   timeouts?:
     | {
         connectMs?: number | undefined;

@@ -32,7 +32,7 @@ import { z } from "zod";
 import { BatchExportSchema } from "../provider/client/batch-exports";
 import { AccessControlsSchema, DashboardSchema } from "../provider/client/dashboards";
 import { ProjectSchema } from "../provider/client/projects";
-import { DEFAULT_FIND_CACHE_MS, DEFAULT_HOST } from "../provider/client/settings";
+import { DEFAULT_FIND_CACHE_MS, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_HOST } from "../provider/client/settings";
 import { SharingSchema } from "../provider/client/sharing";
 import * as resources from "../provider/index";
 import { LOOKUPS, PACKAGE, SECRET_OUTPUTS, typeToken } from "../provider/plugin/index";
@@ -158,6 +158,17 @@ export const SETTINGS: readonly Setting[] = [
     description:
       "How long a completed list read is reused by later lookups of the process, in milliseconds (a whole " +
       "number; 0 turns it off).",
+  },
+  {
+    name: "headersTimeoutMs",
+    env: "POSTHOG_HEADERS_TIMEOUT_MS",
+    type: "integer",
+    default: DEFAULT_HEADERS_TIMEOUT_MS,
+    defaultInSchema: false,
+    description:
+      "How long a request waits for the response's headers, in milliseconds (a positive whole number). A create " +
+      "that times out has an unknown outcome: PostHog may still apply it, and the next `pulumi up` looks for it " +
+      "before creating again.",
   },
 ];
 

@@ -3,8 +3,8 @@
  * (`posthog:apiKey`, `posthog:host`, `posthog:organizationId`, `posthog:projectId`), then the environment
  * (`POSTHOG_API_KEY`, `POSTHOG_HOST`, `POSTHOG_ORGANIZATION_ID`, `POSTHOG_PROJECT_ID`; and the tuning knob
  * knobs `posthog:findCacheMs` / `POSTHOG_FIND_CACHE_MS`, `posthog:rateLimit` / `POSTHOG_RATE_LIMIT`,
- * `posthog:maxRateLimitWait` / `POSTHOG_MAX_RATE_LIMIT_WAIT` and `posthog:retryBaseDelayMs` /
- * `POSTHOG_RETRY_BASE_DELAY_MS`).
+ * `posthog:maxRateLimitWait` / `POSTHOG_MAX_RATE_LIMIT_WAIT`, `posthog:retryBaseDelayMs` /
+ * `POSTHOG_RETRY_BASE_DELAY_MS` and `posthog:headersTimeoutMs` / `POSTHOG_HEADERS_TIMEOUT_MS`).
  *
  * The API key is held in an {@link ApiKey} wrapper whose string, JSON and `util.inspect` forms are
  * `[secret]`; only the transport unwraps it, for the `Authorization` header.
@@ -33,7 +33,12 @@ export const ClientOptionsSchema = z.strictObject({
   organizationId: z.string().min(1).optional(),
   /** Default project id for project-scoped operations; else `@current`. */
   projectId: z.union([z.string().min(1), z.number().int().nonnegative()]).optional(),
-  /** Timeouts in milliseconds: TCP/TLS connect, time to response headers, idle time between body chunks. */
+  /**
+   * Timeouts in milliseconds: TCP/TLS connect (default 10,000), time to the response's headers (default 30,000),
+   * idle time between body chunks (default 30,000). The headers timeout is also settable as Pulumi config
+   * `posthog:headersTimeoutMs` or env `POSTHOG_HEADERS_TIMEOUT_MS`; a create whose answer it cuts off has an unknown
+   * outcome (PostHog may still apply it).
+   */
   timeouts: z
     .strictObject({ connectMs: positiveInt, headersMs: positiveInt, bodyMs: positiveInt })
     .partial()
@@ -152,6 +157,7 @@ const SOURCED_SETTINGS = {
   rateLimit: "POSTHOG_RATE_LIMIT",
   findCacheMs: "POSTHOG_FIND_CACHE_MS",
   maxRateLimitWait: "POSTHOG_MAX_RATE_LIMIT_WAIT",
+  headersTimeoutMs: "POSTHOG_HEADERS_TIMEOUT_MS",
 } as const;
 type SourcedSetting = keyof typeof SOURCED_SETTINGS;
 
@@ -269,7 +275,10 @@ export function resolveSettings(
     projectId: projectId === undefined ? undefined : String(projectId),
     timeouts: {
       connectMs: o.timeouts?.connectMs ?? 10_000,
-      headersMs: o.timeouts?.headersMs ?? 30_000,
+      headersMs:
+        o.timeouts?.headersMs ??
+        positiveMillis("headersTimeoutMs", config, env) ??
+        DEFAULT_HEADERS_TIMEOUT_MS,
       bodyMs: o.timeouts?.bodyMs ?? 30_000,
     },
     retry: {
@@ -303,6 +312,40 @@ function hostSettingName(source: SettingSource): string {
   if (source === "config") return "posthog:host";
   if (source === "env") return "POSTHOG_HOST";
   return "host";
+}
+
+/** Default time the client waits for a response's headers, in milliseconds. */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
+
+/** The longest timeout Node.js timers keep (2^31 - 1 ms, about 24.8 days); a longer one would fire at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * Reads a sourced setting of positive whole milliseconds (`posthog:headersTimeoutMs`, called `label` in
+ * messages), surrounding white space ignored; undefined when neither the config nor the environment sets it.
+ * @throws InvalidInputError naming the setting and where its value came from, when it is not a whole number from
+ *   1 to 2147483647.
+ */
+function positiveMillis(
+  name: SourcedSetting,
+  config: ConfigGetter | undefined,
+  env: NodeJS.ProcessEnv,
+  label = "headers timeout",
+): number | undefined {
+  const raw = sourced(name, config, env);
+  if (raw === undefined) return undefined;
+  const ms = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
+  if (!(ms >= 1 && ms <= MAX_TIMER_MS)) {
+    const origin =
+      sourceOf(name, undefined, config, env) === "config"
+        ? `the stack config posthog:${name}`
+        : `the environment variable ${SOURCED_SETTINGS[name]}`;
+    throw new InvalidInputError(
+      `posthog:${name}`,
+      `Invalid ${label} ${shownSetting(raw)}, set by ${origin}: expected a positive whole number of milliseconds (at most ${MAX_TIMER_MS})`,
+    );
+  }
+  return ms;
 }
 
 /** Default reuse window of `find()` list reads, in milliseconds. */

@@ -67,6 +67,12 @@ namespace PulumiPosthog.Posthog
         public Input<int>? FindCacheMs { get; set; }
 
         /// <summary>
+        /// How long a request waits for the response's headers, in milliseconds (a positive whole number). A create that times out has an unknown outcome: PostHog may still apply it, and the next `pulumi up` looks for it before creating again. Default 30000. Environment variable: `POSTHOG_HEADERS_TIMEOUT_MS`.
+        /// </summary>
+        [Input("headersTimeoutMs", json: true)]
+        public Input<int>? HeadersTimeoutMs { get; set; }
+
+        /// <summary>
         /// The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Environment variable: `POSTHOG_HOST`.
         /// </summary>
         [Input("host")]
@@ -105,6 +111,7 @@ namespace PulumiPosthog.Posthog
         public ProviderArgs()
         {
             FindCacheMs = Utilities.GetEnvInt32("POSTHOG_FIND_CACHE_MS");
+            HeadersTimeoutMs = Utilities.GetEnvInt32("POSTHOG_HEADERS_TIMEOUT_MS");
             Host = Utilities.GetEnv("POSTHOG_HOST") ?? "https://us.posthog.com";
             MaxRateLimitWait = Utilities.GetEnv("POSTHOG_MAX_RATE_LIMIT_WAIT") ?? "2m";
             OrganizationId = Utilities.GetEnv("POSTHOG_ORGANIZATION_ID");

@@ -36,6 +36,7 @@ export class Provider extends pulumi.ProviderResource {
         {
             resourceInputs["apiKey"] = args?.apiKey ? pulumi.secret(args.apiKey) : undefined;
             resourceInputs["findCacheMs"] = pulumi.output((args?.findCacheMs) ?? utilities.getEnvNumber("POSTHOG_FIND_CACHE_MS")).apply(JSON.stringify);
+            resourceInputs["headersTimeoutMs"] = pulumi.output((args?.headersTimeoutMs) ?? utilities.getEnvNumber("POSTHOG_HEADERS_TIMEOUT_MS")).apply(JSON.stringify);
             resourceInputs["host"] = (args?.host) ?? (utilities.getEnv("POSTHOG_HOST") || "https://us.posthog.com");
             resourceInputs["maxRateLimitWait"] = (args?.maxRateLimitWait) ?? (utilities.getEnv("POSTHOG_MAX_RATE_LIMIT_WAIT") || "2m");
             resourceInputs["organizationId"] = (args?.organizationId) ?? utilities.getEnv("POSTHOG_ORGANIZATION_ID");
@@ -60,6 +61,10 @@ export interface ProviderArgs {
      * How long a completed list read is reused by later lookups of the process, in milliseconds (a whole number; 0 turns it off). Default 2000. Environment variable: `POSTHOG_FIND_CACHE_MS`.
      */
     findCacheMs?: pulumi.Input<number | undefined>;
+    /**
+     * How long a request waits for the response's headers, in milliseconds (a positive whole number). A create that times out has an unknown outcome: PostHog may still apply it, and the next `pulumi up` looks for it before creating again. Default 30000. Environment variable: `POSTHOG_HEADERS_TIMEOUT_MS`.
+     */
+    headersTimeoutMs?: pulumi.Input<number | undefined>;
     /**
      * The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Environment variable: `POSTHOG_HOST`.
      */

@@ -9,6 +9,7 @@ import {
   MissingApiKeyError,
   resolveSettings,
 } from "../../provider/client";
+import { DEFAULT_HEADERS_TIMEOUT_MS } from "../../provider/client/settings";
 
 const KEY = "phx_settingsTestSecretKey0123456789";
 const config = (values: Record<string, string>) => ({ get: (k: string) => values[k] });
@@ -61,6 +62,54 @@ describe("resolveSettings", () => {
     ).toBe(5);
     expect(() => resolveSettings({ apiKey: KEY }, config({ "posthog:findCacheMs": "soon" }), {})).toThrow(
       /posthog:findCacheMs.*milliseconds/,
+    );
+  });
+
+  it("reads the headers timeout from options, config posthog:headersTimeoutMs or POSTHOG_HEADERS_TIMEOUT_MS", () => {
+    const headersMs = (options: object, cfg?: Record<string, string>, env: NodeJS.ProcessEnv = {}) =>
+      resolveSettings({ apiKey: KEY, ...options }, cfg && config(cfg), env).timeouts.headersMs;
+    expect(DEFAULT_HEADERS_TIMEOUT_MS).toBe(30_000);
+    expect(headersMs({})).toBe(DEFAULT_HEADERS_TIMEOUT_MS);
+    expect(headersMs({}, { "posthog:headersTimeoutMs": "3000" })).toBe(3_000);
+    expect(headersMs({}, undefined, { POSTHOG_HEADERS_TIMEOUT_MS: " 2500 " })).toBe(2_500);
+    // The config wins over the environment, the client option over both; the other timeouts keep their defaults.
+    const env = { POSTHOG_HEADERS_TIMEOUT_MS: "2500" };
+    expect(headersMs({}, { "posthog:headersTimeoutMs": "4000" }, env)).toBe(4_000);
+    expect(headersMs({ timeouts: { headersMs: 7 } }, { "posthog:headersTimeoutMs": "4000" }, env)).toBe(7);
+    expect(resolveSettings({ apiKey: KEY }, undefined, env).timeouts).toEqual({
+      connectMs: 10_000,
+      headersMs: 2_500,
+      bodyMs: 30_000,
+    });
+  });
+
+  it.each([
+    ["0", "not positive"],
+    ["-5", "negative"],
+    ["1.5", "not whole"],
+    ["3s", "with a unit"],
+    ["soon", "not a number"],
+    ["2147483648", "past what a timer keeps"],
+  ])("refuses posthog:headersTimeoutMs %s (%s), naming the setting and where its value came from", (raw) => {
+    const refused = (cfg: Record<string, string> | undefined, env: NodeJS.ProcessEnv) => {
+      try {
+        resolveSettings({ apiKey: KEY }, cfg && config(cfg), env);
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    };
+    const fromConfig = refused({ "posthog:headersTimeoutMs": raw }, {});
+    expect(fromConfig).toBeInstanceOf(InvalidInputError);
+    expect((fromConfig as InvalidInputError).property).toBe("posthog:headersTimeoutMs");
+    expect((fromConfig as Error).message).toBe(
+      `Invalid headers timeout ${JSON.stringify(raw)}, set by the stack config posthog:headersTimeoutMs: expected a positive whole number of milliseconds (at most 2147483647)`,
+    );
+    const fromEnv = refused(undefined, { POSTHOG_HEADERS_TIMEOUT_MS: raw });
+    expect(fromEnv).toBeInstanceOf(InvalidInputError);
+    expect((fromEnv as InvalidInputError).property).toBe("posthog:headersTimeoutMs");
+    expect((fromEnv as Error).message).toBe(
+      `Invalid headers timeout ${JSON.stringify(raw)}, set by the environment variable POSTHOG_HEADERS_TIMEOUT_MS: expected a positive whole number of milliseconds (at most 2147483647)`,
     );
   });
 

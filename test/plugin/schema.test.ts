@@ -229,6 +229,7 @@ describe("schema.json as well-kept providers write it (issue 35)", () => {
     expect([...defaults.keys()].sort()).toEqual(
       [
         "posthog:findCacheMs",
+        "posthog:headersTimeoutMs",
         "posthog:host",
         "posthog:maxRateLimitWait",
         "posthog:rateLimit",
@@ -244,6 +245,7 @@ describe("schema.json as well-kept providers write it (issue 35)", () => {
       maxRateLimitWaitMs: x.maxRateLimitWaitMs,
       retryBaseDelayMs: x.retry.baseDelayMs,
       findCacheMs: x.findCacheMs,
+      headersTimeoutMs: x.timeouts.headersMs,
     });
     expect(compared(given)).toEqual(compared(none));
   });

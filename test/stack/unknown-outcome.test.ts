@@ -3,12 +3,13 @@ import { describe, expect, it } from "vitest";
 import { errorsOf, exportStack, type RunResult } from "../../tools/pulumi";
 import { type Declared, fixtureDir, useFixtureProgram } from "./fixture-program";
 
-// Issue 34, point 1: a create still under way at PostHog when the client's 30 s headers timeout fires used to be
-// declared "did not apply" from one list read, and the next `up` made it again (20 dashboards on the server for 12
-// declared). Now its outcome stays unknown: the run fails naming it and what the next `up` will do, its journal
-// entry is kept, and the next `up`, once PostHog applied the held creates, adopts each one's object. A program
-// using the SDK, through the real Pulumi CLI; the emulator holds every dashboard POST past the client's timeout
-// and applies them only after the run ended.
+// Issue 34, point 1: a create still under way at PostHog when the client's headers timeout fires (30 s by default)
+// used to be declared "did not apply" from one list read, and the next `up` made it again (20 dashboards on the
+// server for 12 declared). Now its outcome stays unknown: the run fails naming it and what the next `up` will do,
+// its journal entry is kept, and the next `up`, once PostHog applied the held creates, adopts each one's object. A
+// program using the SDK, through the real Pulumi CLI; the emulator holds every dashboard POST past the client's
+// timeout (set to 3 s for the first run, through POSTHOG_HEADERS_TIMEOUT_MS) and applies them only after the run
+// ended.
 const fx = useFixtureProgram({ prefix: "unknown-outcome" });
 const why = (r: RunResult) => `${JSON.stringify(errorsOf(r), null, 1)}\n${r.output}`;
 
@@ -35,12 +36,13 @@ describe("a create PostHog is still processing when the client's headers timeout
       ["Dashboard", "twin-a", { name: "Held twin" }],
       ["Dashboard", "twin-b", { name: "Held twin" }],
     ];
-    // Every dashboard POST waits at the emulator until released: past the client's 30 s headers timeout.
+    // Every dashboard POST waits at the emulator until released: past the client's headers timeout, 3 s here
+    // instead of the default 30 s (the later runs keep the default).
     const hold = (await fx.emu().control("POST", "/holds", { method: "POST", path: "/dashboards/$" }))
       .body as {
       id: string;
     };
-    const first = await s.run("up", program, { env });
+    const first = await s.run("up", program, { env: { ...env, POSTHOG_HEADERS_TIMEOUT_MS: "3000" } });
     expect(first.ok).toBe(false);
     const messages = errorsOf(first).join("\n");
     for (const name of ["Held kk-1", "Held kk-2", "Held kk-3", "Held twin"]) {

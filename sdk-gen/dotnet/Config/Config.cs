@@ -52,6 +52,16 @@ namespace PulumiPosthog.Posthog
             set => _findCacheMs.Set(value);
         }
 
+        private static readonly __Value<int?> _headersTimeoutMs = new __Value<int?>(() => __config.GetInt32("headersTimeoutMs") ?? Utilities.GetEnvInt32("POSTHOG_HEADERS_TIMEOUT_MS"));
+        /// <summary>
+        /// How long a request waits for the response's headers, in milliseconds (a positive whole number). A create that times out has an unknown outcome: PostHog may still apply it, and the next `pulumi up` looks for it before creating again. Default 30000. Environment variable: `POSTHOG_HEADERS_TIMEOUT_MS`.
+        /// </summary>
+        public static int? HeadersTimeoutMs
+        {
+            get => _headersTimeoutMs.Get();
+            set => _headersTimeoutMs.Set(value);
+        }
+
         private static readonly __Value<string?> _host = new __Value<string?>(() => __config.Get("host") ?? Utilities.GetEnv("POSTHOG_HOST") ?? "https://us.posthog.com");
         /// <summary>
         /// The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Environment variable: `POSTHOG_HOST`.

@@ -28,6 +28,11 @@ func NewProvider(ctx *pulumi.Context,
 			args.FindCacheMs = pulumi.IntPtr(d.(int))
 		}
 	}
+	if args.HeadersTimeoutMs == nil {
+		if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "POSTHOG_HEADERS_TIMEOUT_MS"); d != nil {
+			args.HeadersTimeoutMs = pulumi.IntPtr(d.(int))
+		}
+	}
 	if args.Host == nil {
 		if d := internal.GetEnvOrDefault("https://us.posthog.com", nil, "POSTHOG_HOST"); d != nil {
 			args.Host = pulumi.StringPtr(d.(string))
@@ -75,6 +80,8 @@ type providerArgs struct {
 	ApiKey *string `pulumi:"apiKey"`
 	// How long a completed list read is reused by later lookups of the process, in milliseconds (a whole number; 0 turns it off). Default 2000. Environment variable: `POSTHOG_FIND_CACHE_MS`.
 	FindCacheMs *int `pulumi:"findCacheMs"`
+	// How long a request waits for the response's headers, in milliseconds (a positive whole number). A create that times out has an unknown outcome: PostHog may still apply it, and the next `pulumi up` looks for it before creating again. Default 30000. Environment variable: `POSTHOG_HEADERS_TIMEOUT_MS`.
+	HeadersTimeoutMs *int `pulumi:"headersTimeoutMs"`
 	// The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Environment variable: `POSTHOG_HOST`.
 	Host *string `pulumi:"host"`
 	// The longest wait a 429 answer may name that is waited out: a duration string, whole seconds ("120") or a whole number with the unit s, m or h ("90s", "10m", "1h"). Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
@@ -95,6 +102,8 @@ type ProviderArgs struct {
 	ApiKey pulumi.StringPtrInput
 	// How long a completed list read is reused by later lookups of the process, in milliseconds (a whole number; 0 turns it off). Default 2000. Environment variable: `POSTHOG_FIND_CACHE_MS`.
 	FindCacheMs pulumi.IntPtrInput
+	// How long a request waits for the response's headers, in milliseconds (a positive whole number). A create that times out has an unknown outcome: PostHog may still apply it, and the next `pulumi up` looks for it before creating again. Default 30000. Environment variable: `POSTHOG_HEADERS_TIMEOUT_MS`.
+	HeadersTimeoutMs pulumi.IntPtrInput
 	// The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Environment variable: `POSTHOG_HOST`.
 	Host pulumi.StringPtrInput
 	// The longest wait a 429 answer may name that is waited out: a duration string, whole seconds ("120") or a whole number with the unit s, m or h ("90s", "10m", "1h"). Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.

@@ -30,6 +30,17 @@ Object.defineProperty(exports, "findCacheMs", {
 });
 
 /**
+ * How long a request waits for the response's headers, in milliseconds (a positive whole number). A create that times out has an unknown outcome: PostHog may still apply it, and the next `pulumi up` looks for it before creating again. Default 30000. Environment variable: `POSTHOG_HEADERS_TIMEOUT_MS`.
+ */
+export declare const headersTimeoutMs: number | undefined;
+Object.defineProperty(exports, "headersTimeoutMs", {
+    get() {
+        return __config.getObject<number>("headersTimeoutMs") ?? utilities.getEnvNumber("POSTHOG_HEADERS_TIMEOUT_MS");
+    },
+    enumerable: true,
+});
+
+/**
  * The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Environment variable: `POSTHOG_HOST`.
  */
 export declare const host: string;

@@ -21,6 +21,7 @@ class ProviderArgs:
     def __init__(__self__, *,
                  api_key: pulumi.Input[Optional[_builtins.str]] = None,
                  find_cache_ms: pulumi.Input[Optional[_builtins.int]] = None,
+                 headers_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  host: pulumi.Input[Optional[_builtins.str]] = None,
                  max_rate_limit_wait: pulumi.Input[Optional[_builtins.str]] = None,
                  organization_id: pulumi.Input[Optional[_builtins.str]] = None,
@@ -32,6 +33,7 @@ class ProviderArgs:
 
         :param pulumi.Input[_builtins.str] api_key: A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`; else the provider reads the environment variable `POSTHOG_API_KEY`.
         :param pulumi.Input[_builtins.int] find_cache_ms: How long a completed list read is reused by later lookups of the process, in milliseconds (a whole number; 0 turns it off). Default 2000. Environment variable: `POSTHOG_FIND_CACHE_MS`.
+        :param pulumi.Input[_builtins.int] headers_timeout_ms: How long a request waits for the response's headers, in milliseconds (a positive whole number). A create that times out has an unknown outcome: PostHog may still apply it, and the next `pulumi up` looks for it before creating again. Default 30000. Environment variable: `POSTHOG_HEADERS_TIMEOUT_MS`.
         :param pulumi.Input[_builtins.str] host: The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Environment variable: `POSTHOG_HOST`.
         :param pulumi.Input[_builtins.str] max_rate_limit_wait: The longest wait a 429 answer may name that is waited out: a duration string, whole seconds ("120") or a whole number with the unit s, m or h ("90s", "10m", "1h"). Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
         :param pulumi.Input[_builtins.str] organization_id: The organization (a UUID, or "@current") the organization-scoped resources live in; default the API key's current one. Environment variable: `POSTHOG_ORGANIZATION_ID`.
@@ -45,6 +47,10 @@ class ProviderArgs:
             find_cache_ms = _utilities.get_env_int('POSTHOG_FIND_CACHE_MS')
         if find_cache_ms is not None:
             pulumi.set(__self__, "find_cache_ms", find_cache_ms)
+        if headers_timeout_ms is None:
+            headers_timeout_ms = _utilities.get_env_int('POSTHOG_HEADERS_TIMEOUT_MS')
+        if headers_timeout_ms is not None:
+            pulumi.set(__self__, "headers_timeout_ms", headers_timeout_ms)
         if host is None:
             host = (_utilities.get_env('POSTHOG_HOST') or 'https://us.posthog.com')
         if host is not None:
@@ -93,6 +99,18 @@ class ProviderArgs:
     @find_cache_ms.setter
     def find_cache_ms(self, value: pulumi.Input[Optional[_builtins.int]]):
         pulumi.set(self, "find_cache_ms", value)
+
+    @_builtins.property
+    @pulumi.getter(name="headersTimeoutMs")
+    def headers_timeout_ms(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        How long a request waits for the response's headers, in milliseconds (a positive whole number). A create that times out has an unknown outcome: PostHog may still apply it, and the next `pulumi up` looks for it before creating again. Default 30000. Environment variable: `POSTHOG_HEADERS_TIMEOUT_MS`.
+        """
+        return pulumi.get(self, "headers_timeout_ms")
+
+    @headers_timeout_ms.setter
+    def headers_timeout_ms(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "headers_timeout_ms", value)
 
     @_builtins.property
     @pulumi.getter
@@ -175,6 +193,7 @@ class Provider(pulumi.ProviderResource):
                  opts: Optional[pulumi.ResourceOptions] = None,
                  api_key: pulumi.Input[Optional[_builtins.str]] = None,
                  find_cache_ms: pulumi.Input[Optional[_builtins.int]] = None,
+                 headers_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  host: pulumi.Input[Optional[_builtins.str]] = None,
                  max_rate_limit_wait: pulumi.Input[Optional[_builtins.str]] = None,
                  organization_id: pulumi.Input[Optional[_builtins.str]] = None,
@@ -189,6 +208,7 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] api_key: A personal API key (`phx_…`). Set it as a secret: `pulumi config set --secret posthog:apiKey …`; else the provider reads the environment variable `POSTHOG_API_KEY`.
         :param pulumi.Input[_builtins.int] find_cache_ms: How long a completed list read is reused by later lookups of the process, in milliseconds (a whole number; 0 turns it off). Default 2000. Environment variable: `POSTHOG_FIND_CACHE_MS`.
+        :param pulumi.Input[_builtins.int] headers_timeout_ms: How long a request waits for the response's headers, in milliseconds (a positive whole number). A create that times out has an unknown outcome: PostHog may still apply it, and the next `pulumi up` looks for it before creating again. Default 30000. Environment variable: `POSTHOG_HEADERS_TIMEOUT_MS`.
         :param pulumi.Input[_builtins.str] host: The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Environment variable: `POSTHOG_HOST`.
         :param pulumi.Input[_builtins.str] max_rate_limit_wait: The longest wait a 429 answer may name that is waited out: a duration string, whole seconds ("120") or a whole number with the unit s, m or h ("90s", "10m", "1h"). Environment variable: `POSTHOG_MAX_RATE_LIMIT_WAIT`.
         :param pulumi.Input[_builtins.str] organization_id: The organization (a UUID, or "@current") the organization-scoped resources live in; default the API key's current one. Environment variable: `POSTHOG_ORGANIZATION_ID`.
@@ -222,6 +242,7 @@ class Provider(pulumi.ProviderResource):
                  opts: Optional[pulumi.ResourceOptions] = None,
                  api_key: pulumi.Input[Optional[_builtins.str]] = None,
                  find_cache_ms: pulumi.Input[Optional[_builtins.int]] = None,
+                 headers_timeout_ms: pulumi.Input[Optional[_builtins.int]] = None,
                  host: pulumi.Input[Optional[_builtins.str]] = None,
                  max_rate_limit_wait: pulumi.Input[Optional[_builtins.str]] = None,
                  organization_id: pulumi.Input[Optional[_builtins.str]] = None,
@@ -241,6 +262,9 @@ class Provider(pulumi.ProviderResource):
             if find_cache_ms is None:
                 find_cache_ms = _utilities.get_env_int('POSTHOG_FIND_CACHE_MS')
             __props__.__dict__["find_cache_ms"] = pulumi.Output.from_input(find_cache_ms).apply(pulumi.runtime.to_json) if find_cache_ms is not None else None
+            if headers_timeout_ms is None:
+                headers_timeout_ms = _utilities.get_env_int('POSTHOG_HEADERS_TIMEOUT_MS')
+            __props__.__dict__["headers_timeout_ms"] = pulumi.Output.from_input(headers_timeout_ms).apply(pulumi.runtime.to_json) if headers_timeout_ms is not None else None
             if host is None:
                 host = (_utilities.get_env('POSTHOG_HOST') or 'https://us.posthog.com')
             __props__.__dict__["host"] = host

@@ -29,6 +29,19 @@ func GetFindCacheMs(ctx *pulumi.Context) int {
 	return value
 }
 
+// How long a request waits for the response's headers, in milliseconds (a positive whole number). A create that times out has an unknown outcome: PostHog may still apply it, and the next `pulumi up` looks for it before creating again. Default 30000. Environment variable: `POSTHOG_HEADERS_TIMEOUT_MS`.
+func GetHeadersTimeoutMs(ctx *pulumi.Context) int {
+	v, err := config.TryInt(ctx, "posthog:headersTimeoutMs")
+	if err == nil {
+		return v
+	}
+	var value int
+	if d := internal.GetEnvOrDefault(nil, internal.ParseEnvInt, "POSTHOG_HEADERS_TIMEOUT_MS"); d != nil {
+		value = d.(int)
+	}
+	return value
+}
+
 // The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Environment variable: `POSTHOG_HOST`.
 func GetHost(ctx *pulumi.Context) string {
 	v, err := config.Try(ctx, "posthog:host")

@@ -35,6 +35,13 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get_int('findCacheMs') or _utilities.get_env_int('POSTHOG_FIND_CACHE_MS')
 
     @_builtins.property
+    def headers_timeout_ms(self) -> Optional[int]:
+        """
+        How long a request waits for the response's headers, in milliseconds (a positive whole number). A create that times out has an unknown outcome: PostHog may still apply it, and the next `pulumi up` looks for it before creating again. Default 30000. Environment variable: `POSTHOG_HEADERS_TIMEOUT_MS`.
+        """
+        return __config__.get_int('headersTimeoutMs') or _utilities.get_env_int('POSTHOG_HEADERS_TIMEOUT_MS')
+
+    @_builtins.property
     def host(self) -> str:
         """
         The PostHog API base URL, e.g. `https://eu.posthog.com` or a self-hosted origin with its path prefix. Environment variable: `POSTHOG_HOST`.
