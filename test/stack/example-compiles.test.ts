@@ -44,14 +44,18 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** `pulumi preview` of the dev stack of the project in `projectDir`, on a new local backend of its own. */
-function preview(name: string, projectDir: string): Promise<RunResult> {
+/**
+ * `pulumi preview` of the dev stack of the project in `projectDir`. The example and its copies are one project
+ * (posthog-gitops) with the same settings, and a preview writes no state: all run on one local backend and settings
+ * file, so the stack is created (`pulumi stack init`) once, by the first preview.
+ */
+function preview(projectDir: string): Promise<RunResult> {
   return runStack({
     operation: "preview",
     projectDir,
     stack: "dev",
-    stateDir: join(work, name),
-    configFile: join(work, `${name}.yaml`),
+    stateDir: join(work, "state"),
+    configFile: join(work, "Pulumi.dev.yaml"),
     env,
   });
 }
@@ -84,7 +88,7 @@ describe("examples/gitops under the real CLI's Node.js language host", () => {
     expect(project.runtime.name).toBe("nodejs");
     expect(programDir).toBe(join(root, "examples", "gitops"));
     expect(existsSync(join(programDir, "tsconfig.json"))).toBe(true);
-    const r = await preview("example", root);
+    const r = await preview(root);
     expect(r.ok, r.output).toBe(true);
     expect(r.counts).toMatchObject({ create: 13, update: 0, replace: 0, delete: 0 });
     const main = join(programDir, "index.ts");
@@ -102,7 +106,7 @@ describe("examples/gitops under the real CLI's Node.js language host", () => {
       const index = join(d, "index.ts");
       writeFileSync(index, `${readFileSync(index, "utf8")}\nexport const wrong: number = "text";\n`);
     });
-    const r = await preview("type-error", dir);
+    const r = await preview(dir);
     expect(r.ok).toBe(false);
     expect(tsErrors(r), r.output).toEqual(["TS2322"]);
     expect(r.output).toContain("error TS2322: Type 'string' is not assignable to type 'number'.");
@@ -111,7 +115,7 @@ describe("examples/gitops under the real CLI's Node.js language host", () => {
 
   it("control: a copy without its tsconfig.json stops with TS2209", async () => {
     const dir = copyOfExample("no-tsconfig", (d) => rmSync(join(d, "tsconfig.json")));
-    const r = await preview("no-tsconfig", dir);
+    const r = await preview(dir);
     expect(r.ok).toBe(false);
     expect(tsErrors(r), r.output).toEqual(["TS2209"]);
     expect(r.output).toContain("The project root is ambiguous");

@@ -1,28 +1,72 @@
-import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { exportStack, type RunResult } from "../../tools/pulumi";
-import { useExampleStack } from "./example-stack";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEmulator, startEmulator } from "../../emulator";
+import { type RunOptions, type RunResult, runStack } from "../../tools/pulumi";
+import { dnsAutomation, seedApi } from "../../tools/seed-api";
 
-// The example (examples/gitops, dev stack) through the real Pulumi CLI (test/stack/example-stack.ts). An updated
-// resource's preview outputs are its new inputs, so dependents wired to output-only properties would preview as
-// replacements (issue 11): a setting change must preview as exactly the one update it is. And a standalone
-// `pulumi refresh` uses the provider settings stored at the last `up`, not the stack file's current ones.
+// The example (examples/gitops, dev stack) through the real Pulumi CLI. An updated resource's preview outputs are
+// its new inputs, so dependents wired to output-only properties would preview as replacements (issue 11): a setting
+// change must preview as exactly the one update it is. And a standalone `pulumi refresh` uses the provider settings
+// stored at the last `up`, not the stack file's current ones.
+//
+// The example is applied once, as test/stack/example-stack.ts applies it, but not destroyed afterwards (the
+// emulator ends with the file): the example's destroy is test/stack/gitops.test.ts's.
 const root = join(__dirname, "..", "..");
-const example = useExampleStack("gitops-preview");
-const { work, run } = example;
+const work = mkdtempSync(join(tmpdir(), "gitops-preview-"));
+const stateDir = join(work, "state");
+const configFile = join(work, "Pulumi.dev.yaml");
+let emulator: RunningEmulator | undefined;
+let env: Record<string, string> = {};
+let dns: ReturnType<typeof dnsAutomation> | undefined;
+/** An operation of the dev stack with the emulator's connection in the environment (`more` overrides any option). */
+const run = (operation: RunOptions["operation"], more: Partial<RunOptions> = {}) =>
+  runStack({ operation, projectDir: root, stack: "dev", stateDir, configFile, env, ...more });
+
+// A fresh emulator (rate limit off), a DNS automation publishing the TXT record DomainVerification waits for, and
+// `pulumi up` of the example on a local backend in `<work>/state` (its settings file a copy of
+// examples/gitops/Pulumi.dev.yaml).
+beforeAll(async () => {
+  emulator = await startEmulator({ rateLimit: false });
+  env = {
+    POSTHOG_HOST: emulator.url,
+    POSTHOG_API_KEY: emulator.apiKey,
+    POSTHOG_ORGANIZATION_ID: emulator.organizationId,
+  };
+  dns = dnsAutomation(seedApi(emulator.url, emulator.apiKey), 200);
+  const up = await run("up");
+  expect(up.ok, up.output).toBe(true);
+}, 300_000);
+afterAll(async () => {
+  await dns?.stop();
+  await emulator?.close();
+  rmSync(work, { recursive: true, force: true });
+});
 
 /**
  * The dev stack's settings file (as the stack's creation left it: with the passphrase's salt) with `edit`
  * applied, written to a file of its own and passed as `--config-file`.
  */
 function settings(name: string, edit: (text: string) => string): string {
-  const current = readFileSync(example.configFile, "utf8");
+  const current = readFileSync(configFile, "utf8");
   const file = join(work, `${name}.yaml`);
   const text = edit(current);
   expect(text).not.toBe(current);
   writeFileSync(file, text);
   return file;
+}
+
+/**
+ * The URNs of the resources the local backend in `dir` holds for the dev stack: its checkpoint
+ * (`<dir>/.pulumi/stacks/posthog-gitops/dev.json`, what `pulumi stack export` prints), read without a CLI run.
+ */
+function urnsIn(dir: string): string[] {
+  const file = join(dir, ".pulumi", "stacks", "posthog-gitops", "dev.json");
+  const checkpoint = JSON.parse(readFileSync(file, "utf8")) as {
+    checkpoint: { latest?: { resources?: { urn: string }[] } | null };
+  };
+  return (checkpoint.checkpoint.latest?.resources ?? []).map((r) => r.urn);
 }
 const changes = (r: RunResult) => r.steps.filter((s) => s.op !== "same").map((s) => `${s.op} ${s.name}`);
 /** The steps that failed, with their errors, for a failure message. */
@@ -32,14 +76,14 @@ describe("examples/gitops previews as the engine does", () => {
   // The engine diffs each resource on its own: both setting changes share one preview, and each must show as
   // exactly its own update (a replacement of a dependent, e.g. the collaborator, would be a step of its own).
   it("a project timezone change and a member level change preview as exactly one update each, no replacement", async () => {
-    const configFile = settings("timezone-and-level", (t) =>
+    const edited = settings("timezone-and-level", (t) =>
       t
         .replace("timezone: Europe/Berlin", "timezone: Asia/Tokyo")
         .replace("mia.member@example.com: member", "mia.member@example.com: admin"),
     );
-    expect(readFileSync(configFile, "utf8")).toContain("timezone: Asia/Tokyo");
-    expect(readFileSync(configFile, "utf8")).toContain("mia.member@example.com: admin");
-    const r = await run("preview", { configFile });
+    expect(readFileSync(edited, "utf8")).toContain("timezone: Asia/Tokyo");
+    expect(readFileSync(edited, "utf8")).toContain("mia.member@example.com: admin");
+    const r = await run("preview", { configFile: edited });
     expect(r.ok, r.output).toBe(true);
     expect(changes(r).sort(), r.output).toEqual(["update member-mia.member@example.com", "update web"]);
     expect(r.steps.find((s) => s.name === "web")?.diffs).toEqual(["timezone"]);
@@ -54,16 +98,16 @@ describe("examples/gitops previews as the engine does", () => {
   }, 300_000);
 
   it("refresh after only posthog:apiKey changed in the stack file uses the key stored at the last up", async () => {
-    const configFile = settings("rotated", (t) =>
+    const rotatedFile = settings("rotated", (t) =>
       t.replace("config:\n", "config:\n  posthog:apiKey: phx_revoked\n"),
     );
     // On a copy of the stack (its whole local backend and settings file), so that whatever a refresh does here
     // leaves the stack of the other tests as it was.
-    const stateDir = join(work, "state-rotated");
-    cpSync(example.stateDir, stateDir, { recursive: true });
-    const before = await exportStack({ projectDir: root, stack: "dev", stateDir, env: example.env() });
-    const urns = (before.deployment.resources ?? []).map((r) => r.urn as string);
-    const refresh = await run("refresh", { configFile, stateDir });
+    const rotated = join(work, "state-rotated");
+    cpSync(stateDir, rotated, { recursive: true });
+    const urns = urnsIn(rotated);
+    expect(urns.length).toBeGreaterThan(13);
+    const refresh = await run("refresh", { configFile: rotatedFile, stateDir: rotated });
     expect(refresh.ok, failed(refresh)).toBe(true);
     // All 13 resources read with the stored key, none lost (drift, if any, is the Domain verified by its
     // DomainVerification: see provider/resources/domain.ts).
@@ -73,14 +117,13 @@ describe("examples/gitops previews as the engine does", () => {
       drifted.every((d) => d === "update pulumi-nodejs:dynamic/posthog:Domain"),
       refresh.output,
     ).toBe(true);
-    const after = await exportStack({ projectDir: root, stack: "dev", stateDir, env: example.env() });
-    expect((after.deployment.resources ?? []).map((r) => r.urn as string)).toEqual(urns);
+    expect(urnsIn(rotated)).toEqual(urns);
 
     // With --run-program the current settings are used: the revoked key is refused (on another copy, so that a
     // failed read cannot change the stack).
     const copy = join(work, "state-run-program");
-    cpSync(example.stateDir, copy, { recursive: true });
-    const current = await run("refresh", { configFile, runProgram: true, stateDir: copy });
+    cpSync(stateDir, copy, { recursive: true });
+    const current = await run("refresh", { configFile: rotatedFile, runProgram: true, stateDir: copy });
     expect(current.ok).toBe(false);
     const errors = current.steps.filter((s) => s.error !== undefined);
     expect(errors.length, current.output).toBeGreaterThan(0);

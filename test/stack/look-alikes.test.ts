@@ -1,13 +1,7 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  errorsOf,
-  exportStack,
-  killTree,
-  processesWithMarker,
-  pulumi,
-  type RunResult,
-} from "../../tools/pulumi";
+import { errorsOf, killTree, processesWithMarker, pulumi, type RunResult } from "../../tools/pulumi";
 import { type Declared, type FixtureStack, fixtureDir, useFixtureProgram } from "./fixture-program";
 import { prepareStack } from "./look-alikes-support";
 
@@ -17,7 +11,13 @@ import { prepareStack } from "./look-alikes-support";
 // made two more. The server must never end with more objects than the program declares: creates of one name run
 // one at a time, each journaled with the ids that existed before it, so a later run (or the same one) adopts
 // exactly the object each interrupted create made. A program using the SDK, through the real Pulumi CLI.
+//
+// The three cases run in order on one stack: each one's program is the previous one's plus dashboards of a name of
+// its own, so the ups of a later case are also later ups of the earlier cases' dashboards (which must make none),
+// and one destroy at the end removes them all. The dashboards' delete (a soft delete) is proved by
+// test/provider/dashboards.test.ts and, through the real CLI, by test/stack/gitops.test.ts.
 const fx = useFixtureProgram({ prefix: "look-alikes" });
+const s = fx.stack("twins");
 const why = (r: RunResult) => `${JSON.stringify(errorsOf(r), null, 1)}\n${r.output}`;
 
 /** The live (not soft-deleted) dashboards of the emulator's project named `name`, by id. */
@@ -31,19 +31,37 @@ async function live(name: string): Promise<number[]> {
     .sort((a, b) => a - b);
 }
 
-/** The ids the stack's state holds, and its pending operations. */
-async function stateOf(s: FixtureStack, env: Record<string, string>) {
-  const exported = await exportStack({ projectDir: fixtureDir, stack: s.name, stateDir: s.stateDir, env });
-  const ids = (exported.deployment.resources ?? [])
-    .filter((r) => String(r.type).endsWith("posthog:Dashboard"))
+/**
+ * The ids of the dashboards named `name` that the stack's state holds: read from the local backend's checkpoint
+ * (`<stateDir>/.pulumi/stacks/fx/<stack>.json`, what `pulumi stack export` prints), without a CLI run.
+ */
+function stateIds(stack: FixtureStack, name: string): number[] {
+  const file = join(stack.stateDir, ".pulumi", "stacks", "fx", `${stack.name}.json`);
+  const checkpoint = JSON.parse(readFileSync(file, "utf8")) as {
+    checkpoint: {
+      latest?: { resources?: { type: string; id?: string; inputs?: { name?: unknown } }[] } | null;
+    };
+  };
+  return (checkpoint.checkpoint.latest?.resources ?? [])
+    .filter((r) => r.type.endsWith("posthog:Dashboard") && r.inputs?.name === name)
     .map((r) => Number(r.id))
     .sort((a, b) => a - b);
-  const pending = (exported.deployment.pending_operations ?? []) as { type: string }[];
-  return { ids, pending: pending.map((p) => p.type) };
 }
 
-const twins = (name: string, n: number): Declared =>
-  Array.from({ length: n }, (_, i) => ["Dashboard", `twin-${i}`, { name }] as Declared[number]);
+/** `n` dashboards named `name`, as resources `<key>-0`, `<key>-1`, …. */
+const twins = (key: string, name: string, n: number): Declared =>
+  Array.from({ length: n }, (_, i) => ["Dashboard", `${key}-${i}`, { name }] as Declared[number]);
+
+const LOST = "Lost twin";
+const KILLED = "Answered then killed";
+const TWELVE = "Twelve twins";
+/** Each case's program: the previous case's plus its own dashboards. */
+const lostProgram = twins("lost", LOST, 3);
+const killedProgram = [...lostProgram, ...twins("killed", KILLED, 2)];
+const twelveProgram = [...killedProgram, ...twins("twelve", TWELVE, 12)];
+/** The ids the first and second cases left (the later cases' ups must leave them as they are). */
+let lostIds: number[] = [];
+let killedIds: number[] = [];
 
 async function until(what: string, check: () => Promise<boolean> | boolean, ms = 120_000) {
   const end = Date.now() + ms;
@@ -67,12 +85,11 @@ async function holdDashboardPosts() {
 }
 
 describe("look-alike objects and lost creates (real Pulumi CLI)", () => {
-  it("two lost answers among three dashboards of one name: up adopts each one's own dashboard, no duplicate", async () => {
-    const s = fx.stack("lost-answers");
+  it("two lost answers among three dashboards of one name: up adopts each one's own dashboard, no duplicate; later ups make none", async () => {
     const journal = join(fx.work, "journal-lost");
     const env = { ...s.env(), POSTHOG_CREATE_JOURNAL_DIR: journal };
-    const NAME = "Lost twin";
-    const program = twins(NAME, 3);
+    const NAME = LOST;
+    const program = lostProgram;
     // The emulator applies the POST, then drops the connection: the create's answer is lost.
     await fx.emu().control("POST", "/faults", {
       method: "POST",
@@ -85,13 +102,10 @@ describe("look-alike objects and lost creates (real Pulumi CLI)", () => {
     expect(up.ok, why(up)).toBe(true);
     const ids = await live(NAME);
     expect(ids).toHaveLength(3);
-    expect((await stateOf(s, env)).ids).toEqual(ids);
-    // A second up writes nothing and makes nothing.
-    const again = await s.run("up", program, { env });
-    expect(again.ok, why(again)).toBe(true);
-    expect(await live(NAME)).toEqual(ids);
-    expect((await s.run("destroy", program, { env })).ok).toBe(true);
-    expect(await live(NAME)).toEqual([]);
+    expect(stateIds(s, NAME)).toEqual(ids);
+    // A later up makes nothing: the next cases' ups run this program too, and check these three are left as they
+    // are.
+    lostIds = ids;
   }, 300_000);
 
   // Issue 34, point 2: dashboards of one name, the first create answered and the CLI killed (kill -9) before the
@@ -99,12 +113,12 @@ describe("look-alike objects and lost creates (real Pulumi CLI)", () => {
   // held create only once that `up` has looked for it (2 s after its first list read). Before, the next up took
   // "none listed" for "not applied" and made the second dashboard again (3 on the server for 2 declared; 7 for 6 in
   // the issue); now it reads again until it appears and adopts it, and adopts the answered one from the journal.
-  it("two of one name, the CLI killed right after an answer with the next create held, applied only during the next up: exactly two, all in the state", async () => {
-    const s = fx.stack("answered-killed");
+  it("two of one name, the CLI killed right after an answer with the next create held, applied only during the next up: exactly two, all in the state; the first case's three untouched", async () => {
     const journal = join(fx.work, "journal-answered-killed");
     const env = { ...s.env(), POSTHOG_CREATE_JOURNAL_DIR: journal, POSTHOG_LOST_CREATE_WAIT: "30" };
-    const NAME = "Answered then killed";
-    const program = twins(NAME, 2);
+    const NAME = KILLED;
+    const program = killedProgram;
+    // The settings file for `startUp` (the stack exists since the first case).
     await prepareStack(s, program, env);
     const { hold, held } = await holdDashboardPosts();
     const { child, done } = s.startUp(env);
@@ -118,7 +132,7 @@ describe("look-alike objects and lost creates (real Pulumi CLI)", () => {
     killTree(child); // SIGKILL ends a stopped process too
     await done;
     expect(await live(NAME)).toHaveLength(1);
-    expect((await stateOf(s, env)).ids).toEqual([]); // the answered create is not in the state
+    expect(stateIds(s, NAME)).toEqual([]); // the answered create is not in the state
     await pulumi(["cancel", "--yes", "--non-interactive", "--stack", s.name], {
       cwd: fixtureDir,
       stateDir: s.stateDir,
@@ -136,20 +150,22 @@ describe("look-alike objects and lost creates (real Pulumi CLI)", () => {
     expect(up.ok, why(up)).toBe(true);
     const after = await live(NAME);
     expect(after, "the server holds exactly the two dashboards the program declares").toHaveLength(2);
-    expect((await stateOf(s, env)).ids).toEqual(after);
+    expect(stateIds(s, NAME)).toEqual(after);
+    // The first case's dashboards: these ups (its second and third) made none and lost none.
+    expect(lostIds).toHaveLength(3);
+    expect(await live(LOST)).toEqual(lostIds);
+    expect(stateIds(s, LOST)).toEqual(lostIds);
+    killedIds = after;
     for (const { pid } of processesWithMarker(`POSTHOG_CREATE_JOURNAL_DIR=${journal}\0`))
       process.kill(pid, "SIGKILL");
-    expect((await s.run("destroy", program, { env })).ok).toBe(true);
-    expect(await live(NAME)).toEqual([]);
   }, 600_000);
 
-  it("twelve dashboards of one name, the provider host killed while a create is on the wire: the next up leaves exactly twelve, all in the state", async () => {
-    const s = fx.stack("twelve");
+  it("twelve dashboards of one name, the provider host killed while a create is on the wire: the next up leaves exactly twelve, all in the state; destroy removes every case's dashboards", async () => {
     const journal = join(fx.work, "journal-twelve");
     const env = { ...s.env(), POSTHOG_CREATE_JOURNAL_DIR: journal };
-    const NAME = "Twelve twins";
-    const program = twins(NAME, 12);
-    // Write the settings file and create the stack, then run `up` by hand so the test holds its process.
+    const NAME = TWELVE;
+    const program = twelveProgram;
+    // Write the settings file, then run `up` by hand so the test holds its process.
     await prepareStack(s, program, env);
     // Every dashboard POST waits at the emulator until the test releases it: three are answered, the fourth is
     // on the wire when the provider host is killed, then applied (as a real server applies a write whose client died).
@@ -174,8 +190,7 @@ describe("look-alike objects and lost creates (real Pulumi CLI)", () => {
     await fx.emu().control("DELETE", "/holds"); // the fourth POST goes on and is applied; its client is gone
     await until("the held POST to apply", async () => (await live(NAME)).length >= 4, 10_000);
     const made = await live(NAME);
-    const before = await stateOf(s, env);
-    expect(before.ids.length).toBeLessThan(made.length);
+    expect(stateIds(s, NAME).length).toBeLessThan(made.length);
     await pulumi(["cancel", "--yes", "--non-interactive", "--stack", s.name], {
       cwd: fixtureDir,
       stateDir: s.stateDir,
@@ -188,11 +203,16 @@ describe("look-alike objects and lost creates (real Pulumi CLI)", () => {
     expect(after, "the server holds exactly the twelve dashboards the program declares").toHaveLength(12);
     // Every dashboard made before the kill is one of them (none orphaned, none made twice).
     for (const id of made) expect(after).toContain(id);
-    const state = await stateOf(s, env);
-    expect(state.ids).toEqual(after);
+    expect(stateIds(s, NAME)).toEqual(after);
+    // The earlier cases' dashboards, again untouched.
+    expect(await live(LOST)).toEqual(lostIds);
+    expect(killedIds).toHaveLength(2);
+    expect(await live(KILLED)).toEqual(killedIds);
+    expect(stateIds(s, LOST)).toEqual(lostIds);
+    expect(stateIds(s, KILLED)).toEqual(killedIds);
     const quiet = await s.run("preview", program, { env, expectNoChanges: true });
     expect(quiet.ok, why(quiet)).toBe(true);
     expect((await s.run("destroy", program, { env })).ok).toBe(true);
-    expect(await live(NAME)).toEqual([]);
+    for (const name of [LOST, KILLED, TWELVE]) expect(await live(name), name).toEqual([]);
   }, 600_000);
 });
