@@ -16,11 +16,16 @@ const root = join(__dirname, "..", "..");
 /**
  * Registers `beforeAll`: a fresh emulator (rate limit off), a DNS automation publishing the TXT record
  * DomainVerification waits for, and `pulumi up` of the example on a local backend in `<work>/state` (it must
- * succeed); and `afterAll`: `pulumi destroy`, then the emulator and the work directory are removed. `run` runs
+ * succeed); and `afterAll`: `pulumi destroy` (unless `options.destroy` is false: the example's destroy is
+ * test/stack/gitops.test.ts's, and a file whose tests do not need it skips the run), then the emulator and the work
+ * directory are removed. `run` runs
  * an operation of the dev stack with the emulator's connection in the environment (`more` overrides any option;
  * the stack's settings file is `configFile`, a copy of examples/gitops/Pulumi.dev.yaml).
  */
-export function useExampleStack(prefix: string): {
+export function useExampleStack(
+  prefix: string,
+  options: { destroy?: boolean } = {},
+): {
   work: string;
   stateDir: string;
   configFile: string;
@@ -52,7 +57,7 @@ export function useExampleStack(prefix: string): {
   afterAll(async () => {
     await dns?.stop();
     if (emulator) {
-      await run("destroy");
+      if (options.destroy !== false) await run("destroy");
       await emulator.close();
     }
     rmSync(work, { recursive: true, force: true });

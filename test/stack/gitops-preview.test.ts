@@ -1,48 +1,18 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningEmulator, startEmulator } from "../../emulator";
-import { type RunOptions, type RunResult, runStack } from "../../tools/pulumi";
-import { dnsAutomation, seedApi } from "../../tools/seed-api";
+import { describe, expect, it } from "vitest";
+import type { RunResult } from "../../tools/pulumi";
+import { useExampleStack } from "./example-stack";
 
 // The example (examples/gitops, dev stack) through the real Pulumi CLI. An updated resource's preview outputs are
 // its new inputs, so dependents wired to output-only properties would preview as replacements (issue 11): a setting
 // change must preview as exactly the one update it is. And a standalone `pulumi refresh` uses the provider settings
 // stored at the last `up`, not the stack file's current ones.
 //
-// The example is applied once, as test/stack/example-stack.ts applies it, but not destroyed afterwards (the
-// emulator ends with the file): the example's destroy is test/stack/gitops.test.ts's.
-const root = join(__dirname, "..", "..");
-const work = mkdtempSync(join(tmpdir(), "gitops-preview-"));
-const stateDir = join(work, "state");
-const configFile = join(work, "Pulumi.dev.yaml");
-let emulator: RunningEmulator | undefined;
-let env: Record<string, string> = {};
-let dns: ReturnType<typeof dnsAutomation> | undefined;
-/** An operation of the dev stack with the emulator's connection in the environment (`more` overrides any option). */
-const run = (operation: RunOptions["operation"], more: Partial<RunOptions> = {}) =>
-  runStack({ operation, projectDir: root, stack: "dev", stateDir, configFile, env, ...more });
-
-// A fresh emulator (rate limit off), a DNS automation publishing the TXT record DomainVerification waits for, and
-// `pulumi up` of the example on a local backend in `<work>/state` (its settings file a copy of
-// examples/gitops/Pulumi.dev.yaml).
-beforeAll(async () => {
-  emulator = await startEmulator({ rateLimit: false });
-  env = {
-    POSTHOG_HOST: emulator.url,
-    POSTHOG_API_KEY: emulator.apiKey,
-    POSTHOG_ORGANIZATION_ID: emulator.organizationId,
-  };
-  dns = dnsAutomation(seedApi(emulator.url, emulator.apiKey), 200);
-  const up = await run("up");
-  expect(up.ok, up.output).toBe(true);
-}, 300_000);
-afterAll(async () => {
-  await dns?.stop();
-  await emulator?.close();
-  rmSync(work, { recursive: true, force: true });
-});
+// The example is applied once by test/stack/example-stack.ts, and not destroyed afterwards (the emulator ends with
+// the file): the example's destroy is test/stack/gitops.test.ts's.
+const example = useExampleStack("gitops-preview", { destroy: false });
+const { work, stateDir, configFile, run } = example;
 
 /**
  * The dev stack's settings file (as the stack's creation left it: with the passphrase's salt) with `edit`
