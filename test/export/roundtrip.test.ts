@@ -4,10 +4,11 @@
  * soft-deleted one, a pending and an expired invite, a verified and an unverified domain, a paused and a running
  * batch export, a collaborator on a restricted dashboard, sharing on and off) is exported with a key holding only
  * `:read` scopes; the generated program then runs through the real Pulumi CLI (tools/pulumi.ts, a local file
- * backend): `up` changes nothing on the server (the emulator's saved world before and after), the next `preview`
- * shows no changes, `destroy` leaves the organization as found. Promotion: the same program on a
- * stack pointing at another project with no ids creates the dashboards from their templates, and exporting that
- * project gives the same templates.
+ * backend): `up` changes nothing on the server (the emulator's saved world before and after), the next `preview
+ * --refresh` reads back exactly the state `up` wrote (the state a plain `preview` diffs against) and shows no
+ * changes, `destroy` leaves the organization as found. Promotion: the same program on a stack pointing at another
+ * project with no ids creates the dashboards from their templates, and exporting that project gives the same
+ * templates.
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -27,7 +28,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import type { RequestLogEntry } from "../../emulator/runtime";
 import { main } from "../../provider/export/cli";
-import { linkPackage, type RunResult, runStack } from "../../tools/pulumi";
+import { type EngineEvent, linkPackage, type RunOptions, type RunResult, runStack } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator, type TestResponse } from "../support/emulator";
 
 const root = join(__dirname, "..", "..");
@@ -399,14 +400,17 @@ describe("pulumi-posthog export", () => {
 describe("the generated program (150 dashboards in two projects) through the real Pulumi CLI", () => {
   const env = () => ({ POSTHOG_HOST: emu.url, POSTHOG_API_KEY: emu.apiKey });
   /** The dev stack of the full export on a local backend of its own (its settings: a copy of Pulumi.dev.yaml). */
-  const stack = (operation: "up" | "preview" | "destroy", refresh = false): Promise<RunResult> =>
+  const stack = (
+    operation: "up" | "preview" | "destroy",
+    more: Pick<RunOptions, "refresh" | "onEvent"> = {},
+  ): Promise<RunResult> =>
     runStack({
       operation,
       projectDir: full,
       stack: "dev",
       stateDir: join(work, "state-dev"),
       env: env(),
-      refresh,
+      ...more,
     });
   let adopted = 0;
 
@@ -426,15 +430,31 @@ describe("the generated program (150 dashboards in two projects) through the rea
     expect(sent).toEqual([]);
   }, 300_000);
 
-  it("the next preview shows no changes, with a refresh too (the drift gate)", async () => {
+  it("the next preview with a refresh (the drift gate) shows no changes: the refresh reads back exactly the state up wrote, which a preview without it diffs against", async () => {
     await clearLog();
-    const preview = await stack("preview");
-    expect(preview.ok, preview.output).toBe(true);
-    expect(preview.counts).toEqual({ create: 0, update: 0, replace: 0, delete: 0, same: adopted });
-    const refreshed = await stack("preview", true);
+    const reads: EngineEvent[] = [];
+    const refreshed = await stack("preview", {
+      refresh: true,
+      onEvent: (e) => {
+        if (e.resOutputsEvent?.metadata.op === "refresh") reads.push(e);
+      },
+    });
     expect(refreshed.ok, refreshed.output).toBe(true);
     expect(refreshed.counts).toEqual({ create: 0, update: 0, replace: 0, delete: 0, same: adopted });
     expect(writes(await requests())).toEqual([]);
+    // Every resource read back as up left it in the state (inputs and outputs): the preview's diff ran against
+    // that very state, so a preview without --refresh, whose diff runs against the state as stored, is the same.
+    const resources = reads.flatMap((e) => {
+      const m = e.resOutputsEvent?.metadata;
+      return m && m.type !== "pulumi:pulumi:Stack" && !m.type.startsWith("pulumi:providers:") ? [m] : [];
+    });
+    expect(resources).toHaveLength(adopted);
+    for (const m of resources) {
+      expect(Object.keys(m.old?.outputs ?? {}), m.urn).not.toEqual([]);
+      expect(Object.keys(m.old?.inputs ?? {}), m.urn).not.toEqual([]);
+      expect(m.new?.outputs, m.urn).toEqual(m.old?.outputs);
+      expect(m.new?.inputs, m.urn).toEqual(m.old?.inputs);
+    }
   }, 300_000);
 
   it("destroy leaves the organization as it was found", async () => {

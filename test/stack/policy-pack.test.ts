@@ -8,14 +8,15 @@
  * same configuration); advisory only warns; the configuration turns rules off and tunes them; a configuration of
  * the wrong shape fails naming the rule and the key. The plugin's resources (`posthog:index:*`) are checked too,
  * in a Pulumi YAML program. The pack runs as the executable the docs name: the v3.68 Node.js language host built
- * here does not run a policy pack folder (RunPlugin: "not supported"), a newer host does.
+ * here does not run a policy pack folder (RunPlugin: "not supported"), a newer host does. Every run is a preview,
+ * which writes no state: they all share one stack (its settings rewritten before each), the YAML program as a
+ * second program of the same project.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RULES } from "../../provider/governance/rules";
 import { type RunResult, runStack, writeStackSettings } from "../../tools/pulumi";
-import { NO_POSTHOG_ENV, stackWithSettings } from "../plugin/support";
 import { requestsSince } from "../support/emulator";
 import { useFixtureProgram } from "./fixture-program";
 
@@ -65,20 +66,26 @@ function policyConfig(config: unknown): string {
   return file;
 }
 
-/** `pulumi preview` of the program on stack `name` (compliant or not) with the pack and `config` (a file). */
-async function preview(name: string, compliant: boolean, config?: string): Promise<RunResult> {
-  const s = fx.stack(name);
-  writeStackSettings(s.configFile, `config:\n  pf:compliant: ${compliant}\n`);
+/** The one stack of every preview here (of the fixture program, and of the YAML program of the same project). */
+const stack = fx.stack("policy");
+
+/** `pulumi preview` of the program in `projectDir` with the pack and `config` (a file), `settings` its stack config. */
+function previewWithPack(settings: string, config: string, projectDir = programDir): Promise<RunResult> {
+  writeStackSettings(stack.configFile, settings ? `config:\n${settings}` : "config: {}\n");
   return runStack({
     operation: "preview",
-    projectDir: programDir,
-    stack: s.name,
-    stateDir: s.stateDir,
-    configFile: s.configFile,
-    env: s.env(),
-    args: ["--policy-pack", PACK, ...(config ? ["--policy-pack-config", config] : [])],
+    projectDir,
+    stack: stack.name,
+    stateDir: stack.stateDir,
+    configFile: stack.configFile,
+    env: stack.env(),
+    args: ["--policy-pack", PACK, "--policy-pack-config", config],
   });
 }
+
+/** `pulumi preview` of the fixture program (compliant or not) with the pack and `config` (a file). */
+const preview = (compliant: boolean, config: string) =>
+  previewWithPack(`  pf:compliant: ${compliant}\n`, config);
 
 /** The violations the CLI printed under "Policies:": `[level] rule (type: name)` lines. */
 function reported(r: RunResult): { level: string; rule: string; resource: string }[] {
@@ -99,7 +106,7 @@ describe("the policy pack through the real Pulumi CLI (a program of the dynamic 
   it("every rule's mandatory violation fails the preview naming the rule, the resource and the fix, and nothing is written; the compliant program passes every rule with the same configuration", async () => {
     const strict = policyConfig(STRICT);
     await requestsSince(fx.emu());
-    const bad = await preview("violating", false, strict);
+    const bad = await preview(false, strict);
     expect(bad.ok, why(bad)).toBe(false);
     expect(bad.output).toContain(`❌ posthog-governance@v${VERSION} (local: ${PACK})`);
     const found = reported(bad);
@@ -120,7 +127,7 @@ describe("the policy pack through the real Pulumi CLI (a program of the dynamic 
     );
     await onlyReads();
 
-    const good = await preview("compliant", true, strict);
+    const good = await preview(true, strict);
     expect(good.ok, why(good)).toBe(true);
     expect(reported(good)).toEqual([]);
     expect(good.output).toContain(`✅ posthog-governance@v${VERSION}`);
@@ -134,7 +141,7 @@ describe("the policy pack through the real Pulumi CLI (a program of the dynamic 
       "posthog-max-owners": { maxOwners: 2 },
       "posthog-domain-sso-enforced": { exemptDomains: ["example.com"] },
     });
-    const r = await preview("advisory", false, tuned);
+    const r = await preview(false, tuned);
     expect(r.ok, why(r)).toBe(true);
     const found = reported(r);
     expect(found.length).toBeGreaterThan(0);
@@ -157,18 +164,10 @@ describe("the policy pack through the real Pulumi CLI (a program of the dynamic 
   }, 600_000);
 
   it("a configuration of the wrong shape fails the preview naming the rule and the key", async () => {
-    const wrongType = await preview(
-      "wrong-type",
-      true,
-      policyConfig({ "posthog-max-owners": { maxOwners: "two" } }),
-    );
+    const wrongType = await preview(true, policyConfig({ "posthog-max-owners": { maxOwners: "two" } }));
     expect(wrongType.ok).toBe(false);
     expect(wrongType.output).toMatch(/posthog-max-owners: maxOwners: Invalid type\. Expected: integer/);
-    const unknownKey = await preview(
-      "unknown-key",
-      true,
-      policyConfig({ "posthog-max-owners": { maxOwner: 2 } }),
-    );
+    const unknownKey = await preview(true, policyConfig({ "posthog-max-owners": { maxOwner: 2 } }));
     expect(unknownKey.ok).toBe(false);
     expect(unknownKey.output).toContain(
       'policy config "posthog-max-owners": unknown key "maxOwner"; accepted: enforcementLevel, maxOwners',
@@ -179,11 +178,12 @@ describe("the policy pack through the real Pulumi CLI (a program of the dynamic 
 
 describe("the policy pack on the provider plugin's resources (a Pulumi YAML program)", () => {
   it("posthog:index:* resources are checked as the SDK's are: an owner invite fails the preview naming the rule and the resource", async () => {
+    // A second program of the fixture's project (policy-fx), so that it previews on the same stack.
     const dir = join(fx.work, "yaml");
     mkdirSync(dir, { recursive: true });
     writeFileSync(
       join(dir, "Pulumi.yaml"),
-      `name: policy-yaml
+      `name: policy-fx
 runtime: yaml
 plugins:
   providers:
@@ -203,25 +203,8 @@ resources:
       timezone: Europe/Paris
 `,
     );
-    const stateDir = join(fx.work, "yaml-state");
-    const env = NO_POSTHOG_ENV;
-    const configFile = await stackWithSettings({
-      projectDir: dir,
-      stack: "dev",
-      stateDir,
-      emu: fx.emu(),
-      env,
-    });
     await requestsSince(fx.emu());
-    const r = await runStack({
-      operation: "preview",
-      projectDir: dir,
-      stack: "dev",
-      stateDir,
-      configFile,
-      env,
-      args: ["--policy-pack", PACK, "--policy-pack-config", policyConfig({ all: "mandatory" })],
-    });
+    const r = await previewWithPack("", policyConfig({ all: "mandatory" }), dir);
     expect(r.ok, why(r)).toBe(false);
     expect(r.output).toMatch(/- \[mandatory\]\s+posthog-invite-not-owner\s+\(posthog:index:Invite: olga\)/);
     expect(r.output).not.toMatch(/posthog-project-timezone\s+\(posthog:index:Project/);
