@@ -1,39 +1,76 @@
 /**
  * Installing the package as a user does (issue 13): `npm pack` of a source-only copy (the `prepare` script builds
- * it), installed from the tarball into a fresh project beside `@pulumi/pulumi` and `typescript`, offline from the
- * npm cache. Checks what the tarball holds, that it loads under Node 24 and fails in one line under Node 20, that
- * a strict program compiles against it, that no HTTP server framework came with it (and what the emulator says
- * without one), that the client alone needs no `@pulumi/pulumi`, and that no relative link in the packed README
- * or docs dangles. Issue 21 (a newcomer's first hour): the README's install command brings `@pulumi/pulumi`, the
- * README's program runs with TypeScript 6 and the tsconfig the docs give (through the real Pulumi CLI, on a local
- * backend against the emulator), and `export` from the installed bin depends on the tarball.
+ * it, test/package/packed.ts), installed offline from the npm cache into two fresh projects: the tarball alone
+ * (the client's user), and the README's install command (the tarball and `@pulumi/pulumi`) to which TypeScript,
+ * Node's types, vitest and fastify are added later, as a user adds them. Checks what the tarball holds, that it
+ * loads under Node 24 and fails in one line under Node 20, that strict programs compile against it, that no HTTP
+ * server framework came with it (and what the emulator says without one), that the client alone needs no
+ * `@pulumi/pulumi`, and that no relative link in the packed README or docs dangles. Issue 21 (a newcomer's first
+ * hour): the README's install command brings `@pulumi/pulumi` into a project that lacks it, and `export` from the
+ * installed bin depends on the tarball; the README's program with TypeScript 6 and the tsconfig the docs give,
+ * through the real Pulumi CLI, is test/package/quick-start.test.ts's.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, normalize, relative, resolve } from "node:path";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hoverDocumentation } from "../docs/compile";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import {
-  compile,
   compileAll,
-  installPacked,
   lockedVersion,
   nodeBin,
   npmInstall,
   type Packed,
+  packedTarball,
+  readmeInstallCommand,
   root,
   runAsync,
   runNode,
   toolPath,
 } from "./packed";
 
+/** This file's projects, under one temporary folder. */
+const base = mkdtempSync(join(tmpdir(), "pulumi-posthog-install-"));
+/**
+ * The project of most tests (`app`): fresh, then the README's install command as it is pasted (the tarball in place
+ * of `./pulumi-posthog-<version>.tgz`), which brings `@pulumi/pulumi`; what a user adds next (TypeScript, Node's
+ * types, vitest, fastify) comes in with a later `npm install` (see "what a user does next" below).
+ */
 let pkg: Packed;
+/** The README's install command, as its arguments (`npm`, `install`, packages…). */
+let readmeCommand: string[];
 beforeAll(async () => {
-  pkg = await installPacked();
+  const tarball = await packedTarball();
+  const dir = join(base, "app");
+  mkdirSync(dir);
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "app", version: "1.0.0", private: true }));
+  readmeCommand = readmeInstallCommand(tarball);
+  npmInstall(
+    readmeCommand.slice(2).map((a) => (a.startsWith("./pulumi-posthog-") ? tarball.tarball : a)),
+    dir,
+  );
+  pkg = {
+    ...tarball,
+    base,
+    dir,
+    packageDir: join(dir, "node_modules", "pulumi-posthog"),
+    cleanup: () => rmSync(base, { recursive: true, force: true }),
+  };
 }, 600_000);
-afterAll(() => pkg?.cleanup());
+// Removing the projects' node_modules (hundreds of MB) took more than the default minute on a busy machine.
+afterAll(() => rmSync(base, { recursive: true, force: true }), 300_000);
 
 /** A Node.js 20 binary on this machine (the system Node), or undefined. */
 const node20 = ((): string | undefined => {
@@ -91,6 +128,50 @@ describe("the tarball", () => {
   });
 });
 
+describe("a newcomer's first hour (issue 21)", () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    emu = await startTestEmulator();
+  });
+  afterAll(async () => {
+    await emu?.close();
+  });
+
+  it("the README's install command brings @pulumi/pulumi into a project that lacks it", () => {
+    expect(readmeCommand.slice(0, 2)).toEqual(["npm", "install"]);
+    const pulumi = JSON.parse(
+      readFileSync(join(pkg.dir, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8"),
+    );
+    expect(pulumi.version).toMatch(/^3\./);
+    expect(Number(pulumi.version.split(".")[1])).toBeGreaterThanOrEqual(216);
+    const loaded = runNode(pkg.dir, `console.log(typeof require("pulumi-posthog").Dashboard);`);
+    expect(loaded.stderr).toBe("");
+    expect(loaded.stdout.trim()).toBe("function");
+  }, 120_000);
+
+  it("export from the installed bin writes a package.json that installs the same tarball", async () => {
+    const out = join(pkg.dir, "exported");
+    const result = await runAsync(
+      join(pkg.dir, "node_modules", ".bin", "pulumi-posthog"),
+      ["export", "--out", out, "--only", "members"],
+      {
+        cwd: pkg.dir,
+        env: { ...process.env, PATH: toolPath, POSTHOG_HOST: emu.url, POSTHOG_API_KEY: emu.apiKey },
+      },
+    );
+    expect(result.status, result.stderr).toBe(0);
+    const spec: string = JSON.parse(readFileSync(join(out, "package.json"), "utf8")).dependencies[
+      "pulumi-posthog"
+    ];
+    expect(spec).toBe(`file:${relative(out, pkg.tarball)}`);
+    expect(resolve(out, spec.slice("file:".length))).toBe(pkg.tarball);
+    expect(result.stderr).toContain(
+      `  package.json: "pulumi-posthog": "${spec}" (as ${pkg.dir} installed it: file:`,
+    );
+    expect(result.stderr).not.toContain("note:");
+  });
+});
+
 describe("loading it", () => {
   it("require('pulumi-posthog') works under Node 24, and the client and provider entry points load", () => {
     const result = runNode(
@@ -134,55 +215,6 @@ describe("loading it", () => {
       expect(uncaught.stderr).not.toContain("reading 'bind'");
     },
   );
-});
-
-/** The lines of tsc's output that start a diagnostic (not its continuation lines). */
-const diagnosticLines = (output: string) =>
-  output.split("\n").filter((l) => l.trim() !== "" && !/^\s/.test(l));
-
-describe("a strict program using the package", () => {
-  const program = `import * as pulumi from "@pulumi/pulumi";
-import * as posthog from "pulumi-posthog";
-
-const web = new posthog.Project("web", { name: "Web", timezone: "Europe/Berlin" });
-const kpis = new posthog.Dashboard("kpis", { name: "KPIs", projectId: web.id, restrictionLevel: 37 });
-new posthog.Invite("jane", { targetEmail: "jane@example.com", level: "admin" });
-export const projectApiToken = pulumi.secret(web.apiToken);
-export const dashboardName = kpis.name;
-`;
-
-  /** The program with a wrong value where tsc must catch it. */
-  const mistake = program.replace('level: "admin"', 'level: "owner-ish"');
-  let node16: ReturnType<typeof compileAll> | undefined;
-  /**
-   * The module node16 check: one tsc run of the program and of the mistake beside it (program.ts, mistake.ts: each
-   * error names its file), shared by the tests below.
-   */
-  const node16Run = () => {
-    node16 ??= compileAll(pkg, { program, mistake }, { module: "node16" });
-    return node16;
-  };
-
-  it("compiles with tsc --strict, module commonjs, without skipLibCheck", () => {
-    const { status, output } = compile(pkg, program, { module: "commonjs" });
-    expect(output).toBe("");
-    expect(status).toBe(0);
-  }, 120_000); // a whole tsc run: 30 s was too little on 2 cores busy with the CLI tests beside it
-
-  it("compiles with tsc --strict, module node16, without skipLibCheck (no error but the mistake's below)", () => {
-    const { output, outputs } = node16Run();
-    expect(outputs.program).toBe("");
-    expect(diagnosticLines(output).filter((l) => !l.startsWith("mistake.ts("))).toEqual([]);
-  }, 120_000);
-
-  it("and tsc catches a mistake in it (the check above can fail)", () => {
-    const { status, outputs } = node16Run();
-    expect(mistake).not.toBe(program);
-    expect(status).not.toBe(0);
-    expect(outputs.mistake).toMatch(
-      /^mistake\.ts\(6,\d+\): error TS2322: Type '"owner-ish"' is not assignable/,
-    );
-  }, 120_000);
 });
 
 describe("dependencies", () => {
@@ -296,13 +328,19 @@ const blocks = (file: string, lang: string): string[] =>
 /** The ```ts blocks of a packed Markdown file (each is a complete program). */
 const tsBlocks = (file: string): string[] => blocks(file, "ts");
 
+/** The lines of tsc's output that start a diagnostic (not its continuation lines). */
+const diagnosticLines = (output: string) =>
+  output.split("\n").filter((l) => l.trim() !== "" && !/^\s/.test(l));
+
 describe("what a user does next (issue 13, done when)", () => {
   beforeAll(() => {
-    // What a user adds for the docs' examples and the testing example: Node's types, vitest, and fastify for the
-    // emulator. After the dependency tests above, which need fastify absent (tests of a file run in order).
+    // What a user adds to compile programs, for the docs' examples and for the testing example: TypeScript (the
+    // version of our lock file), Node's types, vitest, and fastify for the emulator. After the dependency tests
+    // above, which need fastify absent (tests of a file run in order).
     npmInstall(
       [
         "--save-dev",
+        `typescript@${lockedVersion("typescript")}`,
         `@types/node@${lockedVersion("@types/node")}`,
         `vitest@${lockedVersion("vitest")}`,
         `fastify@${lockedVersion("fastify")}`,
@@ -310,6 +348,28 @@ describe("what a user does next (issue 13, done when)", () => {
       pkg.dir,
     );
   }, 600_000);
+
+  /** A strict program using the package. */
+  const program = `import * as pulumi from "@pulumi/pulumi";
+import * as posthog from "pulumi-posthog";
+
+const web = new posthog.Project("web", { name: "Web", timezone: "Europe/Berlin" });
+const kpis = new posthog.Dashboard("kpis", { name: "KPIs", projectId: web.id, restrictionLevel: 37 });
+new posthog.Invite("jane", { targetEmail: "jane@example.com", level: "admin" });
+export const projectApiToken = pulumi.secret(web.apiToken);
+export const dashboardName = kpis.name;
+`;
+  /** The program with a wrong value where tsc must catch it. */
+  const mistake = program.replace('level: "admin"', 'level: "owner-ish"');
+  let node16: ReturnType<typeof compileAll> | undefined;
+  /**
+   * The module node16 check: one tsc run of the program and of the mistake beside it (program.ts, mistake.ts: each
+   * error names its file), shared by the tests below.
+   */
+  const node16Run = () => {
+    node16 ??= compileAll(pkg, { program, mistake }, { module: "node16" });
+    return node16;
+  };
 
   /** The README's quick start program and docs/_index.md's first one. */
   const docsPrograms = () => [
@@ -321,15 +381,17 @@ describe("what a user does next (issue 13, done when)", () => {
     ["bool", "true"],
     ["resource", "kpis"],
   ] as const;
-  let docsRun: ReturnType<typeof compileAll> | undefined;
+  let commonjs: ReturnType<typeof compileAll> | undefined;
   /**
-   * One tsc run (module commonjs) of the docs' programs (docs-0.ts, docs-1.ts) and the dashboardId mistakes
-   * (dashboard-id-<case>.ts), each a module of its own whose errors name its file; shared by the two tests below.
+   * The module commonjs check: one tsc run of the strict program (program.ts), the docs' programs (docs-0.ts,
+   * docs-1.ts) and the dashboardId mistakes (dashboard-id-<case>.ts), each a module of its own whose errors name
+   * its file; shared by the tests below.
    */
-  const docsAndMistakes = () => {
-    docsRun ??= compileAll(
+  const commonjsRun = () => {
+    commonjs ??= compileAll(
       pkg,
       Object.fromEntries([
+        ["program", program],
         ...docsPrograms().map((source, i) => [
           `docs-${i}`,
           source.replace(/^/, '/// <reference types="node" />\n'),
@@ -345,12 +407,36 @@ export const id = kpis.id;
       ]),
       { module: "commonjs" },
     );
-    return docsRun;
+    return commonjs;
   };
+
+  describe("a strict program using the package", () => {
+    it("compiles with tsc --strict, module commonjs, without skipLibCheck (no error but the dashboardId mistakes' below)", () => {
+      const { output, outputs } = commonjsRun();
+      expect(outputs.program).toBe("");
+      // No error anywhere (a declaration file, the options) but the dashboardId mistakes' of the same run.
+      expect(diagnosticLines(output).filter((l) => !l.startsWith("dashboard-id-"))).toEqual([]);
+    }, 120_000); // a whole tsc run: 30 s was too little on 2 cores busy with the CLI tests beside it
+
+    it("compiles with tsc --strict, module node16, without skipLibCheck (no error but the mistake's below)", () => {
+      const { output, outputs } = node16Run();
+      expect(outputs.program).toBe("");
+      expect(diagnosticLines(output).filter((l) => !l.startsWith("mistake.ts("))).toEqual([]);
+    }, 120_000);
+
+    it("and tsc catches a mistake in it (the check above can fail)", () => {
+      const { status, outputs } = node16Run();
+      expect(mistake).not.toBe(program);
+      expect(status).not.toBe(0);
+      expect(outputs.mistake).toMatch(
+        /^mistake\.ts\(6,\d+\): error TS2322: Type '"owner-ish"' is not assignable/,
+      );
+    }, 120_000);
+  });
 
   it("the programs of the README's quick start and of docs/_index.md compile with tsc --strict", () => {
     expect(docsPrograms()).toHaveLength(2);
-    const { output, outputs } = docsAndMistakes();
+    const { output, outputs } = commonjsRun();
     expect(outputs["docs-0"]).toBe("");
     expect(outputs["docs-1"]).toBe("");
     // No error anywhere (a declaration file, the options) but the dashboardId mistakes' of the same run.
@@ -359,7 +445,7 @@ export const id = kpis.id;
 
   it("`dashboardId: true` (and the Dashboard resource itself) fail to compile, at dashboardId", () => {
     const cases = dashboardIdCases;
-    const { status, outputs } = docsAndMistakes();
+    const { status, outputs } = commonjsRun();
     expect(status).not.toBe(0);
     for (const [name] of cases) {
       const output = outputs[`dashboard-id-${name}`] ?? "";
@@ -426,143 +512,4 @@ export const id = kpis.id;
     expect(files).toBeGreaterThanOrEqual(4);
     expect(output).toMatch(new RegExp(`Test Files\\s+${files} passed \\(${files}\\)`));
   }, 300_000);
-});
-
-describe("a newcomer's first hour (issue 21)", () => {
-  let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator();
-  });
-  afterAll(async () => {
-    await emu?.close();
-  });
-
-  it("the README's install command brings @pulumi/pulumi into a project that lacks it", () => {
-    const line = blocks("README.md", "sh")
-      .flatMap((b) => b.split("\n"))
-      .find((l) => l.startsWith("npm install ./pulumi-posthog-"));
-    expect(line).toBeDefined();
-    const args = [...(line ?? "").replace(/#.*$/, "").matchAll(/"([^"]+)"|(\S+)/g)].map(
-      (m) => m[1] ?? m[2] ?? "",
-    );
-    expect(args.slice(0, 2)).toEqual(["npm", "install"]);
-    const dir = join(pkg.base, "readme-install");
-    mkdirSync(dir);
-    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "readme-install", private: true }));
-    const packages = args.slice(2).map((a) => (a.startsWith("./pulumi-posthog-") ? pkg.tarball : a));
-    npmInstall(packages, dir);
-    const pulumi = JSON.parse(
-      readFileSync(join(dir, "node_modules", "@pulumi", "pulumi", "package.json"), "utf8"),
-    );
-    expect(pulumi.version).toMatch(/^3\./);
-    expect(Number(pulumi.version.split(".")[1])).toBeGreaterThanOrEqual(216);
-    const loaded = runNode(dir, `console.log(typeof require("pulumi-posthog").Dashboard);`);
-    expect(loaded.stderr).toBe("");
-    expect(loaded.stdout.trim()).toBe("function");
-    rmSync(dir, { recursive: true, force: true });
-  }, 300_000);
-
-  describe("the README's program with TypeScript 6 and Pulumi's template tsconfig", () => {
-    /** The tsconfig.json the docs give for TypeScript 6 (Pulumi's template plus the one setting). */
-    const documented = () => {
-      const json = blocks("docs/installation-configuration.md", "json").find((b) =>
-        b.includes("ignoreDeprecations"),
-      );
-      expect(json).toBeDefined();
-      return JSON.parse(json ?? "{}") as { compilerOptions: Record<string, unknown> };
-    };
-    const program = () => join(pkg.dir, "first-hour");
-    const tsc = (tsconfig: unknown) => {
-      writeFileSync(join(program(), "tsconfig.json"), JSON.stringify(tsconfig, null, 2));
-      const bin = join(pkg.dir, "node_modules", "typescript", "bin", "tsc");
-      return spawnSync(nodeBin, [bin, "-p", program(), "--noEmit", "--pretty", "false"], {
-        encoding: "utf8",
-      });
-    };
-    beforeAll(() => {
-      mkdirSync(program(), { recursive: true });
-      writeFileSync(join(program(), "index.ts"), tsBlocks("README.md")[0] ?? "");
-      writeFileSync(join(program(), "Pulumi.yaml"), "name: first-hour\nruntime: nodejs\n");
-      writeFileSync(join(program(), "Pulumi.dev.yaml"), "config: {}\n");
-    });
-
-    it("without the documented setting, TypeScript 6 refuses the template's moduleResolution (TS5107)", () => {
-      const { compilerOptions } = documented();
-      const { ignoreDeprecations: _, ...template } = compilerOptions;
-      expect(template).toMatchObject({ module: "commonjs", moduleResolution: "node" });
-      const version = JSON.parse(
-        readFileSync(join(pkg.dir, "node_modules", "typescript", "package.json"), "utf8"),
-      );
-      expect(version.version).toMatch(/^6\./);
-      const result = tsc({ compilerOptions: template, files: ["index.ts"] });
-      expect(result.status).not.toBe(0);
-      expect(`${result.stdout}${result.stderr}`).toContain(
-        "error TS5107: Option 'moduleResolution=node10' is deprecated",
-      );
-    });
-
-    it("with it, the program compiles and runs: up (ids connect as they are), a preview with no change, and destroy against the emulator", async () => {
-      const { status, stdout, stderr } = tsc({ ...documented(), files: ["index.ts"] });
-      expect(`${stdout}${stderr}`).toBe("");
-      expect(status).toBe(0);
-      // The real Pulumi CLI (tools/pulumi.ts: .pulumi-cli/bin, a local file backend of its own) runs the program
-      // in the fresh project: the language host compiles it with ts-node and the project's TypeScript 6 and
-      // tsconfig.json, and the provider host loads the installed tarball's `pulumi-posthog/provider`.
-      const { runStack } = await import("../../tools/pulumi.js");
-      const stateDir = join(pkg.base, "first-hour-state");
-      const stack = (operation: "preview" | "up" | "destroy") =>
-        runStack({
-          operation,
-          projectDir: program(),
-          stack: "dev",
-          stateDir,
-          env: { POSTHOG_HOST: emu.url, POSTHOG_API_KEY: emu.apiKey },
-        });
-      const runs: Record<string, Awaited<ReturnType<typeof stack>>> = {};
-      // No first preview: `up` runs the same plan, and its steps (4 creates, nothing else) are what it would show.
-      for (const [label, operation, counts] of [
-        ["up", "up", { create: 4, update: 0, replace: 0, delete: 0, same: 0 }],
-        ["next preview", "preview", { create: 0, update: 0, replace: 0, delete: 0, same: 4 }],
-        ["destroy", "destroy", { create: 0, update: 0, replace: 0, delete: 4, same: 0 }],
-      ] as const) {
-        const run = await stack(operation);
-        expect(run.ok, `${label}:\n${run.output}`).toBe(true);
-        expect(run.counts, label).toEqual(counts);
-        runs[label] = run;
-      }
-      // The ids connect as they are: the dashboard and the sharing are in the project `up` made (its id, a
-      // number in PostHog, reaches them as the Project's id output), the project's token is a secret output.
-      const up = runs.up;
-      const outputsOf = (type: string) => up?.steps.find((s) => s.type.endsWith(`posthog:${type}`))?.outputs;
-      const project = outputsOf("Project");
-      expect(project?.projectId, JSON.stringify(project)).toMatch(/^\d+$/);
-      expect(outputsOf("Dashboard")?.projectId).toBe(project?.projectId);
-      expect(outputsOf("DashboardSharing")?.projectId).toBe(project?.projectId);
-      expect(up?.outputs).toEqual({ projectApiToken: "[secret]" });
-      const projects = await emu.call("GET", `${emu.org}/projects/`);
-      expect(projects.body.results.map((p: { name: string }) => p.name)).not.toContain("Web");
-    }, 300_000);
-  });
-
-  it("export from the installed bin writes a package.json that installs the same tarball", async () => {
-    const out = join(pkg.dir, "exported");
-    const result = await runAsync(
-      join(pkg.dir, "node_modules", ".bin", "pulumi-posthog"),
-      ["export", "--out", out, "--only", "members"],
-      {
-        cwd: pkg.dir,
-        env: { ...process.env, PATH: toolPath, POSTHOG_HOST: emu.url, POSTHOG_API_KEY: emu.apiKey },
-      },
-    );
-    expect(result.status, result.stderr).toBe(0);
-    const spec: string = JSON.parse(readFileSync(join(out, "package.json"), "utf8")).dependencies[
-      "pulumi-posthog"
-    ];
-    expect(spec).toBe(`file:${relative(out, pkg.tarball)}`);
-    expect(resolve(out, spec.slice("file:".length))).toBe(pkg.tarball);
-    expect(result.stderr).toContain(
-      `  package.json: "pulumi-posthog": "${spec}" (as ${pkg.dir} installed it: file:`,
-    );
-    expect(result.stderr).not.toContain("note:");
-  });
 });

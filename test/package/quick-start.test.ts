@@ -4,17 +4,22 @@
  * needs the network), the packed tarball installed with the README's command, the README's program as index.ts.
  * `npx tsc --noEmit` passes with TypeScript 5 and with TypeScript 6 (plus the one setting the README gives), and
  * fails at a wrong property (one tsc run checks the README's program and a wrong copy of it, each error naming its
- * file); `pulumi up` (whose plan is the preview's: 4 creates, nothing else) and `destroy` pass through the real CLI
- * (the README's `pulumi config set` of the host and, as a secret, the key; the organization written into the stack
- * settings file) against the emulator. The template sets neither `esModuleInterop` nor `skipLibCheck`: the SDK's declaration
- * files must not pull zod's in (TypeScript 5 refused them with 63 × TS1259 until the lookups' types were generated
- * as plain ones), so the compile must read no zod or undici declaration at all.
+ * file); `pulumi up` (whose plan is the preview's: 4 creates, nothing else; the ids connecting as they are) and
+ * `destroy` (4 deletes, the project gone from PostHog) pass through the real CLI (the README's `pulumi config set`
+ * of the host and, as a secret, the key; the organization written into the stack settings file) against the
+ * emulator, and with TypeScript 6 (and the tsconfig.json the docs give: the template plus the README's setting) a
+ * preview after `up` shows no change (issue 21, a newcomer's first hour). The template sets neither
+ * `esModuleInterop` nor `skipLibCheck`: the SDK's declaration files must not pull zod's in (TypeScript 5 refused
+ * them with 63 × TS1259 until the lookups' types were generated as plain ones), so the compile must read no zod or
+ * undici declaration at all.
  *
  * TypeScript 5 and `@types/node` 18 are not in our lock file: installing them reads the npm registry unless the
- * npm cache already holds them.
+ * npm cache already holds them. The TypeScript 6 project starts from a copy of the TypeScript 5 project's
+ * node_modules (as `pulumi new` leaves a project installed): the README's install command there changes what
+ * differs (TypeScript), instead of installing the same packages a second time.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -35,7 +40,11 @@ const work = mkdtempSync(join(tmpdir(), "quick-start-"));
 beforeAll(async () => {
   pkg = await packedTarball();
 }, 600_000);
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+// Removing the two projects' node_modules took more than the default minute on a busy machine.
+afterAll(() => rmSync(work, { recursive: true, force: true }), 300_000);
+
+/** The project of each TypeScript version, once made. */
+const projects: { 5?: string; 6?: string } = {};
 
 /** `npx tsc <args>` in `dir` (the project's own TypeScript, as a user runs it); status and output. */
 function npxTsc(dir: string, ...args: string[]): { status: number | null; output: string } {
@@ -64,7 +73,16 @@ describe.each([5, 6] as const)(
     let dir: string;
     let program: string;
     beforeAll(() => {
+      // TypeScript 6's project starts with the TypeScript 5 project's node_modules (where quickStartProject makes
+      // it: `quick-start-ts6` beside `quick-start-ts5`); npm then installs only what differs.
+      const installed = projects[5] && join(projects[5], "node_modules");
+      if (major === 6 && installed && existsSync(installed))
+        cpSync(installed, join(work, "quick-start-ts6", "node_modules"), {
+          recursive: true,
+          verbatimSymlinks: true,
+        });
       dir = quickStartProject(pkg, major, work);
+      projects[major] = dir;
       program = readFileSync(join(dir, "index.ts"), "utf8");
     }, 600_000);
 
@@ -138,7 +156,11 @@ describe.each([5, 6] as const)(
       expect(errors[0]).toContain("'timeZone' does not exist in type 'ProjectArgs'");
     }, 120_000);
 
-    it("`pulumi up` (planning the 4 creates a preview shows) and `destroy` pass through the real CLI, the key set with `config set --secret`", async () => {
+    const cliTest =
+      major === 6
+        ? "`pulumi up` (planning the 4 creates a preview shows, the ids connected as they are), a next preview with no change, and `destroy` (nothing left in PostHog) pass through the real CLI with the docs' TypeScript 6 tsconfig.json, the key set with `config set --secret`"
+        : "`pulumi up` (planning the 4 creates a preview shows, the ids connected as they are) and `destroy` (nothing left in PostHog) pass through the real CLI, the key set with `config set --secret`";
+    it(cliTest, async () => {
       const emu: TestEmulator = await startTestEmulator({});
       try {
         const stateDir = join(dir, ".pulumi-state");
@@ -156,16 +178,36 @@ describe.each([5, 6] as const)(
         await set("posthog:host", emu.url);
         await set("--secret", "posthog:apiKey", emu.apiKey);
         expect(readFileSync(configFile, "utf8")).not.toContain(emu.apiKey);
-        const run = (operation: "up" | "destroy") =>
+        // The language host compiles the program with ts-node, the project's TypeScript and tsconfig.json; the
+        // provider host loads the installed tarball's `pulumi-posthog/provider`.
+        const run = (operation: "preview" | "up" | "destroy") =>
           runStack({ operation, projectDir: dir, stack: "dev", stateDir, configFile });
+        const none = { create: 0, update: 0, replace: 0, delete: 0, same: 0 };
+        const projectNames = async () =>
+          (await emu.call("GET", `${emu.org}/projects/`)).body.results.map((p: { name: string }) => p.name);
         // No separate `pulumi preview`: `up` runs the same plan, and its steps are what a preview would show.
         const up = await run("up");
         expect(up.ok, up.output).toBe(true);
-        expect(up.counts).toMatchObject({ create: 4, update: 0, replace: 0, delete: 0 });
-        expect(up.outputs.projectApiToken).toBe("[secret]");
+        expect(up.counts).toEqual({ ...none, create: 4 });
+        // The ids connect as they are: the dashboard and the sharing are in the project `up` made (its id, a
+        // number in PostHog, reaches them as the Project's id output), the project's token is a secret output.
+        const outputsOf = (type: string) => up.steps.find((s) => s.type.endsWith(`posthog:${type}`))?.outputs;
+        const project = outputsOf("Project");
+        expect(project?.projectId, JSON.stringify(project)).toMatch(/^\d+$/);
+        expect(outputsOf("Dashboard")?.projectId).toBe(project?.projectId);
+        expect(outputsOf("DashboardSharing")?.projectId).toBe(project?.projectId);
+        expect(up.outputs).toEqual({ projectApiToken: "[secret]" });
+        expect(await projectNames()).toContain("Web");
+        if (major === 6) {
+          // The newcomer's next preview (issue 21): the program as `up` applied it plans no change.
+          const preview = await run("preview");
+          expect(preview.ok, preview.output).toBe(true);
+          expect(preview.counts).toEqual({ ...none, same: 4 });
+        }
         const destroy = await run("destroy");
         expect(destroy.ok, destroy.output).toBe(true);
-        expect(destroy.counts.delete).toBe(4);
+        expect(destroy.counts).toEqual({ ...none, delete: 4 });
+        expect(await projectNames()).not.toContain("Web");
       } finally {
         await emu.close();
       }
