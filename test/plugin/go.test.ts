@@ -1,10 +1,11 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { exportStack, PULUMI_BIN, pulumiOk, type RunResult, runStack } from "../../tools/pulumi";
+import { PULUMI_BIN, type RunResult, runStack } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { savedState } from "./state";
 import { NO_POSTHOG_ENV, ops, requireBuilt, root, stackWithSettings, why } from "./support";
 
 // Issue 29: a Pulumi Go program (test/plugin/go-program) on the Go SDK generated from schema.json (sdk-gen/go, by
@@ -111,7 +112,8 @@ describe("a Pulumi Go program on the generated Go SDK through the posthog plugin
     expect(JSON.stringify(collaborators.body)).toContain(MAX.uuid);
     const invites = await emu.call("GET", `${emu.org}/invites/`);
     expect(JSON.stringify(invites.body)).toContain("jane.go@example.com");
-    const state = await exportStack({ projectDir, stack, stateDir, env });
+    // The state as the backend saved it (what `pulumi stack export` prints).
+    const state = savedState({ projectDir, stack, stateDir });
     expect(JSON.stringify(state)).not.toContain(emu.apiKey);
     // The resources registered the SDK's version and download URL (sdk-gen/go/posthog/internal): the default
     // provider is `default_<package.json's version>_<URL as a QName>` (issue 35; Pulumi's
@@ -126,10 +128,13 @@ describe("a Pulumi Go program on the generated Go SDK through the posthog plugin
       `urn:pulumi:${stack}::posthog-go::pulumi:providers:posthog::default_${version.replaceAll(".", "_")}_${pluginDownloadURL.replace("://", "_/")}`,
     ]);
 
-    // A change of the program's input: exactly one update, the dashboard's name, in place (same id).
-    await pulumiOk(
-      ["config", "set", "dashboardName", "Go KPIs, renamed", "--stack", stack, "--config-file", configFile],
-      { cwd: projectDir, stateDir, env },
+    // A change of the program's input (`dashboardName`, a plain setting written into the settings file as
+    // `pulumi config set` writes it): exactly one update, the dashboard's name, in place (same id).
+    const settings = readFileSync(configFile, "utf8");
+    expect(settings).toMatch(/^config:\n/m);
+    writeFileSync(
+      configFile,
+      settings.replace(/^config:\n/m, "config:\n  posthog-go:dashboardName: Go KPIs, renamed\n"),
     );
     const update = await run("up");
     if (process.env.SHOW_PLUGIN_RUN) process.stdout.write(`${up.output}\n${update.output}\n`);

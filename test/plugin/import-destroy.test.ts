@@ -2,11 +2,11 @@
  * Issue 35, item 6: what existed before Pulumi stays as found. One object of every kind is made outside Pulumi (a
  * project; a restricted dashboard, publicly shared, with a collaborator; a verified domain; a pending invite; a
  * member; a paused batch export), imported with `pulumi import --file` through the real CLI and the provider plugin
- * (a YAML project, as test/plugin/import-file.test.ts), unprotected (`pulumi state unprotect --all`), then
- * destroyed: the emulator's request log counts the writes destroy sends for each kind (none), and every object is
- * as it was found (docs/how-it-works.md, "What destroy does", the table of imported objects). Then, on a second
- * stack, `deleteAdoptedOnDestroy: true` (a Member's `removeFromOrganizationOnDestroy: true`) added to the generated
- * code after the import still makes destroy delete: one write each.
+ * (a YAML project, as test/plugin/import-file.test.ts), unprotected (`--protect=false`), then destroyed: the
+ * emulator's request log counts the writes destroy sends for each kind (none), and every object is as it was found
+ * (docs/how-it-works.md, "What destroy does", the table of imported objects). Then, on the same stack (empty again),
+ * `deleteAdoptedOnDestroy: true` (a Member's `removeFromOrganizationOnDestroy: true`) added to the generated code
+ * after an import of other objects still makes destroy delete: one write each.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,8 +14,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { resourceNames } from "../../provider/index";
-import { exportStack, pulumi } from "../../tools/pulumi";
+import { pulumi } from "../../tools/pulumi";
 import { requestsSince, startTestEmulator, type TestEmulator, type TestResponse } from "../support/emulator";
+import { savedState } from "./state";
 import { NO_POSTHOG_ENV, requireBuilt, root, stackWithSettings } from "./support";
 
 const work = mkdtempSync(join(tmpdir(), "plugin-import-destroy-"));
@@ -23,8 +24,24 @@ const projectDir = join(work, "program");
 const stateDir = join(work, "state");
 const stack = "dev";
 const env = NO_POSTHOG_ENV;
+/** The program's Pulumi.yaml with no resource: the plugin named by its folder in the clone. */
+const header = {
+  name: "posthog-import-destroy",
+  runtime: "yaml",
+  plugins: { providers: [{ name: "posthog", path: join(root, "plugin") }] },
+};
 
 let emu: TestEmulator;
+let settings: Promise<string> | undefined;
+/** The stack both tests import into, made by the first that runs; its settings file. */
+function stackSettings(): Promise<string> {
+  settings ??= (async () => {
+    mkdirSync(projectDir, { recursive: true });
+    writeFileSync(join(projectDir, "Pulumi.yaml"), stringifyYaml(header));
+    return stackWithSettings({ projectDir, stack, stateDir, emu, env });
+  })();
+  return settings;
+}
 
 beforeAll(async () => {
   requireBuilt([]);
@@ -61,16 +78,7 @@ function kindOf(request: string): string {
 
 describe("destroy of imported objects (real CLI, provider plugin)", () => {
   it("sends no write for any kind and leaves every object as it was found", async () => {
-    mkdirSync(projectDir, { recursive: true });
-    writeFileSync(
-      join(projectDir, "Pulumi.yaml"),
-      stringifyYaml({
-        name: "posthog-import-destroy",
-        runtime: "yaml",
-        plugins: { providers: [{ name: "posthog", path: join(root, "plugin") }] },
-      }),
-    );
-    const configFile = await stackWithSettings({ projectDir, stack, stateDir, emu, env });
+    const configFile = await stackSettings();
     const common = ["--stack", stack, "--config-file", configFile, "--non-interactive", "--color", "never"];
 
     // Objects made outside Pulumi, one of each kind.
@@ -149,28 +157,21 @@ describe("destroy of imported objects (real CLI, provider plugin)", () => {
       }),
     );
     await requestsSince(emu);
-    const imported = await pulumi(["import", "--file", list, "--yes", ...common], {
+    // Imported unprotected, so that destroy may remove them from the state.
+    const imported = await pulumi(["import", "--file", list, "--yes", "--protect=false", ...common], {
       cwd: projectDir,
       stateDir,
       env,
     });
     expect(imported.exitCode, `${imported.stdout}${imported.stderr}`).toBe(0);
     expect((await requestsSince(emu)).filter((r) => !r.startsWith("GET "))).toEqual([]);
-    const state = await exportStack({ projectDir, stack, stateDir, env });
+    const state = savedState({ projectDir, stack, stateDir });
     const posthog = (state.deployment.resources ?? []).filter((r) =>
       String(r.type).startsWith("posthog:index:"),
     );
     expect(posthog).toHaveLength(resourceNames.length);
 
-    const unprotected = await pulumi(
-      ["state", "unprotect", "--all", "--yes", "--stack", stack, "--non-interactive"],
-      {
-        cwd: projectDir,
-        stateDir,
-        env,
-      },
-    );
-    expect(unprotected.exitCode, `${unprotected.stdout}${unprotected.stderr}`).toBe(0);
+    expect(posthog.map((r) => r.protect ?? false)).toEqual(posthog.map(() => false));
     await requestsSince(emu);
     const destroyed = await pulumi(["destroy", "--yes", ...common], { cwd: projectDir, stateDir, env });
     const output = `${destroyed.stdout}${destroyed.stderr}`;
@@ -199,16 +200,9 @@ describe("destroy of imported objects (real CLI, provider plugin)", () => {
   }, 600_000);
 
   it("deleteAdoptedOnDestroy (a Member's removeFromOrganizationOnDestroy) added after the import: destroy deletes, one write each", async () => {
-    const dir = join(work, "delete");
-    const state = join(work, "delete-state");
-    mkdirSync(dir, { recursive: true });
-    const header = {
-      name: "posthog-import-delete",
-      runtime: "yaml",
-      plugins: { providers: [{ name: "posthog", path: join(root, "plugin") }] },
-    };
-    writeFileSync(join(dir, "Pulumi.yaml"), stringifyYaml(header));
-    const configFile = await stackWithSettings({ projectDir: dir, stack, stateDir: state, emu, env });
+    const dir = projectDir;
+    const state = stateDir;
+    const configFile = await stackSettings();
     const common = ["--stack", stack, "--config-file", configFile, "--non-interactive", "--color", "never"];
     const org = emu.org;
     const project = (await ok("POST", `${org}/projects/`, { name: "To delete" })).id as number;

@@ -15,8 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { main } from "../../provider/export/cli";
 import type { ImportSpec } from "../../provider/export/import-file";
-import { exportStack, PULUMI_BIN, pulumi, runStack } from "../../tools/pulumi";
+import { PULUMI_BIN, pulumi, runStack } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator, type TestResponse } from "../support/emulator";
+import { savedState } from "./state";
 import { NO_POSTHOG_ENV, root, stackWithSettings, why } from "./support";
 
 const work = mkdtempSync(join(tmpdir(), "plugin-import-file-"));
@@ -173,7 +174,7 @@ describe("pulumi-posthog export --import-file, then pulumi import --file (real C
     if (process.env.SHOW_PLUGIN_RUN) process.stdout.write(`${readFileSync(generated, "utf8")}\n`);
 
     // The state: every entry, under its Pulumi name, holding the object the export read under that name.
-    const state = await exportStack({ projectDir, stack, stateDir, env });
+    const state = savedState({ projectDir, stack, stateDir });
     type StateResource = { type: string; urn: string; id?: string; outputs?: Record<string, unknown> };
     const posthog = ((state.deployment.resources ?? []) as StateResource[]).filter((r) =>
       r.type.startsWith("posthog:index:"),

@@ -13,8 +13,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify as stringifyYaml } from "yaml";
-import { exportStack, pulumi } from "../../tools/pulumi";
+import { pulumi } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { savedState } from "./state";
 import { NO_POSTHOG_ENV, requireBuilt, root, stackWithSettings } from "./support";
 
 const work = mkdtempSync(join(tmpdir(), "plugin-import-missing-"));
@@ -265,7 +266,7 @@ describe("pulumi import of objects that do not exist (real CLI, provider plugin)
 
     // Nothing in the state (not even the dashboard that exists: the engine reads every entry before it imports),
     // and nothing written to PostHog.
-    const state = await exportStack({ projectDir, stack, stateDir, env });
+    const state = savedState({ projectDir, stack, stateDir });
     expect(state.deployment.resources ?? []).toEqual([]);
     expect((await emu.requests()).filter((r) => r.method !== "GET")).toEqual([]);
   }, 600_000);
@@ -297,7 +298,7 @@ describe("pulumi import of objects that do not exist (real CLI, provider plugin)
     expect((await emu.call("DELETE", `${emu.org}/invites/${invite}/`)).status).toBe(204);
     const refreshed = await pulumi(["refresh", "--yes", ...common], { cwd: projectDir, stateDir, env });
     expect(refreshed.exitCode, `${refreshed.stdout}${refreshed.stderr}`).toBe(0);
-    const state = await exportStack({ projectDir, stack, stateDir, env });
+    const state = savedState({ projectDir, stack, stateDir });
     const posthog = (state.deployment.resources ?? []).filter((r) =>
       String(r.type).startsWith("posthog:index:"),
     );

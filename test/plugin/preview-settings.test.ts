@@ -2,9 +2,17 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorsOf, pulumiOk, type RunOptions, runStack } from "../../tools/pulumi";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import {
+  ensureStack,
+  errorsOf,
+  pulumiOk,
+  type RunOptions,
+  runStack,
+  writeStackSettings,
+} from "../../tools/pulumi";
 import { requestsSince as requestsOf, startTestEmulator, type TestEmulator } from "../support/emulator";
-import { NO_POSTHOG_ENV, requireBuilt, root, stackWithSettings, why } from "./support";
+import { NO_POSTHOG_ENV, requireBuilt, root, why } from "./support";
 
 // Issue 34, point 4, through the provider plugin: `pulumi preview` with a wrong key used to pass (`+ 2 to create`,
 // no request: the protocol tells the plugin's check nothing of a preview), and the nightly gate
@@ -38,7 +46,11 @@ resources:
       name: Preview settings KPIs
 `,
   );
-  configFile = await stackWithSettings({ projectDir, stack, stateDir, emu, env });
+  configFile = await ensureStack({ projectDir, stack, stateDir, env });
+  writeStackSettings(
+    configFile,
+    `config:\n  posthog:host: ${emu.url}\n  posthog:organizationId: ${emu.organizationId}\n`,
+  );
 }, 120_000);
 afterAll(async () => {
   await emu?.close();
@@ -47,35 +59,52 @@ afterAll(async () => {
 
 const run = (operation: RunOptions["operation"], more: Partial<RunOptions> = {}) =>
   runStack({ operation, projectDir, stack, stateDir, configFile, env, ...more });
-const setConfig = (key: string, value: string, secret = false) =>
-  pulumiOk(
-    [
-      "config",
-      "set",
-      ...(secret ? ["--secret"] : []),
-      key,
-      value,
-      "--stack",
-      stack,
-      "--config-file",
-      configFile,
-    ],
-    { cwd: projectDir, stateDir, env },
-  );
+/** The settings file's YAML document with `change` applied to its `config` (the passphrase's salt line kept). */
+const withConfig = (text: string, change: (config: Record<string, unknown>) => void) => {
+  const doc = parseYaml(text) as { config: Record<string, unknown> };
+  change(doc.config);
+  return stringifyYaml(doc);
+};
 /** The API requests since the last call (method and path), then clears the emulator's log. */
 const requestsSince = () => requestsOf(emu);
 
 describe("a preview through the plugin proves the settings, changes or none (real Pulumi CLI, YAML)", () => {
   it("a wrong key or an organization of none fails the preview and the nightly gate naming the setting, with one GET and no write", async () => {
     await requestsSince();
-    // The settings file as the right settings leave it, then with the wrong key set as a secret by the CLI: the
-    // runs below switch between the two (and the right one with another organization) by writing the file.
-    const right = readFileSync(configFile, "utf8");
+    // The settings file with the right key, then with the wrong key, each set as a secret by the CLI in one run (the
+    // wrong one under a key of the program's, whose ciphertext then takes the place of posthog:apiKey's): the runs
+    // below switch between the two (and the right one with another organization) by writing the file.
     const wrongKey = "phx_this_key_is_not_known_to_posthog_0000000000000";
-    await setConfig("posthog:apiKey", wrongKey, true);
-    const wrong = readFileSync(configFile, "utf8");
+    const wrongName = "posthog-preview-settings:wrongKey";
+    await pulumiOk(
+      [
+        "config",
+        "set-all",
+        "--secret",
+        `posthog:apiKey=${emu.apiKey}`,
+        "--secret",
+        `${wrongName}=${wrongKey}`,
+        "--stack",
+        stack,
+        "--config-file",
+        configFile,
+      ],
+      { cwd: projectDir, stateDir, env },
+    );
+    const both = readFileSync(configFile, "utf8");
+    expect(both).not.toContain(emu.apiKey);
+    expect(both).not.toContain(wrongKey);
+    const right = withConfig(both, (config) => {
+      delete config[wrongName];
+    });
+    const wrong = withConfig(both, (config) => {
+      config["posthog:apiKey"] = config[wrongName];
+      delete config[wrongName];
+    });
+    expect(right).toMatch(/^encryptionsalt: /m);
+    expect(right).toMatch(/^ {2}posthog:apiKey:\n {4}secure: /m);
     expect(wrong).not.toBe(right);
-    expect(wrong).not.toContain(wrongKey);
+    writeFileSync(configFile, wrong);
     // A new stack, wrong key: the preview of two creates used to pass with no request.
     const fresh = await run("preview");
     expect(fresh.ok, why(fresh)).toBe(false);

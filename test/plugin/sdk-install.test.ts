@@ -28,9 +28,10 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { exportStack, PULUMI_BIN, pulumi, runStack } from "../../tools/pulumi";
+import { PULUMI_BIN, pulumi, runStack } from "../../tools/pulumi";
 import { NPM_OFFLINE } from "../package/packed";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { savedState } from "./state";
 import { NO_POSTHOG_ENV, ops, requireBuilt, root, stackWithSettings, why } from "./support";
 
 const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
@@ -165,7 +166,8 @@ describe("the generated Node.js SDK, installed from its tarball, in a TypeScript
     const dashboardId = Number(up.outputs.dashboardId);
     const dashboard = await emu.call("GET", `/api/projects/${projectId}/dashboards/${dashboardId}/`);
     expect(dashboard.body).toMatchObject({ name: "Node KPIs" });
-    const state = await exportStack({ projectDir, stack, stateDir, env });
+    // The state as the backend saved it (what `pulumi stack export` prints).
+    const state = savedState({ projectDir, stack, stateDir });
     expect(
       (state.deployment.resources ?? []).map((r) => String(r.urn)).filter((u) => u.includes(":providers:")),
     ).toEqual([`urn:pulumi:${stack}::posthog-nodejs-sdk::pulumi:providers:posthog::${defaultProvider}`]);

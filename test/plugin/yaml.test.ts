@@ -12,16 +12,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
-import {
-  ensureStack,
-  exportStack,
-  PULUMI_BIN,
-  pulumi,
-  pulumiOk,
-  type RunResult,
-  runStack,
-} from "../../tools/pulumi";
+import { PULUMI_BIN, pulumi, pulumiOk, type RunResult, runStack } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
+import { savedState } from "./state";
 import { NO_POSTHOG_ENV, ops, requireBuilt, root, stackWithSettings as stackWith, why } from "./support";
 
 // Issue 29: the provider plugin (plugin/pulumi-resource-posthog → dist/provider/plugin/main.js) serving a Pulumi
@@ -109,19 +102,21 @@ function backendText(dir: string): string {
     .join("\n");
 }
 
+let settings: Promise<string> | undefined;
 /**
- * Creates `stack` of the program in `dir` on the backend `state`, its settings file beside the backend holding the
- * emulator's host and organization, and the key set with `pulumi config set --secret`. Returns the settings file.
+ * The one stack of the tests below (each writes its program, of the same project name, into `projectDir` first and
+ * leaves the stack empty), made by the first that runs: its settings file beside the backend holding the emulator's
+ * host and organization, and the key set with `pulumi config set --secret`. Returns the settings file.
  */
-function stackWithSettings(dir: string, state: string): Promise<string> {
-  return stackWith({ projectDir: dir, stack, stateDir: state, emu, env });
+function sharedStack(): Promise<string> {
+  settings ??= stackWith({ projectDir, stack, stateDir, emu, env });
+  return settings;
 }
 
 beforeAll(async () => {
   requireBuilt([join(PULUMI_BIN, "pulumi-language-yaml")]);
   emu = await startTestEmulator();
   mkdirSync(projectDir, { recursive: true });
-  writeFileSync(join(projectDir, "Pulumi.yaml"), program("YAML KPIs"));
 }, 60_000);
 
 afterAll(async () => {
@@ -132,7 +127,8 @@ afterAll(async () => {
 describe("a Pulumi YAML program through the posthog plugin (real CLI)", () => {
   it("up creates, a change updates one resource, refresh finds nothing, destroy removes all; the key stays secret", async () => {
     // The stack, with its settings file beside the backend; the key set as a secret, as the README says.
-    const configFile = await stackWithSettings(projectDir, stateDir);
+    writeFileSync(join(projectDir, "Pulumi.yaml"), program("YAML KPIs"));
+    const configFile = await sharedStack();
     expect(readFileSync(configFile, "utf8")).not.toContain(emu.apiKey);
 
     // With the CLI's own preview first, as `pulumi up --yes` runs it: the project's id is unknown there, so the
@@ -164,8 +160,9 @@ describe("a Pulumi YAML program through the posthog plugin (real CLI)", () => {
     const invites = await emu.call("GET", `${emu.org}/invites/`);
     expect(JSON.stringify(invites.body)).toContain("jane.yaml@example.com");
 
-    // The key: a secret in the settings file, nowhere in clear in the state or the backend's files.
-    const state = await exportStack({ projectDir, stack, stateDir, env });
+    // The key: a secret in the settings file, nowhere in clear in the state (the backend's checkpoint, which
+    // `pulumi stack export` prints) or the backend's files.
+    const state = savedState({ projectDir, stack, stateDir });
     expect(JSON.stringify(state)).not.toContain(emu.apiKey);
     expect(backendText(stateDir)).not.toContain(emu.apiKey);
 
@@ -200,17 +197,17 @@ describe("a Pulumi YAML program through the posthog plugin (real CLI)", () => {
     expect((await emu.call("GET", `${emu.org}/projects/${projectId}/`)).status).toBe(404);
   }, 600_000);
 
-  it("pulumi import <projectId>/<dashboardId> adopts a dashboard with no change on the next preview; a wrong id names the form", async () => {
-    const dir = join(work, "import");
-    const state = join(work, "import-state");
-    mkdirSync(dir, { recursive: true });
+  it("pulumi import <projectId>/<dashboardId> adopts a dashboard, and import --file a project, a member, a batch export pause and a sharing by their import ids, with no change on the next preview; a wrong id names the form; destroy leaves them as found", async () => {
+    // The same stack, empty again; the program names no resource yet.
+    const dir = projectDir;
+    const state = stateDir;
     const header = {
-      name: "posthog-import",
+      name: "posthog-yaml",
       runtime: "yaml",
       plugins: { providers: [{ name: "posthog", path: join(root, "plugin") }] },
     };
     writeFileSync(join(dir, "Pulumi.yaml"), stringifyYaml(header));
-    const configFile = await stackWithSettings(dir, state);
+    const configFile = await sharedStack();
     const made = await emu.call("POST", `${emu.project}/dashboards/`, { body: { name: "Made by hand" } });
     expect(made.status).toBe(201);
     const dashboardId = (made.body as { id: number }).id;
@@ -244,11 +241,47 @@ describe("a Pulumi YAML program through the posthog plugin (real CLI)", () => {
       type: "posthog:Dashboard",
       properties: { name: "Made by hand", projectId: String(emu.projectId) },
     });
-    const exported = await exportStack({ projectDir: dir, stack, stateDir: state, env });
+    const exported = savedState({ projectDir: dir, stack, stateDir: state });
     const dashboard = (exported.deployment.resources ?? []).find((r) => r.type === "posthog:index:Dashboard");
     expect(dashboard?.id).toBe(String(dashboardId)); // the dashboard's own id, as a created one has
 
-    writeFileSync(join(dir, "Pulumi.yaml"), stringifyYaml({ ...header, resources: code.resources }));
+    // Then `pulumi import --file` into the same stack: the seed project, a member, the seed batch export's pause
+    // and the sharing of a dashboard made by hand, each by its import id.
+    const board = await emu.call("POST", `${emu.project}/dashboards/`, { body: { name: "Shared by hand" } });
+    const sharedId = (board.body as { id: number }).id;
+    const list = join(work, "import-file.json");
+    writeFileSync(
+      list,
+      JSON.stringify({
+        resources: [
+          { type: "posthog:index:Project", name: "seed", id: String(emu.projectId) },
+          { type: "posthog:index:Member", name: "mia", id: MIA.uuid },
+          { type: "posthog:index:BatchExportPause", name: "events", id: EXPORT_ID },
+          { type: "posthog:index:DashboardSharing", name: "shared", id: `${emu.projectId}/${sharedId}` },
+        ],
+      }),
+    );
+    const generatedFromFile = join(work, "import-file.yaml");
+    const fromFile = await pulumi(
+      ["import", "--file", list, "--yes", "--out", generatedFromFile, ...common],
+      {
+        cwd: dir,
+        stateDir: state,
+        env,
+      },
+    );
+    expect(fromFile.exitCode, `${fromFile.stdout}${fromFile.stderr}`).toBe(0);
+    const codeFromFile = parseYaml(readFileSync(generatedFromFile, "utf8")) as {
+      resources: Record<string, unknown>;
+    };
+    if (process.env.SHOW_PLUGIN_RUN) process.stdout.write(`${readFileSync(generatedFromFile, "utf8")}\n`);
+    expect(Object.keys(codeFromFile.resources).sort()).toEqual(["events", "mia", "seed", "shared"]);
+
+    // Both generated codes in the program: the next preview changes nothing and writes nothing.
+    writeFileSync(
+      join(dir, "Pulumi.yaml"),
+      stringifyYaml({ ...header, resources: { ...code.resources, ...codeFromFile.resources } }),
+    );
     await emu.control("DELETE", "/requests");
     const preview = await runStack({
       operation: "preview",
@@ -262,7 +295,8 @@ describe("a Pulumi YAML program through the posthog plugin (real CLI)", () => {
     expect(preview.counts).toMatchObject({ create: 0, update: 0, replace: 0, delete: 0 });
     expect((await emu.requests()).filter((r) => r.method !== "GET")).toEqual([]);
 
-    // Pulumi did not create it: once unprotected, destroy leaves it as it was found (not soft-deleted).
+    // Pulumi did not create them: once unprotected, destroy leaves the dashboard as it was found (not
+    // soft-deleted), and the seed project too.
     await pulumiOk(["state", "unprotect", "--all", "--yes", "--stack", stack, "--non-interactive"], {
       cwd: dir,
       stateDir: state,
@@ -270,19 +304,20 @@ describe("a Pulumi YAML program through the posthog plugin (real CLI)", () => {
     });
     const destroy = await runStack({ operation: "destroy", projectDir: dir, stack, stateDir: state, env });
     expect(destroy.ok, why(destroy)).toBe(true);
-    expect(destroy.counts.delete).toBe(1);
+    expect(destroy.counts.delete).toBe(5);
     const kept = await emu.call("GET", `${emu.project}/dashboards/${dashboardId}/`);
     expect(kept.status).toBe(200);
     expect(kept.body).toMatchObject({ name: "Made by hand", deleted: false });
+    expect((await emu.call("GET", `${emu.org}/projects/${emu.projectId}/`)).status).toBe(200);
   }, 600_000);
 
   it("an explicit provider takes its settings from its properties (the key a secret of the program); check refuses what PostHog would", async () => {
-    const dir = join(work, "explicit");
-    const state = join(work, "explicit-state");
-    mkdirSync(dir, { recursive: true });
+    // The same stack, empty again.
+    const dir = projectDir;
+    const state = stateDir;
     const programOf = (restrictionLevel: number) =>
       stringifyYaml({
-        name: "posthog-explicit",
+        name: "posthog-yaml",
         runtime: "yaml",
         plugins: { providers: [{ name: "posthog", path: join(root, "plugin") }] },
         config: { key: { type: "string", secret: true } },
@@ -300,16 +335,14 @@ describe("a Pulumi YAML program through the posthog plugin (real CLI)", () => {
         outputs: { dashboardId: ref("board.id") },
       });
     writeFileSync(join(dir, "Pulumi.yaml"), programOf(22));
-    // No posthog:* stack setting and no POSTHOG_* variable: only the provider resource's properties.
-    const configFile = await ensureStack({ projectDir: dir, stack, stateDir: state, env });
-    await pulumiOk(
-      ["config", "set", "--secret", "key", emu.apiKey, "--stack", stack, "--config-file", configFile],
-      {
-        cwd: dir,
-        stateDir: state,
-        env,
-      },
-    );
+    // No posthog:* stack setting and no POSTHOG_* variable: only the provider resource's properties. The program's
+    // secret `key` takes the ciphertext `pulumi config set --secret` wrote for posthog:apiKey (the same key).
+    const configFile = await sharedStack();
+    const doc = parseYaml(readFileSync(configFile, "utf8")) as { config: Record<string, unknown> };
+    const secure = doc.config["posthog:apiKey"] as { secure: string };
+    expect(secure.secure).toMatch(/^v1:/);
+    writeFileSync(configFile, stringifyYaml({ ...doc, config: { "posthog-yaml:key": secure } }));
+    expect(readFileSync(configFile, "utf8")).not.toMatch(/posthog:|apiKey/);
     const runIt = (operation: RunResult["operation"]) =>
       runStack({ operation, projectDir: dir, stack, stateDir: state, env });
 
@@ -327,7 +360,7 @@ describe("a Pulumi YAML program through the posthog plugin (real CLI)", () => {
     const dashboardId = Number(up.outputs.dashboardId);
     const made = await emu.call("GET", `${emu.project}/dashboards/${dashboardId}/`);
     expect(made.body).toMatchObject({ name: "Explicit provider", restriction_level: 37 });
-    const exported = await exportStack({ projectDir: dir, stack, stateDir: state, env });
+    const exported = savedState({ projectDir: dir, stack, stateDir: state });
     const provider = (exported.deployment.resources ?? []).find((r) => r.type === "pulumi:providers:posthog");
     expect(provider).toBeDefined();
     expect(JSON.stringify(exported)).not.toContain(emu.apiKey);
@@ -335,55 +368,5 @@ describe("a Pulumi YAML program through the posthog plugin (real CLI)", () => {
     const destroy = await runIt("destroy");
     expect(destroy.ok, why(destroy)).toBe(true);
     expect((await emu.call("GET", `${emu.project}/dashboards/${dashboardId}/`)).status).toBe(404);
-  }, 600_000);
-
-  it("pulumi import --file takes a project, a member, a batch export pause and a sharing by their import ids, and the generated code previews no change", async () => {
-    const dir = join(work, "import-file");
-    const state = join(work, "import-file-state");
-    mkdirSync(dir, { recursive: true });
-    const header = {
-      name: "posthog-import-file",
-      runtime: "yaml",
-      plugins: { providers: [{ name: "posthog", path: join(root, "plugin") }] },
-    };
-    writeFileSync(join(dir, "Pulumi.yaml"), stringifyYaml(header));
-    const configFile = await stackWithSettings(dir, state);
-    const board = await emu.call("POST", `${emu.project}/dashboards/`, { body: { name: "Shared by hand" } });
-    const dashboardId = (board.body as { id: number }).id;
-    const list = join(work, "import-file.json");
-    writeFileSync(
-      list,
-      JSON.stringify({
-        resources: [
-          { type: "posthog:index:Project", name: "seed", id: String(emu.projectId) },
-          { type: "posthog:index:Member", name: "mia", id: MIA.uuid },
-          { type: "posthog:index:BatchExportPause", name: "events", id: EXPORT_ID },
-          { type: "posthog:index:DashboardSharing", name: "shared", id: `${emu.projectId}/${dashboardId}` },
-        ],
-      }),
-    );
-    const generated = join(work, "import-file.yaml");
-    const common = ["--stack", stack, "--config-file", configFile, "--non-interactive", "--color", "never"];
-    const imported = await pulumi(["import", "--file", list, "--yes", "--out", generated, ...common], {
-      cwd: dir,
-      stateDir: state,
-      env,
-    });
-    expect(imported.exitCode, `${imported.stdout}${imported.stderr}`).toBe(0);
-    const code = parseYaml(readFileSync(generated, "utf8")) as { resources: Record<string, unknown> };
-    if (process.env.SHOW_PLUGIN_RUN) process.stdout.write(`${readFileSync(generated, "utf8")}\n`);
-    expect(Object.keys(code.resources).sort()).toEqual(["events", "mia", "seed", "shared"]);
-    writeFileSync(join(dir, "Pulumi.yaml"), stringifyYaml({ ...header, resources: code.resources }));
-    await emu.control("DELETE", "/requests");
-    const preview = await runStack({
-      operation: "preview",
-      projectDir: dir,
-      stack,
-      stateDir: state,
-      env,
-      expectNoChanges: true,
-    });
-    expect(preview.ok, why(preview)).toBe(true);
-    expect((await emu.requests()).filter((r) => r.method !== "GET")).toEqual([]);
   }, 600_000);
 });
