@@ -727,6 +727,27 @@ export async function exportStack(opts: {
 }
 
 /**
+ * The stack's state as the local backend holds it, read without a CLI run: its checkpoint
+ * (`<stateDir>/.pulumi/stacks/<project>/<stack>.json`), whose `latest` deployment is what `pulumi stack export`
+ * prints (secrets encrypted as there), in the same shape as {@link exportStack}'s. For tests where the export itself
+ * is not what is tested: a `stack export` is a CLI run of its own.
+ * @throws when the stack has no checkpoint there.
+ */
+export function savedState(opts: { projectDir: string; stack: string; stateDir: string }): {
+  version: number;
+  deployment: { resources?: Record<string, unknown>[]; pending_operations?: unknown[] };
+} {
+  const { name } = readProject(opts.projectDir);
+  const file = join(resolve(opts.stateDir), ".pulumi", "stacks", name, `${opts.stack}.json`);
+  if (!existsSync(file)) throw new Error(`${file} is missing: the stack ${opts.stack} has no checkpoint`);
+  const saved = JSON.parse(readFileSync(file, "utf8")) as {
+    version: number;
+    checkpoint: { latest?: { resources?: Record<string, unknown>[]; pending_operations?: unknown[] } | null };
+  };
+  return { version: saved.version, deployment: saved.checkpoint.latest ?? {} };
+}
+
+/**
  * Installs this checkout as `<projectDir>/node_modules/pulumi-posthog` the way npm installs its tarball, but linked:
  * a directory holding links to `package.json` and to each entry of its `files` that exists (dist/sdk, docs, …), so
  * that a program's `require("pulumi-posthog")` runs this checkout's build. Not a link to the whole checkout: the

@@ -14,9 +14,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { resourceNames } from "../../provider/index";
-import { pulumi } from "../../tools/pulumi";
+import { pulumi, savedState } from "../../tools/pulumi";
 import { requestsSince, startTestEmulator, type TestEmulator, type TestResponse } from "../support/emulator";
-import { savedState } from "./state";
 import { NO_POSTHOG_ENV, requireBuilt, root, stackWithSettings } from "./support";
 
 const work = mkdtempSync(join(tmpdir(), "plugin-import-destroy-"));

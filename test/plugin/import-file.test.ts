@@ -15,9 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { main } from "../../provider/export/cli";
 import type { ImportSpec } from "../../provider/export/import-file";
-import { PULUMI_BIN, pulumi, runStack } from "../../tools/pulumi";
+import { PULUMI_BIN, pulumi, runStack, savedState } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator, type TestResponse } from "../support/emulator";
-import { savedState } from "./state";
 import { NO_POSTHOG_ENV, root, stackWithSettings, why } from "./support";
 
 const work = mkdtempSync(join(tmpdir(), "plugin-import-file-"));

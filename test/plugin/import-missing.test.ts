@@ -13,9 +13,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify as stringifyYaml } from "yaml";
-import { pulumi } from "../../tools/pulumi";
+import { pulumi, savedState } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { savedState } from "./state";
 import { NO_POSTHOG_ENV, requireBuilt, root, stackWithSettings } from "./support";
 
 const work = mkdtempSync(join(tmpdir(), "plugin-import-missing-"));

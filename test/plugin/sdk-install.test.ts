@@ -28,10 +28,9 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PULUMI_BIN, pulumi, runStack } from "../../tools/pulumi";
+import { PULUMI_BIN, pulumi, runStack, savedState } from "../../tools/pulumi";
 import { NPM_OFFLINE } from "../package/packed";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { savedState } from "./state";
 import { NO_POSTHOG_ENV, ops, requireBuilt, root, stackWithSettings, why } from "./support";
 
 const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;

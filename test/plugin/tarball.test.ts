@@ -22,9 +22,8 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify as stringifyYaml } from "yaml";
-import { PULUMI_BIN, pulumi, pulumiEnv, pulumiOk, runStack } from "../../tools/pulumi";
+import { PULUMI_BIN, pulumi, pulumiEnv, pulumiOk, runStack, savedState } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { savedState } from "./state";
 import { NO_POSTHOG_ENV, requireBuilt, root, stackWithSettings } from "./support";
 
 const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;

@@ -2,9 +2,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PULUMI_BIN, pulumi, runStack } from "../../tools/pulumi";
+import { PULUMI_BIN, pulumi, runStack, savedState } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { savedState } from "./state";
 import { askPlugin, NO_POSTHOG_ENV, requireBuilt, root, stackWithSettings, why } from "./support";
 
 const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;

@@ -12,9 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
-import { PULUMI_BIN, pulumi, pulumiOk, type RunResult, runStack } from "../../tools/pulumi";
+import { PULUMI_BIN, pulumi, pulumiOk, type RunResult, runStack, savedState } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { savedState } from "./state";
 import { NO_POSTHOG_ENV, ops, requireBuilt, root, stackWithSettings as stackWith, why } from "./support";
 
 // Issue 29: the provider plugin (plugin/pulumi-resource-posthog → dist/provider/plugin/main.js) serving a Pulumi

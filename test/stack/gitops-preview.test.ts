@@ -1,7 +1,7 @@
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { RunResult } from "../../tools/pulumi";
+import { type RunResult, savedState } from "../../tools/pulumi";
 import { useExampleStack } from "./example-stack";
 
 // The example (examples/gitops, dev stack) through the real Pulumi CLI. An updated resource's preview outputs are
@@ -11,6 +11,7 @@ import { useExampleStack } from "./example-stack";
 //
 // The example is applied once by test/stack/example-stack.ts, and not destroyed afterwards (the emulator ends with
 // the file): the example's destroy is test/stack/gitops.test.ts's.
+const root = join(__dirname, "..", "..");
 const example = useExampleStack("gitops-preview", { destroy: false });
 const { work, stateDir, configFile, run } = example;
 
@@ -32,11 +33,9 @@ function settings(name: string, edit: (text: string) => string): string {
  * (`<dir>/.pulumi/stacks/posthog-gitops/dev.json`, what `pulumi stack export` prints), read without a CLI run.
  */
 function urnsIn(dir: string): string[] {
-  const file = join(dir, ".pulumi", "stacks", "posthog-gitops", "dev.json");
-  const checkpoint = JSON.parse(readFileSync(file, "utf8")) as {
-    checkpoint: { latest?: { resources?: { urn: string }[] } | null };
-  };
-  return (checkpoint.checkpoint.latest?.resources ?? []).map((r) => r.urn);
+  return (savedState({ projectDir: root, stack: "dev", stateDir: dir }).deployment.resources ?? []).map((r) =>
+    String(r.urn),
+  );
 }
 const changes = (r: RunResult) => r.steps.filter((s) => s.op !== "same").map((s) => `${s.op} ${s.name}`);
 /** The steps that failed, with their errors, for a failure message. */

@@ -1,7 +1,13 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { errorsOf, killTree, processesWithMarker, pulumi, type RunResult } from "../../tools/pulumi";
+import {
+  errorsOf,
+  killTree,
+  processesWithMarker,
+  pulumi,
+  type RunResult,
+  savedState,
+} from "../../tools/pulumi";
 import { type Declared, type FixtureStack, fixtureDir, useFixtureProgram } from "./fixture-program";
 import { prepareStack } from "./look-alikes-support";
 
@@ -36,13 +42,9 @@ async function live(name: string): Promise<number[]> {
  * (`<stateDir>/.pulumi/stacks/fx/<stack>.json`, what `pulumi stack export` prints), without a CLI run.
  */
 function stateIds(stack: FixtureStack, name: string): number[] {
-  const file = join(stack.stateDir, ".pulumi", "stacks", "fx", `${stack.name}.json`);
-  const checkpoint = JSON.parse(readFileSync(file, "utf8")) as {
-    checkpoint: {
-      latest?: { resources?: { type: string; id?: string; inputs?: { name?: unknown } }[] } | null;
-    };
-  };
-  return (checkpoint.checkpoint.latest?.resources ?? [])
+  const resources = (savedState({ projectDir: fixtureDir, stack: stack.name, stateDir: stack.stateDir })
+    .deployment.resources ?? []) as { type: string; id?: string; inputs?: { name?: unknown } }[];
+  return resources
     .filter((r) => r.type.endsWith("posthog:Dashboard") && r.inputs?.name === name)
     .map((r) => Number(r.id))
     .sort((a, b) => a - b);

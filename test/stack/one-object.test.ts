@@ -1,8 +1,6 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { errorsOf, type RunResult } from "../../tools/pulumi";
-import { type Declared, type FixtureStack, useFixtureProgram } from "./fixture-program";
+import { errorsOf, type RunResult, savedState } from "../../tools/pulumi";
+import { type Declared, type FixtureStack, fixtureDir, useFixtureProgram } from "./fixture-program";
 
 // Issue 12, point 5: two resources of one program that manage one object used to fight forever (`up` exited 0,
 // and every later refresh + up re-sent the invite or flipped the level back). A program using the SDK
@@ -27,11 +25,9 @@ function newStack() {
  * which `pulumi stack export` prints, read without a CLI run.
  */
 function saved(s: FixtureStack): Record<string, unknown>[] {
-  const file = join(s.stateDir, ".pulumi", "stacks", "fx", `${s.name}.json`);
-  const checkpoint = JSON.parse(readFileSync(file, "utf8")) as {
-    checkpoint: { latest?: { resources?: Record<string, unknown>[] } | null };
-  };
-  return checkpoint.checkpoint.latest?.resources ?? [];
+  return (
+    savedState({ projectDir: fixtureDir, stack: s.name, stateDir: s.stateDir }).deployment.resources ?? []
+  );
 }
 
 /** The writes (not GETs) the emulator received since the last call. */

@@ -1,5 +1,4 @@
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   type EngineEvent,
@@ -8,6 +7,7 @@ import {
   type RunOptions,
   type RunResult,
   runStack,
+  savedState,
   writeStackSettings,
 } from "../../tools/pulumi";
 import { type Declared, fixtureDir, useFixtureProgram } from "./fixture-program";
@@ -74,14 +74,11 @@ describe("posthog:apiKey set as plain stack config", () => {
     expect(up.ok, why(up)).toBe(true);
     expect(warnings(up).filter((m) => m.includes(FIX))).toHaveLength(1);
     // The state as the local backend holds it (the checkpoint `pulumi stack export` prints, read without a CLI run).
-    const stateOf = () =>
-      JSON.parse(readFileSync(join(s.stateDir, ".pulumi", "stacks", "fx", `${s.name}.json`), "utf8")) as {
-        checkpoint: { latest?: { resources?: Record<string, unknown>[] } };
-      };
+    const stateOf = () => savedState({ projectDir: fixtureDir, stack: s.name, stateDir: s.stateDir });
     // What the engine does with plain stack config: it records the whole config as the inputs of the default
     // provider (`pulumi:providers:pulumi-nodejs`), in clear. No resource of ours holds the key.
     const exported = stateOf();
-    const holders = (exported.checkpoint.latest?.resources ?? [])
+    const holders = (exported.deployment.resources ?? [])
       .filter((r) => JSON.stringify(r).includes(key))
       .map((r) => String(r.type));
     expect(holders).toEqual(["pulumi:providers:pulumi-nodejs"]);

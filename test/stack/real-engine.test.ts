@@ -27,6 +27,8 @@ import {
   type RunResult,
   readProject,
   runStack,
+  type StepOp,
+  savedState,
   startPulumi,
 } from "../../tools/pulumi";
 import { type Declared, fixtureDir, useFixtureProgram } from "./fixture-program";
@@ -116,7 +118,8 @@ interface Tiny {
   run(operation: RunOptions["operation"], more?: Partial<RunOptions>): Promise<RunResult>;
   /** Runs `pulumi <args> --stack <stack>` (plus `--config-file` when `withConfig`) in the project. */
   cli(args: string[], withConfig?: boolean): ReturnType<typeof pulumi>;
-  exported(): ReturnType<typeof exportStack>;
+  /** The state as the backend last saved it ({@link savedState}). */
+  state(): State;
   /**
    * Names of the resources in the state file as the CLI last saved it (after every step), read from the backend
    * directly: a run under way can be waited on without a second CLI touching its stack.
@@ -195,7 +198,7 @@ async function tinyStack(): Promise<Tiny> {
     run: (operation, more = {}) =>
       runStack({ operation, projectDir: tinyDir, stack, stateDir, configFile, timeoutMs: 240_000, ...more }),
     cli,
-    exported: () => exportStack({ projectDir: tinyDir, stack, stateDir }),
+    state: () => savedState({ projectDir: tinyDir, stateDir, stack }),
     saved: () => {
       const f = join(stateDir, ".pulumi", "stacks", "tiny", `${stack}.json`);
       if (!existsSync(f)) return [];
@@ -218,38 +221,26 @@ async function tinyStack(): Promise<Tiny> {
   };
 }
 
-let shared: Promise<Tiny> | undefined;
-/**
- * The stack of the tiny program shared by the tests that need one already up: made by the first that asks, with
- * the items a ("alpha") and b ("beta"). Each user leaves it with its settings applied (the --target test adds a
- * note to both), so that another may start from it whatever their order.
- */
-function sharedStack(): Promise<Tiny> {
-  shared ??= (async () => {
-    const t = await tinyStack();
-    t.declare({ items: { a: { label: "alpha" }, b: { label: "beta" } } });
-    const up = await t.run("up");
-    expect(up.ok, why(up)).toBe(true);
-    return t;
-  })();
-  return shared;
+/** A stack's state in the shape of `pulumi stack export` (only the fields read here are typed). */
+interface State {
+  deployment: { resources?: Record<string, unknown>[]; pending_operations?: unknown[] };
 }
 
-/** The program's resources in an export (not the stack or its provider): name → id. */
-const resourcesOf = (e: Awaited<ReturnType<typeof exportStack>>) =>
+/** The program's resources in a state (not the stack or its provider): name → id. */
+const resourcesOf = (e: State) =>
   Object.fromEntries(
     (e.deployment.resources ?? [])
       .filter((r) => String(r.type).startsWith("pulumi-nodejs:dynamic/"))
       .map((r) => [String(r.urn).split("::").pop(), r.id]),
   );
-/** `<type> <name>` of each pending operation in an export. */
-const pendingOf = (e: Awaited<ReturnType<typeof exportStack>>) =>
+/** `<type> <name>` of each pending operation in a state. */
+const pendingOf = (e: State) =>
   ((e.deployment.pending_operations ?? []) as { type: string; resource: { urn: string } }[]).map(
     (p) => `${p.type} ${p.resource.urn.split("::").pop()}`,
   );
 
 describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
-  it("previews, creates, updates, reports and heals drift, replaces in both orders, deletes and destroys", async () => {
+  it("previews, creates, updates, reports and heals drift, replaces in both orders, deletes and destroys; standalone refresh and destroy use the provider settings stored at the last up, refresh --run-program the current ones", async () => {
     const t = await tinyStack();
     t.declare({ labels: ["alpha", "beta", "delta"] });
 
@@ -264,16 +255,9 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
     expect(t.files()).toHaveLength(4);
     expect(up.outputs.childLabel).toBe("child-of-alpha");
     expect(up.outputs.token).toBe("[secret]");
-    const exported = JSON.stringify(await t.exported());
-    expect(exported).toContain("ciphertext");
-    expect(exported).not.toContain(TOKEN); // additionalSecretOutputs are encrypted in the state
-
-    t.declare({ labels: ["alpha", "gamma", "delta"] });
-    const update = await t.run("up");
-    expect(update.counts, why(update)).toEqual({ create: 0, update: 1, replace: 0, delete: 0, same: 3 });
-    expect(update.steps.find((s) => s.op === "update")?.name).toBe("item-1");
-    // A dynamic provider's Diff answers only "some changes": the CLI shows the inputs it found changed.
-    expect(update.output).toMatch(/~ +pulumi-nodejs:dynamic\/tiny:Item item-1 updated? .*\[diff: ~label\]/);
+    const saved = JSON.stringify(t.state());
+    expect(saved).toContain("ciphertext");
+    expect(saved).not.toContain(TOKEN); // additionalSecretOutputs are encrypted in the state
 
     // Drift made outside the program: the drift gate plans the update that undoes it and writes nothing; refresh
     // reports it (the real CLI compares the outputs read with those stored); the next up heals it.
@@ -288,12 +272,38 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
       "update item-0",
     ]);
     expect(JSON.parse(readFileSync(file, "utf8")).label).toBe("changed-outside");
+    // The refresh runs with only the provider setting tiny:dir changed, to an empty directory: a standalone
+    // refresh configures the provider with the settings stored at the last up, so it reads the items where they
+    // are and finds the drift.
+    const elsewhere = join(t.dir, "elsewhere");
+    mkdirSync(elsewhere);
+    t.declare({ labels: ["alpha", "beta", "delta"] }, elsewhere);
     const refresh = await t.run("refresh");
     expect(refresh.ok, why(refresh)).toBe(true);
     expect(ops(refresh)).toEqual({ "item-0": "update", "item-1": "same", "item-2": "same", child: "same" });
     expect(refresh.steps.find((s) => s.name === "item-0")?.diffs).toEqual(["label"]);
-    const heal = await t.run("up");
-    expect(ops(heal)).toMatchObject({ "item-0": "update", "item-1": "same" });
+    // With --run-program the program's current settings configure the provider: no item is found there. On a
+    // copy of the stack (its backend and settings file), so the stack itself keeps its items.
+    const copyState = join(t.dir, "copy-state");
+    const copyConfig = join(t.dir, "copy.yaml");
+    cpSync(t.stateDir, copyState, { recursive: true });
+    cpSync(t.configFile, copyConfig);
+    const current = await t.run("refresh", { runProgram: true, stateDir: copyState, configFile: copyConfig });
+    expect(current.ok, why(current)).toBe(true);
+    expect(ops(current)).toEqual({
+      "item-0": "delete",
+      "item-1": "delete",
+      "item-2": "delete",
+      child: "delete",
+    });
+    // The next up (tiny:dir back) heals item-0's drift and applies item-1's new label: an update of exactly those
+    // two.
+    t.declare({ labels: ["alpha", "gamma", "delta"] });
+    const update = await t.run("up");
+    expect(update.counts, why(update)).toEqual({ create: 0, update: 2, replace: 0, delete: 0, same: 2 });
+    expect(ops(update)).toEqual({ "item-0": "update", "item-1": "update", "item-2": "same", child: "same" });
+    // A dynamic provider's Diff answers only "some changes": the CLI shows the inputs it found changed.
+    expect(update.output).toMatch(/~ +pulumi-nodejs:dynamic\/tiny:Item item-1 updated? .*\[diff: ~label\]/);
     expect(JSON.parse(readFileSync(file, "utf8")).label).toBe("alpha");
     const clean = await t.run("preview", { refresh: true, expectNoChanges: true });
     expect(clean.ok, why(clean)).toBe(true);
@@ -322,6 +332,8 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
       "gamma:fancy",
     ]);
 
+    // The destroy, too, runs with tiny:dir changed to the empty directory: it deletes in the stored one.
+    t.declare({ labels: ["dbr-alpha", "gamma"], kind: "fancy" }, elsewhere);
     t.clearLog();
     const destroy = await t.run("destroy");
     expect(destroy.ok, why(destroy)).toBe(true);
@@ -330,7 +342,8 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
     const child = dels.findIndex((l) => l.startsWith("delete child-of-"));
     expect(child).toBeGreaterThan(-1);
     expect(child).toBeLessThan(dels.findIndex((l) => l.startsWith("delete-start dbr-alpha-"))); // dependents first
-    expect(t.files()).toEqual([]);
+    expect(t.files()).toEqual([]); // deleted in the stored directory
+    expect(readdirSync(elsewhere)).toEqual([]);
   }, 300_000);
 
   it("a Check failure fails the preview naming the property, and nothing is created", async () => {
@@ -351,31 +364,6 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
     const made = t.files();
     expect(made.filter((f) => !f.startsWith("ok-"))).toEqual([]);
     expect(made.length).toBeLessThanOrEqual(1);
-  }, 300_000);
-
-  it("standalone refresh and destroy use the provider settings stored at the last up; --run-program the current ones", async () => {
-    const t = await tinyStack();
-    t.declare({ items: { a: { label: "alpha" } } });
-    expect((await t.run("up")).ok).toBe(true);
-    const elsewhere = join(t.dir, "elsewhere");
-    mkdirSync(elsewhere);
-    t.declare({ items: { a: { label: "alpha" } } }, elsewhere); // only the provider setting tiny:dir changed
-    const refresh = await t.run("refresh");
-    expect(refresh.ok, why(refresh)).toBe(true);
-    expect(ops(refresh)).toEqual({ a: "same" }); // read through the stored tiny:dir
-    // With --run-program the program's current settings configure the provider: the item is not found there. On
-    // a copy of the stack (its backend and settings file), so the stack itself keeps the item.
-    const copyState = join(t.dir, "copy-state");
-    const copyConfig = join(t.dir, "copy.yaml");
-    cpSync(t.stateDir, copyState, { recursive: true });
-    cpSync(t.configFile, copyConfig);
-    const current = await t.run("refresh", { runProgram: true, stateDir: copyState, configFile: copyConfig });
-    expect(current.ok, why(current)).toBe(true);
-    expect(ops(current)).toEqual({ a: "delete" });
-    const destroy = await t.run("destroy");
-    expect(destroy.ok, why(destroy)).toBe(true);
-    expect(ops(destroy)).toEqual({ a: "delete" });
-    expect(t.files()).toEqual([]); // deleted in the stored directory
   }, 300_000);
 
   // pulumi/pulumi sdk/go/common/util/cmdutil/child_unix.go (RegisterProcessGroup): the language host and each
@@ -426,7 +414,7 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
     const slowId = made.find((f) => f.startsWith("slow-"))?.replace(/\.json$/, "") ?? "";
 
     // The state (saved after every step) holds a and b, and the create of `slow` as pending, without its id.
-    const killedState = await t.exported();
+    const killedState = t.state();
     expect(Object.keys(resourcesOf(killedState)).sort()).toEqual(["a", "b"]);
     expect(pendingOf(killedState)).toEqual(["creating slow"]);
 
@@ -440,7 +428,7 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
     t.declare({ items, slowMs: 10 });
     const refresh = await t.run("refresh");
     expect(refresh.ok, why(refresh)).toBe(true);
-    expect(pendingOf(await t.exported())).toEqual(["creating slow"]);
+    expect(pendingOf(t.state())).toEqual(["creating slow"]);
     // `refresh --import-pending-creates <URN> --import-pending-creates <ID>` (pulumi/pulumi
     // pkg/cmd/pulumi/operations/refresh.go, pendingCreatesToImports) turns the pending create into a pending
     // "importing" operation, which the refresh then drops: in v3.274.1 the resource does not reach the state.
@@ -448,7 +436,7 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
       args: ["--import-pending-creates", t.urn("slow"), "--import-pending-creates", slowId],
     });
     expect(imported.ok, why(imported)).toBe(true);
-    const afterImport = await t.exported();
+    const afterImport = t.state();
     expect(pendingOf(afterImport)).toEqual([]);
     expect(Object.keys(resourcesOf(afterImport)).sort()).toEqual(["a", "b"]);
     // So the next up creates `slow` again: the object the orphaned host made stays, in no state. This fixture has
@@ -459,7 +447,7 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
     const slows = t.files().filter((f) => f.startsWith("slow-"));
     expect(slows).toHaveLength(2);
     expect(slows).toContain(`${slowId}.json`);
-    expect(resourcesOf(await t.exported()).slow).not.toBe(slowId);
+    expect(resourcesOf(t.state()).slow).not.toBe(slowId);
     // The destroy deletes what the state holds: the new `slow` goes, the object of the killed create stays.
     expect((await t.run("destroy")).ok).toBe(true);
     expect(t.files()).toEqual([`${slowId}.json`]); // the orphan
@@ -488,7 +476,7 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
     await done;
     await until("every process of the run to end", () => all.every((p) => !alive(p)));
     expect(t.files().map((f) => f.split("-")[0])).toEqual(["alpha"]);
-    expect(pendingOf(await t.exported())).toEqual(["creating slow"]);
+    expect(pendingOf(t.state())).toEqual(["creating slow"]);
     expect((await t.cli(["cancel", "--yes", "--non-interactive"])).exitCode).toBe(0);
 
     t.declare({ items, slowMs: 10 });
@@ -499,10 +487,10 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
     expect(t.files().map((f) => f.split("-")[0])).toEqual(["alpha", "slow"]);
     // The engine keeps the pending create after creating the resource anew: every later run warns until the
     // user clears it.
-    expect(pendingOf(await t.exported())).toEqual(["creating slow"]);
+    expect(pendingOf(t.state())).toEqual(["creating slow"]);
     const cleared = await t.run("refresh", { args: ["--clear-pending-creates"] });
     expect(cleared.ok, why(cleared)).toBe(true);
-    const state = await t.exported();
+    const state = t.state();
     expect(pendingOf(state)).toEqual([]);
     expect(Object.keys(resourcesOf(state)).sort()).toEqual(["a", "slow"]);
     // The state holds the objects made, and only those.
@@ -516,43 +504,53 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
     expect(quiet.output).not.toContain("interrupted while creating");
   }, 300_000);
 
-  it("--parallel 1 runs one create at a time; the default overlaps them, at most 4 × CPUs; deletes overlap too", async () => {
+  // One stack carries the run options (--parallel, --target, --expect-no-changes), the export/import round trip
+  // and the resource options: each up applies the changes of several of them at once, each asserted on its own
+  // items, and the destroy refused by `protect` is the one whose deletes overlap.
+  it("--parallel 1 runs one create at a time, the default overlaps them (at most 4 × CPUs) and deletes overlap too; --target changes only the target; --expect-no-changes fails with changes and passes without; pulumi stack export, then import into a new backend, round-trips (the preview shows no changes); protect refuses delete and replace until lifted; ignoreChanges keeps old values; deleteBeforeReplace overrides the provider both ways; deletedWith skips the Delete", async () => {
     const t = await tinyStack();
+    /** Items s<from>… taking `tiny:slowMs` in create, read and delete. */
     const slow = (from: number, to: number) =>
       Object.fromEntries(
         Array.from({ length: to - from }, (_, i) => [`s${from + i}`, { label: `slow-${from + i}` }]),
       );
-    t.declare({ items: slow(0, 3), slowMs: 1000 });
+    const v1 = {
+      a: { label: "alpha" },
+      b: { label: "beta" },
+      p: { label: "prot", protect: true },
+      kept: { label: "k", note: "n1", ignoreChanges: ["note"] },
+      added: { label: "a", ignoreChanges: ["note"] },
+      d: { label: "dbr-x", deleteBeforeReplace: false },
+      e: { label: "plain-e", deleteBeforeReplace: true },
+      owner: { label: "owner" },
+      part: { label: "part", deletedWith: "owner" },
+      ...slow(0, 3),
+    };
+    /** The whole `ops` of a run over `items`: `changed`, and "same" for every other item. */
+    const allOps = (items: object, changed: Record<string, StepOp>) => ({
+      ...Object.fromEntries(Object.keys(items).map((n) => [n, "same"])),
+      ...changed,
+    });
+    /** The `note` of the object whose label is `label`. */
+    const note = (label: string) =>
+      JSON.parse(readFileSync(join(t.db, t.files().find((f) => f.startsWith(`${label}-`)) ?? ""), "utf8"))
+        .note;
+
+    t.declare({ items: v1, slowMs: 1000 });
     const serial = await t.run("up", { parallel: 1 });
     expect(serial.ok, why(serial)).toBe(true);
-    expect(t.log().filter((l) => l.startsWith("create-start "))).toHaveLength(3);
+    expect(serial.counts.create).toBe(12);
+    expect(t.log().filter((l) => l.startsWith("create-start "))).toHaveLength(12);
+    expect(t.log().filter((l) => l.startsWith("create-start slow-"))).toHaveLength(3);
     expect(mostAtOnce(t.log(), "create")).toBe(1);
 
-    // pkg/cmd/pulumi/operations/up.go: the default --parallel is 4 × the CPUs (8 on this 2-core machine).
-    const cap = 4 * availableParallelism();
-    t.declare({ items: slow(0, 3 + cap + 2), slowMs: 2500 });
-    t.clearLog();
-    const parallel = await t.run("up");
-    expect(parallel.ok, why(parallel)).toBe(true);
-    expect(parallel.counts).toMatchObject({ create: cap + 2, same: 3 });
-    const most = mostAtOnce(t.log(), "create");
-    expect(most).toBeGreaterThan(1);
-    expect(most).toBeLessThanOrEqual(cap);
-
-    t.clearLog();
-    const destroy = await t.run("destroy");
-    expect(destroy.ok, why(destroy)).toBe(true);
-    expect(mostAtOnce(t.log(), "delete")).toBeGreaterThan(1);
-    expect(t.files()).toEqual([]);
-  }, 300_000);
-
-  it("--target changes only the target; --expect-no-changes fails with changes and passes without", async () => {
-    const t = await sharedStack(); // a and b, without notes
-    t.declare({ items: { a: { label: "alpha", note: "n" }, b: { label: "beta", note: "n" } } });
+    // A note on a and b: --expect-no-changes fails with the changes; --target applies a's alone.
+    const noted = { ...v1, a: { ...v1.a, note: "n" }, b: { ...v1.b, note: "n" } };
+    t.declare({ items: noted, slowMs: 1000 });
     const expecting = await t.run("preview", { expectNoChanges: true });
     expect(expecting.ok).toBe(false);
     expect(expecting.output).toMatch(/error: no changes were expected .*but changes were proposed/);
-    expect(ops(expecting)).toEqual({ a: "update", b: "update" });
+    expect(ops(expecting)).toEqual(allOps(noted, { a: "update", b: "update" }));
 
     t.clearLog();
     const targeted = await t.run("up", { targets: [t.urn("a")] });
@@ -561,22 +559,53 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
       "update a",
     ]);
     expect(t.log().filter((l) => l.startsWith("update "))).toEqual([expect.stringMatching(/^update alpha-/)]);
-    const note = (label: string) =>
-      JSON.parse(readFileSync(join(t.db, t.files().find((f) => f.startsWith(label)) ?? ""), "utf8")).note;
     expect(note("alpha")).toBe("n");
     expect(note("beta")).toBeUndefined();
-    // The next up applies what the targeted one left: b's update only.
+
+    // The next up applies what the targeted one left (b's update only), with new notes that ignoreChanges keeps
+    // out (kept's old value stays; added's, a path its old inputs lack, is removed from the new ones), a `kind`
+    // change replacing d and e, and more slow items, created with the default --parallel.
+    // pkg/cmd/pulumi/operations/up.go: the default --parallel is 4 × the CPUs (8 on this 2-core machine).
+    const cap = 4 * availableParallelism();
+    const more = slow(3, 3 + cap + 2);
+    const v2 = {
+      ...noted,
+      kept: { ...v1.kept, note: "n2" },
+      added: { ...v1.added, note: "new" },
+      d: { ...v1.d, kind: "fancy" },
+      e: { ...v1.e, kind: "fancy" },
+      ...more,
+    };
+    t.declare({ items: v2, slowMs: 2500 });
+    t.clearLog();
     const rest = await t.run("up");
     expect(rest.ok, why(rest)).toBe(true);
-    expect(ops(rest)).toEqual({ a: "same", b: "update" });
+    expect(ops(rest)).toEqual(
+      allOps(v2, {
+        b: "update",
+        d: "replace",
+        e: "replace",
+        ...Object.fromEntries(Object.keys(more).map((n): [string, StepOp] => [n, "create"])),
+      }),
+    );
+    expect(rest.counts).toMatchObject({ create: cap + 2, update: 1, replace: 2 });
     expect(note("beta")).toBe("n");
-    const none = await t.run("preview", { expectNoChanges: true });
-    expect(none.ok, why(none)).toBe(true);
-    expect(none.counts).toMatchObject({ same: 2, update: 0, create: 0, delete: 0, replace: 0 });
-  }, 300_000);
+    expect(note("k")).toBe("n1");
+    expect(note("a")).toBeUndefined();
+    const most = mostAtOnce(t.log(), "create");
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(cap);
+    // deleteBeforeReplace: `false` overrides the provider asking for it (labels "dbr…"), `true` asks for it.
+    const lines = t.log();
+    const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
+    expect(at(/^create dbr-x-/)).toBeGreaterThan(-1);
+    expect(at(/^create dbr-x-/)).toBeLessThan(at(/^delete-start dbr-x-/)); // the option said no
+    expect(at(/^delete plain-e-/)).toBeGreaterThan(-1);
+    expect(at(/^delete plain-e-/)).toBeLessThan(at(/^create-start plain-e-/)); // the option asked for it
 
-  it("pulumi stack export, then import into a new backend, round-trips: the preview shows no changes", async () => {
-    const t = await sharedStack(); // left as it is: the new backend's copy is never applied
+    // pulumi stack export, then import into a new backend: an empty stack of the same name (a copy of the
+    // template's, made by `pulumi stack init`) and the same settings file (so the same passphrase salt decrypts
+    // tiny:token).
     const exportFile = join(t.dir, "export.json");
     const out = await pulumiOk(["stack", "export", "--stack", t.stack, "--file", exportFile], {
       cwd: tinyDir,
@@ -586,22 +615,26 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
     const text = readFileSync(exportFile, "utf8");
     expect(text).not.toContain(TOKEN);
     expect(text).toContain("ciphertext");
-
-    // A new local backend, the same settings file (so the same passphrase salt decrypts tiny:token).
     const stateDir = join(t.dir, "imported");
     const configFile = join(t.dir, "imported.yaml");
+    cpSync((await tinyTemplate()).stateDir, stateDir, { recursive: true });
     cpSync(t.configFile, configFile);
-    await ensureStack({ projectDir: tinyDir, stack: t.stack, stateDir, configFile });
-    writeFileSync(configFile, readFileSync(t.configFile)); // ensureStack wrote the new stack's salt: keep the old
     const imported = await pulumi(["stack", "import", "--stack", t.stack, "--file", exportFile], {
       cwd: tinyDir,
       stateDir,
     });
     expect(imported.exitCode, imported.stdout + imported.stderr).toBe(0);
+    // --expect-no-changes passes: the imported state matches the program, so the up above left nothing to do.
     const after = await t.run("preview", { stateDir, configFile, expectNoChanges: true });
     expect(after.ok, why(after)).toBe(true);
-    expect(after.counts).toMatchObject({ same: 2, create: 0, update: 0, delete: 0, replace: 0 });
-    const back = await exportStack({ projectDir: tinyDir, stack: t.stack, stateDir });
+    expect(after.counts).toMatchObject({
+      same: Object.keys(v2).length,
+      create: 0,
+      update: 0,
+      delete: 0,
+      replace: 0,
+    });
+    const back = savedState({ projectDir: tinyDir, stateDir, stack: t.stack });
     expect(resourcesOf(back)).toEqual(resourcesOf(JSON.parse(text)));
     // The imported state names the objects the stack made.
     expect(
@@ -609,68 +642,33 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
         .map((id) => `${id}.json`)
         .sort(),
     ).toEqual(t.files());
-  }, 300_000);
-
-  it("protect refuses delete and replace until lifted; ignoreChanges keeps old values; deleteBeforeReplace overrides the provider both ways; deletedWith skips the Delete", async () => {
-    const t = await tinyStack();
-    const v1 = {
-      p: { label: "prot", protect: true },
-      kept: { label: "k", note: "n1", ignoreChanges: ["note"] },
-      added: { label: "a", ignoreChanges: ["note"] },
-      d: { label: "dbr-x", deleteBeforeReplace: false },
-      e: { label: "plain-e", deleteBeforeReplace: true },
-      owner: { label: "owner" },
-      part: { label: "part", deletedWith: "owner" },
-    };
-    t.declare({ items: v1 });
-    expect((await t.run("up")).ok).toBe(true);
-
-    // ignoreChanges: the old value is kept; a path the old inputs lack is removed from the new ones.
-    const ignoring = {
-      ...v1,
-      kept: { ...v1.kept, note: "n2" },
-      added: { ...v1.added, note: "new" },
-    };
-    t.declare({ items: ignoring });
-    expect(ops(await t.run("preview"))).toMatchObject({ kept: "same", added: "same" });
 
     // protect: replacing is refused already in the preview.
-    t.declare({ items: { ...v1, p: { ...v1.p, kind: "fancy" } } });
+    t.declare({ items: { ...v2, p: { ...v1.p, kind: "fancy" } }, slowMs: 2500 });
     const refusedReplace = await t.run("preview");
     expect(refusedReplace.ok).toBe(false);
     expect(errorsOf(refusedReplace).join("\n"), refusedReplace.output).toMatch(
       /^p: unable to replace resource "[^"]*::p"\s+as it is currently marked for protection/m,
     );
 
-    // deleteBeforeReplace: `false` overrides the provider asking for it (labels "dbr…"), `true` asks for it.
-    t.declare({
-      items: { ...v1, d: { ...v1.d, kind: "fancy" }, e: { ...v1.e, kind: "fancy" } },
-    });
-    t.clearLog();
-    const replaced = await t.run("up");
-    expect(replaced.ok, why(replaced)).toBe(true);
-    expect(ops(replaced)).toMatchObject({ d: "replace", e: "replace", p: "same" });
-    const lines = t.log();
-    const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
-    expect(at(/^create dbr-x-/)).toBeGreaterThan(-1);
-    expect(at(/^create dbr-x-/)).toBeLessThan(at(/^delete-start dbr-x-/)); // the option said no
-    expect(at(/^delete plain-e-/)).toBeGreaterThan(-1);
-    expect(at(/^delete plain-e-/)).toBeLessThan(at(/^create-start plain-e-/)); // the option asked for it
-
-    // protect: destroy refuses the protected resource (the others are deleted) until the program lifts it.
+    // protect: destroy refuses the protected resource (the others are deleted, the slow ones overlapping) until
+    // the program lifts it.
+    t.declare({ items: v2, slowMs: 2500 });
     t.clearLog();
     const refused = await t.run("destroy");
     expect(refused.ok).toBe(false);
     expect(errorsOf(refused).join("\n"), refused.output).toMatch(/^p: [^\n]*"[^"]*::p"[\s\S]*protect/m);
-    expect(t.files().filter((f) => f.startsWith("prot-"))).toHaveLength(1);
+    expect(mostAtOnce(t.log(), "delete")).toBeGreaterThan(1);
     // deletedWith: `part` goes with `owner` in the same run, so the engine does not call its Delete.
     expect(t.log().some((l) => l.startsWith("delete-start part-"))).toBe(false);
     expect(t.log().some((l) => l.startsWith("delete owner-"))).toBe(true);
-    expect(t.files().some((f) => f.startsWith("part-"))).toBe(true); // gone with its owner in real life
+    // Left: the protected object, and `part`'s (gone with its owner in real life).
+    expect(t.files().map((f) => f.split("-")[0])).toEqual(["part", "prot"]);
     t.declare({ items: { p: { label: "prot", protect: false } } });
     expect((await t.run("up")).ok).toBe(true);
-    expect((await t.run("destroy")).ok).toBe(true);
-    expect(t.files().filter((f) => f.startsWith("prot-"))).toEqual([]);
+    const destroy = await t.run("destroy");
+    expect(destroy.ok, why(destroy)).toBe(true);
+    expect(t.files().map((f) => f.split("-")[0])).toEqual(["part"]);
   }, 300_000);
 });
 
@@ -769,95 +767,155 @@ describe("the real Pulumi CLI with the SDK against the emulator", () => {
   }, 300_000);
 
   /**
-   * A stack whose first `up` of one Dashboard was SIGKILLed while its POST was on the wire (held 4 s by the
+   * The stack whose first `up` of one Dashboard was SIGKILLed while its POST was on the wire (held 4 s by the
    * emulator): the orphaned provider host got the answer, so the object exists, the journal names it, and the
-   * state holds only the pending create of `kpis` (the lock already cancelled).
+   * state holds only the pending create of `kpis` (the lock already cancelled). Made once, by the first test
+   * that asks: each recovery below runs on a copy of it (its backend, settings file and create journal, under the
+   * same stack name), so all start from the same killed create and the one dashboard it made.
    */
-  async function killedMidDashboardCreate(stackName: string, name: string) {
-    const s = fx.stack(stackName);
-    const journal = join(fx.work, `journal-${stackName}`);
-    const env = { ...s.env(), POSTHOG_CREATE_JOURNAL_DIR: journal };
-    const NAME = name;
-    const program: Declared = [["Dashboard", "kpis", { name: NAME }]];
-    const dashboards = async () =>
-      (
-        (await fx.emu().call("GET", `${fx.emu().project}/dashboards/?limit=500`)).body.results as {
-          id: number;
-          name: string;
-          deleted?: boolean;
-        }[]
-      ).filter((d) => d.name === NAME && !d.deleted);
-    // Write the settings file and create the stack, then run `up` by hand so the test holds its process.
-    await prepareStack(s, program, env);
-    // The emulator holds the POST 4 s before applying it.
-    const fault = await fx.emu().control("POST", "/faults", {
-      method: "POST",
-      path: "/dashboards/$",
-      delayMs: 4000,
-      times: 1,
-    });
-    expect(fault.status).toBe(201);
-    const { child, done } = s.startUp(env);
-    // The provider writes its create journal entry before the POST.
-    await until("the Dashboard create's journal entry", () => filesUnder(journal).length > 0);
-    await new Promise((r) => setTimeout(r, 500));
-    killTree(child);
-    await done;
-    // The provider host outlives the CLI (plugins run in process groups of their own: see the tiny program's
-    // test), gets the held POST's answer and records the id in its journal: the object is made, the state holds
-    // only the pending create.
-    for (let i = 0; i < 200 && (await dashboards()).length === 0; i++)
-      await new Promise((r) => setTimeout(r, 100));
-    const seen = JSON.stringify((await fx.emu().requests()).map((r) => `${r.method} ${r.path} ${r.status}`));
-    expect(await dashboards(), seen).toHaveLength(1);
-    // The processes of the run left behind, found by the journal directory in their environment.
-    const leftBehind = () => processesWithMarker(`POSTHOG_CREATE_JOURNAL_DIR=${journal}\0`);
-    const providerHosts = () => leftBehind().filter((p) => p.cmd.includes("dynamic-provider"));
-    // Our provider host ends once the engine is gone and its create is answered (provider/engine-watch.ts):
-    // before, it outlived the killed CLI forever.
-    for (let i = 0; i < 300 && providerHosts().length > 0; i++) await new Promise((r) => setTimeout(r, 100));
-    expect(providerHosts()).toEqual([]);
-    // What is left is Pulumi's own (the language host checks on the engine every 5 minutes): ended here.
-    for (const { pid } of leftBehind()) process.kill(pid, "SIGKILL");
-    const killedState = await exportStack({
-      projectDir: fixtureDir,
-      stack: s.name,
-      stateDir: s.stateDir,
-      env,
-    });
-    expect(pendingOf(killedState)).toEqual(["creating kpis"]);
-    expect(
-      (
-        await pulumi(["cancel", "--yes", "--non-interactive", "--stack", s.name], {
-          cwd: fixtureDir,
-          stateDir: s.stateDir,
-          env,
-        })
-      ).exitCode,
-    ).toBe(0);
-
-    return { s, env, program, dashboards, made: (await dashboards())[0]?.id ?? 0 };
+  let killed:
+    | Promise<{
+        s: ReturnType<typeof fx.stack>;
+        journal: string;
+        program: Declared;
+        dashboards: () => Promise<{ id: number; name: string; deleted?: boolean }[]>;
+        made: number;
+      }>
+    | undefined;
+  function killedMidDashboardCreate() {
+    killed ??= (async () => {
+      const s = fx.stack("killed-dashboard");
+      const journal = join(fx.work, "journal-killed-dashboard");
+      const env = { ...s.env(), POSTHOG_CREATE_JOURNAL_DIR: journal };
+      const NAME = "Killed mid-create";
+      const program: Declared = [["Dashboard", "kpis", { name: NAME }]];
+      const dashboards = async () =>
+        (
+          (await fx.emu().call("GET", `${fx.emu().project}/dashboards/?limit=500`)).body.results as {
+            id: number;
+            name: string;
+            deleted?: boolean;
+          }[]
+        ).filter((d) => d.name === NAME && !d.deleted);
+      // Write the settings file and create the stack, then run `up` by hand so the test holds its process.
+      await prepareStack(s, program, env);
+      // The emulator holds the POST 4 s before applying it.
+      const fault = await fx.emu().control("POST", "/faults", {
+        method: "POST",
+        path: "/dashboards/$",
+        delayMs: 4000,
+        times: 1,
+      });
+      expect(fault.status).toBe(201);
+      const { child, done } = s.startUp(env);
+      // The provider writes its create journal entry before the POST.
+      await until("the Dashboard create's journal entry", () => filesUnder(journal).length > 0);
+      await new Promise((r) => setTimeout(r, 500));
+      killTree(child);
+      await done;
+      // The provider host outlives the CLI (plugins run in process groups of their own: see the tiny program's
+      // test), gets the held POST's answer and records the id in its journal: the object is made, the state holds
+      // only the pending create.
+      for (let i = 0; i < 200 && (await dashboards()).length === 0; i++)
+        await new Promise((r) => setTimeout(r, 100));
+      const seen = JSON.stringify(
+        (await fx.emu().requests()).map((r) => `${r.method} ${r.path} ${r.status}`),
+      );
+      expect(await dashboards(), seen).toHaveLength(1);
+      // The processes of the run left behind, found by the journal directory in their environment.
+      const leftBehind = () => processesWithMarker(`POSTHOG_CREATE_JOURNAL_DIR=${journal}\0`);
+      const providerHosts = () => leftBehind().filter((p) => p.cmd.includes("dynamic-provider"));
+      // Our provider host ends once the engine is gone and its create is answered (provider/engine-watch.ts):
+      // before, it outlived the killed CLI forever.
+      for (let i = 0; i < 300 && providerHosts().length > 0; i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(providerHosts()).toEqual([]);
+      // What is left is Pulumi's own (the language host checks on the engine every 5 minutes): ended here.
+      for (const { pid } of leftBehind()) process.kill(pid, "SIGKILL");
+      expect(pendingOf(savedState({ projectDir: fixtureDir, stateDir: s.stateDir, stack: s.name }))).toEqual([
+        "creating kpis",
+      ]);
+      expect(
+        (
+          await pulumi(["cancel", "--yes", "--non-interactive", "--stack", s.name], {
+            cwd: fixtureDir,
+            stateDir: s.stateDir,
+            env,
+          })
+        ).exitCode,
+      ).toBe(0);
+      return { s, journal, program, dashboards, made: (await dashboards())[0]?.id ?? 0 };
+    })();
+    return killed;
   }
 
+  /** A copy of the killed stack ({@link killedMidDashboardCreate}) in `fx.work/<label>`, and its runs. */
+  async function recoveryOf(label: string) {
+    const k = await killedMidDashboardCreate();
+    const dir = join(fx.work, label);
+    const stateDir = join(dir, "state");
+    const configFile = join(dir, "Pulumi.yaml");
+    const journal = join(dir, "journal");
+    cpSync(k.s.stateDir, stateDir, { recursive: true });
+    cpSync(k.s.configFile, configFile);
+    cpSync(k.journal, journal, { recursive: true });
+    const env = { ...k.s.env(), POSTHOG_CREATE_JOURNAL_DIR: journal };
+    return {
+      ...k,
+      stateDir,
+      env,
+      run: (operation: RunOptions["operation"], more: Partial<RunOptions> = {}) =>
+        runStack({ operation, projectDir: fixtureDir, stack: k.s.name, stateDir, configFile, env, ...more }),
+      state: () => savedState({ projectDir: fixtureDir, stateDir, stack: k.s.name }),
+    };
+  }
+
+  // Issue 27, point 1: the other ways a user recovers from a killed create under the real CLI. A non-interactive
+  // `refresh` keeps the pending create; `--clear-pending-creates` drops it; `--import-pending-creates URN ID` turns
+  // it into an import, which v3.274.1 drops without the resource reaching the state (see the tiny program's test).
+  // In each case the next `up` creates `kpis` again, and the create journal makes it adopt the object the killed
+  // create made: one dashboard on the server, the one in the state. These copies share that one dashboard, so they
+  // leave it for the test after them (declared last), whose destroy deletes it: that the destroy of the adopted
+  // `kpis` deletes the one dashboard, leaving no orphan, and that it then plans no change, are proved there.
+  it.each([
+    ["refresh", []],
+    ["refresh --clear-pending-creates", ["--clear-pending-creates"]],
+    ["refresh --import-pending-creates", ["--import-pending-creates"]],
+  ] as const)(
+    "after a killed Dashboard create, %s then up leaves one dashboard, the one in the state: no duplicate and no orphan",
+    async (label, flags) => {
+      const r = await recoveryOf(`recovery-${label.replace(/\W+/g, "-")}`);
+      const { made, dashboards } = r;
+      expect(made).toBeGreaterThan(0);
+      const urn = `urn:pulumi:${r.s.name}::${readProject(fixtureDir).name}::pulumi-nodejs:dynamic/posthog:Dashboard::kpis`;
+      const args =
+        flags[0] === "--import-pending-creates" ? [flags[0], urn, flags[0], String(made)] : [...flags];
+      const refresh = await r.run("refresh", { args });
+      expect(refresh.ok, why(refresh)).toBe(true);
+      expect((await dashboards()).map((d) => d.id)).toEqual([made]); // a refresh writes nothing
+      const up = await r.run("up");
+      expect(up.ok, why(up)).toBe(true);
+      expect(ops(up)).toEqual({ kpis: "create" });
+      expect((await dashboards()).map((d) => d.id)).toEqual([made]);
+      expect(resourcesOf(r.state())).toEqual({ kpis: String(made) });
+    },
+    300_000,
+  );
+
   it("SIGKILL of the CLI while a Dashboard's POST is on the wire: the next up adopts the object the orphaned create made (no duplicate), pulumi-posthog clear-pending clears the pending create it reconciled, destroy leaves no orphan", async () => {
-    const { s, env, program, dashboards } = await killedMidDashboardCreate(
-      "killed-dashboard",
-      "Killed mid-create",
-    );
+    const { run, state, stateDir, env, dashboards, made, s } = await recoveryOf("recovery-up");
     // The next up creates `kpis` again (the engine keeps its pending create and warns); the provider finds its
     // journal entry and adopts the object the dead create made instead of making a second one.
-    const up = await s.run("up", program, { env });
+    const up = await run("up");
     expect(up.ok, why(up)).toBe(true);
     expect(up.output).toContain("interrupted while creating");
     expect(ops(up)).toEqual({ kpis: "create" });
     const live = await dashboards();
-    expect(live).toHaveLength(1);
+    expect(live.map((d) => d.id)).toEqual([made]);
     // The state now holds kpis, but keeps the record of its killed create (every later command warns about it):
     // `pulumi-posthog clear-pending` removes the records whose resource the state holds (issue 27, point 3).
-    expect(
-      pendingOf(await exportStack({ projectDir: fixtureDir, stack: s.name, stateDir: s.stateDir, env })),
-    ).toEqual(["creating kpis"]);
-    const warned = await s.run("up", program, { env });
+    expect(pendingOf(state())).toEqual(["creating kpis"]);
+    const warned = await run("up");
     expect(warned.ok, why(warned)).toBe(true);
     expect(warned.output).toContain("interrupted while creating");
     const clear = spawnSync(
@@ -868,57 +926,21 @@ describe("the real Pulumi CLI with the SDK against the emulator", () => {
         "--stack",
         s.name,
       ],
-      { cwd: fixtureDir, env: pulumiEnv(s.stateDir, env), encoding: "utf8" },
+      { cwd: fixtureDir, env: pulumiEnv(stateDir, env), encoding: "utf8" },
     );
     expect(clear.status, clear.stderr).toBe(0);
     expect(clear.stderr).toMatch(/cleared: the pending create of \S+::kpis/);
-    const state = await exportStack({ projectDir: fixtureDir, stack: s.name, stateDir: s.stateDir, env });
-    expect(pendingOf(state)).toEqual([]);
-    expect(resourcesOf(state)).toEqual({ kpis: String(live[0]?.id) });
+    const cleared = state();
+    expect(pendingOf(cleared)).toEqual([]);
+    expect(resourcesOf(cleared)).toEqual({ kpis: String(live[0]?.id) });
     // Once cleared, runs no longer warn: the adopted object matches the program.
-    const quiet = await s.run("preview", program, { env, expectNoChanges: true });
+    const quiet = await run("preview", { expectNoChanges: true });
     expect(quiet.ok, why(quiet)).toBe(true);
     expect(quiet.output).not.toContain("interrupted while creating");
-    expect((await s.run("destroy", program, { env })).ok).toBe(true);
+    // The destroy deletes the one dashboard, the one in the state: no orphan is left.
+    const destroy = await run("destroy");
+    expect(destroy.ok, why(destroy)).toBe(true);
+    expect(ops(destroy)).toEqual({ kpis: "delete" });
     expect(await dashboards()).toEqual([]);
   }, 300_000);
-
-  // Issue 27, point 1: the other ways a user recovers from a killed create under the real CLI. A non-interactive
-  // `refresh` keeps the pending create; `--clear-pending-creates` drops it; `--import-pending-creates URN ID` turns
-  // it into an import, which v3.274.1 drops without the resource reaching the state (see the tiny program's test).
-  // In each case the next `up` creates `kpis` again, and the create journal makes it adopt the object the killed
-  // create made: one dashboard on the server, the one in the state.
-  it.each([
-    ["refresh", []],
-    ["refresh --clear-pending-creates", ["--clear-pending-creates"]],
-    ["refresh --import-pending-creates", ["--import-pending-creates"]],
-  ] as const)(
-    "after a killed Dashboard create, %s then up leaves one dashboard, no duplicate and no orphan",
-    async (label, flags) => {
-      const stackName = `killed-${label.replace(/\W+/g, "-")}`;
-      const { s, env, program, dashboards, made } = await killedMidDashboardCreate(
-        stackName,
-        `Killed (${label})`,
-      );
-      expect(made).toBeGreaterThan(0);
-      const urn = `urn:pulumi:${s.name}::${readProject(fixtureDir).name}::pulumi-nodejs:dynamic/posthog:Dashboard::kpis`;
-      const args =
-        flags[0] === "--import-pending-creates" ? [flags[0], urn, flags[0], String(made)] : [...flags];
-      const refresh = await s.run("refresh", program, { env, args });
-      expect(refresh.ok, why(refresh)).toBe(true);
-      expect((await dashboards()).map((d) => d.id)).toEqual([made]); // a refresh writes nothing
-      const up = await s.run("up", program, { env });
-      expect(up.ok, why(up)).toBe(true);
-      expect((await dashboards()).map((d) => d.id)).toEqual([made]);
-      const state = await exportStack({ projectDir: fixtureDir, stack: s.name, stateDir: s.stateDir, env });
-      expect(resourcesOf(state)).toEqual({ kpis: String(made) });
-      // The destroy deletes the one dashboard, the one in the state: no orphan is left. (That an adopted `kpis`
-      // plans no change is proved by the `quiet` preview of the test above.)
-      const destroy = await s.run("destroy", program, { env });
-      expect(destroy.ok, why(destroy)).toBe(true);
-      expect(ops(destroy)).toEqual({ kpis: "delete" });
-      expect(await dashboards()).toEqual([]);
-    },
-    300_000,
-  );
 });

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { savedState } from "../../tools/pulumi";
 import { seedApi } from "../../tools/seed-api";
 import { requestLogOf } from "../support/emulator";
 import { useExampleStack } from "./example-stack";
@@ -12,6 +12,7 @@ import { useExampleStack } from "./example-stack";
 // drop 9 (11) of the 13 resources from the state; an `up` with a wrong project id created the Project and paused
 // the export before the Dashboard failed. Now both fail naming the setting, the state is kept as it was, and the
 // wrong project id fails before any write.
+const root = join(__dirname, "..", "..");
 const example = useExampleStack("wrong-settings", { destroy: false });
 const { work, run } = example;
 let notPostHog: ReturnType<typeof createServer>;
@@ -23,9 +24,8 @@ let notPostHogUrl: string;
  * "[secret]": their ciphertext changes each time the state is written).
  */
 function stateOf() {
-  const checkpoint = JSON.parse(
-    readFileSync(join(example.stateDir, ".pulumi", "stacks", "posthog-gitops", "dev.json"), "utf8"),
-  ) as { checkpoint: { latest?: { resources?: Record<string, unknown>[] } } };
+  const resources =
+    savedState({ projectDir: root, stack: "dev", stateDir: example.stateDir }).deployment.resources ?? [];
   const secretless = (v: unknown): unknown =>
     Array.isArray(v)
       ? v.map(secretless)
@@ -34,7 +34,7 @@ function stateOf() {
           ? "[secret]"
           : Object.fromEntries(Object.entries(v).map(([k, x]) => [k, secretless(x)]))
         : v;
-  return (checkpoint.checkpoint.latest?.resources ?? []).map((r) => ({
+  return resources.map((r) => ({
     urn: r.urn,
     id: r.id,
     outputs: secretless(r.outputs),
