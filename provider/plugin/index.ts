@@ -26,14 +26,7 @@ import { join } from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
 import type * as provider from "@pulumi/pulumi/provider";
 import type { LookupOptions } from "../../sdk/lookup-types";
-import {
-  getBatchExports,
-  getDashboard,
-  getDashboardAccessControls,
-  getDashboardSharing,
-  getMember,
-  getProject,
-} from "../../sdk/lookups";
+import type * as Lookups from "../../sdk/lookups";
 import { InvalidInputError, NotFoundError } from "../client/errors";
 import {
   BatchExportPause,
@@ -423,13 +416,25 @@ export function schemaText(): string {
 export const LOOKUPS: Readonly<
   Record<string, { run: (args: never, options: LookupOptions) => Promise<unknown>; secret?: string[] }>
 > = {
-  getMember: { run: getMember },
-  getProject: { run: getProject, secret: ["api_token"] },
-  getDashboard: { run: getDashboard },
-  getDashboardSharing: { run: getDashboardSharing, secret: ["access_token"] },
-  getDashboardAccessControls: { run: getDashboardAccessControls },
-  getBatchExports: { run: async (a: never, o) => ({ batchExports: await getBatchExports(a, o) }) },
+  getMember: { run: (a: never, o) => lookups().getMember(a, o) },
+  getProject: { run: (a: never, o) => lookups().getProject(a, o), secret: ["api_token"] },
+  getDashboard: { run: (a: never, o) => lookups().getDashboard(a, o) },
+  getDashboardSharing: {
+    run: (a: never, o) => lookups().getDashboardSharing(a, o),
+    secret: ["access_token"],
+  },
+  getDashboardAccessControls: { run: (a: never, o) => lookups().getDashboardAccessControls(a, o) },
+  getBatchExports: { run: async (a: never, o) => ({ batchExports: await lookups().getBatchExports(a, o) }) },
 };
+
+/**
+ * sdk/lookups.ts, loaded on the first lookup: it imports the whole `@pulumi/pulumi` (its `Output` forms), which a
+ * plugin serving no lookup never needs; loading it at the start cost every plugin start about 0.7 CPU-s
+ * (bench/RESULTS.md, 2026-11-29).
+ */
+function lookups(): typeof Lookups {
+  return require("../../sdk/lookups");
+}
 
 /** The connection options of a lookup: the provider's settings ({@link configure}); the environment otherwise. */
 function lookupOptions(): LookupOptions {
