@@ -22,21 +22,21 @@
  *
  * Every operation starts with a fresh rate-limit budget (the emulator's throttle history cleared, as if the
  * operations ran minutes apart), on an emulator (child process) started for each (program, provider, latency).
- * For each operation: wall time of the CLI (the stack is created with `pulumi stack init` before the clock
- * starts), requests sent (the emulator's log, the DNS automation's polls left out), 429s, failed operations, the
- * provider host's peak RSS, the state's size, and
+ * For each operation: wall time of the CLI (the stack is created with `pulumi stack init`, once per project and
+ * process and then copied, before the clock starts), requests sent (the emulator's log, the DNS automation's polls
+ * left out), 429s, failed operations, the provider host's peak RSS, the state's size, and
  *
  *   ratioToFloor = (wall at latency − wall of the same operation at zero latency)
  *                  ÷ max(longest chain of dependent requests × mean RTT, requests ÷ (480/60 s))
  *
- * The chain (see {@link chainOf}): the dependency graph is the state's (`pulumi stack export`: `dependencies` of
- * each resource, as the program declared them through inputs, and its parent); each resource weighs the requests
- * its operation sends one after another ({@link REQUESTS}, read from provider/resources/*.ts and
- * bench/naive-provider.ts, cross-checked: the modelled total per operation is printed beside the requests sent at
- * zero latency); ours adds the access check (one GET before the first operation of each provider process). up:
- * the heaviest path through the graph; refresh: the heaviest single read (all run at once); destroy: the heaviest
- * path through the reversed graph. `preview --refresh` is the refresh's chain plus the program's data-source
- * reads (getBatchExports).
+ * The chain (see {@link chainOf}): the dependency graph is the state's (the file backend's checkpoint, what
+ * `pulumi stack export` prints: `dependencies` of each resource, as the program declared them through inputs,
+ * and its parent); each resource weighs the requests its operation sends one after another ({@link REQUESTS}, read
+ * from provider/resources/*.ts and bench/naive-provider.ts, cross-checked: the modelled total per operation is
+ * printed beside the requests sent at zero latency); ours adds the access check (one GET before the first
+ * operation of each provider process). up: the heaviest path through the graph; refresh: the heaviest single
+ * read (all run at once); destroy: the heaviest path through the reversed graph. `preview --refresh` is the
+ * refresh's chain plus the program's data-source reads (getBatchExports).
  *
  * Shared key: three CLIs on three stacks of the generated program (disjoint objects, one backend) apply at once
  * with one key: three provider processes, each with its own client-side limiter at 480/minute, so the server's
@@ -55,15 +55,8 @@ import {
   writeFileSync,
 } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
-import { join } from "node:path";
-import {
-  ensureStack,
-  exportStack,
-  linkPackage,
-  type RunResult,
-  readProject,
-  runStack,
-} from "../tools/pulumi";
+import { dirname, join } from "node:path";
+import { ensureStack, linkPackage, type RunResult, readProject, runStack, savedState } from "../tools/pulumi";
 import { dnsAutomation, seedApi } from "../tools/seed-api";
 import { type Emu, median, round, startEmu } from "./emulator-process";
 import { repoRoot } from "./soak-core";
@@ -358,9 +351,12 @@ export interface GraphNode {
   dependencies: string[];
 }
 
-/** The custom resources of the stack's state (`pulumi stack export`) with their dependencies (parents count). */
-async function graphOf(projectDir: string, stack: string, stateDir: string, env: NodeJS.ProcessEnv) {
-  const { deployment } = await exportStack({ projectDir, stack, stateDir, env });
+/**
+ * The custom resources of the stack's state with their dependencies (parents count), read from the file backend's
+ * checkpoint (`savedState`: what `pulumi stack export` prints, without a CLI run; no secret is read here).
+ */
+function graphOf(projectDir: string, stack: string, stateDir: string) {
+  const { deployment } = savedState({ projectDir, stack, stateDir });
   const custom = (deployment.resources ?? []) as {
     urn: string;
     type: string;
@@ -537,6 +533,40 @@ export function sampleProviderRss(): { stop(): number | undefined } {
   };
 }
 
+/** Per project name: the files of stack `dev` as `pulumi stack init` left them (relative path → content). */
+const initialized = new Map<string, Promise<Map<string, Buffer>>>();
+
+/**
+ * Makes `stateDir` hold stack `dev` of the project in `projectDir` as `pulumi stack init` (through ensureStack)
+ * leaves it: the backend's files (`.pulumi/`) and the settings file with the passphrase's salt. The first sequence
+ * of a project in this process runs the CLI; the others write the files it left, since a stack with no deployment
+ * is the same for every sequence of the project.
+ */
+async function freshStack(projectDir: string, stateDir: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const { name } = readProject(projectDir);
+  const made = initialized.get(name);
+  if (!made) {
+    const files = (async () => {
+      await ensureStack({ projectDir, stack: "dev", stateDir, env });
+      const out = new Map<string, Buffer>();
+      const settings = "Pulumi.dev.yaml";
+      out.set(settings, readFileSync(join(stateDir, settings)));
+      for (const rel of readdirSync(join(stateDir, ".pulumi"), { recursive: true, encoding: "utf8" })) {
+        const file = join(stateDir, ".pulumi", rel);
+        if (statSync(file).isFile()) out.set(join(".pulumi", rel), readFileSync(file));
+      }
+      return out;
+    })();
+    initialized.set(name, files);
+    await files;
+    return;
+  }
+  for (const [rel, body] of await made) {
+    mkdirSync(dirname(join(stateDir, rel)), { recursive: true });
+    writeFileSync(join(stateDir, rel), body);
+  }
+}
+
 /**
  * Runs up → preview --refresh → destroy of one program with one provider on a fresh emulator at `latencyMs`
  * (± `jitterMs`). Resolves each operation's figures and the dependency graph after `up`. `extraEnv` goes to the
@@ -578,7 +608,7 @@ export async function runSequence(
       ...extraEnv,
     };
     // the stack (and its settings file, a copy in stateDir) exists before the first clock starts
-    await ensureStack({ projectDir, stack: "dev", stateDir, env });
+    await freshStack(projectDir, stateDir, env);
     if (program === "example" && provider === "ours") dns = dnsAutomation(seedApi(emu.url, emu.apiKey));
     const ops = {} as Record<OpName, OpFigures>;
     let graph: GraphNode[] = [];
@@ -607,7 +637,7 @@ export async function runSequence(
       progress(
         `  ${program}/${provider} @${latencyMs}ms ${op}: ${round(wall, 1)} s, ${ops[op].requests} requests, ${ops[op].throttled} × 429, ${ops[op].failed} failed`,
       );
-      if (op === "up") graph = await graphOf(projectDir, "dev", stateDir, env);
+      if (op === "up") graph = graphOf(projectDir, "dev", stateDir);
     }
     return { ops, graph };
   } finally {

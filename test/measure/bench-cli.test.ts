@@ -32,7 +32,7 @@ describe("the scale bench through the real CLI", () => {
     for (const x of r.runs) {
       expect(x.firstError, `${x.provider} ${x.operation}`).toBeUndefined();
       expect(x.failed, `${x.provider} ${x.operation}`).toBe(0);
-      // every resource of the program is in the state exported after `up` (the graph's nodes)
+      // every resource of the program is in the state saved after `up` (the graph's nodes, read from the checkpoint)
       expect(x.resources).toBe(10);
       expect(x.wallSeconds).toBeGreaterThan(0);
       // the provider host, a great-grandchild under the CLI, was found and sampled

@@ -4,11 +4,12 @@
  * needs the network), the packed tarball installed with the README's command, the README's program as index.ts.
  * `npx tsc --noEmit` passes with TypeScript 5 and with TypeScript 6 (plus the one setting the README gives), and
  * fails at a wrong property (one tsc run checks the README's program and a wrong copy of it, each error naming its
- * file); `pulumi up` (whose plan is the preview's: 4 creates, nothing else; the ids connecting as they are) and
- * `destroy` (4 deletes, the project gone from PostHog) pass through the real CLI (the README's `pulumi config set`
- * of the host and, as a secret, the key; the organization written into the stack settings file) against the
- * emulator, and with TypeScript 6 (and the tsconfig.json the docs give: the template plus the README's setting) a
- * preview after `up` shows no change (issue 21, a newcomer's first hour). The template sets neither
+ * file); `pulumi up` (whose plan is the preview's: 4 creates, nothing else; the ids connecting as they are) passes
+ * through the real CLI (the README's `pulumi config set` of the host and, as a secret, the key; the organization
+ * written into the stack settings file) against the emulator, and with TypeScript 6 (and the tsconfig.json the docs
+ * give: the template plus the README's setting) a preview after `up` shows no change (issue 21, a newcomer's first
+ * hour) and `destroy` (4 deletes, the project gone from PostHog) passes (once: `destroy` runs neither the program
+ * nor the compiler, so it does not depend on the TypeScript version). The template sets neither
  * `esModuleInterop` nor `skipLibCheck`: the SDK's declaration files must not pull zod's in (TypeScript 5 refused
  * them with 63 × TS1259 until the lookups' types were generated as plain ones), so the compile must read no zod or
  * undici declaration at all.
@@ -159,7 +160,7 @@ describe.each([5, 6] as const)(
     const cliTest =
       major === 6
         ? "`pulumi up` (planning the 4 creates a preview shows, the ids connected as they are), a next preview with no change, and `destroy` (nothing left in PostHog) pass through the real CLI with the docs' TypeScript 6 tsconfig.json, the key set with `config set --secret`"
-        : "`pulumi up` (planning the 4 creates a preview shows, the ids connected as they are) and `destroy` (nothing left in PostHog) pass through the real CLI, the key set with `config set --secret`";
+        : "`pulumi up` (planning the 4 creates a preview shows, the ids connected as they are) passes through the real CLI, the key set with `config set --secret`";
     it(cliTest, async () => {
       const emu: TestEmulator = await startTestEmulator({});
       try {
@@ -204,10 +205,14 @@ describe.each([5, 6] as const)(
           expect(preview.ok, preview.output).toBe(true);
           expect(preview.counts).toEqual({ ...none, same: 4 });
         }
-        const destroy = await run("destroy");
-        expect(destroy.ok, destroy.output).toBe(true);
-        expect(destroy.counts).toEqual({ ...none, delete: 4 });
-        expect(await projectNames()).not.toContain("Web");
+        if (major === 6) {
+          // Only TypeScript 6's: `destroy` runs neither the program nor the compiler (the provider host loads the
+          // same installed tarball in both projects), so TypeScript 5's would prove nothing more.
+          const destroy = await run("destroy");
+          expect(destroy.ok, destroy.output).toBe(true);
+          expect(destroy.counts).toEqual({ ...none, delete: 4 });
+          expect(await projectNames()).not.toContain("Web");
+        }
       } finally {
         await emu.close();
       }

@@ -637,14 +637,19 @@ describe("the drift gate fails closed: output it cannot read is drift or an erro
   });
 
   it(
-    "the real CLI's output cut by a broken pipe in the preview step (exit 0): the job fails",
+    "the real CLI's no-change output cut by a broken pipe in the preview step (exit 0): the job fails",
     async () => {
-      // A `pulumi` first on PATH that runs the real CLI and passes on only the first 1,000 bytes of its output.
+      // A `pulumi` first on PATH that, for the step's preview, pipes the real CLI's no-change output captured
+      // above (the first case: the same command on the same stack) through `head -c 1000`: the step gets only the
+      // first 1,000 bytes, and the wrapper's exit status is head's (0), as with the real CLI in the pipe.
       const bin = join(work, "cut-bin");
       mkdirSync(bin, { recursive: true });
+      const captured = join(work, "no-change-preview.json");
+      expect(real.noChange, "the real CLI's output, captured by the first case").toBeDefined();
+      writeFileSync(captured, real.noChange ?? "");
       writeFileSync(
         join(bin, "pulumi"),
-        `#!/usr/bin/env bash\n"${join(PULUMI_BIN, "pulumi")}" "$@" | head -c 1000\n`,
+        `#!/usr/bin/env bash\n[ "$1" = preview ] || exit 99\ncat "${captured}" | head -c 1000\n`,
         { mode: 0o755 },
       );
       const job = await runJob("prod", jobEnv, bin);

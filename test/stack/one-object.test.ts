@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { errorsOf, type RunResult, savedState } from "../../tools/pulumi";
+import { type EngineEvent, errorsOf, type RunResult, savedState, summarize } from "../../tools/pulumi";
 import { type Declared, type FixtureStack, fixtureDir, useFixtureProgram } from "./fixture-program";
 
 // Issue 12, point 5: two resources of one program that manage one object used to fight forever (`up` exited 0,
@@ -39,7 +39,33 @@ async function writesSince(): Promise<string[]> {
 
 /** The run's diagnostics and printed output, for an assertion's message. */
 const why = (r: RunResult) => `${JSON.stringify(r.diagnostics, null, 1)}\n${r.output}`;
-const ops = (r: RunResult) => r.steps.map((s) => `${s.op} ${s.name}`);
+/**
+ * Whether every error of the run (a failed step, or an error diagnostic on a resource) is a conflict naming two
+ * resources of `type` that manage one object: so the refresh of an `up --refresh` failed nothing.
+ */
+const onlyConflicts = (r: RunResult, type: string) => {
+  const conflict = new RegExp(`${type} "[^"]+" and ${type} "[^"]+" both manage`);
+  return errorsOf(r).every((e) => conflict.test(e));
+};
+/**
+ * A refresh and an up as one `pulumi up --refresh` of `program`, and the URNs of our resources the state held before
+ * it with those its refresh read (its steps of op "refresh" in the event log), each sorted.
+ */
+async function upRefreshed(s: FixtureStack, program: Declared) {
+  const held = saved(s)
+    .filter((r) => String(r.type).includes("posthog:"))
+    .map((r) => String(r.urn))
+    .sort();
+  const events: EngineEvent[] = [];
+  const run = await s.run("up", program, { refresh: true, onEvent: (e) => events.push(e) });
+  const read = events
+    .map((e) => e.resOutputsEvent?.metadata)
+    .filter((m) => m?.op === "refresh" && m.type.includes("posthog:"))
+    .map((m) => String(m?.urn))
+    .sort();
+  return { run, held, read };
+}
+const ops = (r: Pick<RunResult, "steps">) => r.steps.map((s) => `${s.op} ${s.name}`);
 const level = async (uuid: string) => {
   const page = (await fx.emu().call("GET", `${fx.emu().org}/members/`)).body as {
     results: { user: { uuid: string }; level: number }[];
@@ -79,13 +105,15 @@ describe("one object, one resource (a program using the SDK, through the real Pu
     expect(sent.length).toBeLessThanOrEqual(1);
     for (const w of sent) expect(w).toBe(`POST ${fx.emu().org}/invites/`);
 
-    // Before: refresh + up re-sent an invite on every run (each new invite replaces the other's).
-    expect((await s.run("refresh", program)).ok).toBe(true);
-    const again = await s.run("up", program);
+    // Before: refresh + up re-sent an invite on every run (each new invite replaces the other's). One `up --refresh`
+    // is both: its refresh reads each resource in the state, and fails nothing (every error is the conflict's).
+    const { run: again, held, read } = await upRefreshed(s, program);
+    expect(read, why(again)).toEqual(held);
     expect(again.ok).toBe(false);
     expect(errorsOf(again).join("\n"), why(again)).toMatch(
       /Invite "dup-(upper|lower)" and Invite "dup-(?!\1)(lower|upper)"/,
     );
+    expect(onlyConflicts(again, "Invite"), why(again)).toBe(true);
     // Whichever of the two the engine checks first (the order registrations reach it is not fixed), the one in
     // the state keeps its invite: the other fails before its request leaves (provider/claims.ts).
     expect(await writesSince()).toEqual([]);
@@ -111,12 +139,15 @@ describe("one object, one resource (a program using the SDK, through the real Pu
     for (const w of sent) expect(w).toBe(`PATCH ${fx.emu().org}/members/${MIA.uuid}/`);
     const after = await level(MIA.uuid);
     expect(after).toBe(sent.length === 1 ? 8 : 1);
-    expect((await s.run("refresh", program)).ok).toBe(true);
-    const again = await s.run("up", program);
+    // A refresh and an up, as one `up --refresh`: its refresh reads each resource in the state, and fails nothing
+    // (every error is the conflict's).
+    const { run: again, held, read } = await upRefreshed(s, program);
+    expect(read, why(again)).toEqual(held);
     expect(again.ok).toBe(false);
     expect(errorsOf(again).join("\n"), why(again)).toMatch(
       /Member "mia-(member|admin)" and Member "mia-(?!\1)(admin|member)" both manage the member/,
     );
+    expect(onlyConflicts(again, "Member"), why(again)).toBe(true);
     const resent = await writesSince();
     const now = await level(MIA.uuid);
     await fx.emu().call("PATCH", `${fx.emu().org}/members/${MIA.uuid}/`, { body: { level: 1 } });
@@ -139,12 +170,15 @@ describe("one object, one resource (a program using the SDK, through the real Pu
     );
     expect((await writesSince()).length).toBeLessThanOrEqual(1);
     const after = await level(MAX.uuid);
-    expect((await s.run("refresh", program)).ok).toBe(true);
-    const again = await s.run("up", program);
+    // A refresh and an up, as one `up --refresh`: its refresh reads each resource in the state, and fails nothing
+    // (every error is the conflict's).
+    const { run: again, held, read } = await upRefreshed(s, program);
+    expect(read, why(again)).toEqual(held);
     expect(again.ok).toBe(false);
     expect(errorsOf(again).join("\n"), why(again)).toMatch(
       /Member "max-by-(email|uuid)" and Member "max-by-(?!\1)(email|uuid)"/,
     );
+    expect(onlyConflicts(again, "Member"), why(again)).toBe(true);
     const resent = await writesSince();
     const now = await level(MAX.uuid);
     await fx.emu().call("PATCH", `${fx.emu().org}/members/${MAX.uuid}/`, { body: { level: 1 } });
@@ -163,15 +197,21 @@ describe("one object, one resource (a program using the SDK, through the real Pu
       ["Member", "max", { userUuid: MAX.uuid, level: "admin", retainOnDelete: true }],
     ];
     expect((await s.run("up", v1)).ok).toBe(true);
-    const refresh = await s.run("refresh", v1);
-    expect(refresh.ok).toBe(true);
+    // A refresh, then an up of the level change: one `up --refresh`, whose refresh steps (op "refresh" in its event
+    // log, before the update's) find both members as they are.
+    const events: EngineEvent[] = [];
+    const up = await s.run("up", v2, { refresh: true, onEvent: (e) => events.push(e) });
+    const refresh = summarize(
+      events.filter((e) => e.resOutputsEvent?.metadata.op === "refresh"),
+      "refresh",
+    );
     // (steps are listed as they finish: the two run in parallel, in either order)
-    expect(ops(refresh).sort()).toEqual(["same max", "same mia"]);
+    expect(ops(refresh).sort(), why(up)).toEqual(["same max", "same mia"]);
     // Before: the refreshed inputs named the member by user UUID, so this showed ~email, ~level, ~userUuid.
     const changes = (r: RunResult) =>
       r.steps.map((x) => [x.op, x.name, x.diffs]).sort((a, b) => String(a[1]).localeCompare(String(b[1])));
     // The up's steps are the plan a preview of this state and program shows (the same check and diff; no unknowns).
-    const up = await s.run("up", v2);
+    expect(up.ok, why(up)).toBe(true);
     expect(changes(up)).toEqual([
       ["update", "max", ["level"]],
       ["update", "mia", ["level"]],
