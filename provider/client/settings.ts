@@ -277,7 +277,7 @@ export function resolveSettings(
       connectMs: o.timeouts?.connectMs ?? 10_000,
       headersMs:
         o.timeouts?.headersMs ??
-        positiveMillis("headersTimeoutMs", config, env) ??
+        millisSetting("headersTimeoutMs", config, env, { label: "headers timeout", min: 1 }) ??
         DEFAULT_HEADERS_TIMEOUT_MS,
       bodyMs: o.timeouts?.bodyMs ?? 30_000,
     },
@@ -285,7 +285,13 @@ export function resolveSettings(
       maxAttempts: o.retry?.maxAttempts ?? 8,
       maxTotalWaitMs: o.retry?.maxTotalWaitMs ?? 300_000,
       baseDelayMs:
-        o.retry?.baseDelayMs ?? millis("posthog:retryBaseDelayMs", fromSources("retryBaseDelayMs")) ?? 500,
+        o.retry?.baseDelayMs ??
+        millisSetting("retryBaseDelayMs", config, env, {
+          label: "retry base delay",
+          min: 0,
+          zero: "0 retries without back-off",
+        }) ??
+        500,
       maxDelayMs: o.retry?.maxDelayMs ?? 30_000,
       onRetry: o.retry?.onRetry,
     },
@@ -296,7 +302,11 @@ export function resolveSettings(
       },
     findCacheMs:
       o.coalescing?.findCacheMs ??
-      millis("posthog:findCacheMs", fromSources("findCacheMs")) ??
+      millisSetting("findCacheMs", config, env, {
+        label: "find cache window",
+        min: 0,
+        zero: "0 turns it off",
+      }) ??
       DEFAULT_FIND_CACHE_MS,
     pageSize: o.pageSize ?? 100,
     maxRateLimitWaitMs:
@@ -321,28 +331,32 @@ export const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
 const MAX_TIMER_MS = 2_147_483_647;
 
 /**
- * Reads a sourced setting of positive whole milliseconds (`posthog:headersTimeoutMs`, called `label` in
- * messages), surrounding white space ignored; undefined when neither the config nor the environment sets it.
+ * Reads a sourced setting of whole milliseconds (`posthog:headersTimeoutMs`, `posthog:retryBaseDelayMs`,
+ * `posthog:findCacheMs`), surrounding white space ignored; undefined when neither the config nor the environment
+ * sets it. `label` names it in messages; `min` is 1 for a timeout (0 would fire at once), 0 where 0 has a meaning,
+ * which `zero` says (e.g. "0 turns it off").
  * @throws InvalidInputError naming the setting and where its value came from, when it is not a whole number from
- *   1 to 2147483647.
+ *   `min` to 2147483647 (the longest timer Node.js keeps).
  */
-function positiveMillis(
+function millisSetting(
   name: SourcedSetting,
   config: ConfigGetter | undefined,
   env: NodeJS.ProcessEnv,
-  label = "headers timeout",
+  spec: { label: string; min: 0 | 1; zero?: string },
 ): number | undefined {
   const raw = sourced(name, config, env);
   if (raw === undefined) return undefined;
   const ms = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
-  if (!(ms >= 1 && ms <= MAX_TIMER_MS)) {
+  if (!(ms >= spec.min && ms <= MAX_TIMER_MS)) {
     const origin =
       sourceOf(name, undefined, config, env) === "config"
         ? `the stack config posthog:${name}`
         : `the environment variable ${SOURCED_SETTINGS[name]}`;
+    const range = spec.min === 1 ? "a positive whole number" : "a whole number";
+    const zero = spec.zero ? `${spec.zero}, ` : "";
     throw new InvalidInputError(
       `posthog:${name}`,
-      `Invalid ${label} ${shownSetting(raw)}, set by ${origin}: expected a positive whole number of milliseconds (at most ${MAX_TIMER_MS})`,
+      `Invalid ${spec.label} ${shownSetting(raw)}, set by ${origin}: expected ${range} of milliseconds (${zero}at most ${MAX_TIMER_MS})`,
     );
   }
   return ms;
@@ -350,17 +364,6 @@ function positiveMillis(
 
 /** Default reuse window of `find()` list reads, in milliseconds. */
 export const DEFAULT_FIND_CACHE_MS = 2_000;
-
-function millis(name: string, raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw.trim())) {
-    throw new InvalidInputError(
-      name,
-      `Invalid ${name}: expected a whole number of milliseconds (0 turns it off)`,
-    );
-  }
-  return Number(raw);
-}
 
 /**
  * A duration as the settings write it: whole seconds (`"90"`), or a whole number with a unit `s`, `m` or `h`

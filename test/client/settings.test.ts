@@ -61,8 +61,17 @@ describe("resolveSettings", () => {
       ).findCacheMs,
     ).toBe(5);
     expect(() => resolveSettings({ apiKey: KEY }, config({ "posthog:findCacheMs": "soon" }), {})).toThrow(
-      /posthog:findCacheMs.*milliseconds/,
+      'Invalid find cache window "soon", set by the stack config posthog:findCacheMs: expected a whole number of milliseconds (0 turns it off, at most 2147483647)',
     );
+    // From the environment, the message names the variable; past the longest timer Node.js keeps, it is refused.
+    expect(() =>
+      resolveSettings({ apiKey: KEY }, undefined, { POSTHOG_FIND_CACHE_MS: "2147483648" }),
+    ).toThrow(
+      'Invalid find cache window "2147483648", set by the environment variable POSTHOG_FIND_CACHE_MS:',
+    );
+    expect(
+      resolveSettings({ apiKey: KEY }, undefined, { POSTHOG_FIND_CACHE_MS: " 2147483647 " }).findCacheMs,
+    ).toBe(2147483647);
   });
 
   it("reads the headers timeout from options, config posthog:headersTimeoutMs or POSTHOG_HEADERS_TIMEOUT_MS", () => {

@@ -31,7 +31,11 @@ describe("rate limit and retry settings from config or environment", () => {
     expect(resolveSettings({}, undefined, env).retry.baseDelayMs).toBe(20);
     expect(resolveSettings({}, config({ "posthog:retryBaseDelayMs": "5" }), env).retry.baseDelayMs).toBe(5);
     expect(() => resolveSettings({}, config({ "posthog:retryBaseDelayMs": "-1" }), env)).toThrow(
-      /posthog:retryBaseDelayMs/,
+      'Invalid retry base delay "-1", set by the stack config posthog:retryBaseDelayMs: expected a whole number of milliseconds (0 retries without back-off, at most 2147483647)',
     );
+    expect(() => resolveSettings({}, undefined, { ...env, POSTHOG_RETRY_BASE_DELAY_MS: "1.5" })).toThrow(
+      "set by the environment variable POSTHOG_RETRY_BASE_DELAY_MS",
+    );
+    expect(resolveSettings({}, config({ "posthog:retryBaseDelayMs": "0" }), env).retry.baseDelayMs).toBe(0);
   });
 });
