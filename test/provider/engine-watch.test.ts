@@ -22,7 +22,9 @@ import { repoRoot, serializeProvider, startConfiguredHost, startTestEmulator, ur
 const within = (p: Promise<unknown>, ms: number) =>
   Promise.race([p.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms))]);
 
-describe("the provider host and the engine", () => {
+// The cases wait on the watch's 2-second interval, not on the CPU: they run concurrently, each with its own
+// emulator and host (or plugin), so the file holds a test worker for the longest case, not for their sum.
+describe.concurrent("the provider host and the engine", () => {
   it("stays while the engine is there, and exits once it is gone", async () => {
     const emu = await startTestEmulator();
     const host = await startConfiguredHost(emu);
