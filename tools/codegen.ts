@@ -25,7 +25,16 @@
  * ({@link LOOKUP_TYPES}), so that the SDK's declaration files import no zod type.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { RULES } from "../provider/governance/rules";
@@ -725,14 +734,30 @@ export function lookupTypesModule(root = ROOT): string {
   return `${head}${importLines}${body}`;
 }
 
-/** Formats TypeScript with the repository's biome and its settings (the CLI, reading stdin). */
-function formatTs(text: string, path: string): string {
+/**
+ * Formats TypeScript files (each `{ path, text }`, `path` relative to the repository) with the repository's biome
+ * and its settings (biome.json), in one `biome format --write` over copies in a temporary folder: one biome start
+ * for them all (about 0.3 CPU-s each), not one per file. Returns the formatted texts in the order given.
+ * @throws when biome refuses a file (e.g. a syntax error), with its message.
+ */
+function formatTs(files: { path: string; text: string }[]): string[] {
   const bin = join(ROOT, "node_modules", ".bin", process.platform === "win32" ? "biome.cmd" : "biome");
-  return execFileSync(bin, ["format", `--stdin-file-path=${path}`], {
-    cwd: ROOT,
-    input: text,
-    encoding: "utf8",
-  });
+  const dir = mkdtempSync(join(tmpdir(), "posthog-codegen-"));
+  try {
+    const paths = files.map((f) => {
+      const path = join(dir, f.path);
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, f.text);
+      return path;
+    });
+    execFileSync(bin, ["format", "--write", `--config-path=${join(ROOT, "biome.json")}`, ...paths], {
+      cwd: dir,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    return paths.map((path) => readFileSync(path, "utf8"));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Markdown table cell: one line, pipes escaped, `{@link X}` as `X`. */
@@ -903,15 +928,16 @@ export function readSchema(root = ROOT): PackageSchema {
  */
 export function generate(root = ROOT, resources = readResources(root)): Generated[] {
   const schema = readSchema(root);
-  const out: Generated[] = [
-    { path: "sdk/args.ts", content: formatTs(argsModule(resources), "sdk/args.ts") },
-    { path: "sdk/lookup-types.ts", content: formatTs(lookupTypesModule(root), "sdk/lookup-types.ts") },
+  const modules = [
+    { path: "sdk/args.ts", text: argsModule(resources) },
+    { path: "sdk/lookup-types.ts", text: lookupTypesModule(root) },
+    ...resources.map((r) => {
+      const path = `sdk/${r.kebab}.ts`;
+      return { path, text: withClassOutputs(readFileSync(join(root, path), "utf8"), r, path) };
+    }),
   ];
-  for (const r of resources) {
-    const sdkPath = `sdk/${r.kebab}.ts`;
-    const sdkText = readFileSync(join(root, sdkPath), "utf8");
-    out.push({ path: sdkPath, content: formatTs(withClassOutputs(sdkText, r, sdkPath), sdkPath) });
-  }
+  const formatted = formatTs(modules);
+  const out: Generated[] = modules.map((m, i) => ({ path: m.path, content: formatted[i] ?? "" }));
   for (const r of resources) {
     const path = `docs/resources/${r.kebab}.md`;
     const file = join(root, path);
