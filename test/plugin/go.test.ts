@@ -3,7 +3,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PULUMI_BIN, type RunResult, runStack, savedState } from "../../tools/pulumi";
+import {
+  type EngineEvent,
+  PULUMI_BIN,
+  type RunResult,
+  runStack,
+  savedState,
+  summarize,
+} from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { NO_POSTHOG_ENV, ops, requireBuilt, root, stackWithSettings, why } from "./support";
 
@@ -29,7 +36,12 @@ const env: NodeJS.ProcessEnv = { ...goEnv, ...NO_POSTHOG_ENV };
 
 const run = (
   operation: RunResult["operation"],
-  more: { expectNoChanges?: boolean; withPreview?: boolean } = {},
+  more: {
+    expectNoChanges?: boolean;
+    withPreview?: boolean;
+    refresh?: boolean;
+    onEvent?: (e: EngineEvent) => void;
+  } = {},
 ) => runStack({ operation, projectDir, stack, stateDir, configFile, env, timeoutMs: 900_000, ...more });
 
 /** Runs `go args…` in the program's folder; throws with its output when it fails. */
@@ -84,7 +96,7 @@ describe("a Pulumi Go program on the generated Go SDK through the posthog plugin
     expect(dir.trim()).toBe(join(root, "sdk-gen", "go"));
   }, 1_200_000);
 
-  it("up creates, a change updates one resource, refresh finds nothing, destroy removes all; the key stays secret", async () => {
+  it("up creates, a change updates one resource, refresh finds nothing and a preview plans nothing, destroy removes all; the key stays secret", async () => {
     expect(existsSync(configFile)).toBe(true);
     const up = await run("up", { withPreview: true });
     expect(up.ok, why(up)).toBe(true);
@@ -144,13 +156,28 @@ describe("a Pulumi Go program on the generated Go SDK through the posthog plugin
     const renamed = await emu.call("GET", `/api/projects/${projectId}/dashboards/${dashboardId}/`);
     expect(renamed.body).toMatchObject({ name: "Go KPIs, renamed" });
 
-    // Refresh, then a preview of the program: nothing changed outside Pulumi, nothing to change, no write.
+    // A refresh, then a preview of the program, in one `pulumi preview --refresh --expect-no-changes`: its refresh
+    // steps (op "refresh" in the event log, before the preview's) read the four resources and find them as they
+    // are (nothing changed outside Pulumi), the preview plans nothing, and nothing is written.
     await emu.control("DELETE", "/requests");
-    const refresh = await run("refresh", { expectNoChanges: true });
-    expect(refresh.ok, why(refresh)).toBe(true);
-    expect(refresh.counts).toMatchObject({ create: 0, update: 0, replace: 0, delete: 0 });
-    const preview = await run("preview", { expectNoChanges: true });
+    const events: EngineEvent[] = [];
+    const preview = await run("preview", {
+      refresh: true,
+      expectNoChanges: true,
+      onEvent: (e) => events.push(e),
+    });
     expect(preview.ok, why(preview)).toBe(true);
+    const refresh = summarize(
+      events.filter((e) => e.resOutputsEvent?.metadata.op === "refresh"),
+      "refresh",
+    );
+    expect(Object.fromEntries(refresh.steps.map((r) => [r.name, r.op]))).toEqual({
+      web: "same",
+      kpis: "same",
+      "max-kpis": "same",
+      jane: "same",
+    });
+    expect(refresh.counts).toMatchObject({ create: 0, update: 0, replace: 0, delete: 0 });
     expect(preview.counts).toMatchObject({ create: 0, update: 0, replace: 0, delete: 0 });
     expect((await emu.requests()).filter((r) => r.method !== "GET")).toEqual([]);
 

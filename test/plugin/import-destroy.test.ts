@@ -4,9 +4,9 @@
  * member; a paused batch export), imported with `pulumi import --file` through the real CLI and the provider plugin
  * (a YAML project, as test/plugin/import-file.test.ts), unprotected (`--protect=false`), then destroyed: the
  * emulator's request log counts the writes destroy sends for each kind (none), and every object is as it was found
- * (docs/how-it-works.md, "What destroy does", the table of imported objects). Then, on the same stack (empty again),
- * `deleteAdoptedOnDestroy: true` (a Member's `removeFromOrganizationOnDestroy: true`) added to the generated code
- * after an import of other objects still makes destroy delete: one write each.
+ * (docs/how-it-works.md, "What destroy does", the table of imported objects). In the same import and destroy, other
+ * objects whose generated code gets `deleteAdoptedOnDestroy: true` (a Member's `removeFromOrganizationOnDestroy:
+ * true`) before an `up` of them alone are deleted: one write each.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -31,15 +31,11 @@ const header = {
 };
 
 let emu: TestEmulator;
-let settings: Promise<string> | undefined;
-/** The stack both tests import into, made by the first that runs; its settings file. */
+/** Makes the stack the test imports into, its program naming no resource; returns its settings file. */
 function stackSettings(): Promise<string> {
-  settings ??= (async () => {
-    mkdirSync(projectDir, { recursive: true });
-    writeFileSync(join(projectDir, "Pulumi.yaml"), stringifyYaml(header));
-    return stackWithSettings({ projectDir, stack, stateDir, emu, env });
-  })();
-  return settings;
+  mkdirSync(projectDir, { recursive: true });
+  writeFileSync(join(projectDir, "Pulumi.yaml"), stringifyYaml(header));
+  return stackWithSettings({ projectDir, stack, stateDir, emu, env });
 }
 
 beforeAll(async () => {
@@ -76,7 +72,7 @@ function kindOf(request: string): string {
 }
 
 describe("destroy of imported objects (real CLI, provider plugin)", () => {
-  it("sends no write for any kind and leaves every object as it was found", async () => {
+  it("sends no write for any kind and leaves every object as it was found; deleteAdoptedOnDestroy (a Member's removeFromOrganizationOnDestroy) added after the import makes it delete, one write each", async () => {
     const configFile = await stackSettings();
     const common = ["--stack", stack, "--config-file", configFile, "--non-interactive", "--color", "never"];
 
@@ -117,7 +113,25 @@ describe("destroy of imported objects (real CLI, provider plugin)", () => {
       BatchExportPause: exportId,
     };
     expect(Object.keys(objects).sort()).toEqual([...resourceNames].sort());
-    /** What PostHog shows of these objects. */
+
+    // The objects to delete, made outside Pulumi too.
+    const gone = {
+      project: (await ok("POST", `${org}/projects/`, { name: "To delete" })).id as number,
+      board: (await ok("POST", `${emu.project}/dashboards/`, { name: "To delete" })).id as number,
+      domain: (await ok("POST", `${org}/domains/`, { domain: "to-delete.example.com" })).id as string,
+      invite: (await ok("POST", `${org}/invites/`, { target_email: "to-delete@example.com", level: 1 }))
+        .id as string,
+      member: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d04", // Max Member, level 1 in the seed
+    };
+    const toDelete = [
+      { type: "posthog:index:Project", name: "delete-project", id: String(gone.project) },
+      { type: "posthog:index:Dashboard", name: "delete-dashboard", id: `${p}/${gone.board}` },
+      { type: "posthog:index:Domain", name: "delete-domain", id: gone.domain },
+      { type: "posthog:index:Invite", name: "delete-invite", id: gone.invite },
+      { type: "posthog:index:Member", name: "delete-member", id: gone.member },
+    ];
+
+    /** What PostHog shows of the objects to keep. */
     const found = async () => ({
       project: (await emu.call("GET", `${org}/projects/${project}/`)).status,
       dashboard: (await ok("GET", `${dash}/${board}/`)).deleted,
@@ -127,7 +141,11 @@ describe("destroy of imported objects (real CLI, provider plugin)", () => {
         .map((c) => c.user.uuid)
         .sort(),
       domain: (await ok("GET", `${org}/domains/${domain.id}/`)).is_verified,
-      invites: ((await ok("GET", `${org}/invites/`)).results as { id: string }[]).map((i) => i.id).sort(),
+      // Every pending invite but the one to delete.
+      invites: ((await ok("GET", `${org}/invites/`)).results as { id: string }[])
+        .map((i) => i.id)
+        .filter((id) => id !== gone.invite)
+        .sort(),
       level: ((await ok("GET", `${org}/members/`)).results as typeof members).find(
         (m) => m.user.uuid === mia.user.uuid,
       )?.level,
@@ -148,127 +166,107 @@ describe("destroy of imported objects (real CLI, provider plugin)", () => {
     writeFileSync(
       list,
       JSON.stringify({
-        resources: Object.entries(objects).map(([type, id]) => ({
-          type: `posthog:index:${type}`,
-          name: type.toLowerCase(),
-          id,
-        })),
+        resources: [
+          ...Object.entries(objects).map(([type, id]) => ({
+            type: `posthog:index:${type}`,
+            name: type.toLowerCase(),
+            id,
+          })),
+          ...toDelete,
+        ],
       }),
     );
     await requestsSince(emu);
     // Imported unprotected, so that destroy may remove them from the state.
-    const imported = await pulumi(["import", "--file", list, "--yes", "--protect=false", ...common], {
-      cwd: projectDir,
-      stateDir,
-      env,
-    });
+    const generated = join(work, "import.yaml");
+    const imported = await pulumi(
+      ["import", "--file", list, "--yes", "--protect=false", "--out", generated, ...common],
+      { cwd: projectDir, stateDir, env },
+    );
     expect(imported.exitCode, `${imported.stdout}${imported.stderr}`).toBe(0);
     expect((await requestsSince(emu)).filter((r) => !r.startsWith("GET "))).toEqual([]);
     const state = savedState({ projectDir, stack, stateDir });
     const posthog = (state.deployment.resources ?? []).filter((r) =>
       String(r.type).startsWith("posthog:index:"),
     );
-    expect(posthog).toHaveLength(resourceNames.length);
-
+    expect(posthog).toHaveLength(resourceNames.length + toDelete.length);
     expect(posthog.map((r) => r.protect ?? false)).toEqual(posthog.map(() => false));
+
+    // The generated code of the objects to delete, each resource told to delete its object on destroy, in the
+    // program; `up` of these alone (`--target`), the others left in the state as imported.
+    const code = parseYaml(readFileSync(generated, "utf8")) as {
+      resources: Record<string, { type: string; properties: Record<string, unknown> }>;
+    };
+    const resources = Object.fromEntries(
+      toDelete.map(({ name }) => {
+        const r = code.resources[name] as { type: string; properties: Record<string, unknown> };
+        expect(r, name).toBeDefined();
+        return [
+          name,
+          {
+            type: r.type,
+            properties: {
+              ...r.properties,
+              ...(name === "delete-member"
+                ? { removeFromOrganizationOnDestroy: true }
+                : { deleteAdoptedOnDestroy: true }),
+            },
+          },
+        ];
+      }),
+    );
+    writeFileSync(join(projectDir, "Pulumi.yaml"), stringifyYaml({ ...header, resources }));
+    const urnOf = (type: string, name: string) => `urn:pulumi:${stack}::${header.name}::${type}::${name}`;
+    const up = await pulumi(
+      [
+        "up",
+        "--yes",
+        "--skip-preview",
+        ...toDelete.flatMap((r) => ["--target", urnOf(r.type, r.name)]),
+        ...common,
+      ],
+      { cwd: projectDir, stateDir, env },
+    );
+    expect(up.exitCode, `${up.stdout}${up.stderr}`).toBe(0);
+
     await requestsSince(emu);
-    const destroyed = await pulumi(["destroy", "--yes", ...common], { cwd: projectDir, stateDir, env });
+    const destroyed = await pulumi(["destroy", "--yes", "--skip-preview", ...common], {
+      cwd: projectDir,
+      stateDir,
+      env,
+    });
     const output = `${destroyed.stdout}${destroyed.stderr}`;
     expect(destroyed.exitCode, output).toBe(0);
-    expect(output).toMatch(/- 10 deleted/); // the nine resources and the stack
+    expect(output).toMatch(/- 15 deleted/); // the nine kept, the five deleted and the stack
     // The providers' notes reach the CLI's output through the engine's Log RPC (provider/plugin/main.ts
     // forwardNotes), not only its debug log: one "destroy kept" warning per kept Project, say.
-    expect(output).toMatch(/warning: destroy kept Project \d+/);
+    expect(output).toMatch(new RegExp(`warning: destroy kept Project ${project}\\b`));
 
-    // Per kind, the requests destroy sent: reads only (the run's one access check, GET …/projects/, is the
-    // provider's, not the Project's: counted under Project).
+    // Per kind, the requests destroy sent: reads only for the objects to keep (the run's one access check,
+    // GET …/projects/, is the provider's, not the Project's: counted under Project), one write for each object to
+    // delete.
     const sent = await requestsSince(emu);
     const of = (kind: string) => sent.filter((r) => kindOf(r) === kind);
     if (process.env.SHOW_PLUGIN_RUN)
       process.stdout.write(
         `${JSON.stringify(Object.fromEntries(resourceNames.map((k) => [k, of(k)])), null, 1)}\n`,
       );
+    const deletes: Record<string, string[]> = {
+      Project: [`DELETE ${org}/projects/${gone.project}/`],
+      Dashboard: [`PATCH ${emu.project}/dashboards/${gone.board}/`],
+      Domain: [`DELETE ${org}/domains/${gone.domain}/`],
+      Invite: [`DELETE ${org}/invites/${gone.invite}/`],
+      Member: [`DELETE ${org}/members/${gone.member}/`],
+    };
     for (const kind of [...resourceNames, "other"])
       expect(
         of(kind).filter((r) => !r.startsWith("GET ")),
         `writes of ${kind}'s destroy`,
-      ).toEqual([]);
+      ).toEqual(deletes[kind] ?? []);
 
-    // Every object as it was found.
+    // Every object to keep as it was found; those deleted gone.
     expect(await found()).toEqual(before);
-  }, 600_000);
-
-  it("deleteAdoptedOnDestroy (a Member's removeFromOrganizationOnDestroy) added after the import: destroy deletes, one write each", async () => {
-    const dir = projectDir;
-    const state = stateDir;
-    const configFile = await stackSettings();
-    const common = ["--stack", stack, "--config-file", configFile, "--non-interactive", "--color", "never"];
-    const org = emu.org;
-    const project = (await ok("POST", `${org}/projects/`, { name: "To delete" })).id as number;
-    const board = (await ok("POST", `${emu.project}/dashboards/`, { name: "To delete" })).id as number;
-    const domain = (await ok("POST", `${org}/domains/`, { domain: "to-delete.example.com" })).id as string;
-    const invite = (await ok("POST", `${org}/invites/`, { target_email: "to-delete@example.com", level: 1 }))
-      .id as string;
-    const max = "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d04"; // Max Member, level 1 in the seed
-    const list = join(work, "delete.json");
-    writeFileSync(
-      list,
-      JSON.stringify({
-        resources: [
-          { type: "posthog:index:Project", name: "project", id: String(project) },
-          { type: "posthog:index:Dashboard", name: "dashboard", id: `${emu.projectId}/${board}` },
-          { type: "posthog:index:Domain", name: "domain", id: domain },
-          { type: "posthog:index:Invite", name: "invite", id: invite },
-          { type: "posthog:index:Member", name: "member", id: max },
-        ],
-      }),
-    );
-    const generated = join(work, "delete.yaml");
-    const imported = await pulumi(["import", "--file", list, "--yes", "--out", generated, ...common], {
-      cwd: dir,
-      stateDir: state,
-      env,
-    });
-    expect(imported.exitCode, `${imported.stdout}${imported.stderr}`).toBe(0);
-    // The generated code, unprotected, each resource told to delete its object on destroy.
-    const code = parseYaml(readFileSync(generated, "utf8")) as {
-      resources: Record<string, { type: string; properties: Record<string, unknown> }>;
-    };
-    const resources = Object.fromEntries(
-      Object.entries(code.resources).map(([name, r]) => [
-        name,
-        {
-          type: r.type,
-          properties: {
-            ...r.properties,
-            ...(name === "member"
-              ? { removeFromOrganizationOnDestroy: true }
-              : { deleteAdoptedOnDestroy: true }),
-          },
-        },
-      ]),
-    );
-    writeFileSync(join(dir, "Pulumi.yaml"), stringifyYaml({ ...header, resources }));
-    const up = await pulumi(["up", "--yes", "--skip-preview", ...common], { cwd: dir, stateDir: state, env });
-    expect(up.exitCode, `${up.stdout}${up.stderr}`).toBe(0);
-    await requestsSince(emu);
-    const destroyed = await pulumi(["destroy", "--yes", "--skip-preview", ...common], {
-      cwd: dir,
-      stateDir: state,
-      env,
-    });
-    expect(destroyed.exitCode, `${destroyed.stdout}${destroyed.stderr}`).toBe(0);
-    const writes = (await requestsSince(emu)).filter((r) => !r.startsWith("GET ")).sort();
-    expect(writes).toEqual(
-      [
-        `DELETE ${org}/domains/${domain}/`,
-        `DELETE ${org}/invites/${invite}/`,
-        `DELETE ${org}/members/${max}/`,
-        `DELETE ${org}/projects/${project}/`,
-        `PATCH ${emu.project}/dashboards/${board}/`,
-      ].sort(),
-    );
-    expect((await emu.call("GET", `${emu.project}/dashboards/${board}/`)).status).toBe(404); // soft-deleted
-    expect((await emu.call("GET", `${org}/projects/${project}/`)).status).toBe(404);
+    expect((await emu.call("GET", `${emu.project}/dashboards/${gone.board}/`)).status).toBe(404); // soft-deleted
+    expect((await emu.call("GET", `${org}/projects/${gone.project}/`)).status).toBe(404);
   }, 600_000);
 });

@@ -150,6 +150,5 @@ describe("a preview through the plugin proves the settings, changes or none (rea
     const calm = await run("preview", { refresh: true, expectNoChanges: true });
     expect(calm.ok, why(calm)).toBe(true);
     expect((await requestsSince()).filter((r) => !r.startsWith("GET "))).toEqual([]);
-    expect((await run("destroy")).ok).toBe(true);
   }, 600_000);
 });

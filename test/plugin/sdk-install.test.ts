@@ -7,9 +7,10 @@
  *   preview, up and destroy through the real CLI and its Node.js language host against the emulator; `pulumi about`
  *   lists posthog at package.json's version and the state's default provider is `default_<version>_<download URL>`.
  * - Python: `pip install --no-deps --no-build-isolation <clone>/sdk-gen/python` into a new virtual environment (no
- *   package index here: setuptools and wheel of Debian's Python, seen by a `--system-site-packages` venv, build it);
- *   `pip show` reports the version, and the installed pulumi-plugin.json names it. Not run: a program (no `pulumi`
- *   package for Python without PyPI).
+ *   package index here: setuptools and wheel of Debian's Python, seen by a `--system-site-packages` venv, build it;
+ *   the venv is made `--without-pip` and runs Debian's pip, seen the same way, as `<venv>/bin/python -m pip`, which
+ *   installs into the venv: no pip of its own to install first); `pip show` reports the version, and the installed
+ *   pulumi-plugin.json names it. Not run: a program (no `pulumi` package for Python without PyPI).
  * - Go: `go build ./... && go vet ./...` in sdk-gen/go, its module path the folder's (the program:
  *   test/plugin/go.test.ts).
  * - .NET: no .NET SDK here (nor NuGet): the files its build needs are checked (version.txt, the project's version
@@ -179,12 +180,12 @@ describe("the generated Node.js SDK, installed from its tarball, in a TypeScript
 });
 
 /**
- * A Python whose packages include setuptools and wheel, which build the SDK when no package index is reachable
- * (`--no-build-isolation`): Debian's (python3-setuptools, python3-wheel), whose venv sees them with
+ * A Python whose packages include pip, setuptools and wheel, which build the SDK when no package index is reachable
+ * (`--no-build-isolation`): Debian's (python3-pip, python3-setuptools, python3-wheel), whose venv sees them with
  * `--system-site-packages`; undefined when there is none.
  */
 const python = ["/usr/bin/python3", "python3"].find(
-  (p) => spawnSync(p, ["-c", "import setuptools, wheel, venv"]).status === 0,
+  (p) => spawnSync(p, ["-c", "import setuptools, wheel, venv, pip"]).status === 0,
 );
 /** What pip leaves in the SDK's folder when it builds there (ignored by its .gitignore and by gen-sdk --check). */
 const pipLeftovers = () =>
@@ -196,20 +197,19 @@ describe("the generated Python SDK", () => {
     () => {
       const before = pipLeftovers();
       const venv = join(work, "venv");
-      sh(python as string, ["-m", "venv", "--system-site-packages", venv], work);
-      const pip = join(venv, "bin", "pip");
+      sh(python as string, ["-m", "venv", "--system-site-packages", "--without-pip", venv], work);
+      const venvPython = join(venv, "bin", "python");
+      const pip = (...args: string[]) => sh(venvPython, ["-m", "pip", ...args], work, { PIP_NO_INDEX: "1" });
       try {
-        sh(pip, ["install", "--no-deps", "--no-build-isolation", join(sdkDir, "python")], work, {
-          PIP_NO_INDEX: "1",
-        });
+        pip("install", "--no-deps", "--no-build-isolation", join(sdkDir, "python"));
       } finally {
         for (const f of pipLeftovers())
           if (!before.includes(f)) rmSync(join(sdkDir, "python", f), { recursive: true, force: true });
       }
-      const show = sh(pip, ["show", "pulumi_posthog"], work);
+      const show = pip("show", "pulumi_posthog");
       expect(show).toMatch(new RegExp(`^Version: ${version.replaceAll(".", "\\.")}$`, "m"));
       const installed = sh(
-        join(venv, "bin", "python"),
+        venvPython,
         [
           "-c",
           "import importlib.util as u; print(u.find_spec('pulumi_posthog').submodule_search_locations[0])",

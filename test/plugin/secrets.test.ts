@@ -126,7 +126,7 @@ describe("secrets through the provider plugin (real Pulumi CLI, YAML)", () => {
     const secrets = { apiKey: emu.apiKey, apiToken: project.api_token, accessToken: sharing.access_token };
     for (const v of Object.values(secrets)) expect(v.length).toBeGreaterThan(8);
 
-    await run("preview", ["--json"]);
+    // `preview --json --refresh` below prints what `preview --json` does, after the refresh's events.
     await run("refresh", ["--json"]);
     await run("up", ["--debug"]);
     await run("preview", ["--json", "--refresh"]);

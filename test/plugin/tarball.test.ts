@@ -4,8 +4,9 @@
  * installs it with `pulumi plugin install resource posthog <version> --file <tarball>` into the test's own
  * PULUMI_HOME (inside the state directory: tools/pulumi.ts `pulumiEnv`), and Pulumi YAML programs whose Pulumi.yaml
  * names no plugin path run through it against the emulator: the installed plugin is the only posthog plugin the
- * CLI can find (ambient plugins ignored, no download). The program previewed through it then runs `up` and
- * `destroy` with no `node` on PATH at all: PATH holds only a folder with `pulumi` and `pulumi-language-yaml`.
+ * CLI can find (ambient plugins ignored, no download). Such a program runs `up` and `destroy` through it with no
+ * `node` on PATH at all (PATH holds only a folder with `pulumi` and `pulumi-language-yaml`), and its preview fails
+ * once the plugin is uninstalled.
  */
 import { spawnSync } from "node:child_process";
 import {
@@ -22,7 +23,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify as stringifyYaml } from "yaml";
-import { PULUMI_BIN, pulumi, pulumiEnv, pulumiOk, runStack, savedState } from "../../tools/pulumi";
+import { PULUMI_BIN, pulumi, pulumiEnv, pulumiOk, savedState } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { NO_POSTHOG_ENV, requireBuilt, root, stackWithSettings } from "./support";
 
@@ -35,7 +36,7 @@ const arch = process.arch === "arm64" ? "arm64" : "amd64";
 const tarball = join(work, "out", `pulumi-resource-posthog-v${version}-${process.platform}-${arch}.tar.gz`);
 let packed: { stdout: string; stderr: string; status: number | null };
 let emu: TestEmulator;
-/** The program that names no plugin path, and its stack settings file (the tests after its preview run it again). */
+/** The program that names no plugin path, and its stack settings file (the last test runs it again). */
 let tarballProject = "";
 let tarballConfig = "";
 /** A Pulumi YAML interpolation of `expr`. */
@@ -97,7 +98,7 @@ describe("the plugin tarball", () => {
     expect(mb).toBeLessThan(80);
   });
 
-  it("pulumi plugin install --file installs it, and a YAML program with no plugin path previews through it", async () => {
+  it("pulumi plugin install --file installs it; a YAML program with no plugin path runs up and destroy through it with no node on PATH: the tarball's own Node.js serves it", async () => {
     await pulumiOk(["plugin", "install", "resource", "posthog", version, "--file", tarball], {
       cwd: work,
       stateDir,
@@ -140,20 +141,8 @@ describe("the plugin tarball", () => {
       env,
       extra: `  posthog:projectId: "${emu.projectId}"\n`,
     });
+    const configFile = tarballConfig;
 
-    await emu.control("DELETE", "/requests");
-    const preview = await runStack({ operation: "preview", projectDir, stack, stateDir, env });
-    expect(preview.ok, `${JSON.stringify(preview.diagnostics)}\n${preview.output}`).toBe(true);
-    expect(preview.steps.map((s) => [s.name, s.type, s.op])).toEqual([
-      ["kpis", "posthog:index:Dashboard", "create"],
-    ]);
-    // The plugin read the emulator (getMember's list of members) and wrote nothing.
-    const log = await emu.requests();
-    expect(log.some((r) => r.method === "GET" && /\/members\//.test(r.path))).toBe(true);
-    expect(log.filter((r) => r.method !== "GET")).toEqual([]);
-  }, 300_000);
-
-  it("runs up and destroy of a YAML program with no node on PATH: the tarball's own Node.js serves it", async () => {
     // PATH: one folder with the CLI and the YAML language host, nothing else (no node, no shell tools).
     const bin = join(work, "no-node-bin");
     mkdirSync(bin, { recursive: true });
@@ -161,10 +150,6 @@ describe("the plugin tarball", () => {
       symlinkSync(join(PULUMI_BIN, tool), join(bin, tool));
     const path = bin;
     for (const dir of path.split(delimiter)) expect(existsSync(join(dir, "node")), dir).toBe(false);
-
-    // The program previewed above (a dashboard, and getMember's read), now created and destroyed.
-    const projectDir = tarballProject;
-    const configFile = tarballConfig;
     /** `pulumi <args>` in the program's folder with only `bin` on PATH. */
     const cli = (args: string[]) =>
       pulumi([...args, "--stack", stack, "--non-interactive", "--color", "never"], {
@@ -174,12 +159,24 @@ describe("the plugin tarball", () => {
         path: bin,
       });
 
+    await emu.control("DELETE", "/requests");
     const up = await cli(["up", "--yes", "--skip-preview", "--config-file", configFile]);
     expect(up.exitCode, `${up.stdout}${up.stderr}`).toBe(0);
-    // The stack's outputs, as the backend saved them (what `pulumi stack output` prints).
-    const stackResource = (savedState({ projectDir, stack, stateDir }).deployment.resources ?? []).find(
-      (r) => r.type === "pulumi:pulumi:Stack",
-    );
+    // The plugin read the emulator (getMember's list of members) and wrote only the dashboard.
+    const log = await emu.requests();
+    expect(log.some((r) => r.method === "GET" && /\/members\//.test(r.path))).toBe(true);
+    const writes = log.filter((r) => r.method !== "GET");
+    expect(writes.length).toBeGreaterThan(0);
+    for (const w of writes) expect(w.path, `${w.method} ${w.path}`).toMatch(/\/dashboards\//);
+    // The state, as the backend saved it (what `pulumi stack export` prints): the one dashboard, and the stack's
+    // outputs (what `pulumi stack output` prints).
+    const saved = savedState({ projectDir, stack, stateDir }).deployment.resources ?? [];
+    expect(
+      saved
+        .filter((r) => String(r.type).startsWith("posthog:"))
+        .map((r) => [String(r.urn).split("::").at(-1), r.type]),
+    ).toEqual([["kpis", "posthog:index:Dashboard"]]);
+    const stackResource = saved.find((r) => r.type === "pulumi:pulumi:Stack");
     const outputs = (stackResource?.outputs ?? {}) as { dashboardId?: string; mia?: string };
     expect(outputs.mia).toBe("0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d03"); // Mia Member's uuid in the seed
     const dashboardId = Number(outputs.dashboardId);

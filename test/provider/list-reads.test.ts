@@ -5,8 +5,8 @@
  * Through the REAL dynamic-provider host over gRPC against the emulator: the Reads of a refresh, for a 404 on each
  * list the refresh reads, each either fails naming the request (and that nothing was marked gone) or answers
  * exactly what a read without the fault answers, and none writes. That the engine then keeps the state as it was
- * (a failed Read changes nothing) and the next `up` writes nothing, test/stack/list-reads.test.ts proves through
- * the real Pulumi CLI for the dashboards and invites lists.
+ * (a failed Read changes nothing) and the next `up` writes nothing but what the program changed,
+ * test/stack/list-reads.test.ts proves through the real Pulumi CLI for the dashboards and invites lists.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ProviderHost } from "../../tools/provider-host";

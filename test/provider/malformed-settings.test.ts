@@ -2,10 +2,10 @@
  * Issue 28, item 2, at the provider level: malformed settings refused by the provider's Check, naming the setting
  * and where it came from, before any request, through the REAL dynamic-provider host over gRPC against the
  * emulator. A preview and an `up` both start with that Check (an `up` calls Create only after it passes), so a
- * failing Check is what both show. That the engine shows it in `pulumi preview` and in `pulumi up`, for a setting
- * from an environment variable and one from the stack config, is proved through the real CLI in
- * test/stack/preview-promise.test.ts (POSTHOG_HOST, posthog:organizationId); the cases here cover the other
- * settings and sources the same way, without a CLI run each.
+ * failing Check is what both show. That the engine shows it in `pulumi preview`, for a setting from an environment
+ * variable and one from the stack config, is proved through the real CLI in test/stack/preview-promise.test.ts
+ * (POSTHOG_HOST, posthog:organizationId); that an `up` fails on the same Check, here; the cases here cover the
+ * other settings and sources the same way, without a CLI run each.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serializeProvider, startEnvHost, startTestEmulator, type TestEmulator, urnOf } from "./harness";

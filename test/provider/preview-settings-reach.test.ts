@@ -5,9 +5,9 @@
  * dynamic-provider host over gRPC against the emulator. Each run below is a new host process, as the engine starts
  * one per run: a preview's Checks (the SDK's `__resource.preview`) of a resource in the state with nothing to change
  * and of a new one; a refresh's Read (the nightly `preview --refresh`); an `up`'s Check (no request) then Create.
- * That the engine shows these failures in `pulumi preview`, with changes and with none and with `--refresh`, and in
- * `pulumi up`, is proved through the real CLI in test/stack/preview-promise.test.ts with a wrong API key: the same
- * access check, the same paths through the engine.
+ * That the engine shows these failures in `pulumi preview`, with nothing to change and with `--refresh`, is proved
+ * through the real CLI in test/stack/preview-promise.test.ts with a wrong API key (the same access check, the same
+ * paths through the engine); with changes and in `up`, for that key, in test/provider/key-invite-restriction.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ProviderHost } from "../../tools/provider-host";

@@ -1,31 +1,62 @@
 import { describe, expect, it } from "vitest";
-import { errorsOf, exportStack, type RunResult } from "../../tools/pulumi";
+import { type EngineEvent, errorsOf, exportStack, type RunResult, summarize } from "../../tools/pulumi";
+import { filesUnder } from "../support/files";
 import { type Declared, fixtureDir, useFixtureProgram } from "./fixture-program";
 
+// Three cases on one stack of a program using the SDK, run through the real Pulumi CLI against the emulator, in
+// order: each later case's runs are also later runs of the earlier cases' resources, and the last case searches
+// the output of every run of the stack.
+//
 // Issue 27, point 2: a failed list read is not an empty list. One 404 (with PostHog's error body) on a list read
 // during `refresh` used to mark every dashboard of the project `deleted`, drop the Invites, Members and
 // Collaborators from the state and exit 0; the next `up` sent the invited person a second invitation. An object
 // is gone only when a read of that object says so (a 404 on its own URL, or a list answered with 200 that lacks
-// it). A program using the SDK runs through the real Pulumi CLI against the emulator.
+// it). That the provider's Reads, for a 404 on each list a refresh reads (dashboards, invites, members,
+// collaborators), either fail naming the request or answer as without the fault, and write nothing,
+// test/provider/list-reads.test.ts proves through the real provider host. Here is what the engine adds, for the
+// dashboards list (every Read answers) and the invites list (a Read fails, so the refresh fails): the state is kept
+// exactly as it was, and the next `up` writes nothing but what the program changed.
 //
-// That the provider's Reads, for a 404 on each list a refresh reads (dashboards, invites, members, collaborators),
-// either fail naming the request or answer as without the fault, and write nothing, test/provider/list-reads.test.ts
-// proves through the real provider host. Here is what the engine adds, for the dashboards list (every Read answers)
-// and the invites list (a Read fails, so the refresh fails): the state is kept exactly as it was, and the next `up`
-// writes nothing.
+// Issue 12, point 5: after a refresh, a level-only change of a Member (declared by e-mail or by user UUID) shows
+// only ~level; before, the refreshed inputs named the member by user UUID, so it showed ~email, ~level, ~userUuid.
+//
+// Issue 34, point 3 (b): `pulumi up --json` printed a Project's apiToken and a sharing's accessToken in clear, in
+// `debug:` diagnostic events. Every output stream of every run of the stack (`up`, the refreshes, `preview --refresh`
+// and `destroy`, each with --json, and `up --debug`) and every file of the backend is searched for the API
+// key and each secret output's value. The provider returns them as secrets (the SDK classes'
+// additionalSecretOutputs; the state holds them encrypted): the one place they are in clear is Pulumi's own Node.js
+// runtime, which logs every RegisterResource answer at debug level (`RegisterResource RPC finished: … resp: …`,
+// @pulumi/pulumi runtime/resource.js), the secret envelope's value included, and which `--json` and `--debug` print.
+// The test proves that this is the only place (docs/troubleshooting.md says how to keep it out of CI logs).
 const MIA = { uuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d03", email: "mia.member@example.com" };
 const MAX = { uuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d04" };
 
 const fx = useFixtureProgram({ prefix: "list-reads" });
+const s = fx.stack("lists");
 const why = (r: RunResult) => `${JSON.stringify(r.diagnostics, null, 1)}\n${r.output}`;
+/** Every run of the stack, in order: the last case searches their output. */
+const runs: RunResult[] = [];
+/** Runs `operation` of `program` on the stack and keeps the result in {@link runs}. */
+async function run(
+  operation: "up" | "preview" | "refresh" | "destroy",
+  program: Declared,
+  more: Parameters<typeof s.run>[2] = {},
+): Promise<RunResult> {
+  const r = await s.run(operation, program, more);
+  runs.push(r);
+  return r;
+}
+/** The program of the first case (set by it), and the same with both Members' level changed (the second case). */
+let program: Declared = [];
+let raised: Declared = [];
 
 /** The custom resources of the stack's state (secrets shown): name → {id, inputs, outputs}; its pending operations. */
-async function stateOf(stack: { name: string; stateDir: string; env(): Record<string, string> }) {
+async function stateOf() {
   const exported = await exportStack({
     projectDir: fixtureDir,
-    stack: stack.name,
-    stateDir: stack.stateDir,
-    env: stack.env(),
+    stack: s.name,
+    stateDir: s.stateDir,
+    env: s.env(),
     extra: ["--show-secrets"], // the plain values: the ciphertext of a secret changes at every save
   });
   const resources = Object.fromEntries<{ id: unknown; inputs: unknown; outputs: unknown }>(
@@ -39,38 +70,40 @@ async function stateOf(stack: { name: string; stateDir: string; env(): Record<st
   return { resources, pending: exported.deployment.pending_operations ?? [] };
 }
 
-describe("a failed list read is not an empty list (real Pulumi CLI)", () => {
-  it("a 404 on the dashboards list or the invites list during a refresh keeps every resource in the state; the next up writes nothing", async () => {
-    const s = fx.stack("lists");
-    const base: Declared = [
+/** The Node.js runtime's own debug line of a RegisterResource answer, as a --json event or a --debug line. */
+const RUNTIME_LOG = /RegisterResource RPC finished: resource:/;
+
+describe("one stack: failed list reads, a Member's level-only change, secrets in the output (real Pulumi CLI)", () => {
+  it("a 404 on the dashboards list or the invites list during a refresh keeps every resource in the state", async () => {
+    // A dashboard made outside the program, whose collaborator and sharing the program manages.
+    const emu = fx.emu();
+    const made = await emu.call("POST", `${emu.project}/dashboards/`, {
+      body: { name: "Shared by Pulumi", restriction_level: 37 }, // collaborators need restrictionLevel 37
+    });
+    const sharedId = (made.body as { id: number }).id;
+    program = [
       ["Dashboard", "kpis", { name: "List reads", restrictionLevel: 37 }],
       ["Invite", "jane", { targetEmail: "jane.lists@example.com", sendEmail: false }],
       ["Member", "mia", { email: MIA.email, level: "member", retainOnDelete: true }],
+      ["Member", "max", { userUuid: MAX.uuid, level: "member", retainOnDelete: true }],
+      ["DashboardCollaborator", "max-shared", { dashboardId: sharedId, userUuid: MAX.uuid }],
+      ["DashboardSharing", "shared", { dashboardId: sharedId, enabled: true }],
+      ["Project", "web", { name: "Secret outputs web" }],
     ];
-    const first = await s.run("up", base);
+    const first = await run("up", program, { args: ["--json"] });
     expect(first.ok, why(first)).toBe(true);
     // The dashboard's id, from PostHog (the one dashboard of that name): the state's is compared with it below.
-    const boards = (await fx.emu().call("GET", `${fx.emu().project}/dashboards/?limit=1000`)).body as {
+    const boards = (await emu.call("GET", `${emu.project}/dashboards/?limit=1000`)).body as {
       results: { id: number; name: string }[];
     };
     const named = boards.results.filter((d) => d.name === "List reads");
     expect(named).toHaveLength(1);
     const dashboardId = Number(named[0]?.id);
     expect(dashboardId).toBeGreaterThan(0);
-    const program: Declared = [
-      ...base,
-      ["DashboardCollaborator", "max-kpis", { dashboardId, userUuid: MAX.uuid }],
-      ["DashboardSharing", "kpis-sharing", { dashboardId, enabled: true }],
-    ];
-    const second = await s.run("up", program);
-    expect(second.ok, why(second)).toBe(true);
-    // A refresh without a fault first: it records what PostHog now reports (the dashboard is shared since the
-    // last up), the state each refresh with a failed list read must then leave exactly as it is.
-    const clean = await s.run("refresh", program);
-    expect(clean.ok, why(clean)).toBe(true);
-    const beforeState = await stateOf(s);
+    // The state the up left: each refresh with a failed list read must leave it exactly as it is.
+    const beforeState = await stateOf();
     const before = beforeState.resources;
-    expect(Object.keys(before).sort()).toEqual(["jane", "kpis", "kpis-sharing", "max-kpis", "mia"]);
+    expect(Object.keys(before).sort()).toEqual(["jane", "kpis", "max", "max-shared", "mia", "shared", "web"]);
     expect(Number(before.kpis?.id)).toBe(dashboardId);
 
     const lists = [
@@ -78,12 +111,12 @@ describe("a failed list read is not an empty list (real Pulumi CLI)", () => {
       { list: "invites", path: "/invites/$" },
     ];
     for (const { list, path } of lists) {
-      const armed = await fx.emu().control("POST", "/faults", { method: "GET", path, status: 404 });
+      const armed = await emu.control("POST", "/faults", { method: "GET", path, status: 404 });
       expect(armed.status).toBe(201);
-      await fx.emu().control("DELETE", "/requests");
-      const refresh = await s.run("refresh", program);
-      await fx.emu().control("DELETE", "/faults");
-      const seen = await fx.emu().requests();
+      await emu.control("DELETE", "/requests");
+      const refresh = await run("refresh", program, { args: ["--json"] });
+      await emu.control("DELETE", "/faults");
+      const seen = await emu.requests();
       const failedLists = seen.filter((r) => r.status === 404);
       expect(
         failedLists.length,
@@ -100,7 +133,7 @@ describe("a failed list read is not an empty list (real Pulumi CLI)", () => {
         `${list}: the refresh`,
       ).toEqual([]);
       // Nothing left the state, nothing is marked deleted, no id changed.
-      const afterState = await stateOf(s);
+      const afterState = await stateOf();
       const after = afterState.resources;
       expect(Object.keys(after).sort(), `${list}: ${why(refresh)}`).toEqual(Object.keys(before).sort());
       for (const [name, r] of Object.entries(after)) {
@@ -112,16 +145,117 @@ describe("a failed list read is not an empty list (real Pulumi CLI)", () => {
       // proves it writes nothing.
       expect(afterState, `${list}: the state after the refresh`).toEqual(beforeState);
     }
-    // The next up writes nothing: no second invitation, no restored dashboard (and plans no change at all).
-    await fx.emu().control("DELETE", "/requests");
-    const up = await s.run("up", program, { expectNoChanges: true });
+    // The dashboards list's refresh succeeded (every Read answers): the next case's change comes after a refresh
+    // that saved every Read's answer.
+    expect(runs[1]?.ok, runs[1] && why(runs[1])).toBe(true);
+  }, 900_000);
+
+  it("the next up writes nothing but the declared change: after a refresh, a level-only change of a Member shows only ~level (declared by e-mail or by user UUID); a refresh and a preview then find nothing to change", async () => {
+    expect(program.length).toBeGreaterThan(0);
+    const emu = fx.emu();
+    raised = program.map(([type, name, args]) =>
+      type === "Member" ? [type, name, { ...args, level: "admin" }] : [type, name, args],
+    );
+    // The next up, after the refreshes with a failed list read (the first of which saved every Read's answer),
+    // with both Members' level raised. Before: the refreshed inputs named the member by user UUID, so this showed
+    // ~email, ~level, ~userUuid.
+    await emu.control("DELETE", "/requests");
+    const up = await run("up", raised, { args: ["--debug"] });
     expect(up.ok, why(up)).toBe(true);
-    const writes = (await fx.emu().requests()).filter((r) => r.method !== "GET");
-    expect(
-      writes.map((w) => `${w.method} ${w.path}`),
-      "the up after the refreshes",
-    ).toEqual([]);
-    const quiet = await s.run("preview", program, { refresh: true, expectNoChanges: true });
-    expect(quiet.ok, why(quiet)).toBe(true);
-  }, 300_000);
+    const changes = (r: RunResult) =>
+      r.steps
+        .filter((x) => x.op !== "same")
+        .map((x) => [x.op, x.name, x.diffs])
+        .sort((a, b) => String(a[1]).localeCompare(String(b[1])));
+    expect(changes(up)).toEqual([
+      ["update", "max", ["level"]],
+      ["update", "mia", ["level"]],
+    ]);
+    expect(up.counts.same).toBe(program.length - 2);
+    // It writes nothing else: no second invitation, no restored dashboard; just the two levels.
+    const writes = (await emu.requests()).filter((r) => r.method !== "GET");
+    expect(writes.map((w) => `${w.method} ${w.path}`).sort(), "the up after the refreshes").toEqual(
+      [`PATCH ${emu.org}/members/${MAX.uuid}/`, `PATCH ${emu.org}/members/${MIA.uuid}/`].sort(),
+    );
+    // A refresh then a preview, as one `preview --refresh`: its refresh steps (op "refresh" in its event log) find
+    // every resource as the state holds it (no drift: the diff, made against the outputs, is a plain preview's),
+    // and it plans no change.
+    const events: EngineEvent[] = [];
+    const preview = await run("preview", raised, {
+      refresh: true,
+      expectNoChanges: true,
+      args: ["--json"],
+      onEvent: (e) => events.push(e),
+    });
+    expect(preview.ok, why(preview)).toBe(true);
+    const refresh = summarize(
+      events.filter((e) => e.resOutputsEvent?.metadata.op === "refresh"),
+      "refresh",
+    );
+    // (steps are listed as they finish: they run in parallel, in any order)
+    expect(refresh.steps.map((x) => `${x.op} ${x.name}`).sort(), why(preview)).toEqual(
+      program.map(([, name]) => `same ${name}`).sort(),
+    );
+    expect(preview.counts).toMatchObject({ update: 0, replace: 0, same: program.length });
+    // The resource name the SDK passes for these checks never reaches the state.
+    const state = await stateOf();
+    expect(Object.keys(state.resources).length).toBe(program.length);
+    expect(JSON.stringify(state)).not.toContain("__resourceName");
+  }, 900_000);
+
+  it("secret outputs and the API key appear in clear only in the Node.js runtime's own RegisterResource debug lines of every run; never in the backend", async () => {
+    expect(raised.length).toBeGreaterThan(0);
+    const emu = fx.emu();
+    const projects = (await emu.call("GET", `/api/organizations/${emu.organizationId}/projects/?limit=100`))
+      .body as { results: { id: number; name: string }[] };
+    const web = projects.results.find((p) => p.name === "Secret outputs web");
+    const project = (await emu.call("GET", `/api/organizations/${emu.organizationId}/projects/${web?.id}/`))
+      .body as { api_token: string; live_events_token?: string | null };
+    const boards = (await emu.call("GET", `${emu.project}/dashboards/?limit=1000`)).body as {
+      results: { id: number; name: string }[];
+    };
+    const sharedId = boards.results.find((d) => d.name === "Shared by Pulumi")?.id;
+    const sharing = (await emu.call("GET", `${emu.project}/dashboards/${sharedId}/sharing/`)).body as {
+      access_token: string;
+    };
+    const secrets: Record<string, string> = {
+      apiKey: emu.apiKey,
+      apiToken: project.api_token,
+      accessToken: sharing.access_token,
+    };
+    for (const v of Object.values(secrets)) expect(v.length).toBeGreaterThan(8);
+    const backend = filesUnder(s.stateDir);
+    const destroy = await run("destroy", raised, { args: ["--json"] });
+    expect(destroy.ok, why(destroy)).toBe(true);
+    // The runs searched: up (--json, and --debug), the refreshes, preview --refresh and destroy (--json).
+    expect(runs.map((r) => r.operation)).toEqual(["up", "refresh", "refresh", "up", "preview", "destroy"]);
+
+    for (const [what, value] of Object.entries(secrets)) {
+      // The backend: checkpoints, backups, history, event logs.
+      const files = [...backend, ...filesUnder(s.stateDir)].filter((f) => f.text.includes(value));
+      expect(
+        files.map((f) => f.path),
+        `${what} in the backend`,
+      ).toEqual([]);
+      // The output streams: with --json, each line (an event) that holds the value is the runtime's debug event;
+      // in text (--debug), the value appears no more often than in the runtime's debug messages the run logged.
+      const count = (text: string) => text.split(value).length - 1;
+      for (const r of runs) {
+        expect(JSON.stringify(r.diagnostics.filter((d) => !RUNTIME_LOG.test(d.message)))).not.toContain(
+          value,
+        );
+        const runtime = r.diagnostics.filter((d) => RUNTIME_LOG.test(d.message)).map((d) => d.message);
+        if (r.output.startsWith("{")) {
+          const lines = r.output.split("\n").filter((l) => l.includes(value));
+          for (const line of lines) expect(line, `${what} in ${r.operation} --json`).toMatch(RUNTIME_LOG);
+        } else {
+          expect(count(r.output), `${what} in ${r.operation} --debug`).toBeLessThanOrEqual(
+            count(runtime.join("\n")),
+          );
+        }
+      }
+    }
+    // The key never, not even there.
+    for (const r of runs) expect(r.output).not.toContain(emu.apiKey);
+  }, 900_000);
 });

@@ -18,13 +18,27 @@ import { prepareStack } from "./look-alikes-support";
 // one at a time, each journaled with the ids that existed before it, so a later run (or the same one) adopts
 // exactly the object each interrupted create made. A program using the SDK, through the real Pulumi CLI.
 //
-// The three cases run in order on one stack: each one's program is the previous one's plus dashboards of a name of
-// its own, so the ups of a later case are also later ups of the earlier cases' dashboards (which must make none),
-// and one destroy at the end removes them all. The dashboards' delete (a soft delete) is proved by
+// Issue 34, point 1: a create still under way at PostHog when the client's headers timeout fires (30 s by default)
+// used to be declared "did not apply" from one list read, and the next `up` made it again (20 dashboards on the
+// server for 12 declared). Now its outcome stays unknown: the run fails naming it and what the next `up` will do,
+// its journal entry is kept, and the next `up`, once PostHog applied the held creates, adopts each one's object.
+//
+// The cases run in order on one stack: each one's program is the previous one's plus dashboards of a name of its
+// own, so the ups of a later case are also later ups of the earlier cases' dashboards (which must make none), and
+// one preview and one destroy at the end cover them all. The dashboards' delete (a soft delete) is proved by
 // test/provider/dashboards.test.ts and, through the real CLI, by test/stack/gitops.test.ts.
 const fx = useFixtureProgram({ prefix: "look-alikes" });
 const s = fx.stack("twins");
 const why = (r: RunResult) => `${JSON.stringify(errorsOf(r), null, 1)}\n${r.output}`;
+/**
+ * The journal of the first two cases (the second's up adopts what the first's left unknown), and the in-run reads of
+ * a create whose outcome is unknown: 2 s instead of 15, to keep the test short.
+ */
+const firstEnv = () => ({
+  ...s.env(),
+  POSTHOG_CREATE_JOURNAL_DIR: join(fx.work, "journal-first"),
+  POSTHOG_LOST_CREATE_WAIT: "2",
+});
 
 /** The live (not soft-deleted) dashboards of the emulator's project named `name`, by id. */
 async function live(name: string): Promise<number[]> {
@@ -37,15 +51,24 @@ async function live(name: string): Promise<number[]> {
     .sort((a, b) => a - b);
 }
 
+/** The live dashboards of the emulator's project whose name starts with `prefix`. */
+async function liveStartingWith(prefix: string): Promise<{ id: number; name: string }[]> {
+  const body = (await fx.emu().call("GET", `${fx.emu().project}/dashboards/?limit=1000`)).body as {
+    results: { id: number; name: string; deleted?: boolean }[];
+  };
+  return body.results.filter((d) => d.name.startsWith(prefix) && d.deleted !== true);
+}
+
 /**
  * The ids of the dashboards named `name` that the stack's state holds: read from the local backend's checkpoint
  * (`<stateDir>/.pulumi/stacks/fx/<stack>.json`, what `pulumi stack export` prints), without a CLI run.
  */
-function stateIds(stack: FixtureStack, name: string): number[] {
+function stateIds(stack: FixtureStack, name: string | RegExp): number[] {
   const resources = (savedState({ projectDir: fixtureDir, stack: stack.name, stateDir: stack.stateDir })
     .deployment.resources ?? []) as { type: string; id?: string; inputs?: { name?: unknown } }[];
+  const named = (n: unknown) => (typeof name === "string" ? n === name : name.test(String(n)));
   return resources
-    .filter((r) => r.type.endsWith("posthog:Dashboard") && r.inputs?.name === name)
+    .filter((r) => r.type.endsWith("posthog:Dashboard") && named(r.inputs?.name))
     .map((r) => Number(r.id))
     .sort((a, b) => a - b);
 }
@@ -54,14 +77,26 @@ function stateIds(stack: FixtureStack, name: string): number[] {
 const twins = (key: string, name: string, n: number): Declared =>
   Array.from({ length: n }, (_, i) => ["Dashboard", `${key}-${i}`, { name }] as Declared[number]);
 
+const HELD = /^Held /;
 const LOST = "Lost twin";
 const KILLED = "Answered then killed";
 const TWELVE = "Twelve twins";
-/** Each case's program: the previous case's plus its own dashboards. */
-const lostProgram = twins("lost", LOST, 3);
-const killedProgram = [...lostProgram, ...twins("killed", KILLED, 2)];
-const twelveProgram = [...killedProgram, ...twins("twelve", TWELVE, 12)];
-/** The ids the first and second cases left (the later cases' ups must leave them as they are). */
+/**
+ * Each case's program: its own dashboards, then the previous case's (declared first, its own are registered first,
+ * so the engine has sent each of their creates before any step of the others can hold it up).
+ */
+const heldProgram: Declared = [
+  ["Dashboard", "kk-1", { name: "Held kk-1" }],
+  ["Dashboard", "kk-2", { name: "Held kk-2" }],
+  ["Dashboard", "kk-3", { name: "Held kk-3" }],
+  ["Dashboard", "twin-a", { name: "Held twin" }],
+  ["Dashboard", "twin-b", { name: "Held twin" }],
+];
+const lostProgram = [...twins("lost", LOST, 3), ...heldProgram];
+const killedProgram = [...twins("killed", KILLED, 2), ...lostProgram];
+const twelveProgram = [...twins("twelve", TWELVE, 12), ...killedProgram];
+/** The ids the earlier cases left (the later cases' ups must leave them as they are). */
+let heldIds: number[] = [];
 let lostIds: number[] = [];
 let killedIds: number[] = [];
 
@@ -87,10 +122,32 @@ async function holdDashboardPosts() {
 }
 
 describe("look-alike objects and lost creates (real Pulumi CLI)", () => {
-  it("two lost answers among three dashboards of one name: up adopts each one's own dashboard, no duplicate; later ups make none", async () => {
-    const journal = join(fx.work, "journal-lost");
-    const env = { ...s.env(), POSTHOG_CREATE_JOURNAL_DIR: journal };
-    const NAME = LOST;
+  it("creates held at PostHog past the client's headers timeout (distinct and look-alike names): the run fails naming each unknown outcome, and nothing is made", async () => {
+    // Every dashboard POST waits at the emulator until released: past the client's headers timeout, 3 s here
+    // instead of the default 30 s (the later runs keep the default).
+    const { hold } = await holdDashboardPosts();
+    const first = await s.run("up", heldProgram, {
+      env: { ...firstEnv(), POSTHOG_HEADERS_TIMEOUT_MS: "3000" },
+    });
+    expect(first.ok).toBe(false);
+    const messages = errorsOf(first).join("\n");
+    for (const name of ["Held kk-1", "Held kk-2", "Held kk-3", "Held twin"]) {
+      expect(messages).toContain(`Dashboard "${name}": the outcome of its create is unknown`);
+    }
+    expect(messages).toContain("UND_ERR_HEADERS_TIMEOUT");
+    expect(messages).toContain("The next pulumi up looks for it first");
+    expect(messages).not.toMatch(/did not apply/);
+    expect(await liveStartingWith("Held")).toEqual([]);
+    // PostHog applies every held create after the run ended.
+    const released = (await fx.emu().control("POST", `/holds/${hold.id}/release`, {})).body as {
+      released: number;
+    };
+    await fx.emu().control("DELETE", "/holds");
+    await expect.poll(async () => (await liveStartingWith("Held")).length).toBe(released.released);
+    expect(released.released).toBeGreaterThan(0);
+  }, 600_000);
+
+  it("the next up adopts each held create's dashboard, and, with two lost answers among three new dashboards of one name, each one's own: exactly the declared count, all in the state", async () => {
     const program = lostProgram;
     // The emulator applies the POST, then drops the connection: the create's answer is lost.
     await fx.emu().control("POST", "/faults", {
@@ -99,23 +156,34 @@ describe("look-alike objects and lost creates (real Pulumi CLI)", () => {
       dropResponse: true,
       times: 2,
     });
-    const up = await s.run("up", program, { env });
+    await fx.emu().control("DELETE", "/requests");
+    const up = await s.run("up", program, { env: firstEnv() });
     await fx.emu().control("DELETE", "/faults");
     expect(up.ok, why(up)).toBe(true);
-    const ids = await live(NAME);
+    // Three creates, the lost ones' (the first two lost their answer); the held ones are adopted with none.
+    const posts = (await fx.emu().requests()).filter(
+      (r) => r.method === "POST" && /\/dashboards\/$/.test(r.path),
+    );
+    expect(posts, why(up)).toHaveLength(3);
+    const held = await liveStartingWith("Held");
+    expect(held.map((d) => d.name).sort()).toEqual(
+      ["Held kk-1", "Held kk-2", "Held kk-3", "Held twin", "Held twin"].sort(),
+    );
+    heldIds = held.map((d) => d.id).sort((a, b) => a - b);
+    expect(stateIds(s, HELD)).toEqual(heldIds);
+    const ids = await live(LOST);
     expect(ids).toHaveLength(3);
-    expect(stateIds(s, NAME)).toEqual(ids);
-    // A later up makes nothing: the next cases' ups run this program too, and check these three are left as they
-    // are.
+    expect(stateIds(s, LOST)).toEqual(ids);
+    // A later up makes nothing: the next cases' ups run this program too, and check these are left as they are.
     lostIds = ids;
-  }, 300_000);
+  }, 600_000);
 
   // Issue 34, point 2: dashboards of one name, the first create answered and the CLI killed (kill -9) before the
   // engine records it, while the second is held at PostHog; then `pulumi cancel` and `up`, with PostHog applying the
   // held create only once that `up` has looked for it (2 s after its first list read). Before, the next up took
   // "none listed" for "not applied" and made the second dashboard again (3 on the server for 2 declared; 7 for 6 in
   // the issue); now it reads again until it appears and adopts it, and adopts the answered one from the journal.
-  it("two of one name, the CLI killed right after an answer with the next create held, applied only during the next up: exactly two, all in the state; the first case's three untouched", async () => {
+  it("two of one name, the CLI killed right after an answer with the next create held, applied only during the next up: exactly two, all in the state; the earlier cases' untouched", async () => {
     const journal = join(fx.work, "journal-answered-killed");
     const env = { ...s.env(), POSTHOG_CREATE_JOURNAL_DIR: journal, POSTHOG_LOST_CREATE_WAIT: "30" };
     const NAME = KILLED;
@@ -153,10 +221,13 @@ describe("look-alike objects and lost creates (real Pulumi CLI)", () => {
     const after = await live(NAME);
     expect(after, "the server holds exactly the two dashboards the program declares").toHaveLength(2);
     expect(stateIds(s, NAME)).toEqual(after);
-    // The first case's dashboards: these ups (its second and third) made none and lost none.
+    // The earlier cases' dashboards: these ups made none and lost none.
     expect(lostIds).toHaveLength(3);
     expect(await live(LOST)).toEqual(lostIds);
     expect(stateIds(s, LOST)).toEqual(lostIds);
+    expect(heldIds).toHaveLength(5);
+    expect((await liveStartingWith("Held")).map((d) => d.id).sort((a, b) => a - b)).toEqual(heldIds);
+    expect(stateIds(s, HELD)).toEqual(heldIds);
     killedIds = after;
     for (const { pid } of processesWithMarker(`POSTHOG_CREATE_JOURNAL_DIR=${journal}\0`))
       process.kill(pid, "SIGKILL");
@@ -212,9 +283,12 @@ describe("look-alike objects and lost creates (real Pulumi CLI)", () => {
     expect(await live(KILLED)).toEqual(killedIds);
     expect(stateIds(s, LOST)).toEqual(lostIds);
     expect(stateIds(s, KILLED)).toEqual(killedIds);
+    expect((await liveStartingWith("Held")).map((d) => d.id).sort((a, b) => a - b)).toEqual(heldIds);
+    expect(stateIds(s, HELD)).toEqual(heldIds);
     const quiet = await s.run("preview", program, { env, expectNoChanges: true });
     expect(quiet.ok, why(quiet)).toBe(true);
     expect((await s.run("destroy", program, { env })).ok).toBe(true);
     for (const name of [LOST, KILLED, TWELVE]) expect(await live(name), name).toEqual([]);
+    expect(await liveStartingWith("Held")).toEqual([]);
   }, 600_000);
 });

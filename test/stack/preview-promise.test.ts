@@ -5,8 +5,9 @@ import { type Declared, fixtureDir, useFixtureProgram } from "./fixture-program"
 
 // Issue 28, item 2: a pull request's `pulumi preview` is the promise that `pulumi up` on merge works. A program
 // using the SDK (test/stack/fixtures/posthog) runs through the real Pulumi CLI against the emulator. Before the
-// fix each preview below exited 0 and only `up` failed (or stored what PostHog refuses). Every preview here
-// writes nothing (the emulator's request log).
+// fix each refusing preview below exited 0 and only `up` failed (or stored what PostHog refuses). Issue 28, item 5:
+// a preview that will adopt an existing object says which one; before the fix it said nothing of it. Every
+// preview here writes nothing (the emulator's request log).
 const fx = useFixtureProgram({ prefix: "preview-promise" });
 let counter = 0;
 
@@ -49,8 +50,8 @@ function newStack() {
 
 let refusing: ReturnType<typeof newStack> | undefined;
 /**
- * The one stack of the cases whose preview and up fail before any request: they leave it empty as they found it
- * (each case writes its own settings), so they share it (each new stack costs a `pulumi stack init`).
+ * The one stack of the cases whose preview fails before any request: they leave it empty as they found it (each
+ * case writes its own settings), so they share it (each new stack costs a `pulumi stack init`).
  */
 const refusingStack = () => {
   refusing ??= newStack();
@@ -63,6 +64,13 @@ const requestsSince = () => requestsOf(fx.emu());
 /** The run's diagnostics and printed output, for an assertion's message. */
 const why = (r: RunResult) => `${JSON.stringify(r.diagnostics, null, 1)}\n${r.output}`;
 
+/** What the run printed and reported, as one text. */
+const said = (r: RunResult) => `${r.output}\n${r.diagnostics.map((d) => d.message).join("\n")}`;
+
+/** A member and a batch export the emulator starts with (adopted by a preview below). */
+const MIA = { uuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d03", email: "mia.member@example.com" };
+const EXPORT = { id: "9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c01", name: "Events to S3" };
+
 /** The distinct error messages of a run, each with the resource's name prefix taken off. */
 const errorTexts = (r: RunResult) => [...new Set(errorsOf(r).map((e) => e.replace(/^[^:]*: /, "")))];
 
@@ -70,7 +78,9 @@ describe("preview refuses malformed settings as up does, naming the setting and 
   const program: Declared = [["Dashboard", "board", { name: "Board" }]];
   // One setting from an environment variable and one from the stack config, through the engine. The provider's
   // Check refuses the others the same way (posthog:host with another scheme, POSTHOG_PROJECT_ID that is not a
-  // positive integer): test/provider/malformed-settings.test.ts, through the real provider host.
+  // positive integer), and these two as well, as `up` calls it (an `up` calls Create only after its Check passes, and
+  // its Check refuses malformed settings as a preview's does): test/provider/malformed-settings.test.ts, through
+  // the real provider host.
   const cases: [string, { config?: Record<string, string>; env?: Record<string, string> }, RegExp][] = [
     [
       "POSTHOG_HOST that is not an http(s) URL",
@@ -91,20 +101,19 @@ describe("preview refuses malformed settings as up does, naming the setting and 
       expect(preview.ok, why(preview)).toBe(false);
       expect(errorsOf(preview).join("\n"), why(preview)).toMatch(message);
       expect(await requestsSince()).toEqual([]);
-      // `up` refuses with the same message, before any request.
-      const up = await s.run("up", program, settings);
-      expect(up.ok, why(up)).toBe(false);
-      expect(errorsOf(up).join("\n"), why(up)).toMatch(message);
-      expect(await requestsSince()).toEqual([]);
     }, 300_000);
   }
 });
 
-describe("a preview that changes something proves the settings reach PostHog: up's message, one read, no write", () => {
-  // One wrong setting (the key) through the engine, each way a preview meets it: with nothing to change, the
-  // nightly gate's --refresh, and with changes; then `up`. A wrong organization or project fails the same access
-  // check, in the same provider calls: test/provider/preview-settings-reach.test.ts, through the real provider host.
-  it("a wrong key: every preview fails as up does, changes or none, --refresh too, after one GET; the right settings pass, say once what a preview cannot prove, and apply (template JSON at the deepest nesting PostHog accepts too)", async () => {
+describe("a preview proves the settings reach PostHog (one read, no write), and says what it will adopt", () => {
+  // One wrong setting (the key) through the engine, each way a preview meets a resource with nothing to change: a
+  // plain preview and the nightly gate's --refresh. A preview that creates fails as one with nothing to change (the
+  // same Check), and `up` (its Check passes with no request, then its Create and its Update fail) with the
+  // preview's very message: test/provider/key-invite-restriction.test.ts, through the real provider host. A wrong
+  // organization or project fails the same access check, in the same provider calls:
+  // test/provider/preview-settings-reach.test.ts.
+  it("a wrong key: a preview with nothing to change and the nightly gate fail naming the key's setting, after one GET, never showing the key; the right settings pass --refresh with no write, say once what a preview cannot prove, say what they will adopt (Member, BatchExportPause, Domain, Dashboard, Project and Invite: kind, id and name, counted as creates, at most one read each), and apply (template JSON at the deepest nesting PostHog accepts too)", async () => {
+    const emu = fx.emu();
     const s = newStack();
     const one: Declared = [["Dashboard", "a", { name: "A" }]];
     const first = await s.run("up", one);
@@ -130,38 +139,53 @@ describe("a preview that changes something proves the settings reach PostHog: up
     expect(gate.ok, why(gate)).toBe(false);
     expect(errorTexts(gate).join("\n"), why(gate)).toMatch(message);
     expect((await requestsSince()).filter((r) => !r.startsWith("GET "))).toEqual([]);
-
-    // An update and two creates: the preview fails with up's message, after one GET (the access check).
-    const preview = await s.run("preview", changed, { env });
-    expect(preview.ok, why(preview)).toBe(false);
-    const seen = await requestsSince();
-    expect(seen.filter((r) => !r.startsWith("GET "))).toEqual([]);
-    expect(seen).toHaveLength(1);
-    expect(errorTexts(preview).join("\n"), why(preview)).toMatch(message);
-
-    const up = await s.run("up", changed, { env });
-    expect(up.ok, why(up)).toBe(false);
-    expect(errorTexts(up)).toEqual(errorTexts(preview));
-    expect((await requestsSince()).filter((r) => !r.startsWith("GET "))).toEqual([]);
     for (const text of [
       same.output,
       gate.output,
-      preview.output,
-      up.output,
-      JSON.stringify(preview.diagnostics),
+      JSON.stringify(same.diagnostics),
+      JSON.stringify(gate.diagnostics),
     ]) {
       expect(text.includes(key)).toBe(false);
     }
 
-    // With the right settings the gate passes: one GET proves them, nothing is written.
-    const calm = await s.run("preview", one, { refresh: true, expectNoChanges: true });
-    expect(calm.ok, why(calm)).toBe(true);
-    expect((await requestsSince()).filter((r) => !r.startsWith("GET "))).toEqual([]);
-    // A preview that plans writes says, once, what it could not prove: the key's write scopes (issue 34, point 4).
-    // Its check passes the template JSON at the deepest nesting PostHog accepts.
-    const planned = await s.run("preview", changed);
+    // Issue 28, item 5: a preview that will adopt an existing object says which one (kind, id and name), where
+    // the engine only counts a "create". Objects of the organization and project made outside Pulumi (the member
+    // and the batch export are the emulator's own).
+    const post = async (path: string, body: unknown) => {
+      const r = await emu.call("POST", path, { body });
+      expect(r.status, r.text).toBe(201);
+      return r.body as { id: string | number };
+    };
+    const domain = await post(`${emu.org}/domains/`, { domain: "adopted.example.com" });
+    const existing = await post(`${emu.project}/dashboards/`, { name: "Existing board" });
+    const invite = await post(`${emu.org}/invites/`, {
+      target_email: "pending@example.com",
+      level: 1,
+      send_email: false,
+    });
+    const adopted: Declared = [
+      ["Member", "mia", { email: MIA.email, level: "member" }],
+      ["BatchExportPause", "events", { batchExportId: EXPORT.id, paused: true }],
+      ["Domain", "adopted", { domain: "adopted.example.com", adopt: true }],
+      ["Dashboard", "board", { name: "Existing board", dashboardId: existing.id }],
+      ["Project", "main", { name: "Default project", projectId: emu.projectId }],
+      ["Invite", "pending", { targetEmail: "pending@example.com", adopt: true, sendEmail: false }],
+    ];
+    await requestsSince();
+    // With the right settings a preview with --refresh passes and writes nothing. A preview that plans writes
+    // says, once, what it could not prove: the key's write scopes (issue 34, point 4). Its check passes the
+    // template JSON at the deepest nesting PostHog accepts.
+    const planned = await s.run("preview", [...changed, ...adopted], { refresh: true });
     expect(planned.ok, why(planned)).toBe(true);
-    expect(planned.counts).toMatchObject({ create: 2, update: 1 });
+    const log = await requestsSince();
+    expect(
+      log.filter((r) => !r.startsWith("GET ")),
+      why(planned),
+    ).toEqual([]);
+    // The access check of each provider host (the refresh's and the preview's), the refresh's read of the one
+    // dashboard in the state, and at most one read per adopted object.
+    expect(log.length, JSON.stringify(log)).toBeLessThanOrEqual(2 + 1 + adopted.length);
+    expect(planned.counts).toMatchObject({ create: 2 + adopted.length, update: 1 });
     expect(planned.steps.find((st) => st.name === "deep")?.op, why(planned)).toBe("create");
     const infos = planned.diagnostics.filter((d) =>
       d.message.includes("this preview proved that the settings"),
@@ -170,8 +194,21 @@ describe("a preview that changes something proves the settings reach PostHog: up
       "not that the API key may make the writes it plans",
     );
     expect(infos).toHaveLength(1);
-    // With the right settings the same change applies, and the API takes the deepest template: the body
-    // {"template": …} nests 512 levels, the emulator's limit.
+    const text = said(planned);
+    const expected = [
+      `Member "mia" adopts the existing member ${MIA.uuid} "${MIA.email} (Mia Member)"`,
+      `BatchExportPause "events" adopts the existing batch export ${EXPORT.id} "${EXPORT.name}"`,
+      `Domain "adopted" adopts the existing domain ${domain.id} "adopted.example.com"`,
+      `Dashboard "board" adopts the existing dashboard ${existing.id} "Existing board"`,
+      `Project "main" adopts the existing project ${emu.projectId} "`,
+      `Invite "pending" adopts the existing invite ${invite.id} "pending@example.com"`,
+    ];
+    for (const line of expected) expect(text, why(planned)).toContain(line);
+    expect(text).toContain('the engine counts it under "create"');
+    // Nothing to adopt: a plain create says nothing.
+    for (const plain of ["b", "deep"]) expect(text).not.toContain(`Dashboard "${plain}" adopts`);
+    // With the right settings the change applies (the adoptions are left out), and the API takes the deepest
+    // template: the body {"template": …} nests 512 levels, the emulator's limit.
     const applied = await s.run("up", changed);
     expect(applied.ok, why(applied)).toBe(true);
     expect(applied.counts).toMatchObject({ create: 2, update: 1 });

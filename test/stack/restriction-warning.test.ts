@@ -16,7 +16,10 @@ const warnings = (r: RunResult) =>
   r.diagnostics.filter((d) => d.severity === "warning").map((d) => d.message);
 
 describe("a dashboard whose restriction level is not in effect", () => {
-  it("warns at create and update, saying why and what to do; no warning when it is in effect", async () => {
+  // The SDK warns from the dashboard's outputs (restrictionLevel beside effectiveRestrictionLevel) in every run of
+  // the program, so an update of a dashboard that stays at 37 warns again: its Update reports 21 in effect as its
+  // Create does, test/provider/key-invite-restriction.test.ts proves through the real provider host.
+  it("warns at create, saying why and what to do, on the dashboard; no warning when it is in effect", async () => {
     // Beside it, a dashboard declared at 21, the level in effect: it gets no warning.
     const restricted: Declared = [
       ["Dashboard", "board", { name: "Board", restrictionLevel: 37 }],
@@ -34,16 +37,5 @@ describe("a dashboard whose restriction level is not in effect", () => {
     expect(warned?.urn).toMatch(/::pulumi-nodejs:dynamic\/posthog:Dashboard::board$/);
     expect(warnings(up)).toHaveLength(1); // none for "open"
     expect(up.diagnostics.filter((d) => d.urn?.endsWith("::open"))).toEqual([]);
-
-    // An update of a dashboard that stays at 37 warns again.
-    const renamed: Declared = [
-      ["Dashboard", "board", { name: "Board 2", restrictionLevel: 37 }],
-      ["Dashboard", "open", { name: "Open" }],
-    ];
-    const update = await run("up", "a", renamed);
-    expect(update.ok, update.output).toBe(true);
-    expect(update.counts.update).toBe(1);
-    expect(warnings(update).filter((m) => m.includes('Dashboard "board"'))).toHaveLength(1);
-    expect(warnings(update)).toHaveLength(1);
   }, 300_000);
 });
