@@ -22,9 +22,9 @@
  *
  * Every operation starts with a fresh rate-limit budget (the emulator's throttle history cleared, as if the
  * operations ran minutes apart), on an emulator (child process) started for each (program, provider, latency).
- * For each operation: wall time of the CLI (the stack is created with `pulumi stack init`, once per project and
- * process and then copied, before the clock starts), requests sent (the emulator's log, the DNS automation's polls
- * left out), 429s, failed operations, the provider host's peak RSS, the state's size, and
+ * For each operation: wall time of the CLI (the stack is created before the clock starts: the local backend's
+ * files of a stack with no deployment, as `pulumi stack init` writes them), requests sent (the emulator's log, the
+ * DNS automation's polls left out), 429s, failed operations, the provider host's peak RSS, the state's size, and
  *
  *   ratioToFloor = (wall at latency − wall of the same operation at zero latency)
  *                  ÷ max(longest chain of dependent requests × mean RTT, requests ÷ (480/60 s))
@@ -56,7 +56,7 @@ import {
 } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { ensureStack, linkPackage, type RunResult, readProject, runStack, savedState } from "../tools/pulumi";
+import { linkPackage, type RunResult, readProject, runStack, savedState } from "../tools/pulumi";
 import { dnsAutomation, seedApi } from "../tools/seed-api";
 import { type Emu, median, round, startEmu } from "./emulator-process";
 import { repoRoot } from "./soak-core";
@@ -533,38 +533,21 @@ export function sampleProviderRss(): { stop(): number | undefined } {
   };
 }
 
-/** Per project name: the files of stack `dev` as `pulumi stack init` left them (relative path → content). */
-const initialized = new Map<string, Promise<Map<string, Buffer>>>();
-
 /**
- * Makes `stateDir` hold stack `dev` of the project in `projectDir` as `pulumi stack init` (through ensureStack)
- * leaves it: the backend's files (`.pulumi/`) and the settings file with the passphrase's salt. The first sequence
- * of a project in this process runs the CLI; the others write the files it left, since a stack with no deployment
- * is the same for every sequence of the project.
+ * Makes the local backend in `stateDir` hold `stack` of the project in `projectDir` with no deployment, as
+ * `pulumi stack init` leaves it, without running the CLI: the backend's `.pulumi/meta.yaml` and the stack's
+ * checkpoint with no snapshot. The CLI writes the passphrase's salt into the stack's settings file at the first
+ * operation (the key is derived at every operation anyway, so the clock is not charged more).
  */
-async function freshStack(projectDir: string, stateDir: string, env: NodeJS.ProcessEnv): Promise<void> {
+function freshStack(projectDir: string, stateDir: string, stack: string): void {
   const { name } = readProject(projectDir);
-  const made = initialized.get(name);
-  if (!made) {
-    const files = (async () => {
-      await ensureStack({ projectDir, stack: "dev", stateDir, env });
-      const out = new Map<string, Buffer>();
-      const settings = "Pulumi.dev.yaml";
-      out.set(settings, readFileSync(join(stateDir, settings)));
-      for (const rel of readdirSync(join(stateDir, ".pulumi"), { recursive: true, encoding: "utf8" })) {
-        const file = join(stateDir, ".pulumi", rel);
-        if (statSync(file).isFile()) out.set(join(".pulumi", rel), readFileSync(file));
-      }
-      return out;
-    })();
-    initialized.set(name, files);
-    await files;
-    return;
-  }
-  for (const [rel, body] of await made) {
-    mkdirSync(dirname(join(stateDir, rel)), { recursive: true });
-    writeFileSync(join(stateDir, rel), body);
-  }
+  const file = stateFileOf(stateDir, name, stack);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(join(stateDir, ".pulumi", "meta.yaml"), "version: 1\n");
+  writeFileSync(
+    file,
+    JSON.stringify({ version: 3, checkpoint: { stack: `organization/${name}/${stack}`, latest: null } }),
+  );
 }
 
 /**
@@ -607,8 +590,8 @@ export async function runSequence(
       POSTHOG_PROJECT_ID: String(emu.projectId),
       ...extraEnv,
     };
-    // the stack (and its settings file, a copy in stateDir) exists before the first clock starts
-    await freshStack(projectDir, stateDir, env);
+    // the stack exists before the first clock starts (runStack copies the settings file into stateDir)
+    freshStack(projectDir, stateDir, "dev");
     if (program === "example" && provider === "ours") dns = dnsAutomation(seedApi(emu.url, emu.apiKey));
     const ops = {} as Record<OpName, OpFigures>;
     let graph: GraphNode[] = [];
@@ -911,7 +894,7 @@ async function sharedKey(
       POSTHOG_PROJECT_ID: String(emu.projectId),
     };
     // the stacks exist before the clock starts
-    for (const stack of stacks) await ensureStack({ projectDir, stack, stateDir, env });
+    for (const stack of stacks) freshStack(projectDir, stateDir, stack);
     await emu.control("DELETE", "/requests");
     const t0 = performance.now();
     const runs = await Promise.all(

@@ -3,7 +3,8 @@
  * with the awkward cases (non-ASCII and duplicate dashboard names, 150 dashboards across two list pages, a
  * soft-deleted one, a pending and an expired invite, a verified and an unverified domain, a paused and a running
  * batch export, a collaborator on a restricted dashboard, sharing on and off) is exported with a key holding only
- * `:read` scopes; the generated program then runs through the real Pulumi CLI (tools/pulumi.ts, a local file
+ * `:read` scopes; the program generated from the default project and a second one with a dashboard (every kind
+ * the export writes, in two projects) then runs through the real Pulumi CLI (tools/pulumi.ts, a local file
  * backend): `up` changes nothing on the server (the emulator's saved world before and after), the next `preview
  * --refresh` reads back exactly the state `up` wrote (the state a plain `preview` diffs against) and shows no
  * changes, `destroy` leaves the organization as found. Promotion: the same program on a stack pointing at another
@@ -38,6 +39,12 @@ const stateFile = join(work, "world.json");
 const out = join(work, "program");
 /** The export of the default project and the Bulk project (150 dashboards in all: two list pages). */
 const full = join(work, "full");
+/**
+ * The export of the default project and the Second project (one dashboard), run through the Pulumi CLI: every
+ * kind and field of the full export in two projects, at a size that keeps the CLI runs short (the export's
+ * paging is proven on the full export above).
+ */
+const twoProjects = join(work, "two-projects");
 
 const READ_SCOPES = [
   "organization:read",
@@ -52,10 +59,12 @@ let emu: TestEmulator;
 let readKey: string;
 let stagingId: number;
 let bulkId: number;
+let secondId: number;
 let fullExport: { code: number; lines: string[] };
 let original: Record<string, unknown>;
 const ids: Record<string, number> = {};
 let exported: { code: number; lines: string[] };
+let twoExported: { code: number; lines: string[] };
 
 type Log = RequestLogEntry[];
 const requests = () => emu.requests();
@@ -152,6 +161,8 @@ beforeAll(async () => {
     await ok("POST", `/api/projects/${bulkId}/dashboards/`, { name: `Bulk ${String(i).padStart(3, "0")}` });
   }
   stagingId = (await ok("POST", `${org}/projects/`, { name: "Staging" })).id;
+  secondId = (await ok("POST", `${org}/projects/`, { name: "Second" })).id;
+  await ok("POST", `/api/projects/${secondId}/dashboards/`, { name: "Second overview", pinned: true });
   original = world();
 
   await clearLog();
@@ -166,8 +177,18 @@ beforeAll(async () => {
   fullLog = await requests();
   await clearLog();
   exported = await runExport(["--out", out, "--stack", "dev", "--project", String(emu.projectId)]);
+  twoExported = await runExport([
+    "--out",
+    twoProjects,
+    "--stack",
+    "dev",
+    "--project",
+    String(emu.projectId),
+    "--project",
+    String(secondId),
+  ]);
   // The programs resolve their packages as in a user's directory after `npm install`.
-  for (const dir of [out, full]) {
+  for (const dir of [out, full, twoProjects]) {
     const modules = join(dir, "node_modules");
     mkdirSync(join(modules, "@pulumi"), { recursive: true });
     mkdirSync(join(modules, "@types"), { recursive: true });
@@ -284,7 +305,7 @@ describe("pulumi-posthog export", () => {
       (p: { api_token: string }) => p.api_token,
     );
     const secrets = [emu.apiKey, readKey, sharing.access_token, ...tokens];
-    for (const dir of [out, full]) {
+    for (const dir of [out, full, twoProjects]) {
       for (const f of filesOf(dir)) {
         const text = read(dir, f);
         for (const secret of secrets) expect(text.includes(secret), `${f} holds a secret`).toBe(false);
@@ -397,16 +418,19 @@ describe("pulumi-posthog export", () => {
   });
 });
 
-describe("the generated program (150 dashboards in two projects) through the real Pulumi CLI", () => {
+describe("the generated program (every kind, dashboards in two projects) through the real Pulumi CLI", () => {
   const env = () => ({ POSTHOG_HOST: emu.url, POSTHOG_API_KEY: emu.apiKey });
-  /** The dev stack of the full export on a local backend of its own (its settings: a copy of Pulumi.dev.yaml). */
+  /**
+   * The dev stack of the export of the default and Second projects on a local backend of its own (its settings: a
+   * copy of Pulumi.dev.yaml).
+   */
   const stack = (
     operation: "up" | "preview" | "destroy",
     more: Pick<RunOptions, "refresh" | "onEvent"> = {},
   ): Promise<RunResult> =>
     runStack({
       operation,
-      projectDir: full,
+      projectDir: twoProjects,
       stack: "dev",
       stateDir: join(work, "state-dev"),
       env: env(),
@@ -415,12 +439,14 @@ describe("the generated program (150 dashboards in two projects) through the rea
   let adopted = 0;
 
   it("up adopts every object: creates none, deletes none, changes no field", async () => {
+    expect(twoExported.code).toBe(0);
     const before = world();
     await clearLog();
     const up = await stack("up");
     expect(up.ok, up.output).toBe(true);
-    // 2 domains, 4 members, 1 invite, 2 batch exports, 2 projects, 150 dashboards, 1 sharing, 1 collaborator
-    expect(up.counts).toEqual({ create: 163, update: 0, replace: 0, delete: 0, same: 0 });
+    // 2 domains, 4 members, 1 invite, 2 batch exports, 2 projects, 6 dashboards (5 in the default project, 1 in
+    // Second), 1 sharing, 1 collaborator
+    expect(up.counts).toEqual({ create: 19, update: 0, replace: 0, delete: 0, same: 0 });
     adopted = up.counts.create;
     expect(world()).toEqual(before);
     const sent = writes(await requests());

@@ -8,9 +8,10 @@
  *
  * The program (a dashboard and a batch-export pause, in a temporary project with the package linked as a user's
  * `npm install` would) is applied once; then the real `pulumi preview --refresh --expect-no-changes --json` is
- * captured for: no change, drift made through the API (the export unpaused, the dashboard renamed), a change in
- * git not applied yet (a replacement), a wrong API key and a missing stack. Each asserts the CLI's exit code and
- * the JSON it printed (the format the summary script reads), and what the summary and the gate make of it.
+ * captured for: drift made through the API (the export unpaused, the dashboard renamed; a plain `pulumi up` after
+ * it), no change (once `pulumi up --refresh` brought the stack back), a change in git not applied yet (a
+ * replacement), a wrong API key and a missing stack. Each asserts the CLI's exit code and the JSON it printed (the
+ * format the summary script reads), and what the summary and the gate make of it.
  *
  * Issue 34, item 6: stdout can hold more than the preview's JSON document: the engine's events one per line
  * (PULUMI_ENABLE_STREAMING_JSON_PREVIEW, which the preview step turns off), or text after the JSON (Pulumi Cloud's
@@ -304,23 +305,7 @@ const nameOf = (urn: string) => urn.slice(urn.lastIndexOf("::") + 2);
 
 describe("the drift gate (pulumi-drift.yml, drift-summary.cjs) on the real CLI's preview --json", () => {
   it(
-    "no change: exit 0, every step refresh or same, and the summary says there is no drift; the job passes",
-    async () => {
-      const job = await runJob();
-      expect(job.status).toBe("0");
-      expect(job.preview?.changeSummary).toEqual({ same: 3 });
-      expect(new Set(job.preview?.steps.map((s) => s.op))).toEqual(new Set(["refresh", "same"]));
-      expect(job.preview?.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-      expect(job.summary).toBe(`### Drift: ${STACK}\n\nNo drift: PostHog matches git.\n`);
-      expect(job.summaryStatus).toBe("0");
-      expect(job.jobFails).toBe(false);
-      real.noChange = job.json;
-    },
-    TIMEOUT,
-  );
-
-  it(
-    "drift made in PostHog: exit 7, update steps naming no property (a dynamic provider reports none), and the summary names each resource and property from oldState/newState; the job fails until up --refresh, then passes (with PULUMI_ENABLE_STREAMING_JSON_PREVIEW=true in the job's environment: still one JSON document)",
+    "drift made in PostHog: a plain up changes nothing (no write reaches PostHog); then exit 7, update steps naming no property (a dynamic provider reports none), and the summary names each resource and property from oldState/newState; the job fails until up --refresh",
     async () => {
       await emu.call("POST", `${emu.org}/batch_exports/${exportIds[0]}/unpause/`);
       const dashboards = (await emu.call("GET", `${emu.project}/dashboards/`)).body.results as {
@@ -331,6 +316,11 @@ describe("the drift gate (pulumi-drift.yml, drift-summary.cjs) on the real CLI's
       await emu.call("PATCH", `${emu.project}/dashboards/${kpis?.id}/`, {
         body: { name: "KPIs (from the UI)" },
       });
+      // A plain `pulumi up` does not bring it back: it compares the program with the state, which still holds
+      // what the last up wrote, so it changes nothing and sends no write; the night's job below is red.
+      await emu.control("DELETE", "/requests");
+      expect((await apply()).counts).toMatchObject({ update: 0, same: 2 });
+      expect((await emu.requests()).filter((r) => r.method !== "GET")).toEqual([]);
 
       const job = await runJob();
       expect(job.status).toBe("7"); // the CLI's ExitNoChanges: --expect-no-changes saw changes
@@ -364,21 +354,27 @@ describe("the drift gate (pulumi-drift.yml, drift-summary.cjs) on the real CLI's
       expect(job.summaryStatus).toBe("1");
       expect(job.jobFails).toBe(true);
       real.drift = job.json;
-
-      // A plain `pulumi up` does not bring it back: it compares the program with the state, which still holds
-      // what the last up wrote, so it changes nothing and the next night is red again.
-      expect((await apply()).counts).toMatchObject({ update: 0, same: 2 });
-      expect((await runJob()).status).toBe("7");
-      // `pulumi up --refresh` (git wins) does: the next night is green. That night's job runs with
-      // PULUMI_ENABLE_STREAMING_JSON_PREVIEW=true in its environment (an organization-wide setting): set, the CLI's
-      // --json prints the engine's events one per line; the preview step turns it off, so it still captures one
-      // JSON document, and the summary reads No drift.
+      // `pulumi up --refresh` (git wins) does: the next night is green (the next case).
       expect((await apply(true)).counts).toMatchObject({ update: 2 });
-      const healed = await runJob("prod", { ...jobEnv, PULUMI_ENABLE_STREAMING_JSON_PREVIEW: "true" });
-      expect(healed.status).toBe("0");
-      expect(healed.preview?.changeSummary).toEqual({ same: 3 });
-      expect(healed.summary).toBe(`### Drift: ${STACK}\n\nNo drift: PostHog matches git.\n`);
-      expect(healed.jobFails).toBe(false);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "no change (the stack brought back by up --refresh, and PULUMI_ENABLE_STREAMING_JSON_PREVIEW=true in the job's environment): exit 0, one JSON document whose steps are all refresh or same, and the summary says there is no drift; the job passes",
+    async () => {
+      // The job's environment sets PULUMI_ENABLE_STREAMING_JSON_PREVIEW=true (an organization-wide setting): set,
+      // the CLI's --json prints the engine's events one per line; the preview step turns it off, so it still
+      // captures one JSON document, and the summary reads No drift.
+      const job = await runJob("prod", { ...jobEnv, PULUMI_ENABLE_STREAMING_JSON_PREVIEW: "true" });
+      expect(job.status).toBe("0");
+      expect(job.preview?.changeSummary).toEqual({ same: 3 });
+      expect(new Set(job.preview?.steps.map((s) => s.op))).toEqual(new Set(["refresh", "same"]));
+      expect(job.preview?.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+      expect(job.summary).toBe(`### Drift: ${STACK}\n\nNo drift: PostHog matches git.\n`);
+      expect(job.summaryStatus).toBe("0");
+      expect(job.jobFails).toBe(false);
+      real.noChange = job.json;
     },
     TIMEOUT,
   );
@@ -640,12 +636,12 @@ describe("the drift gate fails closed: output it cannot read is drift or an erro
     "the real CLI's no-change output cut by a broken pipe in the preview step (exit 0): the job fails",
     async () => {
       // A `pulumi` first on PATH that, for the step's preview, pipes the real CLI's no-change output captured
-      // above (the first case: the same command on the same stack) through `head -c 1000`: the step gets only the
-      // first 1,000 bytes, and the wrapper's exit status is head's (0), as with the real CLI in the pipe.
+      // above (the no-change case: the same command on the same stack) through `head -c 1000`: the step gets only
+      // the first 1,000 bytes, and the wrapper's exit status is head's (0), as with the real CLI in the pipe.
       const bin = join(work, "cut-bin");
       mkdirSync(bin, { recursive: true });
       const captured = join(work, "no-change-preview.json");
-      expect(real.noChange, "the real CLI's output, captured by the first case").toBeDefined();
+      expect(real.noChange, "the real CLI's output, captured by the no-change case").toBeDefined();
       writeFileSync(captured, real.noChange ?? "");
       writeFileSync(
         join(bin, "pulumi"),
