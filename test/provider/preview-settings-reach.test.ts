@@ -7,7 +7,7 @@
  * and of a new one; a refresh's Read (the nightly `preview --refresh`); an `up`'s Check (no request) then Create.
  * That the engine shows these failures in `pulumi preview`, with nothing to change and with `--refresh`, is proved
  * through the real CLI in test/stack/preview-promise.test.ts with a wrong API key (the same access check, the same
- * paths through the engine); with changes and in `up`, for that key, in test/provider/key-invite-restriction.test.ts.
+ * paths through the engine); with changes and in `up`, for that key, here (its own describe below).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ProviderHost } from "../../tools/provider-host";
@@ -151,4 +151,55 @@ describe("a preview proves the organization and the project reach PostHog: up's 
     });
     expect(await requestsSince()).toEqual([expect.stringMatching(/^GET /)]);
   }, 60_000);
+});
+
+describe("a wrong API key: a preview that creates fails as one with nothing to change, and an up with that message, after one GET, no write", () => {
+  // test/stack/preview-promise.test.ts shows through the real CLI the preview with nothing to change and the nightly
+  // gate failing with this message; here the other calls the engine makes with the same key.
+  const key = "phx_this_key_is_not_known_to_posthog_0000000000000";
+
+  it("the preview's Checks (nothing to change, a create) fail with one message after one GET; up's Check makes no request, its Create and Update fail with that message; the key is never shown", async () => {
+    const provider = await serializeProvider("Dashboard");
+    await requestsSince();
+    let unchanged = "";
+    await hostWith({ POSTHOG_API_KEY: key }, async (host) => {
+      unchanged = await checkFailure(
+        host.check(board.urn, board.inputs, {
+          ...board.inputs,
+          __provider: provider,
+          ...resource("board", true),
+        }),
+      );
+      expect(unchanged).toMatch(/POSTHOG_API_KEY/);
+      expect(await requestsSince()).toEqual([expect.stringMatching(/^GET /)]);
+      const created = await checkFailure(
+        host.check(urnOf("Dashboard", "b"), {}, { name: "B", __provider: provider, ...resource("b", true) }),
+      );
+      expect(created).toBe(unchanged);
+    });
+    expect(await requestsSince()).toEqual([]);
+    expect(unchanged.includes(key)).toBe(false);
+
+    // `up` (its own host): Check passes with no request; the Create, and the Update of the dashboard in the state,
+    // fail with the preview's message and write nothing.
+    await hostWith({ POSTHOG_API_KEY: key }, async (host) => {
+      const checked = await host.check(
+        urnOf("Dashboard", "b"),
+        {},
+        { name: "B", __provider: provider, ...resource("b", false) },
+      );
+      expect(checked.failures).toEqual([]);
+      expect(await requestsSince()).toEqual([]);
+      expect(await failure(host.create(urnOf("Dashboard", "b"), checked.inputs))).toBe(unchanged);
+      const renamed = await host.check(board.urn, board.inputs, {
+        ...board.inputs,
+        name: "Board renamed",
+        __provider: provider,
+        ...resource("board", false),
+      });
+      expect(renamed.failures).toEqual([]);
+      expect(await failure(host.update(board.id, board.urn, board.outs, renamed.inputs))).toBe(unchanged);
+    });
+    expect((await requestsSince()).filter((r) => !r.startsWith("GET "))).toEqual([]);
+  }, 120_000);
 });

@@ -35,7 +35,7 @@ describe("one invite, two stacks (real Pulumi CLI)", () => {
     expect(prodInvite).not.toBe(devInvite); // PostHog kept one: the newer
 
     // The nightly gate's refresh fails so. A `pulumi refresh` makes the same Read, whose message
-    // test/provider/key-invite-restriction.test.ts proves through the real provider host.
+    // test/provider/invite-restriction.test.ts proves through the real provider host.
     const gate = await dev.run("preview", program, { refresh: true, expectNoChanges: true });
     expect(gate.ok).toBe(false);
     const message = errorsOf(gate).join("\n");

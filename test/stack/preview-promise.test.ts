@@ -109,9 +109,8 @@ describe("a preview proves the settings reach PostHog (one read, no write), and 
   // One wrong setting (the key) through the engine, each way a preview meets a resource with nothing to change: a
   // plain preview and the nightly gate's --refresh. A preview that creates fails as one with nothing to change (the
   // same Check), and `up` (its Check passes with no request, then its Create and its Update fail) with the
-  // preview's very message: test/provider/key-invite-restriction.test.ts, through the real provider host. A wrong
-  // organization or project fails the same access check, in the same provider calls:
-  // test/provider/preview-settings-reach.test.ts.
+  // preview's very message; a wrong organization or project fails the same access check, in the same provider
+  // calls: test/provider/preview-settings-reach.test.ts, through the real provider host.
   it("a wrong key: a preview with nothing to change and the nightly gate fail naming the key's setting, after one GET, never showing the key; the right settings pass --refresh with no write, say once what a preview cannot prove, say what they will adopt (Member, BatchExportPause, Domain, Dashboard, Project and Invite: kind, id and name, counted as creates, at most one read each), and apply (template JSON at the deepest nesting PostHog accepts too)", async () => {
     const emu = fx.emu();
     const s = newStack();

@@ -18,7 +18,7 @@ const warnings = (r: RunResult) =>
 describe("a dashboard whose restriction level is not in effect", () => {
   // The SDK warns from the dashboard's outputs (restrictionLevel beside effectiveRestrictionLevel) in every run of
   // the program, so an update of a dashboard that stays at 37 warns again: its Update reports 21 in effect as its
-  // Create does, test/provider/key-invite-restriction.test.ts proves through the real provider host.
+  // Create does, test/provider/invite-restriction.test.ts proves through the real provider host.
   it("warns at create, saying why and what to do, on the dashboard; no warning when it is in effect", async () => {
     // Beside it, a dashboard declared at 21, the level in effect: it gets no warning.
     const restricted: Declared = [
