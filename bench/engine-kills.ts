@@ -76,6 +76,7 @@ import { dirname, join } from "node:path";
 import { parseDocument } from "yaml";
 import { startEmulator } from "../emulator";
 import {
+  checkpointFile,
   type EngineEvent,
   ensureStack,
   exportStack,
@@ -594,7 +595,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
   const work = mkdtempSync(join(tmpdir(), "posthog-engine-kills-"));
   const stateDir = join(work, "state");
   const configFile = join(work, "Pulumi.dev.yaml");
-  const stateFile = join(stateDir, ".pulumi", "stacks", readProject(root).name, "dev.json");
+  const stateFile = checkpointFile(stateDir, readProject(root).name, "dev");
   const marker = `POSTHOG_ENGINE_KILL_SOAK=${work}`;
   // The two settings variants; the one a command runs with is written into the stack's settings file
   // (`--config-file`) beside the passphrase's salt.

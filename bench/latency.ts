@@ -56,7 +56,14 @@ import {
 } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { linkPackage, type RunResult, readProject, runStack, savedState } from "../tools/pulumi";
+import {
+  checkpointFile,
+  linkPackage,
+  type RunResult,
+  readProject,
+  runStack,
+  savedState,
+} from "../tools/pulumi";
 import { dnsAutomation, seedApi } from "../tools/seed-api";
 import { type Emu, median, round, startEmu } from "./emulator-process";
 import { repoRoot } from "./soak-core";
@@ -375,10 +382,6 @@ function graphOf(projectDir: string, stack: string, stateDir: string) {
   );
 }
 
-/** The file backend's state of `stack` (`<stateDir>/.pulumi/stacks/<project>/<stack>.json`). */
-export const stateFileOf = (stateDir: string, project: string, stack: string) =>
-  join(stateDir, ".pulumi", "stacks", project, `${stack}.json`);
-
 /**
  * The longest chain of dependent requests of one operation over `graph` (see the module doc).
  * `invokes`: data-source reads of the program that the chain waits for (1 in the example: getBatchExports).
@@ -541,7 +544,7 @@ export function sampleProviderRss(): { stop(): number | undefined } {
  */
 function freshStack(projectDir: string, stateDir: string, stack: string): void {
   const { name } = readProject(projectDir);
-  const file = stateFileOf(stateDir, name, stack);
+  const file = checkpointFile(stateDir, name, stack);
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(join(stateDir, ".pulumi", "meta.yaml"), "version: 1\n");
   writeFileSync(
@@ -582,7 +585,7 @@ export async function runSequence(
       );
     }
     const stateDir = join(work, "state");
-    const stateFile = stateFileOf(stateDir, readProject(projectDir).name, "dev");
+    const stateFile = checkpointFile(stateDir, readProject(projectDir).name, "dev");
     const env = {
       POSTHOG_HOST: emu.url,
       POSTHOG_API_KEY: seeded.key,

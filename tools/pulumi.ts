@@ -402,7 +402,7 @@ export async function ensureStack(opts: {
     if (existsSync(projectFile)) copyFileSync(projectFile, configFile);
     else writeFileSync(configFile, "config: {}\n");
   }
-  if (existsSync(join(stateDir, ".pulumi", "stacks", name, `${short}.json`))) return configFile;
+  if (existsSync(checkpointFile(stateDir, name, short))) return configFile;
   // Stack creations in one project are serialized (tests run in parallel processes): each borrows the project's
   // settings file for a moment.
   const lock = `${projectFile}.init-lock`;
@@ -726,11 +726,16 @@ export async function exportStack(opts: {
   return JSON.parse(out);
 }
 
+/** The file backend's checkpoint of `stack` of project `project`: `<stateDir>/.pulumi/stacks/<project>/<stack>.json`. */
+export function checkpointFile(stateDir: string, project: string, stack: string): string {
+  return join(resolve(stateDir), ".pulumi", "stacks", project, `${stack}.json`);
+}
+
 /**
- * The stack's state as the local backend holds it, read without a CLI run: its checkpoint
- * (`<stateDir>/.pulumi/stacks/<project>/<stack>.json`), whose `latest` deployment is what `pulumi stack export`
- * prints (secrets encrypted as there), in the same shape as {@link exportStack}'s. For tests where the export itself
- * is not what is tested: a `stack export` is a CLI run of its own.
+ * The stack's state as the local backend holds it, read without a CLI run: its checkpoint ({@link checkpointFile}),
+ * whose `latest` deployment is what `pulumi stack export` prints (secrets encrypted as there), in the same shape as
+ * {@link exportStack}'s. For tests where the export itself is not what is tested: a `stack export` is a CLI run of
+ * its own.
  * @throws when the stack has no checkpoint there.
  */
 export function savedState(opts: { projectDir: string; stack: string; stateDir: string }): {
@@ -738,7 +743,7 @@ export function savedState(opts: { projectDir: string; stack: string; stateDir: 
   deployment: { resources?: Record<string, unknown>[]; pending_operations?: unknown[] };
 } {
   const { name } = readProject(opts.projectDir);
-  const file = join(resolve(opts.stateDir), ".pulumi", "stacks", name, `${opts.stack}.json`);
+  const file = checkpointFile(opts.stateDir, name, opts.stack);
   if (!existsSync(file)) throw new Error(`${file} is missing: the stack ${opts.stack} has no checkpoint`);
   const saved = JSON.parse(readFileSync(file, "utf8")) as {
     version: number;

@@ -14,6 +14,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
+  checkpointFile,
   type EngineEvent,
   ensureStack,
   errorsOf,
@@ -201,7 +202,7 @@ async function tinyStack(): Promise<Tiny> {
     cli,
     state: () => savedState({ projectDir: tinyDir, stateDir, stack }),
     saved: () => {
-      const f = join(stateDir, ".pulumi", "stacks", "tiny", `${stack}.json`);
+      const f = checkpointFile(stateDir, "tiny", stack);
       if (!existsSync(f)) return [];
       try {
         const cp = JSON.parse(readFileSync(f, "utf8")) as {
