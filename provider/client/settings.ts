@@ -185,7 +185,11 @@ function sourceOf(
  * both names (neither is set).
  */
 export function settingOrigin(settings: Pick<Settings, "sources">, name: SourcedName): string {
-  const source = settings.sources?.[name] ?? "default";
+  return originText(settings.sources?.[name] ?? "default", name);
+}
+
+/** {@link settingOrigin}'s text for setting `name` whose value came from `source`. */
+function originText(source: SettingSource, name: SourcedSetting): string {
   switch (source) {
     case "option":
       return `the client option \`${name}\``;
@@ -348,10 +352,7 @@ function millisSetting(
   if (raw === undefined) return undefined;
   const ms = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
   if (!(ms >= spec.min && ms <= MAX_TIMER_MS)) {
-    const origin =
-      sourceOf(name, undefined, config, env) === "config"
-        ? `the stack config posthog:${name}`
-        : `the environment variable ${SOURCED_SETTINGS[name]}`;
+    const origin = originText(sourceOf(name, undefined, config, env), name);
     const range = spec.min === 1 ? "a positive whole number" : "a whole number";
     const zero = spec.zero ? `${spec.zero}, ` : "";
     throw new InvalidInputError(
