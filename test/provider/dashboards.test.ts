@@ -438,3 +438,29 @@ describe("DashboardSharing provider", () => {
     await destroy(host, d);
   });
 });
+
+describe("a dashboard at restrictionLevel 37 in an organization without the advanced permissions (its own emulator)", () => {
+  // Issue 13. The Update, like the Create, reports the level in effect (21) beside the declared one: the outputs
+  // from which the SDK warns on every run. test/stack/restriction-warning.test.ts shows that warning through the
+  // real CLI.
+  let basic: ProviderHost;
+  useProviderHost(
+    (_, h) => {
+      basic = h;
+    },
+    { paidFeatures: false },
+  );
+
+  it("create and update (and the refresh between) keep restrictionLevel 37 and effectiveRestrictionLevel 21", async () => {
+    const board = await create(basic, "Dashboard", "board", { name: "Board", restrictionLevel: 37 });
+    expect(board.outs).toMatchObject({ restrictionLevel: 37, effectiveRestrictionLevel: 21 });
+    const read = await refresh(basic, board);
+    expect(read.outs).toMatchObject({ restrictionLevel: 37, effectiveRestrictionLevel: 21 });
+    const renamed = await update(basic, read, { name: "Board 2", restrictionLevel: 37 });
+    expect(renamed.outs).toMatchObject({
+      name: "Board 2",
+      restrictionLevel: 37,
+      effectiveRestrictionLevel: 21,
+    });
+  });
+});

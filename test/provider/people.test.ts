@@ -189,6 +189,28 @@ describe("Invite provider (real host over gRPC)", () => {
     ]);
     expect(await emu.requests()).toEqual([]);
   });
+  it("a refresh of an invite another stack replaced: Read throws naming the e-mail and the invite that replaced it (the resource is not dropped); nothing is sent", async () => {
+    // Issue 34, point 5. test/stack/invite-two-stacks.test.ts shows the nightly gate's refresh failing so through
+    // the engine; here, the provider's Read itself.
+    const email = "replaced.invitee@example.com";
+    const mine = await create(host, "Invite", "shared", { targetEmail: email, sendEmail: false });
+    // Another stack's invite for the same address: PostHog keeps the newer.
+    const other = await emu.api("POST", `${org()}/invites/`, {
+      target_email: email,
+      level: 1,
+      send_email: false,
+    });
+    expect(other.status).toBe(201);
+    const otherId = (other.body as { id: string }).id;
+    expect(otherId).not.toBe(mine.id);
+    await emu.control("DELETE", "/requests");
+    const message = await failure(host.read(mine.id, mine.urn, mine.outs, mine.inputs));
+    expect(message).toContain(
+      `The invite ${mine.id} for ${email} that this resource manages was replaced by invite ${otherId}`,
+    );
+    expect(message).toContain("Two stacks must not declare an invite for the same address");
+    expect((await emu.requests()).filter((r) => r.method !== "GET")).toEqual([]);
+  });
 });
 
 describe("Member provider (real host over gRPC)", () => {
