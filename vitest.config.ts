@@ -10,7 +10,7 @@ import { defineConfig } from "vitest/config";
 export const CLI_FILES = [
   "test/stack/**/*.test.ts",
   "test/package/{install,quick-start,release}.test.ts",
-  "test/plugin/{folder,gen-sdk,go,import-destroy,import-file,old-node,preview-settings}.test.ts",
+  "test/plugin/{folder,gen-sdk,go,import-destroy,import-file,old-node}.test.ts",
   "test/plugin/{sdk-install,secrets,tarball,versions,yaml}.test.ts",
   "test/docs/{examples-yaml,run-blocks}.test.ts",
   "test/export/roundtrip.test.ts",

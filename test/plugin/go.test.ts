@@ -1,8 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import {
   type EngineEvent,
   PULUMI_BIN,
@@ -20,7 +21,13 @@ import { NO_POSTHOG_ENV, ops, requireBuilt, root, stackWithSettings, why } from 
 // (plugin/pulumi-resource-posthog, named in the program's Pulumi.yaml), against the emulator, on a local backend.
 // The settings reach the plugin only through the stack config: no POSTHOG_* variable is in the CLI's environment.
 // The Go builds use Go's default caches: cold, the first build of sdk/v3 takes minutes (about 6 on 2 shared cores);
-// warm, each run of the program links it again in seconds.
+// warm, each build links the program again in seconds (several CPU-seconds). So the program is linked twice: by the
+// first test's `go build`, and by the language host in the first `up`, as a user's `pulumi up` in the program's
+// folder builds it. The runs after that first `up` run the first test's binary (the same source, built by the same
+// `go build -o` the language host runs) through the same language host: their project (binProjectDir) is a copy of
+// the program's Pulumi.yaml whose Go program only execs that binary, which the language host builds in a moment. (The
+// runtime option `binary` would say it directly, but this language host, of sdk/v3 v3.62.0, reads it from a flag
+// that the CLI no longer passes.)
 const projectDir = join(root, "test", "plugin", "go-program");
 const MAX = { uuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d04", email: "max.member@example.com" };
 const work = mkdtempSync(join(tmpdir(), "plugin-go-"));
@@ -28,12 +35,20 @@ const stateDir = join(work, "state");
 const stack = "dev";
 let emu: TestEmulator;
 let configFile: string;
+/**
+ * The project of the runs after the first `up`: test/plugin/go-program's Pulumi.yaml (same name, so the same stack;
+ * its plugin path made absolute) and a Go program that execs the binary the first test builds here, with the
+ * arguments and environment the language host gives it.
+ */
+const binProjectDir = join(work, "go-bin");
+const binary = join(binProjectDir, "program");
 
 /** Go's settings for every build here: the module files as they are, the Go installed, no cgo. */
 const goEnv = { GOFLAGS: "-mod=readonly", GOTOOLCHAIN: "local", CGO_ENABLED: "0" };
 /** The CLI's environment: no POSTHOG_* setting of the caller's, so only the stack config reaches the plugin. */
 const env: NodeJS.ProcessEnv = { ...goEnv, ...NO_POSTHOG_ENV };
 
+/** Runs `operation` of the stack; `built`: through the first test's binary (binProjectDir), not a build of its own. */
 const run = (
   operation: RunResult["operation"],
   more: {
@@ -41,8 +56,21 @@ const run = (
     withPreview?: boolean;
     refresh?: boolean;
     onEvent?: (e: EngineEvent) => void;
+    built?: boolean;
   } = {},
-) => runStack({ operation, projectDir, stack, stateDir, configFile, env, timeoutMs: 900_000, ...more });
+) => {
+  const { built, ...rest } = more;
+  return runStack({
+    operation,
+    projectDir: built ? binProjectDir : projectDir,
+    stack,
+    stateDir,
+    configFile,
+    env,
+    timeoutMs: 900_000,
+    ...rest,
+  });
+};
 
 /** Runs `go args…` in the program's folder; throws with its output when it fails. */
 function go(args: string[]): string {
@@ -82,8 +110,37 @@ afterAll(async () => {
 describe("a Pulumi Go program on the generated Go SDK through the posthog plugin (real CLI)", () => {
   it("the generated Go SDK and the program build and vet clean (sdk/v3 from the Go module proxy)", () => {
     // `go build` first: on a cold cache this is where sdk/v3 is compiled, once for the runs below.
-    go(["build", "-o", join(work, "program"), "."]);
-    expect(existsSync(join(work, "program"))).toBe(true);
+    mkdirSync(binProjectDir, { recursive: true });
+    go(["build", "-o", binary, "."]);
+    expect(existsSync(binary)).toBe(true);
+    const project = parseYaml(readFileSync(join(projectDir, "Pulumi.yaml"), "utf8")) as {
+      name: string;
+      runtime: string;
+      plugins: { providers: { name: string; path: string }[] };
+    };
+    expect(project.runtime).toBe("go");
+    writeFileSync(
+      join(binProjectDir, "Pulumi.yaml"),
+      stringifyYaml({
+        ...project,
+        plugins: {
+          providers: project.plugins.providers.map((p) => ({ ...p, path: resolve(projectDir, p.path) })),
+        },
+      }),
+    );
+    writeFileSync(join(binProjectDir, "go.mod"), "module posthog-go-exec\n\ngo 1.21\n");
+    writeFileSync(
+      join(binProjectDir, "main.go"),
+      [
+        "// Runs the program built by test/plugin/go.test.ts in its place.",
+        "package main",
+        "",
+        'import (\n\t"os"\n\t"syscall"\n)',
+        "",
+        `func main() { panic(syscall.Exec(${JSON.stringify(binary)}, os.Args, os.Environ())) }`,
+        "",
+      ].join("\n"),
+    );
     expect(go(["vet", ".", "github.com/pulumi-posthog/pulumi-posthog/sdk-gen/go/posthog/..."])).toBe("");
     // The program takes the SDK of this repository, not one from elsewhere.
     const dir = go([
@@ -147,7 +204,7 @@ describe("a Pulumi Go program on the generated Go SDK through the posthog plugin
       configFile,
       settings.replace(/^config:\n/m, "config:\n  posthog-go:dashboardName: Go KPIs, renamed\n"),
     );
-    const update = await run("up");
+    const update = await run("up", { built: true });
     if (process.env.SHOW_PLUGIN_RUN) process.stdout.write(`${up.output}\n${update.output}\n`);
     expect(update.ok, why(update)).toBe(true);
     expect(update.counts).toMatchObject({ create: 0, update: 1, replace: 0, delete: 0 });
@@ -162,6 +219,7 @@ describe("a Pulumi Go program on the generated Go SDK through the posthog plugin
     await emu.control("DELETE", "/requests");
     const events: EngineEvent[] = [];
     const preview = await run("preview", {
+      built: true,
       refresh: true,
       expectNoChanges: true,
       onEvent: (e) => events.push(e),
@@ -182,7 +240,7 @@ describe("a Pulumi Go program on the generated Go SDK through the posthog plugin
     expect((await emu.requests()).filter((r) => r.method !== "GET")).toEqual([]);
 
     // Destroy: the dashboard soft-deleted, the invite and the project gone.
-    const destroy = await run("destroy");
+    const destroy = await run("destroy", { built: true });
     expect(destroy.ok, why(destroy)).toBe(true);
     expect(destroy.counts.delete).toBe(4);
     expect((await emu.call("GET", `/api/projects/${projectId}/dashboards/${dashboardId}/`)).status).toBe(404);

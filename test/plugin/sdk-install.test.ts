@@ -63,7 +63,9 @@ function sh(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv
   return out;
 }
 
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+// The program's node_modules is thousands of files: on a loaded machine their removal outlasts the default hook
+// timeout.
+afterAll(() => rmSync(work, { recursive: true, force: true }), 300_000);
 
 describe("the generated Node.js SDK, installed from its tarball, in a TypeScript program (real CLI)", () => {
   const projectDir = join(work, "nodejs");
@@ -150,16 +152,28 @@ describe("the generated Node.js SDK, installed from its tarball, in a TypeScript
     expect(plugins?.find((p) => p.name === "posthog")?.version).toBe(version);
   }, 300_000);
 
-  it("preview plans, up creates under default_<version>, destroy removes all", async () => {
-    const run = (operation: "preview" | "up" | "destroy") =>
-      runStack({ operation, projectDir, stack, stateDir, configFile, env, timeoutMs: 600_000 });
+  it("preview plans (the program type-checked against the installed SDK), up creates under default_<version>, destroy removes all", async () => {
+    const run = (operation: "preview" | "up" | "destroy", more: NodeJS.ProcessEnv = {}) =>
+      runStack({
+        operation,
+        projectDir,
+        stack,
+        stateDir,
+        configFile,
+        env: { ...env, ...more },
+        timeoutMs: 600_000,
+      });
     await emu.control("DELETE", "/requests");
+    // The preview runs the program as `pulumi preview` does: ts-node type-checks it (strict, tsconfig.json) against
+    // the installed SDK's declarations, and a type error fails it.
     const preview = await run("preview");
     expect(preview.ok, why(preview)).toBe(true);
     expect(ops(preview)).toEqual({ web: "create", kpis: "create" });
     expect((await emu.requests()).filter((r) => r.method !== "GET")).toEqual([]);
 
-    const up = await run("up");
+    // The same program, type-checked by the preview: the up only transpiles it (PULUMI_NODEJS_TRANSPILE_ONLY, the
+    // switch @pulumi/pulumi's runner reads), and runs it as the preview did.
+    const up = await run("up", { PULUMI_NODEJS_TRANSPILE_ONLY: "true" });
     expect(up.ok, why(up)).toBe(true);
     expect(ops(up)).toEqual({ web: "create", kpis: "create" });
     const projectId = Number(up.outputs.projectId);

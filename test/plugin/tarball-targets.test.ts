@@ -95,5 +95,5 @@ describe("npm run plugin-tarball: bad input", () => {
     expect(r.stderr).toBe(
       `plugin-tarball: no Node.js runtime for ${name}: ${lacking.split(": none: ")[1]}; npm has one for: ${has}\n`,
     );
-  }, 120_000);
+  }, 300_000);
 });

@@ -12,12 +12,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  type EngineEvent,
   ensureStack,
   PULUMI_BIN,
   pulumiOk,
   type RunResult,
   runStack,
   savedState,
+  summarize,
   writeStackSettings,
 } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
@@ -120,7 +122,12 @@ outputs:
 
 const run = (
   operation: RunResult["operation"],
-  more: { expectNoChanges?: boolean; withPreview?: boolean } = {},
+  more: {
+    expectNoChanges?: boolean;
+    withPreview?: boolean;
+    refresh?: boolean;
+    onEvent?: (e: EngineEvent) => void;
+  } = {},
 ) => runStack({ operation, projectDir, stack, stateDir, env, ...more });
 
 /** Every file of the local backend, as text. */
@@ -151,7 +158,7 @@ afterAll(async () => {
 });
 
 describe("a Pulumi YAML program through the posthog plugin (real CLI)", () => {
-  it("check refuses what PostHog would; up creates through the default provider (the stack config, registered as default_<version>) and an explicit provider (its properties only); a change updates one resource, refresh finds nothing, destroy removes all; the keys stay secret", async () => {
+  it("check refuses what PostHog would; up creates through the default provider (the stack config, registered as default_<version>) and an explicit provider (its properties only); refresh finds nothing and a change updates one resource (one up --refresh); destroy removes all; the keys stay secret", async () => {
     writeFileSync(join(projectDir, "Pulumi.yaml"), program("YAML KPIs", 22));
     // The stack, with its settings file beside the backend: the default provider's host and organization, its key
     // set as a secret as the README says, and the program's secret `key` (the other emulator's key), both set by
@@ -253,24 +260,36 @@ describe("a Pulumi YAML program through the posthog plugin (real CLI)", () => {
     expect(backendText(stateDir)).not.toContain(emu.apiKey);
     expect(backendText(stateDir)).not.toContain(other.apiKey);
 
-    // A change in the program: exactly one update, the dashboard's name, in place (same id).
+    // A change in the program, applied by `pulumi up --refresh`: its refresh steps (op "refresh" in the event log,
+    // before the update's) read the five resources and find them as they are (nothing changed outside Pulumi); then
+    // exactly one update, the dashboard's name, in place (same id). The only write to either PostHog is that update.
     writeFileSync(join(projectDir, "Pulumi.yaml"), program("YAML KPIs, renamed", 37));
-    const update = await run("up");
+    await emu.control("DELETE", "/requests");
+    await other.control("DELETE", "/requests");
+    const events: EngineEvent[] = [];
+    const update = await run("up", { refresh: true, onEvent: (e) => events.push(e) });
     if (process.env.SHOW_PLUGIN_RUN) process.stdout.write(`${up.output}\n${update.output}\n`);
     expect(update.ok, why(update)).toBe(true);
+    const refresh = summarize(
+      events.filter((e) => e.resOutputsEvent?.metadata.op === "refresh"),
+      "refresh",
+    );
+    expect(Object.fromEntries(refresh.steps.map((r) => [r.name, r.op]))).toEqual({
+      web: "same",
+      kpis: "same",
+      "max-kpis": "same",
+      jane: "same",
+      board: "same",
+    });
+    expect(refresh.counts).toMatchObject({ create: 0, update: 0, replace: 0, delete: 0 });
     expect(update.counts).toMatchObject({ create: 0, update: 1, replace: 0, delete: 0 });
     expect(update.steps.find((s) => s.op === "update")).toMatchObject({ name: "kpis", diffs: ["name"] });
     expect(Number(update.outputs.dashboardId)).toBe(dashboardId);
     const renamed = await emu.call("GET", `/api/projects/${projectId}/dashboards/${dashboardId}/`);
     expect(renamed.body).toMatchObject({ name: "YAML KPIs, renamed" });
-
-    // Refresh: nothing changed outside Pulumi, so nothing to report, and no write to either PostHog.
-    await emu.control("DELETE", "/requests");
-    await other.control("DELETE", "/requests");
-    const refresh = await run("refresh", { expectNoChanges: true });
-    expect(refresh.ok, why(refresh)).toBe(true);
-    expect(refresh.counts).toMatchObject({ create: 0, update: 0, replace: 0, delete: 0 });
-    expect((await emu.requests()).filter((r) => r.method !== "GET")).toEqual([]);
+    expect(
+      (await emu.requests()).filter((r) => r.method !== "GET").map((r) => `${r.method} ${r.path}`),
+    ).toEqual([`PATCH /api/projects/${projectId}/dashboards/${dashboardId}/`]);
     expect((await other.requests()).filter((r) => r.method !== "GET")).toEqual([]);
 
     // Destroy: the dashboards soft-deleted (a PATCH, never an HTTP DELETE), the invite and the project gone.
