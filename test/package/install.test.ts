@@ -21,11 +21,11 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, normalize, relative, resolve } from "node:path";
-import ts from "typescript";
+import type ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hoverDocumentation } from "../docs/compile";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import {
   compileAll,
@@ -88,6 +88,23 @@ const node20 = ((): string | undefined => {
   );
 })();
 
+let loadedEntryPoints: ReturnType<typeof runNode> | undefined;
+/**
+ * One Node 24 process in the project of most tests, before anything but the README's install command was
+ * installed there: it requires the package's main, client and provider entry points and prints what the main one
+ * and the client export (`function function function true`); run once, shared by the two tests that read it.
+ */
+const loadEntryPoints = () => {
+  loadedEntryPoints ??= runNode(
+    pkg.dir,
+    `const p = require("pulumi-posthog");
+     const c = require("pulumi-posthog/client");
+     require("pulumi-posthog/provider");
+     console.log(typeof p.Project, typeof p.Dashboard, typeof p.Invite, Object.keys(c).length > 0);`,
+  );
+  return loadedEntryPoints;
+};
+
 describe("the tarball", () => {
   it("holds the built entry points, the bin, docs, LICENSE and CHANGELOG.md, and nothing of test/bench/tools", () => {
     for (const file of [
@@ -144,9 +161,11 @@ describe("a newcomer's first hour (issue 21)", () => {
     );
     expect(pulumi.version).toMatch(/^3\./);
     expect(Number(pulumi.version.split(".")[1])).toBeGreaterThanOrEqual(216);
-    const loaded = runNode(pkg.dir, `console.log(typeof require("pulumi-posthog").Dashboard);`);
+    // The package it installed loads (its Dashboard is a class): the run of "loading it" below, in this project
+    // as the README's command left it.
+    const loaded = loadEntryPoints();
     expect(loaded.stderr).toBe("");
-    expect(loaded.stdout.trim()).toBe("function");
+    expect(loaded.stdout.trim().split(" ")[1]).toBe("function");
   }, 120_000);
 
   it("export from the installed bin writes a package.json that installs the same tarball", async () => {
@@ -174,13 +193,7 @@ describe("a newcomer's first hour (issue 21)", () => {
 
 describe("loading it", () => {
   it("require('pulumi-posthog') works under Node 24, and the client and provider entry points load", () => {
-    const result = runNode(
-      pkg.dir,
-      `const p = require("pulumi-posthog");
-       const c = require("pulumi-posthog/client");
-       require("pulumi-posthog/provider");
-       console.log(typeof p.Project, typeof p.Dashboard, typeof p.Invite, Object.keys(c).length > 0);`,
-    );
+    const result = loadEntryPoints();
     expect(result.stderr).toBe("");
     expect(result.stdout.trim()).toBe("function function function true");
   }, 120_000);
@@ -361,13 +374,96 @@ export const dashboardName = kpis.name;
 `;
   /** The program with a wrong value where tsc must catch it. */
   const mistake = program.replace('level: "admin"', 'level: "owner-ish"');
-  let node16: ReturnType<typeof compileAll> | undefined;
+  /** The module node16 check (see {@link node16Run}). */
+  type Node16Check = {
+    /** Whether an error was reported (what makes `tsc` exit non-zero). */
+    failed: boolean;
+    /** Every diagnostic, as `tsc` prints it (`<name>.ts(line,col): error TS…`, with continuation lines). */
+    output: string;
+    /** Each file's own diagnostics (`program`, `mistake`, `hover`). */
+    outputs: Record<string, string>;
+    /** The `…Args` types of the installed dist/sdk/args.d.ts, each aliased in hover.ts. */
+    argsTypes: string[];
+    /** The properties of those types the checker saw, and those of them without documentation (`Type.prop`). */
+    seen: number;
+    missing: string[];
+    /** The files the program read. */
+    files: string[];
+  };
+  let node16: Node16Check | undefined;
   /**
-   * The module node16 check: one tsc run of the program and of the mistake beside it (program.ts, mistake.ts: each
-   * error names its file), shared by the tests below.
+   * The module node16 check: one strict program (strict, target es2022, module node16, noEmit, no `types`, no
+   * skipLibCheck: what `tsc -p` of such a tsconfig.json checks) of the project's own TypeScript (its
+   * node_modules/typescript, the compiler its `tsc` runs, loaded into this process), over the program
+   * (program.ts), the mistake beside it (mistake.ts) and a file aliasing every `…Args` type of the installed
+   * package (hover.ts), each a module whose errors name its file. Its diagnostics are `tsc`'s (the options', every
+   * file's syntax and types, the declaration files' included); its checker gives what an editor's hover shows (a
+   * property's documentation comment). One compilation of the package's and `@pulumi/pulumi`'s declarations for
+   * the tests below, instead of a `tsc` run and an editor's own program.
    */
-  const node16Run = () => {
-    node16 ??= compileAll(pkg, { program, mistake }, { module: "node16" });
+  const node16Run = (): Node16Check => {
+    if (node16) return node16;
+    const tsc = createRequire(join(pkg.dir, "package.json"))("typescript") as typeof ts;
+    const argsDts = readFileSync(join(pkg.packageDir, "dist", "sdk", "args.d.ts"), "utf8");
+    const argsTypes = [...argsDts.matchAll(/^export (?:interface|type) (\w+Args)\b/gm)].map(
+      (m) => m[1] ?? "",
+    );
+    const hover = `import type * as posthog from "pulumi-posthog";\n${argsTypes
+      .map((n) => `export type H_${n} = posthog.${n};`)
+      .join("\n")}\n`;
+    const dir = join(pkg.dir, "tsc-node16");
+    mkdirSync(dir, { recursive: true });
+    const sources: Record<string, string> = { program, mistake, hover };
+    for (const [name, source] of Object.entries(sources)) writeFileSync(join(dir, `${name}.ts`), source);
+    const checked = tsc.createProgram(
+      Object.keys(sources).map((name) => join(dir, `${name}.ts`)),
+      {
+        strict: true,
+        target: tsc.ScriptTarget.ES2022,
+        module: tsc.ModuleKind.Node16,
+        moduleResolution: tsc.ModuleResolutionKind.Node16,
+        noEmit: true,
+        types: [],
+      },
+    );
+    const diagnostics = tsc.getPreEmitDiagnostics(checked);
+    const formatHost = {
+      getCanonicalFileName: (f: string) => f,
+      getCurrentDirectory: () => dir,
+      getNewLine: () => "\n",
+    };
+    const outputs: Record<string, string> = Object.fromEntries(Object.keys(sources).map((n) => [n, ""]));
+    for (const d of diagnostics) {
+      const name = d.file && relative(dir, d.file.fileName).replace(/\.ts$/, "");
+      if (name !== undefined && name in outputs) outputs[name] += tsc.formatDiagnostic(d, formatHost);
+    }
+    // What a hover shows for each property of each aliased type: its documentation comment.
+    const checker = checked.getTypeChecker();
+    const file = checked.getSourceFile(join(dir, "hover.ts"));
+    if (!file) throw new Error("hover.ts did not load");
+    const missing: string[] = [];
+    let seen = 0;
+    for (const st of file.statements) {
+      if (!tsc.isTypeAliasDeclaration(st)) continue;
+      const type = checker.getTypeAtLocation(st.name);
+      const members = type.isUnion()
+        ? type.types.flatMap((t) => checker.getPropertiesOfType(t))
+        : checker.getPropertiesOfType(type);
+      for (const p of members) {
+        seen++;
+        if (tsc.displayPartsToString(p.getDocumentationComment(checker)).trim() === "")
+          missing.push(`${st.name.text}.${p.name}`);
+      }
+    }
+    node16 = {
+      failed: diagnostics.some((d) => d.category === tsc.DiagnosticCategory.Error),
+      output: tsc.formatDiagnostics(diagnostics, formatHost),
+      outputs,
+      argsTypes,
+      seen,
+      missing,
+      files: checked.getSourceFiles().map((s) => s.fileName),
+    };
     return node16;
   };
 
@@ -418,16 +514,16 @@ export const id = kpis.id;
       expect(diagnosticLines(output).filter((l) => !l.startsWith("dashboard-id-"))).toEqual([]);
     }, 300_000); // a whole tsc run: 30 s, then 120 s, were too little on 2 cores busy with the CLI tests beside it
 
-    it("compiles with tsc --strict, module node16, without skipLibCheck (no error but the mistake's below)", () => {
+    it("compiles with the project's TypeScript --strict, module node16, without skipLibCheck (no error but the mistake's below)", () => {
       const { output, outputs } = node16Run();
       expect(outputs.program).toBe("");
       expect(diagnosticLines(output).filter((l) => !l.startsWith("mistake.ts("))).toEqual([]);
     }, 300_000);
 
-    it("and tsc catches a mistake in it (the check above can fail)", () => {
-      const { status, outputs } = node16Run();
+    it("and the compiler catches a mistake in it (the check above can fail)", () => {
+      const { failed, outputs } = node16Run();
       expect(mistake).not.toBe(program);
-      expect(status).not.toBe(0);
+      expect(failed).toBe(true);
       expect(outputs.mistake).toMatch(
         /^mistake\.ts\(6,\d+\): error TS2322: Type '"owner-ish"' is not assignable/,
       );
@@ -468,30 +564,17 @@ export const id = kpis.id;
     expect(`${result.stdout}${result.stderr}`).toContain("pulumi-posthog export");
   });
 
-  it("an editor shows documentation for every property of every Args type of the installed package", () => {
-    const argsDts = readFileSync(join(pkg.packageDir, "dist", "sdk", "args.d.ts"), "utf8");
-    const names = [...argsDts.matchAll(/^export (?:interface|type) (\w+Args)\b/gm)].map((m) => m[1] ?? "");
-    expect(names.length).toBeGreaterThanOrEqual(9);
-    const file = join(pkg.dir, "hover", "hover.ts");
-    const text = `import type * as posthog from "pulumi-posthog";\n${names
-      .map((n) => `export type H_${n} = posthog.${n};`)
-      .join("\n")}\n`;
-    const { missing, seen, diagnostics, files } = hoverDocumentation(file, text, {
-      strict: true,
-      module: ts.ModuleKind.Node16,
-      moduleResolution: ts.ModuleResolutionKind.Node16,
-      target: ts.ScriptTarget.ES2022,
-      noEmit: true,
-      types: [],
-    });
-    expect(diagnostics).toEqual([]);
+  it("an editor shows documentation for every property of every Args type of the installed package (module node16)", () => {
+    const { argsTypes, outputs, files, seen, missing } = node16Run();
+    expect(argsTypes.length).toBeGreaterThanOrEqual(9);
+    expect(outputs.hover).toBe("");
     // The declarations come from the installed copy, not from this checkout.
     const posthogFiles = files.filter((f) => f.includes("/pulumi-posthog/"));
     expect(posthogFiles.length).toBeGreaterThan(0);
     expect(posthogFiles.every((f) => f.startsWith(pkg.packageDir))).toBe(true);
     expect(seen).toBeGreaterThan(50);
     expect(missing).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 
   it("the testing example (examples/testing) passes in the fresh project, against the installed package", () => {
     const dir = join(pkg.dir, "testing");
