@@ -113,7 +113,12 @@ beforeAll(async () => {
     join(project, "package.json"),
     `${JSON.stringify({ name: "posthog-org", main: "index.js", private: true }, null, 2)}\n`,
   );
-  writeFileSync(join(project, "Pulumi.yaml"), "name: posthog-org\nruntime: nodejs\n");
+  // A JavaScript program (index.js): the Node.js runtime told so (`typescript: false`) loads no ts-node and
+  // TypeScript compiler in each of the runs below, which would compile nothing here.
+  writeFileSync(
+    join(project, "Pulumi.yaml"),
+    "name: posthog-org\nruntime:\n  name: nodejs\n  options:\n    typescript: false\n",
+  );
   writeFileSync(
     join(project, "index.js"),
     `const pulumi = require("@pulumi/pulumi");
