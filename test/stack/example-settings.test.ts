@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parse } from "yaml";
+import { parse, stringify } from "yaml";
 import { type RunResult, savedState } from "../../tools/pulumi";
 import { seedApi } from "../../tools/seed-api";
 import { requestLogOf } from "../support/emulator";
@@ -22,8 +22,17 @@ import { useExampleStack } from "./example-stack";
 // - An updated resource's preview outputs are its new inputs, so dependents wired to output-only properties would
 //   preview as replacements (issue 11): a setting change must preview as exactly the one update it is.
 // - The example runs from the repository root as TypeScript, type-checked, under the real CLI's Node.js language
-//   host, from examples/gitops with the tsconfig.json beside index.ts (issue 11, point 1; issue 26): see
-//   test/stack/example-compiles.test.ts for why that tsconfig.json is needed and that type checking is on.
+//   host, from examples/gitops with the tsconfig.json beside index.ts (issue 11, point 1; issue 26). The host runs
+//   the program from the directory of `main` (examples/gitops) and `@pulumi/pulumi/cmd/run` compiles it with
+//   ts-node and the `tsconfig.json` of THAT directory only. The language host this repository builds (sdk/v3
+//   v3.68.0, tools/pulumi-cli/langhost/go.mod) ignores Pulumi.yaml's runtime options, so the example's compiler
+//   options are examples/gitops/tsconfig.json (extends the repository's, with `rootDir: ../..`). Without it,
+//   TypeScript stops with TS2209 ("The project root is ambiguous … export map entry '.'"): `pulumi-posthog` is
+//   this repository's own package, and that self-reference needs a rootDir. The last cases are each a `pulumi
+//   preview` of a copy of examples/gitops made beside it at the same depth under the git-ignored `.stack-state/`
+//   (so that `../../tsconfig.json` and the self-reference resolve as for the example): one with a type error
+//   added (type checking is on), one without its tsconfig.json (it is needed). examples/ itself is never changed
+//   (tests run in parallel).
 //
 // The `preview --refresh` after the failed refreshes proves at once that the stack is in sync again, the
 // previewed setting changes and the language host's run of the program.
@@ -33,11 +42,9 @@ const { work, stateDir, configFile, run } = example;
 let notPostHog: ReturnType<typeof createServer>;
 let notPostHogUrl: string;
 
-/** The root Pulumi.yaml: the project `pulumi preview` at the repository root runs. */
-const project = parse(readFileSync(join(root, "Pulumi.yaml"), "utf8")) as {
-  main: string;
-  runtime: { name: string };
-};
+/** The root Pulumi.yaml: the project `pulumi preview` at the repository root runs (and the copies are made of). */
+const projectText = readFileSync(join(root, "Pulumi.yaml"), "utf8");
+const project = parse(projectText) as { main: string; runtime: { name: string } };
 const programDir = dirname(resolve(root, project.main));
 
 /**
@@ -243,5 +250,67 @@ describe("a wrong project id fails before any write (issue 12, point 7)", () => 
     }
     // The access check ran once, in the one provider host of the run.
     expect(log.filter((r) => r.path.endsWith("/projects/99999/"))).toHaveLength(1);
+  }, 300_000);
+});
+
+/** Copies of examples/gitops go to `.stack-state/<this prefix>-<name>`: two levels below the root, as the example. */
+const copyPrefix = `example-settings-${process.pid}-${Date.now()}`;
+const copies: string[] = [];
+beforeAll(() => {
+  mkdirSync(join(root, ".stack-state"), { recursive: true });
+});
+afterAll(() => {
+  for (const dir of copies) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * A copy of examples/gitops (program, dashboards, stack settings) as a project of its own: the root Pulumi.yaml
+ * with `main: index.ts` and the settings beside it. `change` edits the copy before it runs.
+ */
+function copyOfExample(name: string, change: (dir: string) => void): string {
+  const dir = join(root, ".stack-state", `${copyPrefix}-${name}`);
+  copies.push(dir);
+  cpSync(programDir, dir, { recursive: true });
+  const own = { ...(parse(projectText) as Record<string, unknown>), main: "index.ts", stackConfigDir: "." };
+  writeFileSync(join(dir, "Pulumi.yaml"), stringify(own));
+  change(dir);
+  return dir;
+}
+
+/**
+ * `pulumi preview` of the dev stack of the copy in `projectDir`, on a local backend and settings file of the copies'
+ * own (an empty stack, not the example's). The copies are one project (posthog-gitops) with the same settings, and a
+ * preview writes no state: both run on that one backend, so the stack is created (`pulumi stack init`) once, by the
+ * first preview.
+ */
+const previewOf = (projectDir: string) =>
+  run("preview", { projectDir, stateDir: join(work, "copies-state"), configFile: join(work, "copies.yaml") });
+
+/** The TypeScript error codes (`TS2322`, …) in the run's error diagnostics, in order. */
+const tsErrors = (r: RunResult) =>
+  r.diagnostics
+    .filter((d) => d.severity === "error")
+    .flatMap((d) => [...d.message.matchAll(/error (TS\d+):/g)].map((m) => m[1]));
+
+describe("copies of examples/gitops under the real CLI's Node.js language host", () => {
+  it("type checking is on: a type error added to a copy of the program fails `pulumi preview` with TS2322", async () => {
+    const dir = copyOfExample("type-error", (d) => {
+      const index = join(d, "index.ts");
+      writeFileSync(index, `${readFileSync(index, "utf8")}\nexport const wrong: number = "text";\n`);
+    });
+    const r = await previewOf(dir);
+    expect(r.ok).toBe(false);
+    expect(tsErrors(r), r.output).toEqual(["TS2322"]);
+    expect(r.output).toContain("error TS2322: Type 'string' is not assignable to type 'number'.");
+    expect(r.steps).toEqual([]); // the program stopped before declaring any resource
+  }, 300_000);
+
+  it("control: a copy without its tsconfig.json stops with TS2209", async () => {
+    const dir = copyOfExample("no-tsconfig", (d) => rmSync(join(d, "tsconfig.json")));
+    const r = await previewOf(dir);
+    expect(r.ok).toBe(false);
+    expect(tsErrors(r), r.output).toEqual(["TS2209"]);
+    expect(r.output).toContain("The project root is ambiguous");
+    expect(r.steps).toEqual([]);
   }, 300_000);
 });
