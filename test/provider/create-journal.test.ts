@@ -2,9 +2,10 @@
  * A create whose provider host dies with it (the engine killed mid-`up`) and the next run (issue 11's last
  * target): the create journal lets the next create of the same resource adopt what the dead one made (Dashboard,
  * Domain) and record what the dead one found (BatchExportPause `pausedBefore`), instead of a duplicate, a
- * blocked re-run or a wrong `pausedBefore`. Real HTTP against the emulator: the first create's POST is applied
- * and its answer dropped, and the reads it would recover with are held, so its provider host is killed (as an
- * engine kill takes it down) while the create is still in flight; a second host runs the create again.
+ * blocked re-run or a wrong `pausedBefore`. Real HTTP against the emulator: one run (one provider host) makes two
+ * objects whose creates return but which its engine never records, then starts four creates whose writes are
+ * applied with their answers dropped and whose recovery reads are held, so its provider host is killed (as an
+ * engine kill takes it down) while they are still in flight; the next run (a second host) runs every create again.
  */
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -42,173 +43,209 @@ const until = async (what: string, done: () => Promise<boolean>) => {
   throw new Error(`timed out waiting for ${what}`);
 };
 
+/** A resource of the killed run: its type, Pulumi name and inputs. */
+interface Resource {
+  type: string;
+  name: string;
+  inputs: Record<string, unknown>;
+}
 /**
- * Check then Create of resource `name` of `type` in a host that is killed once the emulator applied its POST to
- * `post` (a path pattern; the answer is dropped, and the GETs of `slow` after it are held until the host is gone);
- * then the same in a fresh host: that second create's outputs.
+ * A create of the killed run in flight when its host dies: its write (`method`, path pattern `write`) is applied
+ * and its answer dropped; its recovery reads (GETs of the path pattern `slow`) are held until the host is gone.
  */
-async function killedThenAgain(
-  type: string,
-  name: string,
-  inputs: Record<string, unknown>,
-  post: string,
-  slow: string,
-  method = "POST",
-): Promise<{ id: string; outs: Record<string, unknown> }> {
-  const provider = await serializeProvider(type);
-  const urn = urnOf(type, name);
-  await emu.control("DELETE", "/requests");
-  await emu.control("POST", "/faults", { method, path: post, dropResponse: true, times: 1 });
-  // The POST waits until the reads before it are answered; the reads after it (its recovery) then wait until the
-  // host is gone: the host dies with its create in flight, however slow the machine.
-  const held = (await emu.control("POST", "/holds", { method, path: post, times: 1 })) as { id: string };
-  const first = await host();
-  const checked = await first.check(
-    urn,
+interface InFlight extends Resource {
+  method: string;
+  write: string;
+  slow: string;
+}
+
+/** Check of `r` in `h` as the engine sends it for the SDK's resources of stack `stack`: the checked inputs. */
+async function checkIn(h: ProviderHost, r: Resource, stack = "posthog-test/dev") {
+  const provider = await serializeProvider(r.type);
+  const checked = await h.check(
+    urnOf(r.type, r.name),
     {},
-    { ...inputs, __provider: provider, __resourceName: name, __stack: "posthog-test/dev" },
+    { ...r.inputs, __provider: provider, __resourceName: r.name, __stack: stack },
   );
   expect(checked.failures).toEqual([]);
-  const lost = first.create(urn, checked.inputs).catch(() => undefined);
-  await until(
-    "the POST to be held",
-    async () => ((await emu.control("GET", `/holds/${held.id}`)) as { held: unknown[] }).held.length > 0,
-  );
-  await emu.control("POST", "/holds", { method: "GET", path: slow });
-  await emu.control("POST", `/holds/${held.id}/release`, {});
-  const pattern = new RegExp(post);
-  await until("the POST to apply", async () =>
-    (await emu.requests()).some((r) => r.method === method && pattern.test(r.path)),
-  );
-  await first.close(); // the host dies with its create in flight, as an engine kill takes it down
-  await lost;
+  return checked.inputs;
+}
+/** Check then Create of `r` in `h` (stack `stack`): the checked inputs, the id and the outputs. */
+async function createIn(h: ProviderHost, r: Resource, stack?: string) {
+  const inputs = await checkIn(h, r, stack);
+  return { inputs, ...(await h.create(urnOf(r.type, r.name), inputs)) };
+}
+type Created = Awaited<ReturnType<typeof createIn>>;
+
+const unrecorded: Resource = { type: "Dashboard", name: "unrecorded", inputs: { name: "Unrecorded board" } };
+const perStack: Resource = { type: "Dashboard", name: "per-stack", inputs: { name: "Per-stack board" } };
+/** The creates in flight when the host is killed, by case (set once the seed's running export is known). */
+let inFlight: Record<"dashboard" | "domain" | "pause" | "member", InFlight>;
+
+/** What the runs returned: the first run's returned creates, and the next run's creates by resource. */
+const first: { unrecorded?: Created; dev?: Created } = {};
+const next: Partial<Record<keyof typeof inFlight | "unrecorded" | "prod", Created>> = {};
+/** The journal's entries (`*.json`) after the next run's creates, then after each of its diffs. */
+const journalSizes: number[] = [];
+/** The journal's files after the next run's creates. */
+let journalAfterCreates: string[] = [];
+const entries = () => readdirSync(journal).filter((f) => f.endsWith(".json")).length;
+
+beforeAll(async () => {
+  const exports = (await emu.api("GET", `/api/organizations/${emu.organizationId}/batch_exports/`)).body as {
+    results: { id: string; paused: boolean }[];
+  };
+  const target = exports.results.find((b) => !b.paused);
+  if (!target) throw new Error("the seed has no running batch export");
+  await emu.control("POST", "/users", { email: "journal@example.com", level: 1 });
+  inFlight = {
+    dashboard: {
+      type: "Dashboard",
+      name: "killed",
+      inputs: { name: "Killed board" },
+      method: "POST",
+      write: "/dashboards/$",
+      slow: "/dashboards/$",
+    },
+    domain: {
+      type: "Domain",
+      name: "killed",
+      inputs: { domain: "killed.example.com" },
+      method: "POST",
+      write: "/domains/$",
+      slow: "/domains/$",
+    },
+    pause: {
+      type: "BatchExportPause",
+      name: "killed",
+      inputs: { batchExportId: target.id, paused: true },
+      method: "POST",
+      write: "/pause/$",
+      slow: `/batch_exports/${target.id}/$`,
+    },
+    member: {
+      type: "Member",
+      name: "journal",
+      inputs: { email: "journal@example.com", level: "admin" },
+      method: "PATCH",
+      write: "/members/[^/]+/$",
+      slow: "/members/$",
+    },
+  };
+
+  // The killed run. Two creates return (the answers reach the host; the checkpoint never gets them): one of this
+  // stack, one of another stack of the program.
+  const killed = await host();
+  first.unrecorded = await createIn(killed, unrecorded);
+  first.dev = await createIn(killed, perStack, "p/dev");
+  // Four creates in flight: each write waits until the reads before it are answered; the reads after it (its
+  // recovery) then wait until the host is gone: the host dies with its creates in flight, however slow the machine.
+  await emu.control("DELETE", "/requests");
+  const writes: { r: InFlight; hold: string }[] = [];
+  for (const r of Object.values(inFlight)) {
+    await emu.control("POST", "/faults", { method: r.method, path: r.write, dropResponse: true, times: 1 });
+    const hold = (await emu.control("POST", "/holds", { method: r.method, path: r.write, times: 1 })) as {
+      id: string;
+    };
+    writes.push({ r, hold: hold.id });
+  }
+  const lost: Promise<unknown>[] = [];
+  for (const { r } of writes) {
+    const inputs = await checkIn(killed, r);
+    lost.push(killed.create(urnOf(r.type, r.name), inputs).catch(() => undefined));
+  }
+  for (const { r, hold } of writes)
+    await until(
+      `the ${r.type} write to be held`,
+      async () => ((await emu.control("GET", `/holds/${hold}`)) as { held: unknown[] }).held.length > 0,
+    );
+  for (const { r } of writes) await emu.control("POST", "/holds", { method: "GET", path: r.slow });
+  for (const { hold } of writes) await emu.control("POST", `/holds/${hold}/release`, {});
+  for (const { r } of writes) {
+    const pattern = new RegExp(r.write);
+    await until(`the ${r.type} write to apply`, async () =>
+      (await emu.requests()).some((q) => q.method === r.method && pattern.test(q.path)),
+    );
+  }
+  await killed.close(); // the host dies with its creates in flight, as an engine kill takes it down
+  await Promise.all(lost);
   await emu.control("DELETE", "/holds"); // the held reads go on, with no one to answer
   await emu.control("DELETE", "/faults");
 
-  const second = await host();
+  // The next run: every create again (the other stack's too, its own resource there), then the next preview's
+  // diffs, which show the engine recorded each object.
+  const again = await host();
   try {
-    const again = await second.check(
-      urn,
-      {},
-      { ...inputs, __provider: provider, __resourceName: name, __stack: "posthog-test/dev" },
-    );
-    expect(again.failures).toEqual([]);
-    const created = await second.create(urn, again.inputs);
-    // the entry stays until a later operation shows the engine recorded the object (here: the next preview's diff)
-    expect(readdirSync(journal).length).toBeGreaterThan(0);
-    await second.diff(created.id, urn, created.outs, again.inputs);
-    expect(readdirSync(journal)).toEqual([]);
-    return created;
+    for (const [k, r] of Object.entries(inFlight))
+      next[k as keyof typeof inFlight] = await createIn(again, r);
+    next.unrecorded = await createIn(again, unrecorded);
+    next.prod = await createIn(again, perStack, "p/prod");
+    journalAfterCreates = readdirSync(journal);
+    journalSizes.push(entries());
+    const recorded = (r: Resource, made: Created | undefined, inputs = made?.inputs) => {
+      if (!made || !inputs) throw new Error(`no create of ${r.type} ${r.name}`);
+      return { r, made, inputs };
+    };
+    const diffs = [
+      ...Object.entries(inFlight).map(([k, r]) => recorded(r, next[k as keyof typeof inFlight])),
+      recorded(unrecorded, next.unrecorded),
+      recorded(perStack, first.dev, next.prod?.inputs), // dev's next run: its entry goes
+      recorded(perStack, next.prod),
+    ];
+    for (const { r, made, inputs } of diffs) {
+      await again.diff(made.id, urnOf(r.type, r.name), made.outs, inputs);
+      journalSizes.push(entries());
+    }
   } finally {
-    await second.close();
+    await again.close();
   }
-}
+}, 180_000); // two provider hosts and some 60 requests to the emulator
 
-describe("a create killed with its provider host, then run again", () => {
+/** Ids of the objects under `path` whose `field` is `value`. */
+const idsWhere = async (path: string, field: "name" | "domain", value: string) =>
+  ((await emu.api("GET", path)).body as { results: Record<string, unknown>[] }).results
+    .filter((x) => x[field] === value)
+    .map((x) => String(x.id));
+const dashboards = () => `/api/projects/${emu.projectId}/dashboards/?limit=200`;
+
+describe("a run killed with creates in flight and creates returned but not recorded, then the next run", () => {
   it("Dashboard: the second create adopts the dashboard the dead one made (one dashboard)", async () => {
-    const list = `/api/projects/${emu.projectId}/dashboards/?limit=200`;
-    const d = await killedThenAgain(
-      "Dashboard",
-      "killed",
-      { name: "Killed board" },
-      "/dashboards/$",
-      "/dashboards/$",
-    );
-    const named = (
-      (await emu.api("GET", list)).body as { results: { id: number; name: string }[] }
-    ).results.filter((x) => x.name === "Killed board");
-    expect(named.map((x) => String(x.id))).toEqual([d.id]);
+    const d = next.dashboard as Created;
+    expect(await idsWhere(dashboards(), "name", "Killed board")).toEqual([d.id]);
     expect(d.outs.adopted).toBe(false);
-  }, 90_000); // two hosts
+  });
 
   it("Dashboard: a create that returned but whose engine died before recording it is adopted by the next one", async () => {
-    const provider = await serializeProvider("Dashboard");
-    const urn = urnOf("Dashboard", "unrecorded");
-    const inputs = {
-      name: "Unrecorded board",
-      __provider: provider,
-      __resourceName: "unrecorded",
-      __stack: "posthog-test/dev",
-    };
-    const first = await host();
-    const made = await first.create(urn, (await first.check(urn, {}, inputs)).inputs);
-    await first.close(); // the answer reached the host, the checkpoint never got it
-    const second = await host();
-    try {
-      const again = await second.create(urn, (await second.check(urn, {}, inputs)).inputs);
-      expect(again.id).toBe(made.id);
-      await second.diff(again.id, urn, again.outs, (await second.check(urn, {}, inputs)).inputs);
-    } finally {
-      await second.close();
-    }
-    const list = `/api/projects/${emu.projectId}/dashboards/?limit=200`;
-    const named = ((await emu.api("GET", list)).body as { results: { name: string }[] }).results.filter(
-      (x) => x.name === "Unrecorded board",
-    );
-    expect(named).toHaveLength(1);
-    expect(readdirSync(journal)).toEqual([]);
+    const made = first.unrecorded as Created;
+    expect(next.unrecorded?.id).toBe(made.id);
+    expect(await idsWhere(dashboards(), "name", "Unrecorded board")).toEqual([made.id]);
   });
 
   it("Domain: the second create adopts the domain the dead one made instead of failing", async () => {
-    const d = await killedThenAgain(
-      "Domain",
-      "killed",
-      { domain: "killed.example.com" },
-      "/domains/$",
-      "/domains/$",
-    );
-    const all = (await emu.api("GET", `/api/organizations/${emu.organizationId}/domains/`)).body as {
-      results: { id: string; domain: string }[];
-    };
-    expect(all.results.filter((x) => x.domain === "killed.example.com").map((x) => x.id)).toEqual([d.id]);
+    const d = next.domain as Created;
+    expect(
+      await idsWhere(`/api/organizations/${emu.organizationId}/domains/`, "domain", "killed.example.com"),
+    ).toEqual([d.id]);
     expect(d.outs.adopted).toBe(false);
   });
 
-  it("BatchExportPause: the second create records that the export was running before the dead one paused it", async () => {
-    const exports = `/api/organizations/${emu.organizationId}/batch_exports/`;
-    const all = (await emu.api("GET", exports)).body as { results: { id: string; paused: boolean }[] };
-    const target = all.results.find((b) => !b.paused);
-    if (!target) throw new Error("the seed has no running batch export");
-    const b = await killedThenAgain(
-      "BatchExportPause",
-      "killed",
-      { batchExportId: target.id, paused: true },
-      "/pause/$",
-      `/batch_exports/${target.id}/$`,
-    );
-    expect(b.outs).toMatchObject({ paused: true, pausedBefore: false });
+  it("BatchExportPause: the second create records that the export was running before the dead one paused it", () => {
+    expect(next.pause?.outs).toMatchObject({ paused: true, pausedBefore: false });
   });
 
-  it("Member: the second create records the level the person had before the dead one changed it", async () => {
-    await emu.control("POST", "/users", { email: "journal@example.com", level: 1 });
-    const m = await killedThenAgain(
-      "Member",
-      "journal",
-      { email: "journal@example.com", level: "admin" },
-      "/members/[^/]+/$",
-      "/members/$",
-      "PATCH",
-    );
-    expect(m.outs).toMatchObject({ level: 8, levelBefore: 1 });
+  it("Member: the second create records the level the person had before the dead one changed it", () => {
+    expect(next.member?.outs).toMatchObject({ level: 8, levelBefore: 1 });
   });
 
-  it("another stack of the program never adopts what a create of this stack made", async () => {
-    const provider = await serializeProvider("Dashboard");
-    const urn = urnOf("Dashboard", "per-stack");
-    const inputs = { name: "Per-stack board", __provider: provider, __resourceName: "per-stack" };
-    const first = await host();
-    const dev = await first.create(urn, (await first.check(urn, {}, { ...inputs, __stack: "p/dev" })).inputs);
-    await first.close(); // dev's entry stays (no later run of dev yet)
-    const second = await host();
-    try {
-      const checked = await second.check(urn, {}, { ...inputs, __stack: "p/prod" });
-      const prod = await second.create(urn, checked.inputs);
-      expect(prod.id).not.toBe(dev.id);
-      await second.diff(dev.id, urn, dev.outs, checked.inputs); // dev's next run: its entry goes
-      await second.diff(prod.id, urn, prod.outs, checked.inputs);
-    } finally {
-      await second.close();
-    }
-    expect(readdirSync(journal)).toEqual([]);
+  it("another stack of the program never adopts what a create of this stack made", () => {
+    expect(next.prod?.id).toBeDefined();
+    expect(next.prod?.id).not.toBe(first.dev?.id);
+  });
+
+  it("each entry stays until a later operation (the next preview's diff) shows the engine recorded its object, then goes", () => {
+    // after the next run's creates: one entry per create not yet recorded (four adopted from the killed run, the
+    // unrecorded one, the other stack's two); each diff then removes its own, down to none
+    expect(journalSizes, journalAfterCreates.join("\n")).toEqual([7, 6, 5, 4, 3, 2, 1, 0]);
+    expect(readdirSync(journal), journalAfterCreates.join("\n")).toEqual([]);
   });
 });

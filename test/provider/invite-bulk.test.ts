@@ -1,13 +1,13 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ProviderHost } from "../../tools/provider-host";
 import {
   destroy,
   type Managed,
   serializeProvider,
   startConfiguredHost,
+  startTestEmulator,
   type TestEmulator,
   urnOf,
-  useProviderHost,
 } from "./harness";
 
 // Invites the engine creates together share one POST …/invites/bulk/ (at most 20 each): N invites cost ⌈N/20⌉
@@ -15,14 +15,15 @@ import {
 // invite and a budget that fits only some behave as they do for invites sent one by one.
 
 let emu: TestEmulator;
+/** The provider host of the latest {@link createTogether}, open until the next one: it deletes what it made. */
 let host: ProviderHost;
-useProviderHost(
-  (e, h) => {
-    emu = e;
-    host = h;
-  },
-  { inviteBudget: false },
-);
+beforeAll(async () => {
+  emu = await startTestEmulator({ inviteBudget: false });
+});
+afterAll(async () => {
+  await host?.close();
+  await emu?.close();
+});
 
 const org = () => `/api/organizations/${emu.organizationId}`;
 type Invite = { id: string; target_email: string; level: number };
@@ -50,53 +51,52 @@ const pause = () => new Promise((r) => setTimeout(r, 20));
  * until it waits on that GET). When the GET is answered, every create goes on in the same turn of the host's event
  * loop and is queued before the batching window can close: the invites are grouped as created together, whatever
  * the machine's speed. `meanwhile` runs once that GET is released, before the creates are awaited (to inspect and
- * release requests the test holds).
+ * release requests the test holds). The host stays open as {@link host} (the previous one is closed first), for
+ * the test to delete what it made.
  */
 async function createTogether(
   prefix: string,
   emails: string[],
   meanwhile: () => Promise<void> = async () => {},
 ): Promise<PromiseSettledResult<Managed & { email: string }>[]> {
+  await host?.close(); // the previous run's
   const own = await startConfiguredHost(emu);
+  host = own;
+  const provider = await serializeProvider("Invite");
+  const checked = await Promise.all(
+    emails.map(async (email, i) => {
+      const urn = urnOf("Invite", `${prefix}-${i}`);
+      const c = await own.check(urn, {}, { targetEmail: email, sendEmail: false, __provider: provider });
+      expect(c.failures).toEqual([]);
+      return { urn, inputs: c.inputs, email };
+    }),
+  );
+  const probe = await holdRequests("GET", `/organizations/${emu.organizationId}/projects/`, 1);
+  await emu.control("DELETE", "/requests");
+  const creating = Promise.allSettled(
+    checked.map(async ({ urn, inputs, email }) => {
+      const created = await own.create(urn, inputs);
+      return { name: "Invite", urn, id: created.id, provider, inputs, outs: created.outs, email };
+    }),
+  );
   try {
-    const provider = await serializeProvider("Invite");
-    const checked = await Promise.all(
-      emails.map(async (email, i) => {
-        const urn = urnOf("Invite", `${prefix}-${i}`);
-        const c = await own.check(urn, {}, { targetEmail: email, sendEmail: false, __provider: provider });
-        expect(c.failures).toEqual([]);
-        return { urn, inputs: c.inputs, email };
-      }),
+    const barrier = await own.check(
+      urnOf("Invite", `${prefix}-barrier`),
+      {},
+      { targetEmail: `${prefix}.barrier@example.com`, sendEmail: false, __provider: provider },
     );
-    const probe = await holdRequests("GET", `/organizations/${emu.organizationId}/projects/`, 1);
-    await emu.control("DELETE", "/requests");
-    const creating = Promise.allSettled(
-      checked.map(async ({ urn, inputs, email }) => {
-        const created = await own.create(urn, inputs);
-        return { name: "Invite", urn, id: created.id, provider, inputs, outs: created.outs, email };
-      }),
-    );
-    try {
-      const barrier = await own.check(
-        urnOf("Invite", `${prefix}-barrier`),
-        {},
-        { targetEmail: `${prefix}.barrier@example.com`, sendEmail: false, __provider: provider },
-      );
-      expect(barrier.failures).toEqual([]);
-      while ((await holdState(probe)).hits < 1) await pause();
-    } finally {
-      await emu.control("DELETE", `/holds/${probe}`);
-    }
-    await meanwhile();
-    const results = await creating;
-    // the one GET of the settings check, and nothing else read or written before the invites
-    expect(
-      (await emu.requests()).filter((r) => r.method === "GET" && r.path.includes("/projects/")),
-    ).toHaveLength(1);
-    return results;
+    expect(barrier.failures).toEqual([]);
+    while ((await holdState(probe)).hits < 1) await pause();
   } finally {
-    await own.close();
+    await emu.control("DELETE", `/holds/${probe}`);
   }
+  await meanwhile();
+  const results = await creating;
+  // the one GET of the settings check, and nothing else read or written before the invites
+  expect(
+    (await emu.requests()).filter((r) => r.method === "GET" && r.path.includes("/projects/")),
+  ).toHaveLength(1);
+  return results;
 }
 
 const made = <T>(results: PromiseSettledResult<T>[]): T[] =>

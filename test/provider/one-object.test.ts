@@ -2,10 +2,10 @@
  * One object, one resource (issue 12, point 5), through the real dynamic-provider host over gRPC: `check`
  * refuses a second resource of the program that manages an object another one manages, naming both (the SDK
  * passes the Pulumi name in `__resourceName`, as the inputs below do); `diff` and `create` claim what the
- * outputs or the API add (the person behind a Member's e-mail). test/stack/one-object.test.ts runs the same
- * through a program using the SDK.
+ * outputs or the API add (the person behind a Member's e-mail). test/stack/preview-promise.test.ts (its describe
+ * "one object, one resource") runs the same through a program using the SDK.
  */
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { ProviderHost } from "../../tools/provider-host";
 import {
   create,
@@ -25,6 +25,20 @@ let host: ProviderHost;
 useProviderHost((e, h) => {
   emu = e;
   host = h;
+});
+
+/**
+ * The provider process of the next run, started once: a second process, which has made none of what the first
+ * (`host`) made and checked none of its resources. Each case below that needs a next run uses objects no other
+ * case of this process uses (its own person or e-mail), so the cases share it as one program's next run would.
+ */
+let nextRunHost: Promise<ProviderHost> | undefined;
+const nextRun = (): Promise<ProviderHost> => {
+  nextRunHost ??= startConfiguredHost(emu);
+  return nextRunHost;
+};
+afterAll(async () => {
+  await (await nextRunHost)?.close();
 });
 
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -126,23 +140,19 @@ describe("claims made after check: the person behind a Member", () => {
 
     // A new provider process (the next run): diff of the existing resource claims the person from its
     // outputs, so the other form is refused before any request there too.
-    const next = await startConfiguredHost(emu);
-    try {
-      const planned = await plan(next, mia, {
-        email: MIA.email,
-        level: "member",
-        retainOnDelete: true,
-        __resourceName: "mia-by-email",
-      });
-      expect(planned.checked.failures).toEqual([]);
-      expect(planned.diff.changes).toBe(false);
-      const refused = await check("Member", "mia-by-uuid", { userUuid: MIA.uuid, level: "admin" }, next);
-      expect(refused.failures.map((f) => f.reason)).toEqual([
-        expect.stringContaining('Member "mia-by-uuid" and Member "mia-by-email" both manage'),
-      ]);
-    } finally {
-      await next.close();
-    }
+    const next = await nextRun();
+    const planned = await plan(next, mia, {
+      email: MIA.email,
+      level: "member",
+      retainOnDelete: true,
+      __resourceName: "mia-by-email",
+    });
+    expect(planned.checked.failures).toEqual([]);
+    expect(planned.diff.changes).toBe(false);
+    const refused = await check("Member", "mia-by-uuid", { userUuid: MIA.uuid, level: "admin" }, next);
+    expect(refused.failures.map((f) => f.reason)).toEqual([
+      expect.stringContaining('Member "mia-by-uuid" and Member "mia-by-email" both manage'),
+    ]);
     await destroy(host, mia);
   });
 });
@@ -152,71 +162,54 @@ describe("claims made after check: the person behind a Member", () => {
 // first; the new one fails before its write, and nothing is sent twice.
 describe("a resource in the state keeps its object, whatever the order of the checks", () => {
   it("Invite: the new one checked first passes check, then fails at create once the kept one is checked; no POST", async () => {
-    const next = await startConfiguredHost(emu);
-    try {
-      const provider = await serializeProvider("Invite");
-      const kept = await create(next, "Invite", "kept-invite", {
-        targetEmail: "order@example.com",
-        __resourceName: "kept-invite",
-      });
-      // The next run, in a new provider process: the new Invite's registration arrives first.
-      const run = await startConfiguredHost(emu);
-      try {
-        await emu.control("DELETE", "/requests");
-        const newcomer = await run.check(
-          urnOf("Invite", "new-invite"),
-          {},
-          { targetEmail: "ORDER@example.com", __resourceName: "new-invite", __provider: provider },
-        );
-        expect(newcomer.failures).toEqual([]); // nothing tells it yet that another resource holds the invite
-        const again = await run.check(kept.urn, kept.inputs, {
-          targetEmail: "order@example.com",
-          __resourceName: "kept-invite",
-          __provider: provider,
-        });
-        expect(again.failures).toEqual([]); // in the state (old inputs): it keeps its invite
-        const refused = await failure(run.create(urnOf("Invite", "new-invite"), newcomer.inputs));
-        expect(refused).toContain('Invite "new-invite" and Invite "kept-invite" both manage the invite for');
-        expect((await emu.requests()).filter((r) => r.method !== "GET")).toEqual([]);
-      } finally {
-        await run.close();
-      }
-      await destroy(next, kept);
-    } finally {
-      await next.close();
-    }
+    const provider = await serializeProvider("Invite");
+    // The run that made it: the first process.
+    const kept = await create(host, "Invite", "kept-invite", {
+      targetEmail: "order@example.com",
+      __resourceName: "kept-invite",
+    });
+    // The next run, in a new provider process: the new Invite's registration arrives first.
+    const run = await nextRun();
+    await emu.control("DELETE", "/requests");
+    const newcomer = await run.check(
+      urnOf("Invite", "new-invite"),
+      {},
+      { targetEmail: "ORDER@example.com", __resourceName: "new-invite", __provider: provider },
+    );
+    expect(newcomer.failures).toEqual([]); // nothing tells it yet that another resource holds the invite
+    const again = await run.check(kept.urn, kept.inputs, {
+      targetEmail: "order@example.com",
+      __resourceName: "kept-invite",
+      __provider: provider,
+    });
+    expect(again.failures).toEqual([]); // in the state (old inputs): it keeps its invite
+    const refused = await failure(run.create(urnOf("Invite", "new-invite"), newcomer.inputs));
+    expect(refused).toContain('Invite "new-invite" and Invite "kept-invite" both manage the invite for');
+    expect((await emu.requests()).filter((r) => r.method !== "GET")).toEqual([]);
+    await destroy(host, kept);
   });
 
   it("Invite: the kept one checked first; the new one fails in check, naming both", async () => {
-    const next = await startConfiguredHost(emu);
-    try {
-      const provider = await serializeProvider("Invite");
-      const kept = await create(next, "Invite", "kept-first", {
-        targetEmail: "first@example.com",
-        __resourceName: "kept-first",
-      });
-      const run = await startConfiguredHost(emu);
-      try {
-        const again = await run.check(kept.urn, kept.inputs, {
-          targetEmail: "first@example.com",
-          __resourceName: "kept-first",
-          __provider: provider,
-        });
-        expect(again.failures).toEqual([]);
-        const newcomer = await run.check(
-          urnOf("Invite", "new-second"),
-          {},
-          { targetEmail: "First@example.com", __resourceName: "new-second", __provider: provider },
-        );
-        expect(newcomer.failures.map((f) => f.reason)).toEqual([
-          expect.stringContaining('Invite "new-second" and Invite "kept-first" both manage the invite for'),
-        ]);
-      } finally {
-        await run.close();
-      }
-      await destroy(next, kept);
-    } finally {
-      await next.close();
-    }
+    const provider = await serializeProvider("Invite");
+    const kept = await create(host, "Invite", "kept-first", {
+      targetEmail: "first@example.com",
+      __resourceName: "kept-first",
+    });
+    const run = await nextRun();
+    const again = await run.check(kept.urn, kept.inputs, {
+      targetEmail: "first@example.com",
+      __resourceName: "kept-first",
+      __provider: provider,
+    });
+    expect(again.failures).toEqual([]);
+    const newcomer = await run.check(
+      urnOf("Invite", "new-second"),
+      {},
+      { targetEmail: "First@example.com", __resourceName: "new-second", __provider: provider },
+    );
+    expect(newcomer.failures.map((f) => f.reason)).toEqual([
+      expect.stringContaining('Invite "new-second" and Invite "kept-first" both manage the invite for'),
+    ]);
+    await destroy(host, kept);
   });
 });

@@ -79,37 +79,54 @@ async function holdAndCut(path: string, times = 1): Promise<string> {
 }
 
 describe("a create PostHog may still be processing when its answer is lost", () => {
-  it("Dashboard: fails as unknown (no 'did not apply', nothing adopted, nothing else made); applied after the run, the next run adopts it: one dashboard", async () => {
-    const hold = await holdAndCut("/dashboards/$");
+  it("Dashboard and Project: each fails as unknown (no 'did not apply', nothing adopted, nothing else made), an Invite (not journaled) too, saying the next up sends it again; applied after the run, the next run adopts each: one dashboard, one project", async () => {
+    const dashboardHold = await holdAndCut("/dashboards/$");
+    const projectHold = await holdAndCut("/projects/$");
+    await holdAndCut("/invites/$"); // a lone invite is sent alone, not in a bulk request
     const first = await run();
     try {
-      const message = await failure(createIn(first, "Dashboard", "late", { name: "Late board" }));
-      expect(message).toContain('Dashboard "Late board": the outcome of its create is unknown');
-      expect(message).toContain("PostHog may still be processing the request");
-      expect(message).toMatch(
+      const [dashboard, project, invite] = await Promise.all([
+        failure(createIn(first, "Dashboard", "late", { name: "Late board" })),
+        failure(createIn(first, "Project", "late", { name: "Late project" })),
+        failure(
+          createIn(first, "Invite", "late", { targetEmail: "late.invitee@example.com", sendEmail: false }),
+        ),
+      ]);
+      expect(dashboard).toContain('Dashboard "Late board": the outcome of its create is unknown');
+      expect(dashboard).toContain("PostHog may still be processing the request");
+      expect(dashboard).toMatch(
         /The next pulumi up looks for it first: it adopts the Dashboard this create made/,
       );
-      expect(message).not.toMatch(/did not apply/);
+      expect(dashboard).not.toMatch(/did not apply/);
+      expect(project).toMatch(/Project "Late project": the outcome of its create is unknown/);
+      expect(invite).toContain('Invite "late.invitee@example.com": the outcome of its create is unknown');
+      expect(invite).toContain("The next pulumi up sends the invite again (invites are not journaled)");
+      expect(invite).not.toMatch(/declared without the SDK's classes/);
     } finally {
       await first.close();
     }
     expect(await named(dashboardsPath(), "Late board")).toEqual([]);
-    expect(readdirSync(journal).filter((f) => f.endsWith(".json"))).toHaveLength(1); // kept for the next run
-    // PostHog applies it after the run ended.
-    await emu.control("POST", `/holds/${hold}/release`, {});
+    // kept for the next run: the dashboard's and the project's (the invite's create is not journaled)
+    expect(readdirSync(journal).filter((f) => f.endsWith(".json"))).toHaveLength(2);
+    // PostHog applies them after the run ended.
+    await emu.control("POST", `/holds/${dashboardHold}/release`, {});
+    await emu.control("POST", `/holds/${projectHold}/release`, {});
     await expect.poll(() => named(dashboardsPath(), "Late board")).toHaveLength(1);
+    await expect.poll(() => named(projectsPath(), "Late project")).toHaveLength(1);
     const [made] = await named(dashboardsPath(), "Late board");
     const before = await posts(/\/dashboards\/$/);
     const second = await run();
     try {
       const created = await createIn(second, "Dashboard", "late", { name: "Late board" });
       expect(created.id).toBe(String(made));
+      const p = await createIn(second, "Project", "late", { name: "Late project" });
+      expect(await named(projectsPath(), "Late project")).toEqual([Number(p.id)]);
     } finally {
       await second.close();
     }
     expect(await posts(/\/dashboards\/$/)).toBe(before); // adopted, not posted again
     expect(await named(dashboardsPath(), "Late board")).toEqual([made]);
-  }, 60_000);
+  }, 90_000); // two hosts, three creates
 
   it("Dashboard: applied while the create still reads, it is adopted within the run", async () => {
     const hold = await holdAndCut("/dashboards/$");
@@ -162,27 +179,6 @@ describe("a create PostHog may still be processing when its answer is lost", () 
     }
   }, 60_000);
 
-  it("Project: the same: unknown, then adopted by the next run, one project", async () => {
-    const hold = await holdAndCut("/projects/$");
-    const first = await run();
-    try {
-      expect(await failure(createIn(first, "Project", "late", { name: "Late project" }))).toMatch(
-        /Project "Late project": the outcome of its create is unknown/,
-      );
-    } finally {
-      await first.close();
-    }
-    await emu.control("POST", `/holds/${hold}/release`, {});
-    await expect.poll(() => named(projectsPath(), "Late project")).toHaveLength(1);
-    const second = await run();
-    try {
-      const p = await createIn(second, "Project", "late", { name: "Late project" });
-      expect(await named(projectsPath(), "Late project")).toEqual([Number(p.id)]);
-    } finally {
-      await second.close();
-    }
-  }, 60_000);
-
   it("a gateway's 502 proves nothing either; the next run within the window sends nothing and says when it decides; past the window it creates one", async () => {
     await emu.control("POST", "/faults", { method: "POST", path: "/dashboards/$", status: 502, times: 1 });
     const first = await run();
@@ -210,21 +206,6 @@ describe("a create PostHog may still be processing when its answer is lost", () 
       expect(await named(dashboardsPath(), "Gateway board")).toEqual([Number(d.id)]);
     } finally {
       await later.close();
-    }
-  }, 60_000);
-
-  it("Invite (not journaled): unknown, and the message says the next up sends it again, PostHog keeping one per address", async () => {
-    await holdAndCut("/invites/$"); // a lone invite is sent alone, not in a bulk request
-    const host = await run();
-    try {
-      const message = await failure(
-        createIn(host, "Invite", "late", { targetEmail: "late.invitee@example.com", sendEmail: false }),
-      );
-      expect(message).toContain('Invite "late.invitee@example.com": the outcome of its create is unknown');
-      expect(message).toContain("The next pulumi up sends the invite again (invites are not journaled)");
-      expect(message).not.toMatch(/declared without the SDK's classes/);
-    } finally {
-      await host.close();
     }
   }, 60_000);
 
