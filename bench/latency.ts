@@ -93,7 +93,7 @@ const OPS: OpName[] = ["up", "previewRefresh", "destroy"];
 /**
  * The emulator CLI in a child process (its CPU is not charged to the engine's process) at PostHog's request limits.
  * The invite budget (50 invites an hour per organization) is lifted: the generated program declares 60 invites per
- * 300 resources, and these benchmarks measure the request budget (test/stack/invite-budget.test.ts covers the other).
+ * 300 resources, and these benchmarks measure the request budget (test/stack/org-rules-and-drift.test.ts covers the other).
  */
 const startEmuChild = (latencyMs: number, jitterMs: number): Promise<Emu> =>
   startEmu(root, [

@@ -441,7 +441,7 @@ describe("DashboardSharing provider", () => {
 
 describe("a dashboard at restrictionLevel 37 in an organization without the advanced permissions (its own emulator)", () => {
   // Issue 13. The Update, like the Create, reports the level in effect (21) beside the declared one: the outputs
-  // from which the SDK warns on every run. test/stack/restriction-warning.test.ts shows that warning through the
+  // from which the SDK warns on every run. test/stack/org-rules-and-drift.test.ts shows that warning through the
   // real CLI.
   let basic: ProviderHost;
   useProviderHost(

@@ -190,7 +190,7 @@ describe("Invite provider (real host over gRPC)", () => {
     expect(await emu.requests()).toEqual([]);
   });
   it("a refresh of an invite another stack replaced: Read throws naming the e-mail and the invite that replaced it (the resource is not dropped); nothing is sent", async () => {
-    // Issue 34, point 5. test/stack/invite-two-stacks.test.ts shows the nightly gate's refresh failing so through
+    // Issue 34, point 5. test/stack/org-rules-and-drift.test.ts shows the nightly gate's refresh failing so through
     // the engine; here, the provider's Read itself.
     const email = "replaced.invitee@example.com";
     const mine = await create(host, "Invite", "shared", { targetEmail: email, sendEmail: false });

@@ -1,11 +1,25 @@
+import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { type EngineEvent, errorsOf, exportStack, type RunResult, summarize } from "../../tools/pulumi";
+import {
+  type EngineEvent,
+  ensureStack,
+  errorsOf,
+  exportStack,
+  pulumi,
+  type RunOptions,
+  type RunResult,
+  runStack,
+  savedState,
+  summarize,
+  writeStackSettings,
+} from "../../tools/pulumi";
 import { filesUnder } from "../support/files";
 import { type Declared, fixtureDir, useFixtureProgram } from "./fixture-program";
 
 // Three cases on one stack of a program using the SDK, run through the real Pulumi CLI against the emulator, in
 // order: each later case's runs are also later runs of the earlier cases' resources, and the last case searches
-// the output of every run of the stack.
+// the output of every run of the stack. Then, on a stack of its own on the same emulator, an API key set as plain
+// stack config (issue 28, item 4, below).
 //
 // Issue 27, point 2: a failed list read is not an empty list. One 404 (with PostHog's error body) on a list read
 // during `refresh` used to mark every dashboard of the project `deleted`, drop the Invites, Members and
@@ -28,6 +42,11 @@ import { type Declared, fixtureDir, useFixtureProgram } from "./fixture-program"
 // runtime, which logs every RegisterResource answer at debug level (`RegisterResource RPC finished: … resp: …`,
 // @pulumi/pulumi runtime/resource.js), the secret envelope's value included, and which `--json` and `--debug` print.
 // The test proves that this is the only place (docs/troubleshooting.md says how to keep it out of CI logs).
+//
+// Issue 28, item 4: `pulumi config set posthog:apiKey phx_…` without `--secret` leaves the key readable in the stack
+// settings file. A preview warns, naming the fix, and the key reaches no state, log or error. Before the fix there
+// was no warning at all. The plain key is written into the settings file as `pulumi config set posthog:apiKey …`
+// writes it (tools/pulumi.ts writeStackSettings, no CLI run); only the secret one needs the CLI (it encrypts).
 const MIA = { uuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d03", email: "mia.member@example.com" };
 const MAX = { uuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d04" };
 
@@ -258,4 +277,94 @@ describe("one stack: failed list reads, a Member's level-only change, secrets in
     // The key never, not even there.
     for (const r of runs) expect(r.output).not.toContain(emu.apiKey);
   }, 900_000);
+});
+
+const warnings = (r: RunResult) =>
+  r.diagnostics.filter((d) => d.severity === "warning").map((d) => d.message);
+const FIX = "pulumi config set --secret posthog:apiKey";
+
+describe("posthog:apiKey set as plain stack config", () => {
+  it("warns at preview and up naming the fix; only the engine's record of the stack config holds it; once a secret, no warning and no key in the state", async () => {
+    const program: Declared = [["Dashboard", "board", { name: "Plain key" }]];
+    const key = await fx.emu().createKey();
+    const keyed = fx.stack("plain");
+    const env: Record<string, string | undefined> = { ...keyed.env(), POSTHOG_API_KEY: undefined };
+    await ensureStack({
+      projectDir: fixtureDir,
+      stack: keyed.name,
+      stateDir: keyed.stateDir,
+      configFile: keyed.configFile,
+    });
+    const config = async (...args: string[]) => {
+      const r = await pulumi(
+        ["config", "set", ...args, "--stack", keyed.name, "--config-file", keyed.configFile],
+        {
+          cwd: fixtureDir,
+          stateDir: keyed.stateDir,
+        },
+      );
+      expect(r.exitCode, r.stderr).toBe(0);
+      return r;
+    };
+    // What `pulumi config set posthog:apiKey <key>` and `pulumi config set fx:resources <json>` write.
+    writeStackSettings(
+      keyed.configFile,
+      `config:\n  posthog:apiKey: ${key}\n  fx:resources: ${JSON.stringify(JSON.stringify(program))}\n`,
+    );
+    expect(readFileSync(keyed.configFile, "utf8")).toContain(`posthog:apiKey: ${key}`);
+    const events: EngineEvent[] = [];
+    const runKeyed = (operation: RunOptions["operation"]) =>
+      runStack({
+        operation,
+        projectDir: fixtureDir,
+        stack: keyed.name,
+        stateDir: keyed.stateDir,
+        configFile: keyed.configFile,
+        env: env as Record<string, string>,
+        onEvent: (e) => events.push(e),
+      });
+
+    const preview = await runKeyed("preview");
+    expect(preview.ok, why(preview)).toBe(true);
+    const warned = warnings(preview).filter((m) => m.includes("posthog:apiKey"));
+    expect(warned, why(preview)).toHaveLength(1);
+    expect(warned[0]).toContain("plain text");
+    expect(warned[0]).toContain(FIX);
+    expect(preview.output).toContain(FIX);
+
+    const up = await runKeyed("up");
+    expect(up.ok, why(up)).toBe(true);
+    expect(warnings(up).filter((m) => m.includes(FIX))).toHaveLength(1);
+    // The state as the local backend holds it (the checkpoint `pulumi stack export` prints, read without a CLI run).
+    const savedOf = () => savedState({ projectDir: fixtureDir, stack: keyed.name, stateDir: keyed.stateDir });
+    // What the engine does with plain stack config: it records the whole config as the inputs of the default
+    // provider (`pulumi:providers:pulumi-nodejs`), in clear. No resource of ours holds the key.
+    const exported = savedOf();
+    const holders = (exported.deployment.resources ?? [])
+      .filter((r) => JSON.stringify(r).includes(key))
+      .map((r) => String(r.type));
+    expect(holders).toEqual(["pulumi:providers:pulumi-nodejs"]);
+    // The engine's events carry it where they carry the stack config: the prelude (the config of the run) and
+    // that provider's step; no other event, and no output or error.
+    expect(events.length).toBeGreaterThan(10);
+    const withKey = events.filter((e) => JSON.stringify(e).includes(key));
+    expect(withKey.length).toBeGreaterThan(0);
+    for (const e of withKey) {
+      const where = e.preludeEvent ? "prelude" : (e.resourcePreEvent ?? e.resOutputsEvent)?.metadata.type;
+      expect(["prelude", "pulumi:providers:pulumi-nodejs"], JSON.stringify(Object.keys(e))).toContain(where);
+    }
+    const printed = [preview, up].map((r) => r.output + JSON.stringify(r.diagnostics)).join("\n");
+    expect(printed.includes(key), "the key is in the CLI's output or diagnostics").toBe(false);
+
+    // Made a secret as the warning says: no warning, and after the next up the state holds it only encrypted. (The
+    // warning comes from the program, which a preview and an up run alike: the up shows there is none.)
+    await config("--secret", "posthog:apiKey", key);
+    expect(readFileSync(keyed.configFile, "utf8")).toMatch(/posthog:apiKey:\n {4}secure: v1:/);
+    const secured = await runKeyed("up");
+    expect(secured.ok, why(secured)).toBe(true);
+    expect(warnings(secured).filter((m) => m.includes("posthog:apiKey"))).toEqual([]);
+    expect(JSON.stringify(savedOf()).includes(key)).toBe(false);
+    expect(secured.output.includes(key)).toBe(false);
+    writeFileSync(keyed.configFile, ""); // the key out of the test's temporary files before they are removed
+  }, 300_000);
 });
