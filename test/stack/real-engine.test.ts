@@ -537,7 +537,7 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
   // and the resource options: each up applies the changes of several of them at once, each asserted on its own
   // items, and the destroy refused by `protect` is the one whose deletes overlap. (That --expect-no-changes fails
   // with changes is proved by the drift gate of the first test.)
-  it("--parallel 1 runs one create at a time, the default overlaps them (at most 4 × CPUs) and deletes overlap too; --target changes only the target; pulumi stack export, then import into a new backend, round-trips (preview --expect-no-changes passes); protect refuses delete and replace until lifted (pulumi state unprotect); ignoreChanges keeps old values; deleteBeforeReplace overrides the provider both ways; deletedWith skips the Delete", async () => {
+  it("--parallel 1 runs one create at a time, the default overlaps them (at most 4 × CPUs) and deletes overlap too; --target changes only the targets; pulumi stack export, then import into a new backend, round-trips (preview --expect-no-changes passes); protect refuses delete and replace until lifted (pulumi state unprotect); ignoreChanges keeps old values; deleteBeforeReplace overrides the provider both ways; deletedWith skips the Delete", async () => {
     const t = await tinyStack();
     /** Items s<from>… taking `tiny:slowMs` in create, read and delete. */
     const slow = (from: number, to: number) =>
@@ -574,47 +574,43 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
     expect(t.log().filter((l) => l.startsWith("create-start slow-"))).toHaveLength(3);
     expect(mostAtOnce(t.log(), "create")).toBe(1);
 
-    // A note on a and b: --target applies a's alone.
-    const noted = { ...v1, a: { ...v1.a, note: "n" }, b: { ...v1.b, note: "n" } };
-    t.declare({ items: noted, slowMs: 1000 });
-    t.clearLog();
-    const targeted = await t.run("up", { targets: [t.urn("a")] });
-    expect(targeted.ok, why(targeted)).toBe(true);
-    expect(targeted.steps.filter((s) => s.op !== "same").map((s) => `${s.op} ${s.name}`)).toEqual([
-      "update a",
-    ]);
-    expect(t.log().filter((l) => l.startsWith("update "))).toEqual([expect.stringMatching(/^update alpha-/)]);
-    expect(note("alpha")).toBe("n");
-    expect(note("beta")).toBeUndefined();
-
-    // The next up applies what the targeted one left (b's update only), with new notes that ignoreChanges keeps
-    // out (kept's old value stays; added's, a path its old inputs lack, is removed from the new ones), a `kind`
-    // change replacing d and e, and more slow items, created with the default --parallel.
+    // The next up declares a note on a and b, new notes that ignoreChanges keeps out (kept's old value stays;
+    // added's, a path its old inputs lack, is removed from the new ones), a `kind` change replacing d and e, and
+    // more slow items, created with the default --parallel. It targets every item but b: --target applies a's note
+    // and leaves b's out.
     // pkg/cmd/pulumi/operations/up.go: the default --parallel is 4 × the CPUs (8 on this 2-core machine).
     const cap = 4 * availableParallelism();
     const more = slow(3, 3 + cap + 2);
+    /** The program after that up: b keeps its old inputs, as the targeted up left it. */
     const v2 = {
-      ...noted,
+      ...v1,
+      a: { ...v1.a, note: "n" },
       kept: { ...v1.kept, note: "n2" },
       added: { ...v1.added, note: "new" },
       d: { ...v1.d, kind: "fancy" },
       e: { ...v1.e, kind: "fancy" },
       ...more,
     };
-    t.declare({ items: v2, slowMs: 2500 });
+    t.declare({ items: { ...v2, b: { ...v1.b, note: "n" } }, slowMs: 2500 });
     t.clearLog();
-    const rest = await t.run("up");
+    const rest = await t.run("up", {
+      targets: Object.keys(v2)
+        .filter((n) => n !== "b")
+        .map((n) => t.urn(n)),
+    });
     expect(rest.ok, why(rest)).toBe(true);
     expect(ops(rest)).toEqual(
       allOps(v2, {
-        b: "update",
+        a: "update",
         d: "replace",
         e: "replace",
         ...Object.fromEntries(Object.keys(more).map((n): [string, StepOp] => [n, "create"])),
       }),
     );
     expect(rest.counts).toMatchObject({ create: cap + 2, update: 1, replace: 2 });
-    expect(note("beta")).toBe("n");
+    expect(t.log().filter((l) => l.startsWith("update "))).toEqual([expect.stringMatching(/^update alpha-/)]);
+    expect(note("alpha")).toBe("n");
+    expect(note("beta")).toBeUndefined();
     expect(note("k")).toBe("n1");
     expect(note("a")).toBeUndefined();
     const most = mostAtOnce(t.log(), "create");
@@ -627,6 +623,9 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
     expect(at(/^create dbr-x-/)).toBeLessThan(at(/^delete-start dbr-x-/)); // the option said no
     expect(at(/^delete plain-e-/)).toBeGreaterThan(-1);
     expect(at(/^delete plain-e-/)).toBeLessThan(at(/^create-start plain-e-/)); // the option asked for it
+
+    // The program as the targeted up left the stack (b without its note): the settings the copy below runs with.
+    t.declare({ items: v2, slowMs: 2500 });
 
     // pulumi stack export, then import into a new backend: an empty stack of the same name (a copy of the
     // template's, made by `pulumi stack init`) and the same settings file (so the same passphrase salt decrypts
@@ -649,7 +648,7 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
       stateDir,
     });
     expect(imported.exitCode, imported.stdout + imported.stderr).toBe(0);
-    // --expect-no-changes passes: the imported state matches the program, so the up above left nothing to do.
+    // --expect-no-changes passes: the imported state matches the program.
     const after = await t.run("preview", { stateDir, configFile, expectNoChanges: true });
     expect(after.ok, why(after)).toBe(true);
     expect(after.counts).toMatchObject({
@@ -901,36 +900,52 @@ describe("the real Pulumi CLI with the SDK against the emulator", () => {
   }
 
   // Issue 27, point 1: the other ways a user recovers from a killed create under the real CLI. A non-interactive
-  // `refresh` keeps the pending create and changes nothing (proved in the test after these, which then runs the
+  // `refresh` keeps the pending create and changes nothing (proved in the test after this one, which then runs the
   // next up from that same state); `--clear-pending-creates` drops it; `--import-pending-creates URN ID` turns it
   // into an import, which v3.274.1 drops without the resource reaching the state (see the tiny program's test).
-  // In each case the next `up` creates `kpis` again, and the create journal makes it adopt the object the killed
-  // create made: one dashboard on the server, the one in the state. These copies share that one dashboard, so they
-  // leave it for the test after them (declared last), whose destroy deletes it: that the destroy of the adopted
-  // `kpis` deletes the one dashboard, leaving no orphan, and that it then plans no change, are proved there.
-  it.each([
-    ["refresh --clear-pending-creates", ["--clear-pending-creates"]],
-    ["refresh --import-pending-creates", ["--import-pending-creates"]],
-  ] as const)(
-    "after a killed Dashboard create, %s then up leaves one dashboard, the one in the state: no duplicate and no orphan",
-    async (label, flags) => {
-      const r = await recoveryOf(`recovery-${label.replace(/\W+/g, "-")}`);
-      const { made, dashboards } = r;
-      expect(made).toBeGreaterThan(0);
-      const urn = `urn:pulumi:${r.s.name}::${readProject(fixtureDir).name}::pulumi-nodejs:dynamic/posthog:Dashboard::kpis`;
-      const args =
-        flags[0] === "--import-pending-creates" ? [flags[0], urn, flags[0], String(made)] : [...flags];
+  // Each runs on a copy of the killed stack, and both leave the same state (compared whole, but for the times
+  // of the records): the next `up` from it, run once, is the next up of either. It creates `kpis` again, and the
+  // create journal makes it adopt the object the killed create made: one dashboard on the server, the one in the
+  // state. The copies share that one dashboard, so this test leaves it for the test after it (declared last),
+  // whose destroy deletes it: that the destroy of the adopted `kpis` deletes the one dashboard, leaving no orphan,
+  // and that it then plans no change, are proved there.
+  it("after a killed Dashboard create, refresh --clear-pending-creates and refresh --import-pending-creates each drop the pending create and write nothing, leaving the same state; the next up leaves one dashboard, the one in the state: no duplicate and no orphan", async () => {
+    const urn = (name: string) =>
+      `urn:pulumi:${name}::${readProject(fixtureDir).name}::pulumi-nodejs:dynamic/posthog:Dashboard::kpis`;
+    /** A state's resources and pending operations, without the times of their records. */
+    const comparable = (e: State) =>
+      JSON.stringify({
+        resources: (e.deployment.resources ?? []).map(({ created, modified, ...r }) => r),
+        pending: e.deployment.pending_operations ?? [],
+      });
+    const after: State[] = [];
+    let last: Awaited<ReturnType<typeof recoveryOf>> | undefined;
+    for (const flag of ["--clear-pending-creates", "--import-pending-creates"] as const) {
+      const r = await recoveryOf(`recovery${flag}`);
+      expect(r.made).toBeGreaterThan(0);
+      expect(pendingOf(r.state()), flag).toEqual(["creating kpis"]);
+      const args = flag === "--import-pending-creates" ? [flag, urn(r.s.name), flag, String(r.made)] : [flag];
       const refresh = await r.run("refresh", { args });
       expect(refresh.ok, why(refresh)).toBe(true);
-      expect((await dashboards()).map((d) => d.id)).toEqual([made]); // a refresh writes nothing
-      const up = await r.run("up");
-      expect(up.ok, why(up)).toBe(true);
-      expect(ops(up)).toEqual({ kpis: "create" });
-      expect((await dashboards()).map((d) => d.id)).toEqual([made]);
-      expect(resourcesOf(r.state())).toEqual({ kpis: String(made) });
-    },
-    300_000,
-  );
+      // A refresh writes nothing.
+      expect(
+        (await r.dashboards()).map((d) => d.id),
+        flag,
+      ).toEqual([r.made]);
+      const state = r.state();
+      expect(pendingOf(state), flag).toEqual([]);
+      expect(resourcesOf(state), flag).toEqual({});
+      after.push(state);
+      last = r;
+    }
+    expect(comparable(after[1] as State)).toBe(comparable(after[0] as State));
+    const r = last as Awaited<ReturnType<typeof recoveryOf>>;
+    const up = await r.run("up");
+    expect(up.ok, why(up)).toBe(true);
+    expect(ops(up)).toEqual({ kpis: "create" });
+    expect((await r.dashboards()).map((d) => d.id)).toEqual([r.made]);
+    expect(resourcesOf(r.state())).toEqual({ kpis: String(r.made) });
+  }, 300_000);
 
   it("SIGKILL of the CLI while a Dashboard's POST is on the wire: a non-interactive refresh keeps the pending create and writes nothing; the next up adopts the object the orphaned create made (no duplicate), pulumi-posthog clear-pending clears the pending create it reconciled, destroy leaves no orphan", async () => {
     const { run, state, stateDir, env, dashboards, made, s } = await recoveryOf("recovery-up");
