@@ -1,8 +1,6 @@
-import { globSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { defineConfig } from "vitest/config";
-import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
  * Test files that run the Pulumi CLI (or build Go programs, or pack and install the package): `npm test` runs them,
@@ -20,20 +18,6 @@ export const CLI_FILES = [
   "test/tools/{pulumi-cli,pulumi-env}.test.ts",
 ];
 
-/**
- * Vitest's order (files that failed last time, then the slowest last time, else the largest first), with the files of
- * {@link CLI_FILES} before the others: they are the long ones, and the short files then fill the end of the run on
- * both workers. Vitest's own order alone started a one-minute CLI file last in a clean clone (no timings cached), with
- * the other worker idle meanwhile.
- */
-class CliFilesFirst extends BaseSequencer {
-  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files);
-    const cli = new Set(globSync(CLI_FILES, { cwd: __dirname }).map((f) => resolve(__dirname, f)));
-    return [...sorted.filter((f) => cli.has(f.moduleId)), ...sorted.filter((f) => !cli.has(f.moduleId))];
-  }
-}
-
 /** `npm run test:quick`: every test file but {@link CLI_FILES}. */
 const quick = process.env.npm_lifecycle_event === "test:quick";
 
@@ -50,7 +34,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     maxWorkers: 2,
-    sequence: { sequencer: CliFilesFirst },
     // The default output, then the ten slowest files (test/support/slowest-files.ts).
     reporters: ["default", "./test/support/slowest-files.ts"],
     env: {
