@@ -5,6 +5,7 @@
 import { join } from "node:path";
 import ts from "typescript";
 import { repoRoot } from "../provider/harness";
+import { undocumentedProperties } from "./hover";
 
 /** The repository's compiler options (tsconfig.json: strict, exactOptionalPropertyTypes, nodenext…). */
 export function compilerOptions(): ts.CompilerOptions {
@@ -80,19 +81,6 @@ export function hoverDocumentation(file: string, text: string, options: ts.Compi
   const diagnostics = program
     .getSemanticDiagnostics(sf)
     .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
-  const missing: string[] = [];
-  let seen = 0;
-  for (const st of sf.statements) {
-    if (!ts.isTypeAliasDeclaration(st)) continue;
-    const type = checker.getTypeAtLocation(st.name);
-    const members = type.isUnion()
-      ? type.types.flatMap((t) => checker.getPropertiesOfType(t))
-      : checker.getPropertiesOfType(type);
-    for (const p of members) {
-      seen++;
-      if (ts.displayPartsToString(p.getDocumentationComment(checker)).trim() === "")
-        missing.push(`${st.name.text}.${p.name}`);
-    }
-  }
+  const { missing, seen } = undocumentedProperties(ts, checker, sf);
   return { missing, seen, diagnostics, files: program.getSourceFiles().map((s) => s.fileName) };
 }

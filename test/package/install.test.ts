@@ -26,6 +26,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, normalize, relative, resolve } from "node:path";
 import type ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { undocumentedProperties } from "../docs/hover";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import {
   compileAll,
@@ -441,20 +442,7 @@ export const dashboardName = kpis.name;
     const checker = checked.getTypeChecker();
     const file = checked.getSourceFile(join(dir, "hover.ts"));
     if (!file) throw new Error("hover.ts did not load");
-    const missing: string[] = [];
-    let seen = 0;
-    for (const st of file.statements) {
-      if (!tsc.isTypeAliasDeclaration(st)) continue;
-      const type = checker.getTypeAtLocation(st.name);
-      const members = type.isUnion()
-        ? type.types.flatMap((t) => checker.getPropertiesOfType(t))
-        : checker.getPropertiesOfType(type);
-      for (const p of members) {
-        seen++;
-        if (tsc.displayPartsToString(p.getDocumentationComment(checker)).trim() === "")
-          missing.push(`${st.name.text}.${p.name}`);
-      }
-    }
+    const { missing, seen } = undocumentedProperties(tsc, checker, file);
     node16 = {
       failed: diagnostics.some((d) => d.category === tsc.DiagnosticCategory.Error),
       output: tsc.formatDiagnostics(diagnostics, formatHost),

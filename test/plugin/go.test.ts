@@ -4,16 +4,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
-import {
-  type EngineEvent,
-  PULUMI_BIN,
-  type RunResult,
-  runStack,
-  savedState,
-  summarize,
-} from "../../tools/pulumi";
+import { type EngineEvent, PULUMI_BIN, type RunResult, runStack, savedState } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { NO_POSTHOG_ENV, ops, requireBuilt, root, stackWithSettings, why } from "./support";
+import { NO_POSTHOG_ENV, ops, refreshOf, requireBuilt, root, stackWithSettings, why } from "./support";
 
 // Issue 29: a Pulumi Go program (test/plugin/go-program) on the Go SDK generated from schema.json (sdk-gen/go, by
 // `npm run gen-sdk`) and sdk/v3 at the CLI's version, run through the real CLI and the Go language host
@@ -225,10 +218,7 @@ describe("a Pulumi Go program on the generated Go SDK through the posthog plugin
       onEvent: (e) => events.push(e),
     });
     expect(preview.ok, why(preview)).toBe(true);
-    const refresh = summarize(
-      events.filter((e) => e.resOutputsEvent?.metadata.op === "refresh"),
-      "refresh",
-    );
+    const refresh = refreshOf(events);
     expect(Object.fromEntries(refresh.steps.map((r) => [r.name, r.op]))).toEqual({
       web: "same",
       kpis: "same",

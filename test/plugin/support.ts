@@ -13,7 +13,15 @@ import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { readPort } from "../../tools/provider-host";
-import { ensureStack, killTree, pulumiOk, type RunResult, writeStackSettings } from "../../tools/pulumi";
+import {
+  type EngineEvent,
+  ensureStack,
+  killTree,
+  pulumiOk,
+  type RunResult,
+  summarize,
+  writeStackSettings,
+} from "../../tools/pulumi";
 import type { TestEmulator } from "../support/emulator";
 
 /** The checkout's root. */
@@ -87,6 +95,16 @@ export const why = (r: RunResult) => `${JSON.stringify(r.diagnostics, null, 1)}\
 
 /** Each step's resource name → its operation (`create`, `same`, …). */
 export const ops = (r: RunResult) => Object.fromEntries(r.steps.map((s) => [s.name, s.op]));
+
+/**
+ * The refresh part of a run with `--refresh` (`up --refresh`, `preview --refresh`), from the events it streamed
+ * (`onEvent`): each resource's refresh step and their counts, as tools/pulumi.ts `summarize` gives them.
+ */
+export const refreshOf = (events: EngineEvent[]) =>
+  summarize(
+    events.filter((e) => e.resOutputsEvent?.metadata.op === "refresh"),
+    "refresh",
+  );
 
 /**
  * Starts a plugin as the engine does, `command ...args <engine address>` (a listening socket stands for the

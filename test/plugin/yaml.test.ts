@@ -19,11 +19,10 @@ import {
   type RunResult,
   runStack,
   savedState,
-  summarize,
   writeStackSettings,
 } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { NO_POSTHOG_ENV, ops, requireBuilt, root, why } from "./support";
+import { NO_POSTHOG_ENV, ops, refreshOf, requireBuilt, root, why } from "./support";
 
 // Issue 29: the provider plugin (plugin/pulumi-resource-posthog → dist/provider/plugin/main.js) serving a Pulumi
 // YAML program through the real CLI and the YAML language host (`pulumi-language-yaml`, built by
@@ -270,10 +269,7 @@ describe("a Pulumi YAML program through the posthog plugin (real CLI)", () => {
     const update = await run("up", { refresh: true, onEvent: (e) => events.push(e) });
     if (process.env.SHOW_PLUGIN_RUN) process.stdout.write(`${up.output}\n${update.output}\n`);
     expect(update.ok, why(update)).toBe(true);
-    const refresh = summarize(
-      events.filter((e) => e.resOutputsEvent?.metadata.op === "refresh"),
-      "refresh",
-    );
+    const refresh = refreshOf(events);
     expect(Object.fromEntries(refresh.steps.map((r) => [r.name, r.op]))).toEqual({
       web: "same",
       kpis: "same",
