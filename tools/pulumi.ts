@@ -658,6 +658,11 @@ export async function runStack(opts: RunOptions): Promise<RunResult> {
   };
 }
 
+/** Each step's op by resource name (`{ web: "same", kpis: "update" }`), of a run or of a {@link summarize}d part of one. */
+export function opsByName(r: Pick<RunResult, "steps">): Record<string, StepOp> {
+  return Object.fromEntries(r.steps.map((s) => [s.name, s.op]));
+}
+
 /**
  * The errors of a run, each as `<resource name>: <message>`: those of failed steps, and the engine's error
  * diagnostics on a resource (a Check failure is one: the real engine reports it with no step).

@@ -219,7 +219,7 @@ describe("a Pulumi Go program on the generated Go SDK through the posthog plugin
     });
     expect(preview.ok, why(preview)).toBe(true);
     const refresh = refreshOf(events);
-    expect(Object.fromEntries(refresh.steps.map((r) => [r.name, r.op]))).toEqual({
+    expect(ops(refresh)).toEqual({
       web: "same",
       kpis: "same",
       "max-kpis": "same",

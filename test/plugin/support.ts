@@ -94,7 +94,7 @@ export async function stackWithSettings(opts: {
 export const why = (r: RunResult) => `${JSON.stringify(r.diagnostics, null, 1)}\n${r.output}`;
 
 /** Each step's resource name → its operation (`create`, `same`, …). */
-export const ops = (r: RunResult) => Object.fromEntries(r.steps.map((s) => [s.name, s.op]));
+export { opsByName as ops } from "../../tools/pulumi";
 
 /**
  * The refresh part of a run with `--refresh` (`up --refresh`, `preview --refresh`), from the events it streamed

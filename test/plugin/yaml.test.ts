@@ -270,7 +270,7 @@ describe("a Pulumi YAML program through the posthog plugin (real CLI)", () => {
     if (process.env.SHOW_PLUGIN_RUN) process.stdout.write(`${up.output}\n${update.output}\n`);
     expect(update.ok, why(update)).toBe(true);
     const refresh = refreshOf(events);
-    expect(Object.fromEntries(refresh.steps.map((r) => [r.name, r.op]))).toEqual({
+    expect(ops(refresh)).toEqual({
       web: "same",
       kpis: "same",
       "max-kpis": "same",

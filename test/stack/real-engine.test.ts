@@ -20,6 +20,7 @@ import {
   errorsOf,
   exportStack,
   killTree,
+  opsByName as ops,
   processesWithMarker,
   pulumi,
   pulumiEnv,
@@ -48,8 +49,6 @@ const work = mkdtempSync(join(tmpdir(), "real-engine-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 /** The value of the secret stack setting `tiny:token` (the provider returns it as the secret output `token`). */
 const TOKEN = "hunter2-tiny-token";
-
-const ops = (r: Pick<RunResult, "steps">) => Object.fromEntries(r.steps.map((s) => [s.name, s.op]));
 
 /** The CLI's output and the failed steps, for an assertion's message. */
 const why = (r: RunResult) => `${JSON.stringify(errorsOf(r))}\n${r.output}`;
