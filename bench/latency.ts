@@ -56,6 +56,7 @@ import {
 } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { OUTPUT_KEYS } from "../sdk/common";
 import {
   checkpointFile,
   linkPackage,
@@ -185,7 +186,10 @@ function writeProgram(dir: string, stacks: string[], source: string, plugin = fa
 
 /**
  * The naive program's prelude: providers from bench/naive-provider.ts, configured from the environment;
- * `withOutputs` makes them return ours' output properties (the `naiveOutputs` kind).
+ * `withOutputs` makes them return ours' output properties (the `naiveOutputs` kind), and its resources declare
+ * the output properties ours' classes declare beyond their inputs (sdk/common.ts `OUTPUT_KEYS`, as `undefined`
+ * inputs), as a user's dynamic resource with outputs does: the program pays Pulumi's per-property cost of them as
+ * ours' does.
  */
 const naivePreludeOf = (withOutputs: boolean) => `
 const { naiveProviders } = require(${JSON.stringify(join(root, "dist", "bench", "naive-provider.js"))});
@@ -193,8 +197,12 @@ const env = process.env;
 const naive = (projectId) => naiveProviders({ host: env.POSTHOG_HOST, apiKey: env.POSTHOG_API_KEY,
   organizationId: env.POSTHOG_ORGANIZATION_ID, projectId: Number(projectId ?? env.POSTHOG_PROJECT_ID),
   withOutputs: ${withOutputs} });
+const declared = ${JSON.stringify(withOutputs ? OUTPUT_KEYS : {})};
 class Naive extends pulumi.dynamic.Resource {
-  constructor(kind, provider, name, props, opts) { super(provider, name, props, opts, "naive", kind); }
+  constructor(kind, provider, name, props, opts) {
+    const outs = Object.fromEntries((declared[kind] ?? []).map((k) => [k, undefined]));
+    super(provider, name, { ...outs, ...props }, opts, "naive", kind);
+  }
 }
 `;
 const naivePrelude = naivePreludeOf(false);

@@ -15,7 +15,8 @@
  *
  * The engine's floor (issue 36): at every size the same program shape also runs with two more providers of
  * bench/naive-provider.ts through the same CLI: `naiveOutputs`, the naive provider returning ours' output
- * properties (the same HTTP calls as naive), and `noop`, ours' program on a provider that answers at once without
+ * properties, its program declaring the output properties ours' classes declare (the same HTTP calls as naive),
+ * and `noop`, ours' program on a provider that answers at once without
  * HTTP and returns ours' outputs (the engine's own cost for this state). Per size and operation the bench prints
  * ours, naive, naive with outputs, no-op and PostHog's floor ({@link ScaleRun.floorSeconds} of ours' run), and the
  * goals: at the smallest size (300) ours ≤ 1.05 × naive with outputs, at the largest (3,000) ours ≤ max(no-op,

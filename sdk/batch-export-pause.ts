@@ -38,7 +38,7 @@ export class BatchExportPause extends pulumi.dynamic.Resource {
    * @param opts resource options
    */
   constructor(name: string, args: BatchExportPauseArgs, opts?: pulumi.CustomResourceOptions) {
-    const outs = outputKeys(["pausedBefore", "name", "lastPausedAt"]);
+    const outs = outputKeys("BatchExportPause");
     super(provider, name, { ...outs, ...args, ...named(name, args) }, opts, MODULE, "BatchExportPause");
   }
 }

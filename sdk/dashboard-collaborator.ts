@@ -39,7 +39,7 @@ export class DashboardCollaborator extends pulumi.dynamic.Resource {
    * @param opts resource options
    */
   constructor(name: string, args: DashboardCollaboratorArgs, opts?: pulumi.CustomResourceOptions) {
-    const outs = outputKeys(["projectId", "email", "addedAt"]);
+    const outs = outputKeys("DashboardCollaborator");
     super(provider, name, { ...outs, ...args, ...named(name, args) }, opts, MODULE, "DashboardCollaborator");
   }
 }

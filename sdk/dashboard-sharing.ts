@@ -40,7 +40,7 @@ export class DashboardSharing extends pulumi.dynamic.Resource {
    * @param opts resource options (`accessToken` is always added as a secret output)
    */
   constructor(name: string, args: DashboardSharingArgs, opts?: pulumi.CustomResourceOptions) {
-    const outs = outputKeys(["projectId", "accessToken", "createdAt"]);
+    const outs = outputKeys("DashboardSharing");
     super(
       provider,
       name,

@@ -65,14 +65,7 @@ export class Dashboard extends pulumi.dynamic.Resource {
    * @param opts resource options
    */
   constructor(name: string, args: DashboardArgs, opts?: pulumi.CustomResourceOptions) {
-    const outs = outputKeys([
-      "projectId",
-      "deleted",
-      "creationMode",
-      "effectiveRestrictionLevel",
-      "isShared",
-      "createdAt",
-    ]);
+    const outs = outputKeys("Dashboard");
     super(provider, name, { ...outs, ...args, ...named(name, args) }, opts, MODULE, "Dashboard");
     // A declared restriction PostHog does not enforce (the organization lacks the feature) is worth a warning:
     // the program says "only collaborators", the dashboard lets everyone edit. Runs once the outputs are known.

@@ -36,7 +36,7 @@ export class DomainVerification extends pulumi.dynamic.Resource {
    * @param opts resource options (typically `dependsOn` the DNS record)
    */
   constructor(name: string, args: DomainVerificationArgs, opts?: pulumi.CustomResourceOptions) {
-    const outs = outputKeys(["domain", "isVerified", "verifiedAt"]);
+    const outs = outputKeys("DomainVerification");
     super(provider, name, { ...outs, ...args, ...named(name, args) }, opts, MODULE, "DomainVerification");
   }
 }

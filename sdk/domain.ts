@@ -61,15 +61,7 @@ export class Domain extends pulumi.dynamic.Resource {
    * @param opts resource options
    */
   constructor(name: string, args: DomainArgs, opts?: pulumi.CustomResourceOptions) {
-    const outs = outputKeys([
-      "isVerified",
-      "verifiedAt",
-      "verificationChallenge",
-      "challengeRecordName",
-      "hasSaml",
-      "pendingSettings",
-      "samlOnDomain",
-    ]);
+    const outs = outputKeys("Domain");
     super(provider, name, { ...outs, ...args, ...named(name, args) }, opts, MODULE, "Domain");
   }
 }

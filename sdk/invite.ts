@@ -52,7 +52,7 @@ export class Invite extends pulumi.dynamic.Resource {
    * @param opts resource options
    */
   constructor(name: string, args: InviteArgs, opts?: pulumi.CustomResourceOptions) {
-    const outs = outputKeys(["isExpired", "accepted", "emailingAttemptMade", "createdAt"]);
+    const outs = outputKeys("Invite");
     super(provider, name, { ...outs, ...args, ...named(name, args) }, opts, MODULE, "Invite");
   }
 }

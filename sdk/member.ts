@@ -56,16 +56,7 @@ export class Member extends pulumi.dynamic.Resource {
    * @param opts resource options
    */
   constructor(name: string, args: MemberArgs, opts?: pulumi.CustomResourceOptions) {
-    const outs = outputKeys([
-      "userUuid",
-      "email",
-      "membershipId",
-      "firstName",
-      "lastName",
-      "joinedAt",
-      "is2faEnabled",
-      "levelBefore",
-    ]);
+    const outs = outputKeys("Member");
     super(provider, name, { ...outs, ...args, ...named(name, args) }, opts, MODULE, "Member");
   }
 }

@@ -70,15 +70,7 @@ export class Project extends pulumi.dynamic.Resource {
    * @param opts resource options (`apiToken` and `liveEventsToken` are always added as secret outputs)
    */
   constructor(name: string, args: ProjectArgs, opts?: pulumi.CustomResourceOptions) {
-    const outs = outputKeys([
-      "projectId",
-      "uuid",
-      "organization",
-      "apiToken",
-      "liveEventsToken",
-      "createdAt",
-      "ingestedEvent",
-    ]);
+    const outs = outputKeys("Project");
     super(
       provider,
       name,
