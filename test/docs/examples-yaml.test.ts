@@ -25,7 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { markers, readSchema } from "../../tools/codegen";
 import { EXAMPLES, type Example, renderYaml } from "../../tools/examples";
 import { errorsOf, PULUMI_BIN, type RunResult, runStack } from "../../tools/pulumi";
-import { NO_POSTHOG_ENV, requireBuilt, root, stackWithSettings, why } from "../plugin/support";
+import { NO_POSTHOG_ENV, pluginProject, requireBuilt, root, stackWithSettings, why } from "../plugin/support";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { type Block, blocksOf } from "./blocks";
 
@@ -57,8 +57,7 @@ function blockOf(page: string, lang: string): Block {
 }
 
 /** The Pulumi.yaml of a program: the lines every program has, then its body as printed. */
-const program = (yaml: string) =>
-  `name: docs-examples\nruntime: yaml\nplugins:\n  providers:\n    - name: posthog\n      path: ${join(root, "plugin")}\n${yaml}`;
+const program = (yaml: string) => `${pluginProject("docs-examples")}${yaml}`;
 
 const run = (operation: RunResult["operation"]) =>
   runStack({ operation, projectDir, stack, stateDir, env, timeoutMs: 240_000 });

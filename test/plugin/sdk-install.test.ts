@@ -32,7 +32,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PULUMI_BIN, pulumi, runStack, savedState } from "../../tools/pulumi";
 import { NPM_OFFLINE } from "../package/packed";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { NO_POSTHOG_ENV, ops, requireBuilt, root, stackWithSettings, why } from "./support";
+import { NO_POSTHOG_ENV, ops, pluginProject, requireBuilt, root, stackWithSettings, why } from "./support";
 
 const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
 const work = mkdtempSync(join(tmpdir(), "sdk-install-"));
@@ -80,18 +80,7 @@ describe("the generated Node.js SDK, installed from its tarball, in a TypeScript
     emu = await startTestEmulator();
     mkdirSync(projectDir, { recursive: true });
     // A program as `pulumi new typescript` lays it out; the plugin named by its folder in the clone.
-    writeFileSync(
-      join(projectDir, "Pulumi.yaml"),
-      [
-        "name: posthog-nodejs-sdk",
-        "runtime: nodejs",
-        "plugins:",
-        "  providers:",
-        "    - name: posthog",
-        `      path: ${join(root, "plugin")}`,
-        "",
-      ].join("\n"),
-    );
+    writeFileSync(join(projectDir, "Pulumi.yaml"), pluginProject("posthog-nodejs-sdk", "nodejs"));
     writeFileSync(
       join(projectDir, "package.json"),
       `${JSON.stringify({ name: "posthog-nodejs-sdk", main: "index.ts", dependencies: { "@pulumi/pulumi": "^3.269.0" } }, null, 2)}\n`,

@@ -14,7 +14,7 @@ import {
 } from "../../tools/pulumi";
 import { requestsSince as requestsOf, startTestEmulator, type TestEmulator } from "../support/emulator";
 import { filesUnder } from "../support/files";
-import { NO_POSTHOG_ENV, requireBuilt, root, why } from "./support";
+import { NO_POSTHOG_ENV, pluginProject, requireBuilt, root, why } from "./support";
 
 // Issue 34, point 3 (a): through the provider plugin, a key set as plain stack config (`pulumi config set
 // posthog:apiKey …` without --secret) used to run with no warning and be stored in clear in the state (the default
@@ -41,13 +41,7 @@ beforeAll(async () => {
   mkdirSync(projectDir, { recursive: true });
   writeFileSync(
     join(projectDir, "Pulumi.yaml"),
-    `name: posthog-secrets
-runtime: yaml
-plugins:
-  providers:
-    - name: posthog
-      path: ${join(root, "plugin")}
-resources:
+    `${pluginProject("posthog-secrets")}resources:
   web:
     type: posthog:index:Project
     properties:

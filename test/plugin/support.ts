@@ -93,6 +93,14 @@ export async function stackWithSettings(opts: {
 /** A run's diagnostics and output, for an assertion's message. */
 export const why = (r: RunResult) => `${JSON.stringify(r.diagnostics, null, 1)}\n${r.output}`;
 
+/**
+ * The head of a Pulumi.yaml whose program gets the posthog provider from this repository's plugin folder
+ * (`plugins: providers:` with its path, as a reader's project names a plugin not installed): `name`, `runtime`
+ * (default `yaml`), then those lines; the caller appends the rest (`resources:`, `config:` …).
+ */
+export const pluginProject = (name: string, runtime = "yaml") =>
+  `name: ${name}\nruntime: ${runtime}\nplugins:\n  providers:\n    - name: posthog\n      path: ${join(root, "plugin")}\n`;
+
 /** Each step's resource name → its operation (`create`, `same`, …). */
 export { opsByName as ops } from "../../tools/pulumi";
 

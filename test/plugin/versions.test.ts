@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PULUMI_BIN, pulumi } from "../../tools/pulumi";
-import { askPlugin, NO_POSTHOG_ENV, requireBuilt, root } from "./support";
+import { askPlugin, NO_POSTHOG_ENV, pluginProject, requireBuilt, root } from "./support";
 
 const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
 const work = mkdtempSync(join(tmpdir(), "plugin-versions-"));
@@ -84,12 +84,7 @@ describe("what the CLI sees: pulumi about (YAML, Go)", () => {
     writeFileSync(
       join(projectDir, "Pulumi.yaml"),
       [
-        "name: posthog-yaml-version",
-        "runtime: yaml",
-        "plugins:",
-        "  providers:",
-        "    - name: posthog",
-        `      path: ${join(root, "plugin")}`,
+        pluginProject("posthog-yaml-version").trimEnd(),
         "resources:",
         "  web:",
         "    type: posthog:index:Project",

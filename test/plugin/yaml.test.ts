@@ -22,7 +22,7 @@ import {
   writeStackSettings,
 } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { NO_POSTHOG_ENV, ops, refreshOf, requireBuilt, root, why } from "./support";
+import { NO_POSTHOG_ENV, ops, pluginProject, refreshOf, requireBuilt, root, why } from "./support";
 
 // Issue 29: the provider plugin (plugin/pulumi-resource-posthog → dist/provider/plugin/main.js) serving a Pulumi
 // YAML program through the real CLI and the YAML language host (`pulumi-language-yaml`, built by
@@ -55,13 +55,7 @@ const ref = (expr: string) => `\${${expr}}`;
  * `restrictionLevel`.
  */
 function program(dashboardName: string, restrictionLevel: number): string {
-  return `name: posthog-yaml
-runtime: yaml
-description: A Pulumi YAML program of the posthog provider plugin (test/plugin/yaml.test.ts)
-plugins:
-  providers:
-    - name: posthog
-      path: ${join(root, "plugin")}
+  return `${pluginProject("posthog-yaml")}description: A Pulumi YAML program of the posthog provider plugin (test/plugin/yaml.test.ts)
 config:
   key:
     type: string

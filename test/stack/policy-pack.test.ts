@@ -20,6 +20,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RULES } from "../../provider/governance/rules";
 import { type RunResult, runStack, writeStackSettings } from "../../tools/pulumi";
+import { pluginProject } from "../plugin/support";
 import { requestsSince } from "../support/emulator";
 import { useFixtureProgram } from "./fixture-program";
 
@@ -81,13 +82,7 @@ function yamlProgram(): string {
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, "Pulumi.yaml"),
-    `name: policy-fx
-runtime: yaml
-plugins:
-  providers:
-    - name: posthog
-      path: ${join(root, "plugin")}
-resources:
+    `${pluginProject("policy-fx")}resources:
   olga:
     type: posthog:index:Invite
     properties:
