@@ -314,10 +314,12 @@ const onlyConflicts = (r: RunResult, type: string) => {
   return errorsOf(r).every((e) => conflict.test(e));
 };
 /**
- * A refresh and an up as one `pulumi up --refresh` of `program`, and the URNs of our resources the state held before
- * it with those its refresh read (its steps of op "refresh" in the event log), each sorted.
+ * A refresh and an up as one `pulumi up --refresh` of `program` whose two resources of `type` manage one object:
+ * asserts that its refresh read every resource of ours the state held before it (its steps of op "refresh" in the
+ * event log), that the run failed with errors matching `pattern`, and that every error is such a conflict (the
+ * refresh failed nothing).
  */
-async function upRefreshed(s: FixtureStack, program: Declared) {
+async function conflictingUpRefresh(s: FixtureStack, program: Declared, type: string, pattern: RegExp) {
   const held = saved(s)
     .filter((r) => String(r.type).includes("posthog:"))
     .map((r) => String(r.urn))
@@ -329,7 +331,10 @@ async function upRefreshed(s: FixtureStack, program: Declared) {
     .filter((m) => m?.op === "refresh" && m.type.includes("posthog:"))
     .map((m) => String(m?.urn))
     .sort();
-  return { run, held, read };
+  expect(read, why(run)).toEqual(held);
+  expect(run.ok).toBe(false);
+  expect(errorsOf(run).join("\n"), why(run)).toMatch(pattern);
+  expect(onlyConflicts(run, type), why(run)).toBe(true);
 }
 const level = async (uuid: string) => {
   const page = (await fx.emu().call("GET", `${fx.emu().org}/members/`)).body as {
@@ -372,13 +377,12 @@ describe("one object, one resource (a program using the SDK, through the real Pu
 
     // Before: refresh + up re-sent an invite on every run (each new invite replaces the other's). One `up --refresh`
     // is both: its refresh reads each resource in the state, and fails nothing (every error is the conflict's).
-    const { run: again, held, read } = await upRefreshed(s, program);
-    expect(read, why(again)).toEqual(held);
-    expect(again.ok).toBe(false);
-    expect(errorsOf(again).join("\n"), why(again)).toMatch(
+    await conflictingUpRefresh(
+      s,
+      program,
+      "Invite",
       /Invite "dup-(upper|lower)" and Invite "dup-(?!\1)(lower|upper)"/,
     );
-    expect(onlyConflicts(again, "Invite"), why(again)).toBe(true);
     // Whichever of the two the engine checks first (the order registrations reach it is not fixed), the one in
     // the state keeps its invite: the other fails before its request leaves (provider/claims.ts).
     expect(await writesSince()).toEqual([]);
@@ -406,13 +410,12 @@ describe("one object, one resource (a program using the SDK, through the real Pu
     expect(after).toBe(sent.length === 1 ? 8 : 1);
     // A refresh and an up, as one `up --refresh`: its refresh reads each resource in the state, and fails nothing
     // (every error is the conflict's).
-    const { run: again, held, read } = await upRefreshed(s, program);
-    expect(read, why(again)).toEqual(held);
-    expect(again.ok).toBe(false);
-    expect(errorsOf(again).join("\n"), why(again)).toMatch(
+    await conflictingUpRefresh(
+      s,
+      program,
+      "Member",
       /Member "mia-(member|admin)" and Member "mia-(?!\1)(admin|member)" both manage the member/,
     );
-    expect(onlyConflicts(again, "Member"), why(again)).toBe(true);
     const resent = await writesSince();
     const now = await level(MIA.uuid);
     await fx.emu().call("PATCH", `${fx.emu().org}/members/${MIA.uuid}/`, { body: { level: 1 } });
@@ -437,13 +440,12 @@ describe("one object, one resource (a program using the SDK, through the real Pu
     const after = await level(MAX.uuid);
     // A refresh and an up, as one `up --refresh`: its refresh reads each resource in the state, and fails nothing
     // (every error is the conflict's).
-    const { run: again, held, read } = await upRefreshed(s, program);
-    expect(read, why(again)).toEqual(held);
-    expect(again.ok).toBe(false);
-    expect(errorsOf(again).join("\n"), why(again)).toMatch(
+    await conflictingUpRefresh(
+      s,
+      program,
+      "Member",
       /Member "max-by-(email|uuid)" and Member "max-by-(?!\1)(email|uuid)"/,
     );
-    expect(onlyConflicts(again, "Member"), why(again)).toBe(true);
     const resent = await writesSince();
     const now = await level(MAX.uuid);
     await fx.emu().call("PATCH", `${fx.emu().org}/members/${MAX.uuid}/`, { body: { level: 1 } });
