@@ -56,7 +56,7 @@ import {
 } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { OUTPUT_KEYS } from "../sdk/common";
+import { OUTPUT_KEYS } from "../sdk/output-keys";
 import {
   checkpointFile,
   linkPackage,
@@ -187,7 +187,7 @@ function writeProgram(dir: string, stacks: string[], source: string, plugin = fa
 /**
  * The naive program's prelude: providers from bench/naive-provider.ts, configured from the environment;
  * `withOutputs` makes them return ours' output properties (the `naiveOutputs` kind), and its resources declare
- * the output properties ours' classes declare beyond their inputs (sdk/common.ts `OUTPUT_KEYS`, as `undefined`
+ * the output properties ours' classes declare beyond their inputs (sdk/output-keys.ts `OUTPUT_KEYS`, as `undefined`
  * inputs), as a user's dynamic resource with outputs does: the program pays Pulumi's per-property cost of them as
  * ours' does.
  */

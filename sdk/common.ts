@@ -1,6 +1,7 @@
 /** Helpers shared by the SDK resource classes. */
 import * as pulumi from "@pulumi/pulumi";
 import { refusedText, type TextFailure, wellFormed } from "../provider/text";
+import { OUTPUT_KEYS } from "./output-keys";
 
 /**
  * Each input of `T` (a `z.input` of a provider's inputs schema) as a `pulumi.Input`. The SDK's Args types are
@@ -19,40 +20,6 @@ export function withSecretOutputs(
 ): pulumi.CustomResourceOptions {
   return { ...opts, additionalSecretOutputs: [...(opts?.additionalSecretOutputs ?? []), ...names] };
 }
-
-/**
- * The output properties each resource class registers beyond the inputs it is given (as `undefined` inputs, so
- * the engine's outputs fill them), by class name. bench/latency.ts's naive provider with outputs declares the same
- * ones, so the scale bench's baseline pays the program's cost of the properties ours declares.
- */
-export const OUTPUT_KEYS = {
-  BatchExportPause: ["pausedBefore", "name", "lastPausedAt"],
-  Dashboard: ["projectId", "deleted", "creationMode", "effectiveRestrictionLevel", "isShared", "createdAt"],
-  DashboardCollaborator: ["projectId", "email", "addedAt"],
-  DashboardSharing: ["projectId", "accessToken", "createdAt"],
-  Domain: [
-    "isVerified",
-    "verifiedAt",
-    "verificationChallenge",
-    "challengeRecordName",
-    "hasSaml",
-    "pendingSettings",
-    "samlOnDomain",
-  ],
-  DomainVerification: ["domain", "isVerified", "verifiedAt"],
-  Invite: ["isExpired", "accepted", "emailingAttemptMade", "createdAt"],
-  Member: [
-    "userUuid",
-    "email",
-    "membershipId",
-    "firstName",
-    "lastName",
-    "joinedAt",
-    "is2faEnabled",
-    "levelBefore",
-  ],
-  Project: ["projectId", "uuid", "organization", "apiToken", "liveEventsToken", "createdAt", "ingestedEvent"],
-} as const satisfies Record<string, readonly string[]>;
 
 /** `{key: undefined}` for each of `kind`'s {@link OUTPUT_KEYS}, so they are registered as outputs of the resource. */
 export function outputKeys(kind: keyof typeof OUTPUT_KEYS): Record<string, undefined> {
