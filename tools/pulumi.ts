@@ -664,6 +664,19 @@ export function opsByName(r: Pick<RunResult, "steps">): Record<string, StepOp> {
 }
 
 /**
+ * The refresh part of a run with `--refresh` (`up --refresh`, `preview --refresh`), from the events it streamed
+ * (`onEvent`): each resource's refresh step and their counts, as {@link summarize} gives them.
+ */
+export function refreshOf(
+  events: EngineEvent[],
+): Pick<RunResult, "steps" | "diagnostics" | "counts" | "outputs"> {
+  return summarize(
+    events.filter((e) => e.resOutputsEvent?.metadata.op === "refresh"),
+    "refresh",
+  );
+}
+
+/**
  * The errors of a run, each as `<resource name>: <message>`: those of failed steps, and the engine's error
  * diagnostics on a resource (a Check failure is one: the real engine reports it with no step).
  */

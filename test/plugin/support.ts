@@ -13,15 +13,7 @@ import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { readPort } from "../../tools/provider-host";
-import {
-  type EngineEvent,
-  ensureStack,
-  killTree,
-  pulumiOk,
-  type RunResult,
-  summarize,
-  writeStackSettings,
-} from "../../tools/pulumi";
+import { ensureStack, killTree, pulumiOk, type RunResult, writeStackSettings } from "../../tools/pulumi";
 import type { TestEmulator } from "../support/emulator";
 
 /** The checkout's root. */
@@ -102,17 +94,7 @@ export const pluginProject = (name: string, runtime = "yaml") =>
   `name: ${name}\nruntime: ${runtime}\nplugins:\n  providers:\n    - name: posthog\n      path: ${join(root, "plugin")}\n`;
 
 /** Each step's resource name → its operation (`create`, `same`, …). */
-export { opsByName as ops } from "../../tools/pulumi";
-
-/**
- * The refresh part of a run with `--refresh` (`up --refresh`, `preview --refresh`), from the events it streamed
- * (`onEvent`): each resource's refresh step and their counts, as tools/pulumi.ts `summarize` gives them.
- */
-export const refreshOf = (events: EngineEvent[]) =>
-  summarize(
-    events.filter((e) => e.resOutputsEvent?.metadata.op === "refresh"),
-    "refresh",
-  );
+export { opsByName as ops, refreshOf } from "../../tools/pulumi";
 
 /**
  * Starts a plugin as the engine does, `command ...args <engine address>` (a listening socket stands for the

@@ -8,9 +8,9 @@ import {
   pulumi,
   type RunOptions,
   type RunResult,
+  refreshOf,
   runStack,
   savedState,
-  summarize,
   writeStackSettings,
 } from "../../tools/pulumi";
 import { filesUnder } from "../support/files";
@@ -207,10 +207,7 @@ describe("one stack: failed list reads, a Member's level-only change, secrets in
       onEvent: (e) => events.push(e),
     });
     expect(preview.ok, why(preview)).toBe(true);
-    const refresh = summarize(
-      events.filter((e) => e.resOutputsEvent?.metadata.op === "refresh"),
-      "refresh",
-    );
+    const refresh = refreshOf(events);
     // (steps are listed as they finish: they run in parallel, in any order)
     expect(refresh.steps.map((x) => `${x.op} ${x.name}`).sort(), why(preview)).toEqual(
       program.map(([, name]) => `same ${name}`).sort(),

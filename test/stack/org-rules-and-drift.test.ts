@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type EngineEvent, errorsOf, type RunResult, savedState, summarize } from "../../tools/pulumi";
+import { type EngineEvent, errorsOf, type RunResult, refreshOf, savedState } from "../../tools/pulumi";
 import { type Declared, fixtureDir, useFixtureProgram } from "./fixture-program";
 
 // What a run tells the user when the organization's rules or a change outside Pulumi make PostHog's objects differ
@@ -141,10 +141,7 @@ describe("the organization's rules and changes outside Pulumi, on two stacks (re
     for (const filled of ["projectId", "message"]) expect(diffs.join(" ")).not.toContain(filled);
     // The invite the other stack gave up (the second case): prod's refresh reads it as its state holds it, and
     // its plan changes nothing (what `pulumi preview --refresh --expect-no-changes` of it alone passes on).
-    const refreshed = summarize(
-      events.filter((e) => e.resOutputsEvent?.metadata.op === "refresh"),
-      "refresh",
-    );
+    const refreshed = refreshOf(events);
     expect(
       refreshed.steps.filter((x) => x.name === "shared").map((x) => `${x.op} ${x.diffs.join(",")}`),
       why(drift),

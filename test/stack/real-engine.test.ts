@@ -28,11 +28,11 @@ import {
   type RunOptions,
   type RunResult,
   readProject,
+  refreshOf,
   runStack,
   type StepOp,
   savedState,
   startPulumi,
-  summarize,
 } from "../../tools/pulumi";
 import { type Declared, fixtureDir, useFixtureProgram } from "./fixture-program";
 import { prepareStack } from "./look-alikes-support";
@@ -319,10 +319,7 @@ describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
     const events: EngineEvent[] = [];
     const replace = await t.run("up", { refresh: true, onEvent: (e) => events.push(e) });
     expect(replace.ok, why(replace)).toBe(true);
-    const read = summarize(
-      events.filter((e) => e.resOutputsEvent?.metadata.op === "refresh"),
-      "refresh",
-    );
+    const read = refreshOf(events);
     expect(ops(read)).toEqual({
       "item-0": "same",
       "item-1": "same",
