@@ -29,6 +29,10 @@ const alive = (pid: number): boolean => {
   return state !== "" && !state.startsWith("Z");
 };
 
+/** A statement writing `expression`'s value to `file` through `file`.tmp and a rename: readers see all or nothing. */
+const atomicWrite = (file: string, expression: string): string =>
+  `require("fs").writeFileSync(${JSON.stringify(`${file}.tmp`)}, ${expression}); require("fs").renameSync(${JSON.stringify(`${file}.tmp`)}, ${JSON.stringify(file)});`;
+
 /** Pids of the emulator processes this file started (running this checkout's emulator with its key). */
 const emulatorPids = (): number[] =>
   spawnSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
@@ -36,14 +40,18 @@ const emulatorPids = (): number[] =>
     .filter((line) => line.includes(cli) && line.includes(marker) && !line.includes("<defunct>"))
     .map((line) => Number.parseInt(line, 10));
 
-/** A command (run by the recipe) that records what it saw: the POSTHOG_* variables and a members call. */
+/**
+ * A command (run by the recipe) that records what it saw: the POSTHOG_* variables and a members call. It writes
+ * `file` whole or not at all (a write beside it, then a rename), so a test polling for `file` never reads it
+ * half-written: the cause of a clean-clone failure of the SIGINT test ("Unexpected end of JSON input").
+ */
 const probe = (file: string, exitCode = 0) => [
   join(root, "node_modules", ".bin", "node"),
   "-e",
   `(async () => {
      const res = await fetch(process.env.POSTHOG_HOST + "/api/organizations/" + process.env.POSTHOG_ORGANIZATION_ID + "/members/", { headers: { authorization: "Bearer " + process.env.POSTHOG_API_KEY } });
      const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith("POSTHOG_")));
-     require("fs").writeFileSync(${JSON.stringify(file)}, JSON.stringify({ status: res.status, env }));
+     ${atomicWrite(file, "JSON.stringify({ status: res.status, env })")}
      process.exit(${exitCode});
    })();`,
 ];
@@ -125,7 +133,7 @@ describe("posthog-emulator.sh run -- <command>", () => {
     const bin = join(dir, "exiting-emulator");
     writeFileSync(bin, `#!/bin/sh\nexec node ${JSON.stringify(standIn)}\n`);
     chmodSync(bin, 0o755);
-    const command = `require("fs").writeFileSync(${JSON.stringify(seen)}, process.env.POSTHOG_EMULATOR_PID); setTimeout(() => {}, 60_000);`;
+    const command = `${atomicWrite(seen, "process.env.POSTHOG_EMULATOR_PID")} setTimeout(() => {}, 60_000);`;
     const child = spawn("bash", [recipe, "run", "--", "node", "-e", command], {
       env: { ...env, POSTHOG_EMULATOR_BIN: bin },
       stdio: ["ignore", "ignore", "pipe"],
@@ -136,8 +144,7 @@ describe("posthog-emulator.sh run -- <command>", () => {
       stderr += chunk;
     });
     const exit = new Promise<number | null>((resolve) => child.once("exit", resolve));
-    while (!existsSync(seen) || readFileSync(seen, "utf8") === "")
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    while (!existsSync(seen)) await new Promise((resolve) => setTimeout(resolve, 50));
     const pid = Number(readFileSync(seen, "utf8"));
     expect(alive(pid)).toBe(true);
     process.kill(-(child.pid as number), "SIGINT");
