@@ -93,7 +93,10 @@ export const why = (r: RunResult) => `${JSON.stringify(r.diagnostics, null, 1)}\
 export const pluginProject = (name: string, runtime = "yaml") =>
   `name: ${name}\nruntime: ${runtime}\nplugins:\n  providers:\n    - name: posthog\n      path: ${join(root, "plugin")}\n`;
 
-/** Each step's resource name → its operation (`create`, `same`, …). */
+/**
+ * From tools/pulumi.ts: `ops`, each step's resource name → its operation (`create`, `same`, …), and `refreshOf`,
+ * the refresh part of a run with `--refresh`.
+ */
 export { opsByName as ops, refreshOf } from "../../tools/pulumi";
 
 /**
