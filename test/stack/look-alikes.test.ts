@@ -1,6 +1,7 @@
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import {
+  type CommandResult,
   errorsOf,
   killTree,
   processesWithMarker,
@@ -100,11 +101,47 @@ let heldIds: number[] = [];
 let lostIds: number[] = [];
 let killedIds: number[] = [];
 
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 120_000) {
+/**
+ * Polls `check` every 50 ms until it holds. @throws after `ms`, or at once when `run` (a started CLI run) has exited
+ * first, with what it printed (a run that ended can no longer bring what is awaited).
+ */
+async function until(
+  what: string,
+  check: () => Promise<boolean> | boolean,
+  ms = 120_000,
+  run?: Promise<CommandResult>,
+) {
+  let exited: CommandResult | undefined;
+  void run?.then((r) => {
+    exited = r;
+  });
   const end = Date.now() + ms;
   while (!(await check())) {
+    if (exited) {
+      throw new Error(
+        `the CLI exited (code ${exited.exitCode}) before ${what}:\n${exited.stdout}${exited.stderr}`,
+      );
+    }
     if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * `<op> <resource name>` of each operation the engine has begun on the stack and not ended (`creating killed-0`):
+ * the checkpoint's pending operations. The engine writes one there before it sends the operation to the provider
+ * (pulumi/pulumi pkg/engine/update.go, `OnResourceStepPre` ends with `SnapshotManager.BeginMutation`;
+ * pkg/resource/deploy/step_executor.go, `executeStep` then calls `step.Apply`). Empty while the checkpoint is
+ * being replaced.
+ */
+function pendingOps(stack: FixtureStack): string[] {
+  try {
+    const state = savedState({ projectDir: fixtureDir, stack: stack.name, stateDir: stack.stateDir });
+    return ((state.deployment.pending_operations ?? []) as { type: string; resource: { urn: string } }[]).map(
+      (p) => `${p.type} ${p.resource.urn.slice(p.resource.urn.lastIndexOf("::") + 2)}`,
+    );
+  } catch {
+    return [];
   }
 }
 
@@ -192,7 +229,24 @@ describe("look-alike objects and lost creates (real Pulumi CLI)", () => {
     await prepareStack(s, program, env);
     const { hold, held } = await holdDashboardPosts();
     const { child, done } = s.startUp(env);
-    await until("the first create on the wire", async () => (await held()).held.length > 0);
+    // Should a check fail while the CLI is stopped, it would hold the stack's lock (and the emulator its POSTs)
+    // for the next case.
+    onTestFinished(async () => {
+      killTree(child);
+      await fx.emu().control("DELETE", "/holds");
+    });
+    await until("the first create on the wire", async () => (await held()).held.length > 0, 120_000, done);
+    // The engine sends each create on its own (its own Check, its checkpoint write, then the call): one create on
+    // the wire does not mean the other one was sent, and an engine frozen before it sends it never does (stop 48's
+    // CI: no second create in 20 s). Both must be begun: each is in the checkpoint's pending operations before the
+    // engine sends it, and 1 s more covers the step's few steps from there to the call to the provider host.
+    await until(
+      "the engine to begin both creates",
+      () => ["creating killed-0", "creating killed-1"].every((op) => pendingOps(s).includes(op)),
+      120_000,
+      done,
+    );
+    await new Promise((r) => setTimeout(r, 1_000));
     // The engine is frozen (SIGSTOP) before the first create is answered, so it can never record that answer; the
     // provider host answers it (journaling the id) and starts the second create, which PostHog holds; then the CLI
     // is killed (its language host and program with it; the provider host runs on).
@@ -245,12 +299,19 @@ describe("look-alike objects and lost creates (real Pulumi CLI)", () => {
     const { hold, held } = await holdDashboardPosts();
     const { child, done } = s.startUp(env);
     for (let answered = 0; answered < 3; answered++) {
-      await until(`create ${answered + 1} on the wire`, async () => (await held()).held.length > 0);
+      await until(
+        `create ${answered + 1} on the wire`,
+        async () => (await held()).held.length > 0,
+        120_000,
+        done,
+      );
       await fx.emu().control("POST", `/holds/${hold.id}/release`, { count: 1 });
     }
     await until(
       "the fourth create on the wire",
       async () => (await held()).hits >= 4 && (await held()).held.length > 0,
+      120_000,
+      done,
     );
     const marker = `POSTHOG_CREATE_JOURNAL_DIR=${journal}\0`;
     const hosts = processesWithMarker(marker).filter((p) => p.cmd.includes("dynamic-provider"));
