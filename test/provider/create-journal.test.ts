@@ -138,7 +138,7 @@ beforeAll(async () => {
   const killed = await host();
   first.unrecorded = await createIn(killed, unrecorded);
   first.dev = await createIn(killed, perStack, "p/dev");
-  // Four creates in flight: each write waits until the reads before it are answered; the reads after it (its
+  // Four creates in flight: each write waits until the reads before it are answered; the requests after it (its
   // recovery) then wait until the host is gone: the host dies with its creates in flight, however slow the machine.
   await emu.control("DELETE", "/requests");
   const writes: { r: InFlight; hold: string }[] = [];
@@ -159,7 +159,13 @@ beforeAll(async () => {
       `the ${r.type} write to be held`,
       async () => ((await emu.control("GET", `/holds/${hold}`)) as { held: unknown[] }).held.length > 0,
     );
-  for (const { r } of writes) await emu.control("POST", "/holds", { method: "GET", path: r.slow });
+  // Its recovery waits too: the reads, and the retries of an idempotent write (the Member's PATCH, the pause's POST),
+  // which would otherwise finish the create, and its journal writes, at any moment around the kill (a clean-clone
+  // run once left a completion's temporary file: the host killed between its write and its rename).
+  for (const { r } of writes) {
+    await emu.control("POST", "/holds", { method: "GET", path: r.slow });
+    await emu.control("POST", "/holds", { method: r.method, path: r.write });
+  }
   for (const { hold } of writes) await emu.control("POST", `/holds/${hold}/release`, {});
   for (const { r } of writes) {
     const pattern = new RegExp(r.write);
