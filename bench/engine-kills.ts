@@ -29,20 +29,21 @@
  * The emulator answers every API request after `latencyMs` (default 40 ms, a real server's order of magnitude),
  * and applies a write even when its client has died meanwhile, as a real server does.
  *
- * Random timing rarely lands on the moment that matters most, so `killPoints` (`random`, `held`, `both`: every
- * other episode held, the default) adds `create` episodes whose kill point is made certain by the emulator's
- * holds (docs/emulator.md): every dashboard POST (`/dashboards/$`) is held; the first look-alike create at the
- * head of the hold (others before it are let through) freezes the engine (SIGSTOP of the `pulumi` process
- * itself, so it can never record an answer), then that create is released (the provider host answers it and
- * journals the id), and once the next look-alike create is held at the emulator (the host went on to it, one at
- * a time), the target is SIGKILLed (in turn: the CLI's process group, the provider host, the program; the CLI is
- * resumed when it is not the target). PostHog then applies what is still held (the next look-alike's create, on
- * the wire with no one to record it) at one of two moments, alternating: `before` the re-run (at the kill), or
- * `during` it (2 s after the re-run's first GET of dashboards, or at the latest 1 s before the end of that
- * create's lost-create window, POSTHOG_LOST_CREATE_WINDOW after the bench saw it held: PostHog applying a create
- * later than that breaks the one rule the provider relies on, that a read started a window after a create shows
- * all it made; the record says which came first, and with the soak's 5 s window the window's end does: a re-run's
- * first read comes 5 to 20 s after a kill). `before` waits until the killed process is gone. Two kill point
+ * Random timing rarely lands on the moment that matters most, so `killPoints` (`random`, `held`, `both`: every other
+ * episode held, the default) adds `create` episodes whose kill point is made certain by the emulator's holds
+ * (docs/emulator.md): every dashboard POST (`/dashboards/$`) is held; the first look-alike create at the head of the
+ * hold (others before it are let through), once the state shows the engine has begun a second one, freezes the
+ * engine (SIGSTOP of the `pulumi` process itself, so it can never record an answer), then that create is released
+ * (the provider host answers it and journals the id), and once the next look-alike create is held at the emulator
+ * (the host went on to it, one at a time), the target is SIGKILLed (in turn: the CLI's process group, the provider
+ * host, the program; the CLI is resumed when it is not the target). PostHog then applies what is still held (the
+ * next look-alike's create, and any other the engine sent meanwhile, on the wire with no one to record it) at one of
+ * two moments, alternating: `before` the re-run (at the kill), or `during` it (2 s after the re-run's first GET of
+ * dashboards, or at the latest 1 s before the end of the lost-create window of the earliest create still held,
+ * POSTHOG_LOST_CREATE_WINDOW after the bench saw the first look-alike at the head of the hold: PostHog applying a
+ * create later than that breaks the one rule the provider relies on, that a read started a window after a create
+ * shows all it made; the record says which came first, and with the soak's 5 s window the window's end does: a
+ * re-run's first read comes 5 to 20 s after a kill). `before` waits until the killed process is gone. Two kill point
  * kinds, alternating:
  * - `answered`: the next `up` (after `pulumi cancel`, run at once for the lock the killed run left) must adopt
  *   the answered create and the held one: six look-alikes, no duplicate, no orphan;
@@ -526,6 +527,12 @@ const HELD_TARGETS: readonly KillTarget[] = ["cli", "provider", "program"];
 interface HeldControl {
   holdId: string;
   out: HeldOutcome;
+  /**
+   * Date.now() when the first look-alike was seen at the head of the hold: every create still held at the kill
+   * arrived after it (those before it were let through), the next look-alike's and any other the engine sent
+   * meanwhile. The lost-create windows of `during` count from here.
+   */
+  heldFrom?: number;
   /** Date.now() when the next look-alike was seen held (its create started before), and of the kill. */
   heldAt?: number;
   killedAt?: number;
@@ -696,10 +703,10 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
   };
   /**
    * `during`: releases the hold 2 s after the re-run's first read of dashboards, or 1 s before the lost-create
-   * window of the held create ends (the bench saw it held after it started), whichever comes first.
+   * window of the earliest create it may hold ends ({@link HeldControl.heldFrom}), whichever comes first.
    */
   const releaseDuring = async (h: HeldControl): Promise<void> => {
-    const deadline = (h.heldAt ?? Date.now()) + windowMs - 1000;
+    const deadline = (h.heldFrom ?? h.heldAt ?? Date.now()) + windowMs - 1000;
     let readAt: number | undefined;
     for (;;) {
       if (readAt === undefined && h.rerunFrom !== undefined) {
@@ -803,6 +810,21 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
             if (head) await a.call("POST", `/_emulator/holds/${h.holdId}/release`, { count: 1 });
             else await sleep(5);
           }
+          h.heldFrom = Date.now();
+          // The engine begins each create on its own: one look-alike held does not mean it has sent the next. It
+          // records a create in the state's pending operations before it sends it (CONTRIBUTING, the test rules):
+          // wait for two look-alikes there, then 1 s for the call itself.
+          const begun = () => {
+            try {
+              return readStateFile(stateFile).pendingOperations.filter(
+                (p) => p.operation === "creating" && p.name.startsWith("weekly-review-"),
+              ).length;
+            } catch {
+              return 0; // between writes
+            }
+          };
+          for (const end = Date.now() + 5000; begun() < 2 && Date.now() < end && !exited; ) await sleep(5);
+          await sleep(1000);
           if (exited) return;
           signal("SIGSTOP"); // the engine: it cannot read (nor record) any answer from now on
           stopped = true;
