@@ -771,6 +771,18 @@ export function savedState(opts: { projectDir: string; stack: string; stateDir: 
 }
 
 /**
+ * `<op> <resource name>` of each operation the engine has begun and not ended (`creating kpis`): the pending
+ * operations of a state ({@link savedState}, or `pulumi stack export`'s output). The engine writes one there before it
+ * sends the operation to the provider (pulumi/pulumi pkg/engine/update.go, `OnResourceStepPre` ends with
+ * `SnapshotManager.BeginMutation`; pkg/resource/deploy/step_executor.go, `executeStep` then calls `step.Apply`).
+ */
+export function pendingOf(state: { deployment: { pending_operations?: unknown[] } }): string[] {
+  return ((state.deployment.pending_operations ?? []) as { type: string; resource: { urn: string } }[]).map(
+    (p) => `${p.type} ${p.resource.urn.slice(p.resource.urn.lastIndexOf("::") + 2)}`,
+  );
+}
+
+/**
  * Installs this checkout as `<projectDir>/node_modules/pulumi-posthog` the way npm installs its tarball, but linked:
  * a directory holding links to `package.json` and to each entry of its `files` that exists (dist/sdk, docs, …), so
  * that a program's `require("pulumi-posthog")` runs this checkout's build. Not a link to the whole checkout: the

@@ -4,6 +4,7 @@ import {
   type CommandResult,
   errorsOf,
   killTree,
+  pendingOf,
   processesWithMarker,
   pulumi,
   type RunResult,
@@ -127,19 +128,10 @@ async function until(
   }
 }
 
-/**
- * `<op> <resource name>` of each operation the engine has begun on the stack and not ended (`creating killed-0`):
- * the checkpoint's pending operations. The engine writes one there before it sends the operation to the provider
- * (pulumi/pulumi pkg/engine/update.go, `OnResourceStepPre` ends with `SnapshotManager.BeginMutation`;
- * pkg/resource/deploy/step_executor.go, `executeStep` then calls `step.Apply`). Empty while the checkpoint is
- * being replaced.
- */
+/** {@link pendingOf} the stack's checkpoint: none while the checkpoint is being replaced. */
 function pendingOps(stack: FixtureStack): string[] {
   try {
-    const state = savedState({ projectDir: fixtureDir, stack: stack.name, stateDir: stack.stateDir });
-    return ((state.deployment.pending_operations ?? []) as { type: string; resource: { urn: string } }[]).map(
-      (p) => `${p.type} ${p.resource.urn.slice(p.resource.urn.lastIndexOf("::") + 2)}`,
-    );
+    return pendingOf(savedState({ projectDir: fixtureDir, stack: stack.name, stateDir: stack.stateDir }));
   } catch {
     return [];
   }

@@ -21,6 +21,7 @@ import {
   exportStack,
   killTree,
   opsByName as ops,
+  pendingOf,
   processesWithMarker,
   pulumi,
   pulumiEnv,
@@ -233,11 +234,6 @@ const resourcesOf = (e: State) =>
     (e.deployment.resources ?? [])
       .filter((r) => String(r.type).startsWith("pulumi-nodejs:dynamic/"))
       .map((r) => [String(r.urn).split("::").pop(), r.id]),
-  );
-/** `<type> <name>` of each pending operation in a state. */
-const pendingOf = (e: State) =>
-  ((e.deployment.pending_operations ?? []) as { type: string; resource: { urn: string } }[]).map(
-    (p) => `${p.type} ${p.resource.urn.split("::").pop()}`,
   );
 
 describe("the real Pulumi CLI on a tiny dynamic-provider program", () => {
