@@ -5,6 +5,7 @@ import {
   type Emulator,
   parseBody,
   type Result,
+  refuseReservedKeys,
   registerRoutes,
   render,
   sendRendered,
@@ -88,6 +89,7 @@ export function registerControlPlane(app: FastifyInstance, emu: Emulator): void 
     url: `/_emulator${url}`,
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       authorize(emu, request);
+      refuseReservedKeys(request.body);
       // Writes to the world are all-or-nothing, as the API's (see `transact`).
       const rendered = changesWorld ? transact(emu, () => handler(request)) : render(handler(request));
       return sendRendered(reply, rendered);

@@ -246,11 +246,13 @@ export function buildEmulatorApp(emu: Emulator): FastifyInstance {
   });
 
   // JSON only (others get 415); an empty body is "no data", as in the real service. Invalid UTF-8,
-  // malformed JSON and nesting deeper than MAX_JSON_DEPTH are 400 `parse_error`. `__proto__` and
-  // `constructor.prototype` keys are removed (Fastify's secure parser) instead of reaching handlers.
-  const secureJson = app.getDefaultJsonParser("remove", "remove");
+  // malformed JSON and nesting deeper than MAX_JSON_DEPTH are 400 `parse_error`. Keys named `__proto__`,
+  // `constructor` or `prototype` are kept as parsed (own properties) and refused with a 400 `validation_error`
+  // before any handler reads the body (`refuseReservedKeys`, after authentication as PostHog validates). Fastify's
+  // own `onProtoPoisoning`/`onConstructorPoisoning` would answer a `parse_error` instead, and only for `__proto__`
+  // and `constructor.prototype`.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, raw, done) => {
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (_request, raw, done) => {
     let body: string;
     try {
       body = utf8.decode(raw as Buffer);
@@ -273,7 +275,7 @@ export function buildEmulatorApp(emu: Emulator): FastifyInstance {
       done(parseError(`Nesting deeper than ${MAX_JSON_DEPTH} levels.`));
       return;
     }
-    secureJson(request, body, done);
+    done(null, parsed);
   });
 
   const dropped = new WeakSet<FastifyRequest>();

@@ -162,6 +162,46 @@ export function checkText(value: unknown, attrPrefix = ""): void {
   }
 }
 
+/** Keys refused at any depth of a request body: JavaScript's prototype names (see `refuseReservedKeys`). */
+export const RESERVED_KEYS: readonly string[] = ["__proto__", "constructor", "prototype"];
+
+/** A value's place in a body: its key (or array index) and its parent's place (null at the top). */
+type BodyPath = { key: string; index: boolean; parent: BodyPath | null };
+
+const attrOf = (path: BodyPath): string => {
+  const keys: string[] = [];
+  for (let p: BodyPath | null = path; p !== null; p = p.parent) keys.push(p.key);
+  return keys.reverse().join("__");
+};
+
+/**
+ * Refuses a parsed JSON body that has a key named `__proto__`, `constructor` or `prototype` (own keys: JSON.parse
+ * makes `"__proto__"` an own property) at any depth, objects inside arrays included: throws a 400
+ * `validation_error` `invalid_input` whose `attr` is the first such key's path in document order, joined with `__`
+ * (an array index is its position: `0__constructor`). PostHog, in Python, takes these as plain names; the emulator,
+ * in JavaScript, refuses them before any handler reads the body, so none reaches a stored object or a prototype.
+ * Iterative and linear in the body's size (any depth).
+ */
+export function refuseReservedKeys(body: unknown): void {
+  const stack: [unknown, BodyPath | null][] = [[body, null]];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const [current, path] = item;
+    if (path !== null && !path.index && RESERVED_KEYS.includes(path.key)) {
+      throw invalid(
+        `The key "${path.key}" is not accepted: keys named __proto__, constructor and prototype are refused at any depth of a request body (remove or rename it).`,
+        attrOf(path),
+      );
+    }
+    if (typeof current !== "object" || current === null) continue;
+    const index = Array.isArray(current);
+    const entries = Object.entries(current);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i] as [string, unknown];
+      stack.push([child, { key, index, parent: path }]);
+    }
+  }
+}
+
 /** Whether `body` is a JSON object carrying `key`. */
 export const hasKey = (body: unknown, key: string): boolean =>
   typeof body === "object" && body !== null && !Array.isArray(body) && key in body;
@@ -350,6 +390,9 @@ export function runOperation(emu: Emulator, op: Operation, request: FastifyReque
     throw forbidden(op.parent === "project" ? "You don't have access to the project." : undefined);
   }
   throttle(emu, key);
+  // Where PostHog validates a body (after authentication, permissions and throttling); before the invite budget,
+  // which a refused body sends nothing to spend.
+  if (op.method !== "GET") refuseReservedKeys(request.body);
   if (op.invites) throttleInvites(emu, op.invites(request.body));
   return op.handle({
     emu,

@@ -48,12 +48,12 @@ describe("routing and error shapes", () => {
     const big = await e.call("POST", url, { body: { domain: "a.com", pad: "x".repeat(1024 * 1024 + 10) } });
     expect(big.status).toBe(413);
     expect(big.body).toMatchObject({ type: "invalid_request", code: "request_too_large", attr: null });
-    // Prototype keys are dropped by the parser; the rest of the body is used.
+    // A prototype key is refused, not dropped (test/emulator/reserved-keys.test.ts has the rest).
     const proto = await e.call("POST", url, {
       raw: '{"__proto__": {"domain": "evil.com"}, "domain": "proto.com"}',
     });
-    expect(proto.status).toBe(201);
-    expect(proto.body.domain).toBe("proto.com");
+    expect(proto.status).toBe(400);
+    expect(proto.body).toMatchObject({ type: "validation_error", code: "invalid_input", attr: "__proto__" });
     const charset = await e.call("POST", url, {
       raw: JSON.stringify({ domain: "charset.example.com" }),
       headers: { "content-type": "application/json; charset=utf-8" },
