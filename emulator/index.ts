@@ -279,6 +279,8 @@ export function buildEmulatorApp(emu: Emulator): FastifyInstance {
   });
 
   const dropped = new WeakSet<FastifyRequest>();
+  /** Requests whose 2xx answer a fault rewrites (`body`, `truncateBody`). */
+  const rewritten = new WeakMap<FastifyRequest, FaultRecord>();
   /** The latency added to each API request (for its log entry). */
   const latencies = new WeakMap<FastifyRequest, number>();
   const logged = new WeakSet<FastifyRequest>();
@@ -322,6 +324,7 @@ export function buildEmulatorApp(emu: Emulator): FastifyInstance {
           : new ApiError(fault.status, "invalid_request", "injected_fault", "Injected fault.", null, headers);
     }
     if (fault.dropResponse) dropped.add(request);
+    if (fault.body !== undefined || fault.truncateBody) rewritten.set(request, fault);
   });
 
   // Holds (POST /_emulator/holds): after the latency and faults and once the body is parsed, a matching request
@@ -348,6 +351,21 @@ export function buildEmulatorApp(emu: Emulator): FastifyInstance {
   });
 
   app.addHook("onSend", async (request, reply, payload) => {
+    const rewrite = rewritten.get(request);
+    if (rewrite && reply.statusCode < 300 && typeof payload === "string") {
+      let text = payload;
+      let parsed: unknown;
+      try {
+        parsed = rewrite.body === undefined ? undefined : JSON.parse(text);
+      } catch {
+        parsed = undefined; // not JSON: left as it is
+      }
+      if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed))
+        text = JSON.stringify({ ...parsed, ...rewrite.body });
+      if (!rewrite.truncateBody) return text;
+      const bytes = Buffer.from(text);
+      return bytes.subarray(0, Math.floor(bytes.length / 2));
+    }
     if (dropped.has(request)) {
       log(request, reply.statusCode, reply.elapsedTime);
       request.raw.socket.destroy();

@@ -279,6 +279,13 @@ export const ControlFaultSchema = z.object({
   delayMs: z.number().int().min(0).max(60_000).optional(),
   reset: z.boolean().optional(),
   dropResponse: z.boolean().optional(),
+  /**
+   * A 2xx JSON object answer with these top-level fields replaced after it is handled (e.g. a list's `count`, or a
+   * `next` pointing back to a page already read), as a misbehaving proxy or a list changing under the read would.
+   */
+  body: z.record(z.string(), z.unknown()).optional(),
+  /** A 2xx answer cut to the first half of its bytes (Content-Length matching): truncated JSON. */
+  truncateBody: z.boolean().optional(),
   times: z.number().int().min(1).optional(),
   probability: z.number().min(0).max(1).optional(),
 });

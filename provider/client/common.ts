@@ -1,11 +1,11 @@
 /**
  * Shared pieces of the resource modules: the embedded user schema, the page wrapper, body and response
  * parsing (zod's `safeParse`, through its public API only), pagination
- * (iterate / all), the short-lived shared list reads behind `find()`, and the per-client context every
+ * (readList: whole, checked list reads behind iterate / all), the short-lived shared list reads behind `find()`, and the per-client context every
  * resource module receives.
  */
 import { z } from "zod";
-import { asListRead, UnexpectedResponseError } from "./errors";
+import { asListRead, InconsistentListError, UnexpectedResponseError } from "./errors";
 import { invalidInput, type Settings } from "./settings";
 import type { HttpMethod, HttpRequest, HttpResponse, Transport } from "./transport";
 
@@ -229,9 +229,145 @@ export function listPage<S extends z.ZodType>(
   ) as Promise<Page<z.output<S>>>;
 }
 
+/** Pages of one list read at the same time (after the first, which gives the count and the server's page step). */
+export const PAGE_CONCURRENCY = 8;
+
+/** The `offset` and `limit` of a page link (`next`), NaN when absent; only these are taken from it. */
+function linkOf(url: string): { offset: number; limit: number } {
+  const link = new URL(url, "http://placeholder");
+  return {
+    offset: Number(link.searchParams.get("offset") ?? Number.NaN),
+    limit: Number(link.searchParams.get("limit") ?? Number.NaN),
+  };
+}
+
+/** An item's identity for the duplicate check: its `id` (every paginated kind has one), else undefined. */
+const idOf = (x: unknown): string | undefined => {
+  const id = (x as { id?: unknown } | null)?.id;
+  return typeof id === "string" || typeof id === "number" ? String(id) : undefined;
+};
+
 /**
- * Iterates every item of a paginated list, following `next` (its `limit`/`offset` are re-requested on
- * the client's own origin and path, so a proxy-rewritten absolute URL cannot redirect the key).
+ * One read of the whole list: the first page (at `params.offset`, default 0), then the pages after it by offset,
+ * {@link PAGE_CONCURRENCY} at a time, each checked against the first: the same `count`, as many items as its
+ * `next` link steps over (the rest of `count` on the last page), a `next` exactly one page on (null on the last),
+ * no item twice. Returns the items in list order, or what disagreed first (then no more pages are asked for).
+ */
+async function readListOnce<S extends z.ZodType>(
+  ctx: ClientContext,
+  listPath: string,
+  item: S,
+  params: PageParams | undefined,
+): Promise<{ items: z.output<S>[] } | { problem: string }> {
+  const start = params?.offset ?? 0;
+  let limit = params?.limit ?? ctx.settings.pageSize;
+  const signal = params?.signal;
+  const head = await listPage(ctx, listPath, item, { limit, offset: start, signal });
+  const count = head.count;
+  const pages: { offset: number; results: z.output<S>[] }[] = [{ offset: start, results: head.results }];
+  let problem: string | undefined;
+  /** What is wrong with the page at `offset`, else undefined; `step` is the server's page size. */
+  const check = (offset: number, page: Page<z.output<S>>, step: number): string | undefined => {
+    if (page.count !== count)
+      return `the count changed from ${count} (page at offset ${start}) to ${page.count} (page at offset ${offset})`;
+    const last = offset + step >= count;
+    if (!page.next) {
+      const due = Math.max(0, count - offset);
+      return page.results.length === due
+        ? undefined
+        : `the page at offset ${offset} is the last (no next) with ${page.results.length} items, but count ${count} leaves ${due} from there`;
+    }
+    const next = linkOf(page.next);
+    if (!(next.offset > offset))
+      return `page loop: the page at offset ${offset} links its next page at offset ${Number.isNaN(next.offset) ? "(none)" : next.offset}, not after it`;
+    if (last)
+      return `the page at offset ${offset} links a next page at offset ${next.offset}, beyond count ${count}`;
+    if (next.offset !== offset + step || page.results.length !== step)
+      return `the page at offset ${offset} holds ${page.results.length} items and links its next page at offset ${next.offset}; ${step} a page were due`;
+    return undefined;
+  };
+  if (head.next) {
+    const next = linkOf(head.next);
+    if (!(next.offset > start)) return { problem: check(start, head, 1) ?? "page loop" };
+    const step = next.offset - start;
+    if (Number.isFinite(next.limit) && next.limit > 0) limit = next.limit;
+    problem = check(start, head, step);
+    const offsets: number[] = [];
+    for (let o = start + step; o < count && offsets.length < 100_000; o += step) offsets.push(o);
+    if (problem === undefined && offsets.length === 0)
+      problem = `the page at offset ${start} links a next page at offset ${next.offset}, beyond count ${count}`;
+    let at = 0;
+    let failed = false;
+    const worker = async () => {
+      while (!failed && problem === undefined && at < offsets.length) {
+        const offset = offsets[at++] as number;
+        let page: Page<z.output<S>>;
+        try {
+          page = await listPage(ctx, listPath, item, { limit, offset, signal });
+        } catch (e) {
+          failed = true; // the other workers ask for no more pages
+          throw e;
+        }
+        problem ??= check(offset, page, step);
+        pages.push({ offset, results: page.results });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PAGE_CONCURRENCY, offsets.length) }, worker));
+  } else {
+    problem = check(start, head, Math.max(1, count - start));
+  }
+  if (problem !== undefined) return { problem };
+  pages.sort((a, b) => a.offset - b.offset);
+  const items: z.output<S>[] = [];
+  const seen = new Map<string, number>();
+  for (const page of pages) {
+    for (const x of page.results) {
+      const id = idOf(x);
+      if (id !== undefined) {
+        const before = seen.get(id);
+        if (before !== undefined)
+          return { problem: `item ${id} is on two pages (offsets ${before} and ${page.offset})` };
+        seen.set(id, page.offset);
+      }
+      items.push(x);
+    }
+  }
+  return { items };
+}
+
+/**
+ * Every item of the paginated list at `listPath` (GET, query `limit`/`offset`), read whole and checked, or an
+ * error: never part of a list. The first page (`params.offset`, default 0; `params.limit`, default the client's
+ * `pageSize`) gives the `count` and the server's page step (from its `next` link: only that link's `offset` and
+ * `limit` are taken, re-requested on the client's own origin and path, so a proxy-rewritten absolute URL cannot
+ * redirect the key); the other pages are then read by offset, {@link PAGE_CONCURRENCY} at a time (each one request
+ * paced by the client's rate limit), so N pages cost N requests and about two round trips, not N.
+ *
+ * What counts as a disagreement (PostHog's `count` is the list's size when that page was read, and objects may be
+ * created or deleted meanwhile): a page loop (a `next` that does not point past its own page), a `count` that
+ * differs from the first page's, a page holding more or fewer items than its `next` steps over (or than `count`
+ * leaves for the last page), a `next` on the last page, an item (by `id`) on two pages. Any change of the list
+ * during the read can hide an object from it (one deleted before the read's position shifts another past it), so
+ * the list is read again once, whole; a second disagreement throws. A busy organization therefore fails a list
+ * read only when the list changed during two reads in a row.
+ * @throws InconsistentListError naming the list and what disagreed; the errors of {@link listPage}.
+ */
+export async function readList<S extends z.ZodType>(
+  ctx: ClientContext,
+  listPath: string,
+  item: S,
+  params: PageParams | undefined,
+): Promise<z.output<S>[]> {
+  const first = await readListOnce(ctx, listPath, item, params);
+  if ("items" in first) return first.items;
+  const second = await readListOnce(ctx, listPath, item, params);
+  if ("items" in second) return second.items;
+  throw new InconsistentListError({ method: "GET", path: listPath, detail: second.problem });
+}
+
+/**
+ * Iterates every item of a paginated list: {@link readList} (the whole list is read and checked before the first
+ * item is yielded, so a caller never sees part of a list that then fails).
  */
 export async function* iteratePages<S extends z.ZodType>(
   ctx: ClientContext,
@@ -239,19 +375,7 @@ export async function* iteratePages<S extends z.ZodType>(
   item: S,
   params: PageParams | undefined,
 ): AsyncGenerator<z.output<S>, void, undefined> {
-  let limit = params?.limit ?? ctx.settings.pageSize;
-  let offset = params?.offset ?? 0;
-  for (let guard = 0; guard < 100_000; guard++) {
-    const page = await listPage(ctx, listPath, item, { limit, offset, signal: params?.signal });
-    yield* page.results;
-    if (!page.next || page.results.length === 0) return;
-    const next = new URL(page.next, "http://placeholder");
-    const nextOffset = Number(next.searchParams.get("offset") ?? Number.NaN);
-    const nextLimit = Number(next.searchParams.get("limit") ?? Number.NaN);
-    // a `next` that does not move forward (a misbehaving proxy) falls back to counting the results seen
-    offset = Number.isFinite(nextOffset) && nextOffset > offset ? nextOffset : offset + page.results.length;
-    if (Number.isFinite(nextLimit) && nextLimit > 0) limit = nextLimit;
-  }
+  yield* await readList(ctx, listPath, item, params);
 }
 
 /** Collects every item of a paginated list into one array. */
@@ -272,13 +396,14 @@ export function sharedAll<S extends z.ZodType>(
   listPath: string,
   item: S,
 ): Promise<z.output<S>[]> {
-  return ctx.sharedList(listPath, () => collectAll(iteratePages(ctx, listPath, item, undefined)));
+  return ctx.sharedList(listPath, () => readList(ctx, listPath, item, undefined));
 }
 
 /**
  * The three reads of a paginated list endpoint (GET `listPath(p)`, query `limit`/`offset`): `list` → one page
- * `{count, next, previous, results}`; `iterate` → every item, following `next`; `all` → every item in one
- * array. Items are parsed with `item`. @throws the errors of {@link call}.
+ * `{count, next, previous, results}`; `iterate` → every item; `all` → every item in one array (both read the whole
+ * list and check its pages: {@link readList}). Items are parsed with `item`.
+ * @throws the errors of {@link call}; InconsistentListError from `iterate` and `all`.
  */
 export function listOperations<P extends PageParams, S extends z.ZodType>(
   ctx: ClientContext,
@@ -288,6 +413,6 @@ export function listOperations<P extends PageParams, S extends z.ZodType>(
   return {
     list: (p?: P) => listPage(ctx, listPath(p), item, p),
     iterate: (p?: P) => iteratePages(ctx, listPath(p), item, p),
-    all: (p?: P) => collectAll(iteratePages(ctx, listPath(p), item, p)),
+    all: (p?: P) => readList(ctx, listPath(p), item, p),
   };
 }

@@ -318,6 +318,25 @@ export class InvalidInputError extends Error {
 /** The response did not match the expected wire schema (the message names the field and what was expected). */
 export class UnexpectedResponseError extends PostHogError {}
 
+/**
+ * A paginated list whose pages disagree with each other, twice in a row (the client reads the list again once
+ * before it throws): a page loop (a `next` that points back to a page already read), a `count` that changed
+ * between pages or that the pages do not add up to, a page shorter than its `next` says, an item on two pages.
+ * Every page was answered 200; `detail` says what disagreed. Nothing of the read is used: a list read is whole or
+ * fails (common.ts `readList`). `code` is `inconsistent_list`, `status` undefined.
+ */
+export class InconsistentListError extends PostHogError {
+  constructor(details: ErrorDetails) {
+    super(
+      { ...details, code: "inconsistent_list" },
+      `${details.method} ${details.path}: the pages of the list disagree, read twice: ${details.detail ?? ""} — ` +
+        "objects were created or deleted while it was read, or something between the client and PostHog (a proxy " +
+        "at posthog:host / POSTHOG_HOST) rewrites its pages; nothing of this read was used: run again, and check " +
+        "that host if it persists",
+    );
+  }
+}
+
 const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
 /** Connect-phase failures by code: the request bytes were never written. */
 const CONNECT_FAILURES: Record<string, ConnectionFailure> = {

@@ -1,8 +1,21 @@
 // Pagination, coalescing of identical GETs, shared list reads for find(), and the client-side rate limit,
 // all counted from the emulator's request log.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PostHogClient, RateLimitedError } from "../../provider/client";
-import { clearLog, clientFor, control, type Emulator, fault, startTestEmulator } from "./helpers";
+import {
+  InconsistentListError,
+  type PostHogClient,
+  RateLimitedError,
+  UnexpectedResponseError,
+} from "../../provider/client";
+import {
+  clearFaults,
+  clearLog,
+  clientFor,
+  control,
+  type Emulator,
+  fault,
+  startTestEmulator,
+} from "./helpers";
 
 let emu: Emulator;
 let client: PostHogClient;
@@ -23,8 +36,12 @@ const offsets = (log: { query: unknown }[]) =>
     return `${params.get("limit")}@${params.get("offset") ?? 0}`;
   });
 
+/** The `limit@offset` of each page a list read asked for, for `count` items at `limit` a page, sorted. */
+const pagesOf = (count: number, limit: number) =>
+  Array.from({ length: Math.max(1, Math.ceil(count / limit)) }, (_, i) => `${limit}@${i * limit}`).sort();
+
 describe("pagination", () => {
-  it("iterate() and all() follow next across pages", async () => {
+  it("iterate() and all() read every page once: the first, then the others by offset", async () => {
     for (let i = 0; i < 7; i++) await client.dashboards.create({ body: { name: `page-${i}` } });
     const total = (await client.dashboards.list()).count;
     expect(total).toBeGreaterThanOrEqual(7);
@@ -35,14 +52,112 @@ describe("pagination", () => {
     expect(seen).toHaveLength(total);
     expect(new Set(seen).size).toBe(total);
     const log = (await emu.requests()).filter((r) => r.path.endsWith("/dashboards/"));
-    expect(log).toHaveLength(Math.ceil(total / 3));
-    expect(offsets(log).slice(0, 3)).toEqual(["3@0", "3@3", "3@6"]);
+    expect(offsets(log).sort()).toEqual(pagesOf(total, 3));
+    // the first page first (it gives the count and the page step), the others after it
+    expect(offsets(log)[0]).toBe("3@0");
 
     const all = await client.dashboards.all({ limit: 3 });
     expect(all.map((d) => d.id)).toEqual(seen);
     const page2 = await client.dashboards.list({ limit: 3, offset: 3 });
     expect(page2.results.map((d) => d.id)).toEqual(seen.slice(3, 6));
     expect(page2.previous).toEqual(expect.any(String));
+  });
+});
+
+describe("pagination fails closed: pages that disagree are read again once, then InconsistentListError", () => {
+  /** The dashboards list read with `limit`, with `faultSpec` armed on it: its outcome and the pages asked. */
+  async function readWithFault(faultSpec: Record<string, unknown>, limit = 3) {
+    await fault(emu, { method: "GET", path: "/dashboards/$", ...faultSpec });
+    await clearLog(emu);
+    try {
+      const outcome = await client.dashboards.all({ limit }).catch((e: unknown) => e);
+      const log = (await emu.requests()).filter((r) => r.path.endsWith("/dashboards/"));
+      return { outcome, pages: offsets(log) };
+    } finally {
+      await clearFaults(emu);
+    }
+  }
+  const listPath = () => `/api/projects/${emu.projectId}/dashboards/`;
+
+  it("a page loop (every page's next points back to the first page): no item, the list and the loop named", async () => {
+    const { outcome, pages } = await readWithFault({
+      body: { next: `${emu.url}${listPath()}?limit=3&offset=0` },
+    });
+    expect(outcome).toBeInstanceOf(InconsistentListError);
+    const e = outcome as InconsistentListError;
+    expect(e.path).toBe(listPath());
+    expect(e.code).toBe("inconsistent_list");
+    expect(e.message).toMatch(
+      new RegExp(
+        `^GET ${listPath()}: the pages of the list disagree, read twice: page loop: the page at offset 0 links its next page at offset 0, not after it — `,
+      ),
+    );
+    // the first page of each of the two reads, and nothing after a loop
+    expect(pages).toEqual(["3@0", "3@0"]);
+  });
+
+  it("a count the pages do not add up to (one more than listed, on every page)", async () => {
+    const total = (await client.dashboards.list()).count;
+    const { outcome, pages } = await readWithFault({ body: { count: total + 1 } });
+    expect(outcome).toBeInstanceOf(InconsistentListError);
+    expect((outcome as Error).message).toContain(`count ${total + 1}`);
+    expect(pages.sort()).toEqual([...pagesOf(total + 1, 3), ...pagesOf(total + 1, 3)].sort());
+  });
+
+  it("a count that disagrees once (the list changed during the read): read again, the whole list returned", async () => {
+    const total = (await client.dashboards.list()).count;
+    const { outcome, pages } = await readWithFault({ body: { count: total + 1 }, times: 1 });
+    expect(Array.isArray(outcome)).toBe(true);
+    expect((outcome as unknown[]).length).toBe(total);
+    // the first read stopped once a page disagreed with the first page's count; the second read asked every page once
+    const whole = pagesOf(total, 3);
+    expect(pages.slice(-whole.length).sort()).toEqual(whole);
+    expect(pages.length).toBeGreaterThan(whole.length);
+  });
+
+  it("truncated JSON on a page: UnexpectedResponseError, no list", async () => {
+    const { outcome } = await readWithFault({ truncateBody: true, times: 1 });
+    expect(outcome).toBeInstanceOf(UnexpectedResponseError);
+    expect((outcome as Error).message).toContain(`GET ${listPath()} → 200: unexpected response shape`);
+  });
+
+  it("a dashboard made while a later page is held: the first read disagrees, the second returns every dashboard once", async () => {
+    const before = await client.dashboards.all();
+    expect(before.length).toBeGreaterThan(6);
+    // the first page goes through, the next page asked for waits until the dashboard is made
+    const hold = (await control(emu, "POST", "/_emulator/holds", {
+      method: "GET",
+      path: "/dashboards/$",
+      times: 2,
+    })) as { id: string };
+    await clearLog(emu);
+    const read = client.dashboards.all({ limit: 3 });
+    const held = async (n: number) => {
+      for (;;) {
+        const h = (await control(emu, "GET", `/_emulator/holds/${hold.id}`)) as {
+          hits: number;
+          held: unknown[];
+        };
+        if (h.hits >= n && h.held.length > 0) return;
+        await new Promise((r) => setImmediate(r));
+      }
+    };
+    await held(1);
+    await control(emu, "POST", `/_emulator/holds/${hold.id}/release`, {});
+    await held(2);
+    // a name sorted first: every dashboard after it moves one place on
+    const made = await client.dashboards.create({ body: { name: "  first in the list" } });
+    await control(emu, "DELETE", `/_emulator/holds/${hold.id}`);
+    const all = await read;
+    expect(all.map((d) => d.id).sort((a, b) => a - b)).toEqual(
+      [...before.map((d) => d.id), made.id].sort((a, b) => a - b),
+    );
+    // read twice: the second read asked every page of the longer list once, after the first read's pages
+    const pages = offsets((await emu.requests()).filter((r) => r.path.endsWith("/dashboards/")));
+    const whole = pagesOf(before.length + 1, 3);
+    expect(pages.slice(-whole.length).sort()).toEqual(whole);
+    expect(pages.length).toBeGreaterThan(whole.length);
+    await client.dashboards.update({ id: made.id, body: { deleted: true } });
   });
 });
 
