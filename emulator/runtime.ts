@@ -91,7 +91,18 @@ export type Operation = {
   method: HTTPMethods;
   url: string;
   scope: string | null;
-  parent: "organization" | "project" | "user";
+  /**
+   * What the path hangs from: `organization`, `/api/organizations/:organization_id/…` (the id or `@current`
+   * checked); `project`, `/api/projects/:project_id/…`; `user`, the key's user (no parent); `organizations`, the
+   * organization endpoints themselves (`/api/organizations/[:organization_id/]`), whose handler resolves the id and
+   * applies the key's organizations.
+   */
+  parent: "organization" | "project" | "user" | "organizations";
+  /**
+   * The answer for a key whose user belongs to no organization, where PostHog answers rather than refusing (the
+   * organization list: an empty page; its retrieve: 404); without it such a key gets 403.
+   */
+  withoutMembership?: (request: FastifyRequest) => Result;
   /** For the operations that send invites: how many the request body sends (counted by the invite budget). */
   invites?: (body: unknown) => number;
   handle(ctx: Ctx): Result;
@@ -342,6 +353,8 @@ const currentProject = (world: World, user: UserRecord): ProjectRecord | undefin
 export const membershipOf = (world: World, user: UserRecord): MembershipRecord | undefined =>
   world.memberships.find((m) => m.user_id === user.id);
 
+const SCOPED_PROJECTS_ONLY = "API keys with scoped projects are only supported on project-based endpoints.";
+
 /**
  * Runs one API operation: authentication, scope, parent resolution (`@current`, organization and
  * project checks, key restrictions, membership), throttling, then the synchronous handler, so that
@@ -361,9 +374,9 @@ export function runOperation(emu: Emulator, op: Operation, request: FastifyReque
     } else if (orgId !== world.organization.id) {
       throw notFound("Organization not found.");
     }
-    if (key.projects !== null) {
-      throw forbidden("API keys with scoped projects are only supported on project-based endpoints.");
-    }
+    if (key.projects !== null) throw forbidden(SCOPED_PROJECTS_ONLY);
+  } else if (op.parent === "organizations") {
+    if (key.projects !== null) throw forbidden(SCOPED_PROJECTS_ONLY);
   } else if (op.parent === "project") {
     const raw = params.project_id ?? "";
     if (raw === "@current") {
@@ -378,7 +391,7 @@ export function runOperation(emu: Emulator, op: Operation, request: FastifyReque
     }
   }
   if (
-    op.parent !== "user" &&
+    (op.parent === "organization" || op.parent === "project") &&
     key.organizations !== null &&
     !key.organizations.includes(world.organization.id)
   ) {
@@ -387,13 +400,17 @@ export function runOperation(emu: Emulator, op: Operation, request: FastifyReque
     );
   }
   if (!membership) {
+    if (op.withoutMembership) {
+      throttle(emu, key);
+      return op.withoutMembership(request);
+    }
     throw forbidden(op.parent === "project" ? "You don't have access to the project." : undefined);
   }
   throttle(emu, key);
-  // Where PostHog validates a body (after authentication, permissions and throttling); before the invite budget,
-  // which a refused body sends nothing to spend.
-  if (op.method !== "GET") refuseReservedKeys(request.body);
   if (op.invites) throttleInvites(emu, op.invites(request.body));
+  // Where PostHog validates a body: after authentication, permissions and the throttles (the invite budget
+  // included, which counts invalid invites too).
+  if (op.method !== "GET") refuseReservedKeys(request.body);
   return op.handle({
     emu,
     world,

@@ -564,6 +564,111 @@ export const projectJson = (world: World, p: ProjectRecord, level: number | null
   };
 };
 
+/**
+ * The organization's `slug` as PostHog makes it from a name (posthog/models/utils.py `create_with_slug`:
+ * `slugify(name)[:MAX_SLUG_LENGTH]`, Django's `slugify`): ASCII only (NFKD, the rest dropped), lowercase, characters
+ * other than letters, digits, `_`, `-` and white space dropped, each run of `-` and white space one `-`, no
+ * leading or trailing `-` or `_`, then the first 48 characters; "organization" if nothing is left (PostHog
+ * refuses an empty name). The emulator's organization is never renamed, so its slug never changes. Linear time.
+ */
+export function organizationSlug(name: string): string {
+  let slug = "";
+  let gap = false;
+  for (const ch of name.normalize("NFKD")) {
+    const code = ch.codePointAt(0) ?? 0;
+    if (code > 0x7f) continue;
+    const c = ch.toLowerCase();
+    if ((c >= "a" && c <= "z") || (c >= "0" && c <= "9") || c === "_") {
+      if (gap && slug !== "") slug += "-";
+      gap = false;
+      slug += c;
+    } else if (c === "-" || c === " " || (code >= 9 && code <= 13) || (code >= 0x1c && code <= 0x1f)) {
+      gap = true; // Python's \s: ASCII white space and the separators U+001C to U+001F
+    }
+  }
+  const edge = (c: string | undefined) => c === "-" || c === "_";
+  let start = 0;
+  while (start < slug.length && edge(slug[start])) start++;
+  let end = slug.length;
+  while (end > start && edge(slug[end - 1])) end--;
+  return slug.slice(start, end).slice(0, 48) || "organization";
+}
+
+/**
+ * The product features the emulator serves as available (PostHog's `available_product_features`, entries
+ * `{key, name}` as a self-hosted licence lists them; keys of posthog/constants.py `AvailableFeature`): with paid
+ * features, `advanced_permissions` (restriction level 37, collaborators), `organizations_projects` (more than one
+ * non-demo project) and `tagging` (dashboard tags); always `saml` and `sso_enforcement`, which the emulator never
+ * refuses.
+ */
+export const availableFeatures = (paidFeatures: boolean) => [
+  ...(paidFeatures
+    ? [
+        { key: "advanced_permissions", name: "Advanced permissions" },
+        { key: "organizations_projects", name: "Projects" },
+        { key: "tagging", name: "Tagging" },
+      ]
+    : []),
+  { key: "saml", name: "SAML" },
+  { key: "sso_enforcement", name: "SSO enforcement" },
+];
+
+/**
+ * The organization as PostHog's `OrganizationSerializer` answers it (posthog/api/organization.py; fields of the
+ * published OpenAPI `Organization`) for a member of `level`. What the emulator knows comes from the world: id,
+ * name, slug (from the name), `created_at` (also `updated_at`: the organization never changes), the member's
+ * level, `teams` (PostHog's `TeamBasicSerializer`) and `projects` (`ProjectBasicSerializer`) of every project,
+ * `member_count`, the features and `allow_publicly_shared_resources` (sharing needs the paid features here). The
+ * rest are the model's defaults on PostHog Cloud (posthog/models/organization.py): plugins level 3 ("config"), no
+ * billing customer, no logo or default role, 2FA not enforced, members may invite and use personal API keys.
+ * `metadata` and `member_count` are an object and an integer, as the service answers them (the OpenAPI types these
+ * method fields as strings).
+ */
+export const organizationJson = (world: World, level: number, paidFeatures: boolean) => {
+  const org = world.organization;
+  const projects = [...world.projects].sort((a, b) => a.id - b.id);
+  return {
+    id: org.id,
+    name: org.name,
+    slug: organizationSlug(org.name),
+    logo_media_id: null,
+    created_at: org.created_at,
+    updated_at: org.created_at,
+    membership_level: level,
+    plugins_access_level: 3,
+    teams: projects.map((p) => ({
+      id: p.id,
+      uuid: p.uuid,
+      organization: org.id,
+      project_id: p.id,
+      api_token: p.api_token,
+      name: p.name,
+      completed_snippet_onboarding: p.settings.completed_snippet_onboarding,
+      has_completed_onboarding_for: p.settings.has_completed_onboarding_for,
+      ingested_event: false,
+      is_demo: p.settings.is_demo,
+      timezone: p.settings.timezone,
+      access_control: p.settings.access_control,
+    })),
+    projects: projects.map((p) => ({ id: p.id, organization_id: org.id, name: p.name })),
+    available_product_features: availableFeatures(paidFeatures),
+    is_member_join_email_enabled: true,
+    metadata: { instance_tag: "none" },
+    customer_id: null,
+    enforce_2fa: null,
+    members_can_invite: true,
+    members_can_use_personal_api_keys: true,
+    allow_publicly_shared_resources: paidFeatures,
+    member_count: world.memberships.length,
+    is_ai_data_processing_approved: null,
+    default_experiment_stats_method: "bayesian",
+    default_anonymize_ips: false,
+    default_role_id: null,
+    is_active: true,
+    is_not_active_reason: null,
+  };
+};
+
 /** §2.8 collaborator. */
 export const collaboratorJson = (world: World, c: CollaboratorRecord) => {
   const user = world.users.find((u) => u.id === c.user_id);

@@ -19,6 +19,7 @@ import {
   type MembershipRecord,
   memberJson,
   newProjectRecord,
+  organizationJson,
   PROJECT_ACCESS_LEVELS,
   type ProjectAccessLevel,
   projectJson,
@@ -28,7 +29,58 @@ import {
 } from "../world";
 import { ADMIN, created, intParam, isUuid, noContent, ORG, OWNER, ok, requireAdmin } from "./common";
 
-/** Organization-scope operations: batch exports, domains, invites, members, projects. */
+/** Organization-scope operations: the organization itself, batch exports, domains, invites, members, projects. */
+
+// ---------------------------------------------------------------------------------------------
+// The organization (posthog/api/organization.py `OrganizationViewSet`: list and retrieve)
+
+/** Whether the key may see the organization (a key limited to other organizations may not). */
+const keySeesOrganization = (ctx: Ctx): boolean =>
+  ctx.key.organizations === null || ctx.key.organizations.includes(ctx.world.organization.id);
+
+/** The retrieve's 404s: PostHog's detail for `@current` of a user in no organization, else "Not found.". */
+const organizationNotFound = (id: string | undefined) =>
+  notFound(id === "@current" ? "Current organization not found." : undefined);
+
+const organizationOps: Operation[] = [
+  {
+    // The user's organizations (here the one, or none), less those the key is not limited to; paginated.
+    method: "GET",
+    url: "/api/organizations/",
+    scope: "organization:read",
+    parent: "organizations",
+    withoutMembership: (request) => ok(paginate(request, [])),
+    handle: (ctx) => {
+      const mine = keySeesOrganization(ctx)
+        ? [organizationJson(ctx.world, ctx.membership.level, ctx.emu.paidFeatures)]
+        : [];
+      return ok(paginate(ctx.request, mine));
+    },
+  },
+  {
+    // By id: the user's organizations filtered by the key's (else 404 "Not found."). `@current`: the user's
+    // organization, whatever the key's list; then 403 when the key is limited to others (APIScopePermission).
+    method: "GET",
+    url: `${ORG}/`,
+    scope: "organization:read",
+    parent: "organizations",
+    withoutMembership: (request) => {
+      throw organizationNotFound((request.params as Record<string, string>).organization_id);
+    },
+    handle: (ctx) => {
+      const org = ctx.world.organization;
+      const id = ctx.params.organization_id;
+      if (id === "@current") {
+        if (!keySeesOrganization(ctx)) {
+          throw forbidden(`API key does not have access to the requested organization: ID ${org.id}.`);
+        }
+      } else if (id !== org.id || !keySeesOrganization(ctx)) {
+        throw organizationNotFound(id);
+      }
+      return ok(organizationJson(ctx.world, ctx.membership.level, ctx.emu.paidFeatures));
+    },
+  },
+];
 
 // ---------------------------------------------------------------------------------------------
 // Batch exports
@@ -542,6 +594,7 @@ const projectOps: Operation[] = [
 ];
 
 export const organizationOperations: Operation[] = [
+  ...organizationOps,
   ...batchExportOps,
   ...domainOps,
   ...inviteOps,

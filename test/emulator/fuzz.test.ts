@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { RESERVED_KEYS } from "../../emulator/runtime";
 import { useEmulator } from "../support/emulator";
 
 // The invite budget (50 invites an hour, counted before validation as DRF's throttles are) is off: these
@@ -30,10 +31,16 @@ const writeRoutes = (org: string, project: string): [string, string][] => [
   ["POST", `${org}/batch_exports/00000000-0000-4000-8000-000000000000/pause/`],
 ];
 
-// Values whose type is wrong for every field of every schema (no string, boolean, number or null).
+// Values whose type is wrong for every field of every schema (no string, boolean, number or null). Their keys are
+// never __proto__, constructor or prototype (fast-check makes them now and then), which are refused before the
+// field's type is looked at (reserved-keys.test.ts).
 const wrongTyped = fc.oneof(
   fc.array(fc.integer(), { maxLength: 3 }),
-  fc.dictionary(fc.string(), fc.integer(), { maxKeys: 2 }),
+  fc.dictionary(
+    fc.string().filter((key) => !RESERVED_KEYS.includes(key)),
+    fc.integer(),
+    { maxKeys: 2 },
+  ),
 );
 
 describe("fuzz (fast-check)", () => {
