@@ -44,6 +44,7 @@ import { underWayWhile, watchEngine } from "./engine-watch";
 import { integerIdInput, shown } from "./inputs";
 import { oversizedBodies } from "./limits";
 import { lostCreateTimes, managedByState, noteStack } from "./lost-create";
+import { notePlanned } from "./policy-facts";
 import { refusedText, wellFormed, withProgramText } from "./text";
 
 /** Pulumi's marker for a value not known during preview (an output of a resource not yet created). */
@@ -322,6 +323,20 @@ export interface ResourceDefinition<S extends z.ZodType<Record<string, unknown>>
   driftShown?: (outs: O) => Record<string, unknown> | undefined;
   /** Updates in place; absent means every change replaces. */
   update?(api: PostHogClient, id: string, olds: O, news: z.output<S>): Promise<O>;
+  /**
+   * What the policy pack may need of this resource's object when another resource refers to it (a Dashboard's name
+   * and tags, for a DashboardSharing's allow list), from its inputs or outputs: recorded for this run by `diff` (the
+   * plan), `create` and `update` (the result), per object id (provider/policy-facts.ts).
+   */
+  factsOf?: (values: Record<string, unknown>) => Record<string, unknown>;
+  /**
+   * What the policy pack needs to judge this resource before its write beyond its own inputs (the name and tags of a
+   * DashboardSharing's dashboard): `check` keeps it in the checked inputs as `__policy` (provider/policy-facts.ts),
+   * which create and update never send. `client()` gives the run's client (its access check made) for a read; values
+   * unknown during preview arrive as {@link UNKNOWN}. Undefined: nothing to add.
+   * @throws the client's errors (the check fails naming the setting to fix, as the write would)
+   */
+  policyFacts?: (inputs: Record<string, unknown>, client: () => Promise<PostHogClient>) => Promise<unknown>;
   /** Deletes the object; a 404 saying the object itself is missing (`isObjectGone`) counts as done. */
   delete(api: PostHogClient, id: string, props: O): Promise<void>;
 }
@@ -442,6 +457,7 @@ function checkedInputs<S extends z.ZodType>(news: unknown): z.output<S> {
 function withoutInternal(v: unknown): Record<string, unknown> {
   const out = withoutProvider(v);
   delete out.__resource;
+  delete out.__policy;
   return out;
 }
 
@@ -517,6 +533,17 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       sayScopesUnproven();
       await announceAdoption(def.name, nameOf(def.name, inputs), api, inputs);
     }
+  };
+
+  /** Checked inputs with the policy pack's `__policy` facts ({@link ResourceDefinition.policyFacts}), if any. */
+  const withPolicyFacts = async (inputs: Record<string, unknown>): Promise<Record<string, unknown>> => {
+    const client = async () => (await checkSettings(true)) as PostHogClient;
+    const facts = await def.policyFacts?.(inputs, client);
+    return facts === undefined ? inputs : { ...inputs, __policy: facts };
+  };
+  /** Records for this run what the policy pack may need of object `id` ({@link ResourceDefinition.factsOf}). */
+  const plan = (id: string, ...values: Record<string, unknown>[]) => {
+    if (def.factsOf) for (const v of values) notePlanned(def.name, id, def.factsOf(v));
   };
 
   /**
@@ -595,7 +622,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
         ];
         if (failures.length > 0) return { inputs: wellFormed(inputs) as typeof inputs, failures };
         await planned(inputs, established);
-        return { inputs };
+        return { inputs: await withPolicyFacts(inputs) };
       }
       const failures = withProgramText(
         failuresOf(r.error, keys).filter((f) => !unknownKeys.includes(f.property.split(".")[0] ?? "")),
@@ -618,7 +645,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       ];
       if (more.length > 0) return { inputs: wellFormed(inputs) as typeof inputs, failures: more };
       await planned(inputs, established);
-      return { inputs };
+      return { inputs: await withPolicyFacts(inputs) };
     },
 
     async diff(id, olds, news) {
@@ -639,7 +666,10 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       }
       // An existing resource that keeps its object claims it (from the outputs, which may name it more fully
       // than the inputs: a Member declared by e-mail holds the person's user UUID too).
-      if (replaces.length === 0) claimOrThrow(n, identities(o), true);
+      if (replaces.length === 0) {
+        claimOrThrow(n, identities(o), true);
+        plan(id, o, n);
+      }
       return {
         changes: changed.length > 0,
         replaces,
@@ -660,6 +690,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       );
       // The journal's record of what this create made is on disk before the engine hears of the object.
       await completionsWritten();
+      plan(id, outs);
       return { id, outs: withDeclared(plain(outs), inputs, news) };
     },
 
@@ -710,6 +741,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       await managedByState(def.name, id);
       const inputs = checkedInputs<S>(news);
       const outs = await def.update(await operationClient(), id, withoutProvider(olds) as O, inputs);
+      plan(id, outs);
       return { outs: withDeclared(plain(outs), inputs, news) };
     },
 

@@ -868,9 +868,17 @@ export function withPart(page: string, part: Part, body: string, path: string): 
   return `${page.slice(0, a + begin.length)}\n\n${body}\n\n${page.slice(b)}`;
 }
 
+/** When the policy pack judges a rule (rules.ts `judgedOn`), as the rules table says it. */
+const JUDGED: Record<(typeof RULES)[number]["judgedOn"], string> = {
+  resource: "before the resource's write",
+  run: "before the resource's write (with what the run registered before it)",
+  stack: "after `up` applied the resources",
+};
+
 /**
- * The rules table of docs/governance.md, from RULES (provider/governance/rules.ts): each rule's id, description, and
- * configuration keys with their JSON types and defaults (the defaults its zod schema gives an empty object).
+ * The rules table of docs/governance.md, from RULES (provider/governance/rules.ts): each rule's id, description, when
+ * the policy pack judges it (its `judgedOn`), and configuration keys with their JSON types and defaults (the defaults
+ * its zod schema gives an empty object).
  */
 export function rulesTable(): string {
   const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
@@ -881,9 +889,13 @@ export function rulesTable(): string {
       const d = defaults[k];
       return `\`${k}\` (${type}, default ${d === undefined ? "unset" : `\`${JSON.stringify(d)}\``})`;
     });
-    return `| \`${r.id}\` | ${cell(r.description)} | ${keys.length > 0 ? keys.join("; ") : "none"} |`;
+    return `| \`${r.id}\` | ${cell(r.description)} | ${JUDGED[r.judgedOn]} | ${keys.length > 0 ? keys.join("; ") : "none"} |`;
   });
-  return ["| Rule | What it protects | Configuration keys |", "| --- | --- | --- |", ...rows].join("\n");
+  return [
+    "| Rule | What it protects | When the pack judges it | Configuration keys |",
+    "| --- | --- | --- | --- |",
+    ...rows,
+  ].join("\n");
 }
 
 /** A new page for a resource without one: title, markers and a reminder to write the prose. */

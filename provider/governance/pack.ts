@@ -1,10 +1,18 @@
 /**
- * The governance policy pack (`pulumi preview --policy-pack …/policy/posthog-policy`): the rules of
- * provider/governance/rules.ts over the resources of a stack, as `@pulumi/policy` stack policies. Both resource
- * families are read: the dynamic SDK's (`pulumi-nodejs:dynamic/posthog:<Kind>`) and the provider plugin's
+ * The governance policy pack (`pulumi preview --policy-pack …/policy/posthog-policy`, and `pulumi up` with the same
+ * flag): the rules of provider/governance/rules.ts over the resources of a stack, as `@pulumi/policy` policies. Both
+ * resource families are read: the dynamic SDK's (`pulumi-nodejs:dynamic/posthog:<Kind>`) and the provider plugin's
  * (`posthog:index:<Kind>`). A resource's `props` are its inputs after the provider's Check (levels 1/8/15,
- * restriction levels 21/37). A value not known in a preview (reading it throws @pulumi/policy's
- * UnknownValueError) is unknown in the model: no rule reports it.
+ * restriction levels 21/37, and the `__policy` facts a DashboardSharing's check adds: its dashboard's name and tags).
+ * A value not known in a preview (reading it throws @pulumi/policy's UnknownValueError) is unknown in the model: no
+ * rule reports it.
+ *
+ * Each rule is one policy, of the kind its `judgedOn` says (rules.ts `JudgedOn`): a resource policy for the
+ * rules judged from one resource (`resource`) or from it and the resources the engine registered before it in the
+ * same run (`run`: the pack keeps a memory of the run, {@link RunMemory}), which the engine runs before it creates
+ * or updates that resource, so a mandatory violation stops the write even under `pulumi up --skip-preview`; a stack
+ * policy for the rules that need resources registered later (`stack`), which the engine runs once every resource
+ * is registered: after `up` applied them.
  */
 import { type GovDashboard, type GovDomain, type GovModel, parseRuleKeys, RULES, type Rule } from "./rules";
 
@@ -65,10 +73,31 @@ function sources(r: StackResource, key: string): StackResource[] {
 }
 
 /**
+ * What the provider's check recorded for the policy pack in a resource's inputs (`__policy`): for a DashboardSharing,
+ * its dashboard as this run leaves it (`dashboard`: id, name, tags; a value this run cannot know yet is absent).
+ */
+interface PolicyFacts {
+  dashboard?: { id?: unknown; name?: unknown; tags?: unknown };
+}
+
+/** The dashboard a DashboardSharing's check recorded (`__policy.dashboard`), as the model's dashboard; else undefined. */
+function dashboardFacts(r: StackResource): GovDashboard | undefined {
+  const facts = known(() => r.props.__policy) as PolicyFacts | undefined;
+  const d = facts?.dashboard;
+  if (d === undefined || d === null || typeof d !== "object") return undefined;
+  const id = typeof d.id === "number" ? d.id : undefined;
+  const name = typeof d.name === "string" ? d.name : undefined;
+  const tags = Array.isArray(d.tags) ? d.tags.map(String) : undefined;
+  return { ref: `dashboard/${id ?? "?"}`, label: `Dashboard "${name ?? id ?? "?"}"`, id, name, tags };
+}
+
+/**
  * The model of the rules from a stack's resources: other providers' resources are ignored. A Domain is verified
  * when a DomainVerification takes its `domainId` from it (unknown when a DomainVerification names a domain id
  * literally); a Dashboard's collaborators are the DashboardCollaborators taking their `dashboardId` from it (or
- * naming its adopted id); a sharing's dashboard is the Dashboard its `dashboardId` comes from.
+ * naming its adopted id); a sharing's dashboard is the Dashboard its `dashboardId` comes from (a stack policy sees
+ * property dependencies), else the adopted Dashboard of that id, else the dashboard the sharing's check recorded
+ * (`__policy`), else only its id.
  */
 export function modelFromResources(resources: readonly StackResource[]): GovModel {
   const of = (kind: string) => resources.filter((r) => posthogKind(r.type) === kind);
@@ -88,36 +117,7 @@ export function modelFromResources(resources: readonly StackResource[]): GovMode
       verified: verified ? true : literalVerification ? undefined : false,
     };
   });
-  const collaborators = of("DashboardCollaborator");
-  const dashboardResources = of("Dashboard");
-  const unresolvedCollaborator = collaborators.some(
-    (c) =>
-      sources(c, "dashboardId").length === 0 &&
-      !dashboardResources.some(
-        (d) => num(d, "dashboardId") !== undefined && num(d, "dashboardId") === num(c, "dashboardId"),
-      ),
-  );
-  const dashboards = new Map<string, GovDashboard>();
-  for (const r of dashboardResources) {
-    const id = num(r, "dashboardId");
-    const name = text(r, "name") ?? undefined;
-    const tags = known(() => r.props.tags);
-    const count = collaborators.filter(
-      (c) =>
-        sources(c, "dashboardId").some((s) => s.urn === r.urn) ||
-        (id !== undefined && sources(c, "dashboardId").length === 0 && num(c, "dashboardId") === id),
-    ).length;
-    dashboards.set(r.urn, {
-      ref: r.urn,
-      label: `Dashboard "${name ?? r.name}"`,
-      id,
-      name,
-      // No tags input: none. An unknown list: unknown.
-      tags: Array.isArray(tags) ? tags.map(String) : "tags" in r.props && tags === undefined ? undefined : [],
-      restrictionLevel: num(r, "restrictionLevel"),
-      collaborators: count === 0 && unresolvedCollaborator ? undefined : count,
-    });
-  }
+  const dashboards = dashboardsOf(of("Dashboard"), of("DashboardCollaborator"));
   return {
     domains,
     invites: of("Invite").map((r) => {
@@ -145,7 +145,7 @@ export function modelFromResources(resources: readonly StackResource[]): GovMode
         ref: r.urn,
         label: `DashboardSharing "${r.name}"`,
         enabled: bool(r, "enabled"),
-        dashboard: from !== undefined ? dashboards.get(from.urn) : adopted,
+        dashboard: from !== undefined ? dashboards.get(from.urn) : (adopted ?? dashboardFacts(r)),
         dashboardId,
       };
     }),
@@ -162,6 +162,118 @@ export function modelFromResources(resources: readonly StackResource[]): GovMode
   };
 }
 
+/** The model's dashboards of `resources` (Dashboards), by URN, with the collaborators `collaborators` declare. */
+function dashboardsOf(
+  resources: readonly StackResource[],
+  collaborators: readonly StackResource[],
+): Map<string, GovDashboard> {
+  const unresolvedCollaborator = collaborators.some(
+    (c) =>
+      sources(c, "dashboardId").length === 0 &&
+      !resources.some(
+        (d) => num(d, "dashboardId") !== undefined && num(d, "dashboardId") === num(c, "dashboardId"),
+      ),
+  );
+  const dashboards = new Map<string, GovDashboard>();
+  for (const r of resources) {
+    const id = num(r, "dashboardId");
+    const name = text(r, "name") ?? undefined;
+    const tags = known(() => r.props.tags);
+    const count = collaborators.filter(
+      (c) =>
+        sources(c, "dashboardId").some((s) => s.urn === r.urn) ||
+        (id !== undefined && sources(c, "dashboardId").length === 0 && num(c, "dashboardId") === id),
+    ).length;
+    dashboards.set(r.urn, {
+      ref: r.urn,
+      label: `Dashboard "${name ?? r.name}"`,
+      id,
+      name,
+      // No tags input: none. An unknown list: unknown.
+      tags: Array.isArray(tags) ? tags.map(String) : "tags" in r.props && tags === undefined ? undefined : [],
+      restrictionLevel: num(r, "restrictionLevel"),
+      collaborators: count === 0 && unresolvedCollaborator ? undefined : count,
+    });
+  }
+  return dashboards;
+}
+
+/**
+ * The pack's memory of one run: every posthog resource the engine registered so far, as the resource policies saw
+ * it (by URN: a resource analysed again, e.g. by `up` after its own preview in one pack process, replaces itself).
+ * One per pack process ({@link policies}); the engine starts the pack for each run and registers a resource only
+ * once the resources its inputs come from are registered, so those are in the memory when it is judged.
+ */
+export interface RunMemory {
+  resources: Map<string, StackResource>;
+}
+
+/** A new, empty {@link RunMemory}. */
+export function newRunMemory(): RunMemory {
+  return { resources: new Map() };
+}
+
+/** What a resource policy is handed (a subset of @pulumi/policy's ResourceValidationArgs). */
+export interface ResourceArgs {
+  type: string;
+  urn: string;
+  name: string;
+  props: Record<string, unknown>;
+}
+
+/**
+ * The findings of `rule` (judged on `resource` or `run`) about the one resource `args`, as a resource policy reports
+ * them before the engine writes it: the rule over the model of that resource alone (`resource`) or of it and the
+ * resources of the run registered before it (`run`, from `memory`, which this call adds `args` to). A sharing whose
+ * dashboard id is unknown (a dashboard this run creates, in a preview) is judged against every dashboard of the run
+ * that may be it, and reported only when each of them breaks the rule.
+ */
+export function judgeResource(
+  rule: Rule,
+  config: unknown,
+  args: ResourceArgs,
+  memory: RunMemory,
+): { message: string; fix: string }[] {
+  const kind = posthogKind(args.type);
+  if (kind === undefined) return [];
+  const self: StackResource = { ...args, propertyDependencies: {} };
+  memory.resources.set(args.urn, self);
+  const mine = (model: GovModel) => rule.check(model, config).filter((f) => f.ref === args.urn);
+  if (rule.judgedOn === "resource") return mine(modelFromResources([self]));
+  // The resources of its kind registered before it (the Members before a Member), and a sharing's dashboards.
+  const before = [...memory.resources.values()].filter((r) => posthogKind(r.type) === kind);
+  const dashboards =
+    kind === "DashboardSharing"
+      ? [...memory.resources.values()].filter((r) => posthogKind(r.type) === "Dashboard")
+      : [];
+  if (!dashboardUnknown(self)) return mine(modelFromResources([...before, ...dashboards]));
+  // The dashboard's id is unknown: one of the run's dashboards is being created and the sharing takes its id.
+  const candidates = dashboards;
+  if (candidates.length === 0) return [];
+  const each = candidates.map((d) =>
+    mine(modelFromResources([{ ...self, propertyDependencies: { dashboardId: [d] } }, d])),
+  );
+  if (each.some((found) => found.length === 0)) return []; // one of them may be allowed: up judges it, knowing the id
+  if (candidates.length === 1) return each[0] ?? [];
+  const names = candidates.map((d) => `Dashboard "${text(d, "name") ?? d.name}"`).join(", ");
+  return [
+    {
+      message: `DashboardSharing "${args.name}" shares publicly a dashboard this run creates (one of ${names}), and none of them is in the allow list`,
+      fix: each[0]?.[0]?.fix ?? "",
+    },
+  ];
+}
+
+/** Whether `r` is a DashboardSharing whose `dashboardId` is not known yet (a preview of a dashboard the run creates). */
+function dashboardUnknown(r: StackResource): boolean {
+  return (
+    posthogKind(r.type) === "DashboardSharing" &&
+    "dashboardId" in r.props &&
+    known(() => r.props.dashboardId) === undefined &&
+    dashboardFacts(r) === undefined
+  );
+}
+
 /**
  * One rule's configuration from the pack's config (@pulumi/policy's `getConfig()`: the rule's keys, after the
  * CLI checked them against its JSON schema), with the rule's defaults. It is parsed as the rule's entry of
@@ -175,23 +287,46 @@ export function ruleConfig(rule: Rule, raw: Record<string, unknown>): unknown {
   return parseRuleKeys(rule, keys);
 }
 
-/** The policies of the pack: one stack policy per rule, advisory unless the config says otherwise. */
-export function policies() {
-  return RULES.map((rule) => ({
-    name: rule.id,
-    description: rule.description,
-    enforcementLevel: "advisory" as const,
-    configSchema: { properties: rule.configSchema as Record<string, never> },
-    validateStack: (
-      args: { resources: StackResource[]; getConfig<T extends object>(): T },
-      report: (message: string, urn?: string) => void,
-    ) => {
-      const config = ruleConfig(rule, args.getConfig<Record<string, unknown>>());
-      for (const f of rule.check(modelFromResources(args.resources), config)) {
-        report(`${f.message}. Fix: ${f.fix}`, f.ref);
-      }
-    },
-  }));
+/** One violation as the pack reports it: the finding's message and its fix, in one line. */
+const reportLine = (f: { message: string; fix: string }) => `${f.message}. Fix: ${f.fix}`;
+
+/**
+ * The policies of the pack, one per rule, advisory unless the config says otherwise: a resource policy for the rules
+ * judged on one resource or the run so far (`validateResource`, run before the resource's write), a stack policy
+ * for the rest (`validateStack`). One {@link RunMemory} serves the resource policies of this pack process.
+ */
+export function policies(memory: RunMemory = newRunMemory()) {
+  return RULES.map((rule) => {
+    const common = {
+      name: rule.id,
+      description: rule.description,
+      enforcementLevel: "advisory" as const,
+      configSchema: { properties: rule.configSchema as Record<string, never> },
+    };
+    if (rule.judgedOn === "stack") {
+      return {
+        ...common,
+        validateStack: (
+          args: { resources: StackResource[]; getConfig<T extends object>(): T },
+          report: (message: string, urn?: string) => void,
+        ) => {
+          const config = ruleConfig(rule, args.getConfig<Record<string, unknown>>());
+          for (const f of rule.check(modelFromResources(args.resources), config))
+            report(reportLine(f), f.ref);
+        },
+      };
+    }
+    return {
+      ...common,
+      validateResource: (
+        args: ResourceArgs & { getConfig<T extends object>(): T },
+        report: (message: string) => void,
+      ) => {
+        const config = ruleConfig(rule, args.getConfig<Record<string, unknown>>());
+        for (const f of judgeResource(rule, config, args, memory)) report(reportLine(f));
+      },
+    };
+  });
 }
 
 /**

@@ -317,6 +317,8 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
       : [["name", "description", "pinned", "tags", "restrictionLevel", "useTemplate", "useDashboard"]],
   // The plan after a refresh names a soft-deleted dashboard's restore: `~ update [diff: -deleted]`.
   driftShown: (o) => (o.deleted === true ? { deleted: true } : undefined),
+  // A DashboardSharing's policy is judged by its dashboard's name and tags (provider/policy-facts.ts).
+  factsOf: (v) => ({ name: v.name, tags: v.tags }),
   // A soft-deleted dashboard must be restored: that is a change even when every input matches.
   changes(olds, news, changed) {
     // Tags are a set: the server may answer them in another order.

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../provider/export/cli";
+import { RULES } from "../../provider/governance/rules";
 import { requestsSince, startTestEmulator, type TestEmulator } from "../support/emulator";
 
 const root = join(__dirname, "..", "..");
@@ -95,7 +96,7 @@ function expectedViolations(): string[][] {
     ["posthog-max-owners", `member/${otto}`],
     ["posthog-admin-allow-list", `member/${ADAM}`],
     ["posthog-restricted-dashboards", `dashboard/${ids.finance}`],
-    ["posthog-restricted-dashboards", `dashboard/${ids.payroll}`],
+    ["posthog-restricted-dashboard-collaborators", `dashboard/${ids.payroll}`],
     ["posthog-production-exports-unpaused", `batch-export/${ids.personsExport}`],
     ["posthog-project-timezone", `project/${ids.legacy}`],
     ["posthog-project-name-pattern", `project/${ids.scratch}`],
@@ -252,7 +253,7 @@ describe("the audit of a seeded organization", () => {
     expect(lines[1]).toMatch(
       /^Read: 3 domains, 6 members, 4 pending invites, 4 projects, 6 dashboards \(3 shared publicly\), 2 batch exports \(\d+ requests, GET only\)$/,
     );
-    expect(lines[2]).toBe("Rules: 12 rules evaluated (11 mandatory, 1 advisory), 0 disabled");
+    expect(lines[2]).toBe("Rules: 13 rules evaluated (12 mandatory, 1 advisory), 0 disabled");
     expect(lines[4]).toMatch(/^ENFORCEMENT +RULE +OBJECT +FINDING$/);
     for (const [rule, ref] of expectedViolations()) {
       expect(lines.some((l) => new RegExp(`^\\w+ +${rule} +${ref} +\\S`).test(l))).toBe(true);
@@ -278,14 +279,16 @@ describe("the audit of a seeded organization", () => {
         "posthog-project-name-pattern config |",
     );
     expect(
-      lines.find((l) => l.includes("`posthog-restricted-dashboards`") && l.includes("0 collaborator")),
+      lines.find(
+        (l) => l.includes("`posthog-restricted-dashboard-collaborators`") && l.includes("0 collaborator"),
+      ),
     ).toContain("a DashboardCollaborator with dashboardId: &lt;the Dashboard&gt;.id, userUuid and level");
     expect(lines).toContain("### Rules evaluated");
     expect(lines).toContain("| `posthog-max-owners` | mandatory | 2 |");
     expect(lines).toContain("| `posthog-project-name-pattern` | advisory | 1 |");
     expect(
       lines.filter((l) => /^\| `posthog-[a-z-]+` \| (mandatory|advisory|disabled) \|/.test(l)),
-    ).toHaveLength(12);
+    ).toHaveLength(RULES.length);
   });
 
   it("advisory findings only: printed, exit 0; a disabled rule is not evaluated", async () => {
@@ -374,7 +377,7 @@ describe("a clean organization", () => {
       expect(table.code).toBe(0);
       expect(table.stderr).toEqual([]);
       expect(table.out.split("\n").slice(2)).toEqual([
-        "Rules: 12 rules evaluated (12 mandatory, 0 advisory), 0 disabled",
+        "Rules: 13 rules evaluated (13 mandatory, 0 advisory), 0 disabled",
         "",
         "No violations.",
       ]);

@@ -11,8 +11,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
+  judgeResource,
   modelFromResources,
+  newRunMemory,
   posthogKind,
+  type RunMemory,
   ruleConfig,
   type StackResource,
 } from "../../provider/governance/pack";
@@ -143,6 +146,77 @@ describe("modelFromResources", () => {
       ["KPIs", 12],
       [undefined, 99],
     ]);
+  });
+});
+
+describe("judgeResource (a resource policy, before the resource's write: issue 49)", () => {
+  const rule = (id: string) => {
+    const r = RULES.find((x) => x.id === id);
+    if (!r) throw new Error(id);
+    return r;
+  };
+  const judge = (id: string, args: ReturnType<typeof res>, memory: RunMemory, keys: object = {}) =>
+    judgeResource(rule(id), rule(id).config.parse(keys), args, memory).map((f) => f.message);
+
+  it("a rule judged on one resource reads that resource alone", () => {
+    const memory = newRunMemory();
+    const olga = res(dyn("Invite"), "olga", { targetEmail: "olga@example.com", level: 15 });
+    expect(judge("posthog-invite-not-owner", olga, memory)).toEqual([
+      'Invite "olga@example.com" invites at owner level',
+    ]);
+    const jane = res(plug("Invite"), "jane", { targetEmail: "jane@example.com", level: 1 });
+    expect(judge("posthog-invite-not-owner", jane, memory)).toEqual([]);
+    // Another provider's resource is never judged, nor remembered.
+    expect(
+      judge("posthog-invite-not-owner", res("aws:s3/bucket:Bucket", "b", { level: 15 }), memory),
+    ).toEqual([]);
+    expect([...memory.resources.keys()]).toEqual([olga.urn, jane.urn]);
+  });
+
+  it("posthog-max-owners: the owner past the limit is reported (the ones before it were within it); a resource judged again replaces itself", () => {
+    const memory = newRunMemory();
+    const owner = (name: string) => res(dyn("Member"), name, { email: `${name}@example.com`, level: 15 });
+    expect(judge("posthog-max-owners", owner("a"), memory, { maxOwners: 2 })).toEqual([]);
+    expect(judge("posthog-max-owners", owner("b"), memory, { maxOwners: 2 })).toEqual([]);
+    expect(judge("posthog-max-owners", owner("b"), memory, { maxOwners: 2 })).toEqual([]);
+    expect(judge("posthog-max-owners", owner("c"), memory, { maxOwners: 2 })).toEqual([
+      'Member "c@example.com" is one of 3 owners; at most 2 are allowed',
+    ]);
+  });
+
+  it("posthog-sharing-allow-list: by the dashboard its check recorded (`__policy`), before the write", () => {
+    const memory = newRunMemory();
+    const sharing = (name: string, dashboard: object) =>
+      res(dyn("DashboardSharing"), name, { dashboardId: 7, enabled: true, __policy: { dashboard } });
+    const keys = { allowedDashboards: ["Public KPIs"], allowedTags: ["public"] };
+    expect(
+      judge("posthog-sharing-allow-list", sharing("s", { id: 7, name: "Sales", tags: [] }), memory, keys),
+    ).toEqual(['DashboardSharing "s" shares dashboard "Sales" publicly, and it is not in the allow list']);
+    for (const allowed of [
+      { id: 7, name: "Public KPIs", tags: [] },
+      { id: 7, name: "Status", tags: ["public"] },
+    ])
+      expect(judge("posthog-sharing-allow-list", sharing("s", allowed), memory, keys)).toEqual([]);
+  });
+
+  it("posthog-sharing-allow-list in a preview of a dashboard the run creates (its id unknown): reported when every dashboard of the run that may be it breaks the rule", () => {
+    const keys = { allowedTags: ["public"] };
+    const unknownId = res(dyn("DashboardSharing"), "s", withUnknown({ enabled: true }, "dashboardId"));
+    const dashboard = (name: string, tags: string[]) => res(dyn("Dashboard"), name, { name, tags });
+    // No dashboard registered before it: nothing to judge by.
+    expect(judge("posthog-sharing-allow-list", unknownId, newRunMemory(), keys)).toEqual([]);
+    const one = newRunMemory();
+    judge("posthog-sharing-allow-list", dashboard("Sales", []), one, keys);
+    expect(judge("posthog-sharing-allow-list", unknownId, one, keys)).toEqual([
+      'DashboardSharing "s" shares dashboard "Sales" publicly, and it is not in the allow list',
+    ]);
+    judge("posthog-sharing-allow-list", dashboard("Finance", ["restricted"]), one, keys);
+    expect(judge("posthog-sharing-allow-list", unknownId, one, keys)).toEqual([
+      'DashboardSharing "s" shares publicly a dashboard this run creates (one of Dashboard "Sales", Dashboard "Finance"), and none of them is in the allow list',
+    ]);
+    // One of them is allowed: it may be that one; `up` judges it once the id is known.
+    judge("posthog-sharing-allow-list", dashboard("Status", ["public"]), one, keys);
+    expect(judge("posthog-sharing-allow-list", unknownId, one, keys)).toEqual([]);
   });
 });
 

@@ -45,7 +45,7 @@ function configError(raw: unknown): GovernanceConfigError {
 const SAML = { samlEntityId: "https://idp/e", samlAcsUrl: "https://ph/acs", samlX509Cert: "MIIC" };
 
 describe("the rules", () => {
-  it("has the twelve rules of issue 37, each with a description and its config schema", () => {
+  it("has the rules of issue 37 (restricted dashboards split in two by issue 49), each with a description, its config schema and what the pack judges it on", () => {
     expect(RULE_IDS).toEqual([
       "posthog-domain-sso-enforced",
       "posthog-domain-verified",
@@ -56,9 +56,15 @@ describe("the rules", () => {
       "posthog-max-owners",
       "posthog-admin-allow-list",
       "posthog-restricted-dashboards",
+      "posthog-restricted-dashboard-collaborators",
       "posthog-production-exports-unpaused",
       "posthog-project-timezone",
       "posthog-project-name-pattern",
+    ]);
+    // Only the rules that need resources registered after the one judged wait for the whole stack (issue 49).
+    expect(RULES.filter((r) => r.judgedOn === "stack").map((r) => r.id)).toEqual([
+      "posthog-domain-verified",
+      "posthog-restricted-dashboard-collaborators",
     ]);
     for (const rule of RULES) {
       expect(rule.description.length, rule.id).toBeGreaterThan(40);
@@ -175,6 +181,33 @@ describe("the rules", () => {
       );
     });
 
+    it("what could allow a sharing is unknown (a preview's unknown output): never reported", () => {
+      const unknownName = [
+        {
+          ref: "s/7",
+          label: "Sharing s/7",
+          enabled: true,
+          dashboard: { ref: "d/7", label: "D", id: 7, tags: [] },
+        },
+      ];
+      const byName = { "posthog-sharing-allow-list": { allowedDashboards: ["Public KPIs"] } };
+      expect(found({ sharing: unknownName }, byName)).toEqual([]);
+      // Known to be allowed by nothing the list names (no names listed): reported.
+      expect(found({ sharing: unknownName })).toEqual([["posthog-sharing-allow-list", "s/7"]]);
+      const unknownTags = [
+        {
+          ref: "s/8",
+          label: "Sharing s/8",
+          enabled: true,
+          dashboard: { ref: "d/8", label: "D", name: "Sales" },
+        },
+      ];
+      const byTag = { "posthog-sharing-allow-list": { allowedTags: ["public"] } };
+      expect(found({ sharing: unknownTags }, byTag)).toEqual([]);
+      const noDashboard = [{ ref: "s/9", label: "Sharing s/9", enabled: true }];
+      expect(found({ sharing: noDashboard })).toEqual([]);
+    });
+
     it("a sharing known only by its dashboard's id is judged by that id", () => {
       const byId = [{ ref: "s/9", label: "Sharing s/9", enabled: true, dashboardId: 9 }];
       expect(found({ sharing: byId })).toEqual([["posthog-sharing-allow-list", "s/9"]]);
@@ -274,8 +307,9 @@ describe("the rules", () => {
     });
   });
 
-  describe("posthog-restricted-dashboards", () => {
+  describe("posthog-restricted-dashboards and posthog-restricted-dashboard-collaborators", () => {
     const rule = "posthog-restricted-dashboards";
+    const collaborators = "posthog-restricted-dashboard-collaborators";
     const dashboard = (
       id: number,
       tags: string[] | undefined,
@@ -299,8 +333,11 @@ describe("the rules", () => {
         dashboard(5, ["restricted"], undefined, undefined),
         dashboard(6, undefined, 21, 0),
       ];
-      const v = evaluate(model({ dashboards })).filter((x) => x.rule === rule);
-      expect(v.map((x) => x.ref)).toEqual(["dashboard/1", "dashboard/2"]);
+      const v = evaluate(model({ dashboards })).filter((x) => x.rule === rule || x.rule === collaborators);
+      expect(v.map((x) => [x.rule, x.ref])).toEqual([
+        [rule, "dashboard/1"],
+        [collaborators, "dashboard/2"],
+      ]);
       expect(v[0]?.message).toBe(
         'Dashboard 1 is tagged "restricted" but everyone in the project can edit it',
       );
@@ -311,9 +348,14 @@ describe("the rules", () => {
 
     it("tuned: other tags and a minimum of collaborators", () => {
       const dashboards = [dashboard(3, ["finance"], 37, 1), dashboard(4, ["restricted"], 21, 0)];
-      const config = { [rule]: { tags: ["finance"], minCollaborators: 2 } };
-      expect(found({ dashboards }, config)).toEqual([[rule, "dashboard/3"]]);
-      expect(found({ dashboards }, { [rule]: { minCollaborators: 0 } })).toEqual([[rule, "dashboard/4"]]);
+      const config = {
+        [rule]: { tags: ["finance"] },
+        [collaborators]: { tags: ["finance"], minCollaborators: 2 },
+      };
+      expect(found({ dashboards }, config)).toEqual([[collaborators, "dashboard/3"]]);
+      expect(found({ dashboards }, { [collaborators]: { minCollaborators: 0 } })).toEqual([
+        [rule, "dashboard/4"],
+      ]);
     });
   });
 
@@ -377,7 +419,8 @@ describe("the configuration", () => {
     expect(Object.keys(config)).toEqual(RULE_IDS);
     for (const id of RULE_IDS) expect(config[id]?.enforcement).toBe("advisory");
     expect(config["posthog-max-owners"]?.config).toEqual({ maxOwners: 3 });
-    expect(config["posthog-restricted-dashboards"]?.config).toEqual({
+    expect(config["posthog-restricted-dashboards"]?.config).toEqual({ tags: ["restricted"] });
+    expect(config["posthog-restricted-dashboard-collaborators"]?.config).toEqual({
       tags: ["restricted"],
       minCollaborators: 1,
     });

@@ -15,11 +15,12 @@
  * declares, and the YAML program (the plugin's two resources, no Node.js program or dynamic-provider host) is the
  * cheaper one to run.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { policies } from "../../provider/governance/pack";
 import { RULES } from "../../provider/governance/rules";
-import { type RunResult, runStack, writeStackSettings } from "../../tools/pulumi";
+import { linkPackage, pulumiEnv, type RunResult, runStack, writeStackSettings } from "../../tools/pulumi";
 import { pluginProject } from "../plugin/support";
 import { requestsSince } from "../support/emulator";
 import { useFixtureProgram } from "./fixture-program";
@@ -55,6 +56,7 @@ const BROKEN: Record<string, string> = {
   "posthog-max-owners": "Member: mia",
   "posthog-admin-allow-list": "Member: max",
   "posthog-restricted-dashboards": "Dashboard: finance",
+  "posthog-restricted-dashboard-collaborators": "Dashboard: finance",
   "posthog-production-exports-unpaused": "BatchExportPause: events",
   "posthog-project-timezone": "Project: web",
   "posthog-project-name-pattern": "Project: web",
@@ -152,8 +154,10 @@ describe("the policy pack through the real Pulumi CLI (a program of the dynamic 
     expect(bad.output).toContain(
       'Invite "olga@example.com" invites at owner level. Fix: invite at level "member" or "admin"',
     );
-    expect(bad.output).toContain(
-      'DashboardSharing "sales" shares dashboard "Sales" publicly, and it is not in the allow list',
+    // A preview cannot know the id of a dashboard it creates: the sharing is judged against each dashboard of the run
+    // that may be it, and reported as none of them is allowed.
+    expect(bad.output).toMatch(
+      /DashboardSharing "sales" shares publicly a dashboard this run creates \(one of [^)]*Dashboard "Sales"[^)]*\), and none of them is in the allow list/,
     );
     await onlyReads();
 
@@ -225,5 +229,272 @@ describe("the policy pack on the provider plugin's resources (a Pulumi YAML prog
       'policy config "posthog-max-owners": unknown key "maxOwner"; accepted: enforcementLevel, maxOwners',
     );
     await onlyReads();
+  }, 600_000);
+});
+
+/** The emulator's seeded people (fixture program). */
+const MIA_UUID = "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d03";
+const MAX_UUID = "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d04";
+
+/**
+ * Each rule alone mandatory (every other one disabled) under `pulumi up --skip-preview` (what pulumi/actions' `up`
+ * and the Automation API run), over the part of the violating program that breaks it (`pf:only`): the resources
+ * it declares, and the writes that must not reach PostHog. `stack` rules run after the resources are applied.
+ */
+const UP_CASES: {
+  rule: string;
+  keys?: Record<string, unknown>;
+  only: string[];
+  resource: string;
+  /** A write this rule forbids (method and path), matched against every write of the run. */
+  forbidden: RegExp;
+}[] = [
+  {
+    rule: "posthog-domain-sso-enforced",
+    only: ["Domain:corp"],
+    resource: "Domain: corp",
+    forbidden: /\/domains\//,
+  },
+  {
+    rule: "posthog-sharing-allow-list",
+    keys: { allowedTags: ["public"] },
+    only: ["Dashboard:sales", "DashboardSharing:sales"],
+    resource: "DashboardSharing: sales",
+    forbidden: /\/sharing\/$/,
+  },
+  {
+    rule: "posthog-invite-not-owner",
+    only: ["Invite:olga"],
+    resource: "Invite: olga",
+    forbidden: /\/invites\//,
+  },
+  {
+    rule: "posthog-invite-admin-domains",
+    keys: { adminDomains: ["example.com"] },
+    only: ["Invite:carl"],
+    resource: "Invite: carl",
+    forbidden: /\/invites\//,
+  },
+  {
+    rule: "posthog-invite-company-domain",
+    keys: { companyDomains: ["example.com"] },
+    only: ["Invite:carl"],
+    resource: "Invite: carl",
+    forbidden: /\/invites\//,
+  },
+  {
+    rule: "posthog-max-owners",
+    keys: { maxOwners: 1 },
+    only: ["Member:olivia", "Member:mia"],
+    resource: "Member: mia",
+    forbidden: new RegExp(`/members/${MIA_UUID}/`),
+  },
+  {
+    rule: "posthog-admin-allow-list",
+    keys: { admins: ["adam.admin@example.com"] },
+    only: ["Member:max"],
+    resource: "Member: max",
+    forbidden: new RegExp(`/members/${MAX_UUID}/`),
+  },
+  {
+    rule: "posthog-restricted-dashboards",
+    only: ["Dashboard:finance"],
+    resource: "Dashboard: finance",
+    forbidden: /\/dashboards\//,
+  },
+  {
+    rule: "posthog-production-exports-unpaused",
+    keys: { production: true },
+    only: ["BatchExportPause:events"],
+    resource: "BatchExportPause: events",
+    forbidden: /\/pause\/$/,
+  },
+  {
+    rule: "posthog-project-timezone",
+    only: ["Project:web"],
+    resource: "Project: web",
+    forbidden: /\/projects\//,
+  },
+  {
+    rule: "posthog-project-name-pattern",
+    keys: { namePattern: "^Acme " },
+    only: ["Project:web"],
+    resource: "Project: web",
+    forbidden: /\/projects\//,
+  },
+];
+
+/** `pulumi up --skip-preview` of the violating program's resources `only` on a new stack, with the pack and `config`. */
+async function upWithPack(name: string, only: string[], config: string): Promise<RunResult> {
+  const s = fx.stack(name);
+  writeStackSettings(s.configFile, `config:\n  pf:only: ${JSON.stringify(JSON.stringify(only))}\n`);
+  return runStack({
+    operation: "up",
+    projectDir: programDir,
+    stack: s.name,
+    stateDir: s.stateDir,
+    configFile: s.configFile,
+    env: s.env(),
+    args: ["--policy-pack", PACK, "--policy-pack-config", config],
+  });
+}
+
+/** The writes (not GET) the emulator saw since the last call. */
+const writesSince = async () => (await requestsSince(fx.emu())).filter((r) => !r.startsWith("GET "));
+
+describe("up --skip-preview: a mandatory rule judged on one resource stops that resource's write", () => {
+  it("every rule is one policy, of the kind its judgedOn says", () => {
+    const kinds = RULES.map((r) => [r.id, r.judgedOn === "stack" ? "stack" : "resource"]);
+    const served = policies().map((p) => [p.name, "validateStack" in p ? "stack" : "resource"]);
+    expect(served).toEqual(kinds);
+    // Every rule not judged on the whole stack is proven below, each alone.
+    expect(UP_CASES.map((c) => c.rule).sort()).toEqual(
+      RULES.filter((r) => r.judgedOn !== "stack")
+        .map((r) => r.id)
+        .sort(),
+    );
+  });
+
+  it.each(UP_CASES)(
+    "$rule: the up fails naming it and $resource, and sends no write it forbids",
+    async (c) => {
+      await requestsSince(fx.emu());
+      const config = policyConfig({
+        all: "disabled",
+        [c.rule]: { enforcementLevel: "mandatory", ...c.keys },
+      });
+      const r = await upWithPack(`up-${c.rule.replace(/^posthog-/, "")}`, c.only, config);
+      expect(r.ok, why(r)).toBe(false);
+      expect(reported(r)).toContainEqual({ level: "mandatory", rule: c.rule, resource: c.resource });
+      const writes = await writesSince();
+      expect(writes.filter((w) => c.forbidden.test(w.split(" ")[1] ?? ""))).toEqual([]);
+    },
+    600_000,
+  );
+
+  it("a rule judged on the whole stack (posthog-domain-verified) runs after the writes: the domain is created, then the up fails naming it", async () => {
+    await requestsSince(fx.emu());
+    const config = policyConfig({ all: "disabled", "posthog-domain-verified": "mandatory" });
+    const r = await upWithPack("up-domain-verified", ["Domain:corp"], config);
+    expect(r.ok, why(r)).toBe(false);
+    expect(reported(r)).toContainEqual({
+      level: "mandatory",
+      rule: "posthog-domain-verified",
+      resource: "Domain: corp",
+    });
+    expect(
+      (await writesSince()).filter((w) => w.startsWith("POST ") && w.endsWith("/domains/")),
+    ).toHaveLength(1);
+  }, 600_000);
+});
+
+/**
+ * The YAML program of the `up` cases (written once): a second program of the fixture's project, its own stacks. Its
+ * owner invite breaks posthog-invite-not-owner; its public sharing of "Sales" breaks posthog-sharing-allow-list when
+ * only the tag "public" is allowed.
+ */
+function yamlUpProgram(): string {
+  const dir = join(fx.work, "yaml-up");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, "Pulumi.yaml"),
+    `${pluginProject("policy-fx")}resources:
+  olga:
+    type: posthog:index:Invite
+    properties:
+      targetEmail: olga.yaml@example.com
+      level: owner
+      sendEmail: false
+  sales:
+    type: posthog:index:Dashboard
+    properties:
+      name: Sales YAML
+  salesSharing:
+    type: posthog:index:DashboardSharing
+    properties:
+      dashboardId: \${sales.id}
+`,
+  );
+  return dir;
+}
+
+describe("up --skip-preview of the provider plugin's resources (a Pulumi YAML program)", () => {
+  it.each([
+    { rule: "posthog-invite-not-owner", resource: "Invite: olga", forbidden: /\/invites\// },
+    {
+      rule: "posthog-sharing-allow-list",
+      keys: { allowedTags: ["public"] },
+      resource: "DashboardSharing: salesSharing",
+      forbidden: /\/sharing\/$/,
+    },
+  ])(
+    "$rule alone mandatory: the up fails naming $resource, and sends no write it forbids",
+    async (c) => {
+      const dir = yamlUpProgram();
+      const s = fx.stack(`yaml-up-${c.rule.replace(/^posthog-/, "")}`);
+      writeStackSettings(s.configFile, "config: {}\n");
+      await requestsSince(fx.emu());
+      const config = policyConfig({
+        all: "disabled",
+        [c.rule]: { enforcementLevel: "mandatory", ...c.keys },
+      });
+      const r = await runStack({
+        operation: "up",
+        projectDir: dir,
+        stack: s.name,
+        stateDir: s.stateDir,
+        configFile: s.configFile,
+        env: s.env(),
+        args: ["--policy-pack", PACK, "--policy-pack-config", config],
+      });
+      expect(r.ok, why(r)).toBe(false);
+      expect(r.output).toMatch(
+        new RegExp(`- \\[mandatory\\]\\s+${c.rule}\\s+\\(posthog:index:${c.resource.replace(": ", ": ")}\\)`),
+      );
+      const writes = await writesSince();
+      expect(writes.filter((w) => c.forbidden.test(w.split(" ")[1] ?? ""))).toEqual([]);
+    },
+    600_000,
+  );
+});
+
+describe("the Automation API's up (what pulumi/actions' `command: up` runs: `up --yes --skip-preview`)", () => {
+  it("a mandatory rule stops the write: the owner invite is never sent, the up fails naming the rule", async () => {
+    // A user's project: the fixture program, with the package and @pulumi/pulumi installed (linked from here).
+    const project = join(fx.work, "automation");
+    mkdirSync(join(project, "node_modules", "@pulumi"), { recursive: true });
+    copyFileSync(join(programDir, "index.js"), join(project, "index.js"));
+    copyFileSync(join(programDir, "Pulumi.yaml"), join(project, "Pulumi.yaml"));
+    linkPackage(project);
+    symlinkSync(
+      join(root, "node_modules", "@pulumi", "pulumi"),
+      join(project, "node_modules", "@pulumi", "pulumi"),
+      "dir",
+    );
+    const stateDir = join(fx.work, "automation-state");
+    const { LocalWorkspace, PulumiCommand } = await import("@pulumi/pulumi/automation/index.js");
+    const pulumiCommand = await PulumiCommand.get({
+      root: join(root, ".pulumi-cli"),
+      skipVersionCheck: true,
+    });
+    const stack = await LocalWorkspace.createOrSelectStack(
+      { stackName: "automation", workDir: project },
+      { envVars: pulumiEnv(stateDir, fx.stack("automation").env()) as Record<string, string>, pulumiCommand },
+    );
+    await stack.setConfig("pf:only", { value: JSON.stringify(["Invite:olga", "Member:adam"]) });
+    const config = policyConfig({ all: "disabled", "posthog-invite-not-owner": "mandatory" });
+    await requestsSince(fx.emu());
+    let output = "";
+    const failed = await stack
+      .up({ policyPacks: [PACK], policyPackConfigs: [config], onOutput: (o: string) => (output += o) })
+      .then(
+        () => undefined,
+        (e: Error) => e,
+      );
+    expect(failed, output).toBeInstanceOf(Error);
+    expect(output).toMatch(
+      /- \[mandatory\]\s+posthog-invite-not-owner\s+\(pulumi-nodejs:dynamic\/posthog:Invite: olga\)/,
+    );
+    expect((await writesSince()).filter((w) => /\/invites\//.test(w))).toEqual([]);
   }, 600_000);
 });

@@ -1,0 +1,44 @@
+/**
+ * Facts for the governance policy pack (provider/governance/pack.ts) that a resource's own inputs do not carry: a
+ * DashboardSharing's policy is judged by its dashboard's name and tags (posthog-sharing-allow-list), and the engine
+ * hands a resource policy only the inputs of the resource it judges. So the provider's `check` adds them to the
+ * checked inputs, as `__policy` (the engine hides `__` properties from plans, and create and update never send it):
+ * the engine runs the policy on those inputs before it writes the resource, in `pulumi preview` and in
+ * `pulumi up --skip-preview` alike.
+ *
+ * The facts of an object this run plans (a Dashboard's diff, create or update in this provider host: one per
+ * deployment) are what the run leaves it with, so that a preview judges the plan, not the object as it is; the facts
+ * of any other object are read from PostHog in the check (one GET).
+ */
+
+/** `type\nid` → the facts this run plans for that object. */
+const planned = new Map<string, Record<string, unknown>>();
+
+/** The marker of a value not known during preview (lifecycle.ts `UNKNOWN`), which a fact never holds. */
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/** Whether `v` holds the preview's unknown marker anywhere. */
+function holdsUnknown(v: unknown): boolean {
+  if (v === UNKNOWN) return true;
+  if (Array.isArray(v)) return v.some(holdsUnknown);
+  if (v !== null && typeof v === "object") return Object.values(v).some(holdsUnknown);
+  return false;
+}
+
+/**
+ * Records what this run plans for object `id` of `type` (e.g. a Dashboard's `{name, tags}`): values that are
+ * undefined or not known yet are left out, and a later record of the same object (its update after its diff)
+ * replaces the earlier one's values.
+ */
+export function notePlanned(type: string, id: string, facts: Record<string, unknown>): void {
+  if (!id) return;
+  const known = Object.fromEntries(
+    Object.entries(facts).filter(([, v]) => v !== undefined && !holdsUnknown(v)),
+  );
+  planned.set(`${type}\n${id}`, { ...planned.get(`${type}\n${id}`), ...known });
+}
+
+/** What this run plans for object `id` of `type` ({@link notePlanned}), or undefined when it does not manage it. */
+export function plannedFacts(type: string, id: string): Record<string, unknown> | undefined {
+  return planned.get(`${type}\n${id}`);
+}

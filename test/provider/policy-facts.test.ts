@@ -1,0 +1,87 @@
+/**
+ * Issue 49, item 1: a DashboardSharing's check records its dashboard's name and tags in the checked inputs
+ * (`__policy`, provider/policy-facts.ts), so that the policy pack's resource policy (posthog-sharing-allow-list)
+ * judges the sharing before the engine writes it, even under `pulumi up --skip-preview`. Through the real
+ * dynamic-provider host: what this run plans for a dashboard it manages (no request), PostHog's dashboard otherwise
+ * (one GET), nothing when the sharing is off or the dashboard's id is unknown, and never a byte of it sent to
+ * PostHog. The pack through the real CLI: test/stack/policy-pack.test.ts.
+ */
+import { describe, expect, it } from "vitest";
+import { UNKNOWN } from "../../provider/lifecycle";
+import type { ProviderHost } from "../../tools/provider-host";
+import { create, plan, serializeProvider, type TestEmulator, urnOf, useProviderHost } from "./harness";
+
+let emu: TestEmulator;
+let host: ProviderHost;
+useProviderHost((e, h) => {
+  emu = e;
+  host = h;
+});
+
+/** The API requests since the last call (method and path). */
+async function since(): Promise<string[]> {
+  const log = await emu.requests();
+  await emu.control("DELETE", "/requests");
+  return log.map((r) => `${r.method} ${r.path}`);
+}
+
+/** Check of a new DashboardSharing with `inputs`: its checked inputs. */
+async function checkSharing(name: string, inputs: Record<string, unknown>) {
+  const provider = await serializeProvider("DashboardSharing");
+  const r = await host.check(urnOf("DashboardSharing", name), {}, { ...inputs, __provider: provider });
+  expect(r.failures).toEqual([]);
+  return r.inputs as Record<string, unknown>;
+}
+
+describe("DashboardSharing's policy facts (real host over gRPC)", () => {
+  it("a dashboard this run created, then renamed in its plan: the planned name and tags, with no request", async () => {
+    const d = await create(host, "Dashboard", "sales", { name: "Sales", tags: ["team"] });
+    await since();
+    const created = await checkSharing("sales", { dashboardId: Number(d.id) });
+    expect(created.__policy).toEqual({ dashboard: { id: Number(d.id), name: "Sales", tags: ["team"] } });
+    expect(await since()).toEqual([]);
+    // A preview that renames it (check and diff, no update): the sharing is judged by what the run leaves.
+    const { diff } = await plan(host, d, { name: "Public KPIs", tags: ["public"] });
+    expect(diff.changes).toBe(true);
+    const renamed = await checkSharing("sales", { dashboardId: Number(d.id) });
+    expect(renamed.__policy).toEqual({
+      dashboard: { id: Number(d.id), name: "Public KPIs", tags: ["public"] },
+    });
+    expect(await since()).toEqual([]);
+  });
+
+  it("a dashboard the run does not manage: PostHog's name and tags, one GET; off or unknown: nothing, no request", async () => {
+    const made = await emu.api("POST", `/api/projects/${emu.projectId}/dashboards/`, {
+      name: "Made by hand",
+      tags: ["public"],
+    });
+    const id = (made.body as { id: number }).id;
+    await since();
+    const checked = await checkSharing("hand", { dashboardId: id });
+    expect(checked.__policy).toEqual({ dashboard: { id, name: "Made by hand", tags: ["public"] } });
+    expect(await since()).toEqual([`GET /api/projects/${emu.projectId}/dashboards/${id}/`]);
+
+    expect((await checkSharing("off", { dashboardId: id, enabled: false })).__policy).toBeUndefined();
+    expect((await checkSharing("new", { dashboardId: UNKNOWN })).__policy).toBeUndefined();
+    expect(await since()).toEqual([]);
+  });
+
+  it("create and update never send the facts: the sharing's PATCH carries `enabled` alone", async () => {
+    const d = await create(host, "Dashboard", "kpis", { name: "KPIs" });
+    const urn = urnOf("DashboardSharing", "kpis");
+    const inputs = await checkSharing("kpis", { dashboardId: Number(d.id) });
+    expect(inputs.__policy).toBeDefined();
+    // The PATCH is held until its body has been read from the hold, then let go.
+    const path = `/api/projects/${emu.projectId}/dashboards/${d.id}/sharing/`;
+    const { id: hold } = (await emu.control("POST", "/holds", { method: "PATCH", path })) as { id: string };
+    const made = host.create(urn, inputs);
+    let held: { body: unknown }[] = [];
+    while (held.length === 0) {
+      held = ((await emu.control("GET", `/holds/${hold}`)) as { held: { body: unknown }[] }).held;
+      if (held.length === 0) await new Promise((r) => setTimeout(r, 20));
+    }
+    await emu.control("DELETE", `/holds/${hold}`);
+    expect(held.map((h) => h.body)).toEqual([{ enabled: true }]);
+    expect((await made).outs.__policy).toBeUndefined();
+  });
+});
