@@ -12,6 +12,7 @@
  * 2}, "posthog-project-timezone": "disabled"}`. Every rule is advisory unless configured otherwise.
  */
 import { z } from "zod";
+import { linearPatternProblem, linearTest } from "./pattern";
 
 /** How a violation counts: advisory warns, mandatory fails the preview (or the audit's exit code). */
 export type Enforcement = "advisory" | "mandatory";
@@ -514,25 +515,19 @@ export const RULES: readonly Rule[] = [
     config: z.strictObject({
       namePattern: z
         .string({ error: "expected a regular expression" })
-        .refine(
-          (s) => {
-            try {
-              new RegExp(s);
-              return true;
-            } catch {
-              return false;
-            }
-          },
-          { error: "expected a valid regular expression" },
-        )
+        .superRefine((source, ctx) => {
+          // Refused here: neither the audit nor the pack runs a pattern RE2 cannot (governance/pattern.ts).
+          const problem = linearPatternProblem(source);
+          if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+        })
         .optional(),
     }),
     configSchema: { namePattern: { type: "string" } },
     check(model, config) {
-      if (config.namePattern === undefined) return [];
-      const re = new RegExp(config.namePattern);
+      const pattern = config.namePattern;
+      if (pattern === undefined) return [];
       return model.projects
-        .filter((p) => p.name !== undefined && !re.test(p.name))
+        .filter((p) => p.name !== undefined && !linearTest(pattern, p.name))
         .map((p) => ({
           ref: p.ref,
           label: p.label,
@@ -585,15 +580,17 @@ export function parseRuleKeys(rule: Rule, keys: Record<string, unknown>): unknow
 /**
  * Parses the policy configuration (the JSON of `--policy-pack-config`, or `audit --config`): `all` and each rule's
  * entry (an enforcement level, or an object of `enforcementLevel` and the rule's keys). Missing entries take the
- * defaults (advisory, each key's default).
+ * defaults (advisory, each key's default); `undefined` (no configuration) is every default, but JSON `null`, an
+ * array, a number or a string is refused, as is an entry or key of the wrong type.
  * @throws GovernanceConfigError naming the rule (or "all") and the key, with the accepted values, for an unknown
  * rule or key or a value of the wrong shape.
  */
 export function parseGovernanceConfig(raw: unknown): GovernanceConfig {
-  if (raw === undefined || raw === null) raw = {};
-  if (typeof raw !== "object" || Array.isArray(raw)) {
+  if (raw === undefined) raw = {};
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    const got = raw === null ? "null" : Array.isArray(raw) ? "an array" : `a ${typeof raw}`;
     throw new GovernanceConfigError(
-      `the policy config must be a JSON object of rule ids (${RULE_IDS.join(", ")}) and "all"`,
+      `the policy config must be a JSON object of rule ids (${RULE_IDS.join(", ")}) and "all", got ${got}`,
     );
   }
   const entries = raw as Record<string, unknown>;

@@ -253,13 +253,14 @@ describe("the pack's package", () => {
   });
 
   it("without @pulumi/policy installed, serving the pack fails naming `npm install --save-dev @pulumi/policy`", () => {
-    // The built pack and rules in a folder whose node_modules holds zod only (what the rules need).
+    // The built pack and rules in a folder whose node_modules holds zod and re2js only (what the rules need).
     const dir = mkdtempSync(join(tmpdir(), "pack-no-policy-"));
     try {
-      for (const f of ["pack.js", "rules.js"])
+      for (const f of ["pack.js", "rules.js", "pattern.js"])
         copyFileSync(join(root, "dist", "provider", "governance", f), join(dir, f));
       mkdirSync(join(dir, "node_modules"));
-      symlinkSync(join(root, "node_modules", "zod"), join(dir, "node_modules", "zod"));
+      for (const m of ["zod", "re2js"])
+        symlinkSync(join(root, "node_modules", m), join(dir, "node_modules", m));
       const r = spawnSync(process.execPath, ["-e", "require('./pack.js').servePolicyPack()"], {
         cwd: dir,
         encoding: "utf8",

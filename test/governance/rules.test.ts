@@ -426,7 +426,8 @@ describe("the configuration", () => {
     });
     expect(config["posthog-sharing-allow-list"]?.config).toEqual({ allowedDashboards: [], allowedTags: [] });
     expect(parseGovernanceConfig(undefined)).toEqual(config);
-    expect(parseGovernanceConfig(null)).toEqual(config);
+    // JSON null is not "no configuration": refused (issue 49, item 4)
+    expect(() => parseGovernanceConfig(null)).toThrow(GovernanceConfigError);
     expect(levels(config)).toEqual({
       "posthog-invite-not-owner": "advisory",
       "posthog-project-timezone": "advisory",
@@ -505,12 +506,14 @@ describe("the configuration", () => {
     ],
     [
       { "posthog-project-name-pattern": { namePattern: "([a-z" } },
-      'policy config "posthog-project-name-pattern": namePattern: expected a valid regular expression',
+      'policy config "posthog-project-name-pattern": namePattern: "([a-z" is not a valid regular expression',
     ],
     [
       { "posthog-invite-not-owner": { level: 15 } },
       'policy config "posthog-invite-not-owner": unknown key "level"; accepted: enforcementLevel',
     ],
+    [null, "the policy config must be a JSON object of rule ids"],
+    [42, "the policy config must be a JSON object of rule ids"],
   ])("wrong shape %j: refused naming the rule and the key", (raw, message) => {
     expect(configError(raw).message.startsWith(message), configError(raw).message).toBe(true);
   });
