@@ -39,7 +39,14 @@ import {
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { closeAllConnections, createClient, type PostHogClient, resolveSettings } from "../client";
-import { AUDIT_FORMATS, type AuditFormat, auditExitCode, renderReport, runAudit } from "../governance/audit";
+import {
+  AUDIT_FORMATS,
+  type AuditFormat,
+  auditExitCode,
+  inertText,
+  renderReport,
+  runAudit,
+} from "../governance/audit";
 import { type GovernanceConfig, parseGovernanceConfig } from "../governance/rules";
 import { dashboardTemplate, dashboardTemplateText } from "./dashboard-template";
 import { IMPORT_FILE_OMITS, importFileText, renderImportFile } from "./import-file";
@@ -100,6 +107,8 @@ export interface CliIo {
   stdout: (line: string) => void;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** When the audit's progress lines start and how often they come (ms); default 3,000 then every 10,000. */
+  auditProgress?: { afterMs: number; everyMs: number };
 }
 
 class UsageError extends Error {}
@@ -137,7 +146,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     if (parsed.dashboard !== undefined) return await exportDashboard(client, parsed, io);
     return await exportOrganization(client, parsed, io);
   } catch (e) {
-    io.stderr(`pulumi-posthog export failed: ${(e as Error).message}`);
+    io.stderr(`pulumi-posthog export failed: ${inertText((e as Error).message)}`);
     return 1;
   } finally {
     if (client) await closeAllConnections().catch(() => {});
@@ -235,7 +244,7 @@ async function auditMain(argv: string[], io: CliIo): Promise<number> {
     }
     options = parsed;
   } catch (e) {
-    io.stderr(`pulumi-posthog audit: ${(e as Error).message}`);
+    io.stderr(`pulumi-posthog audit: ${inertText((e as Error).message)}`);
     return 2;
   }
   let client: PostHogClient | undefined;
@@ -243,11 +252,16 @@ async function auditMain(argv: string[], io: CliIo): Promise<number> {
     client = createClient(resolveSettings({}, undefined, io.env));
     const report = await runAudit(client, options.config, {
       ...(options.projects ? { projects: options.projects } : {}),
+      progress: (line) => io.stderr(`pulumi-posthog audit: ${line}`),
+      ...(io.auditProgress
+        ? { progressAfterMs: io.auditProgress.afterMs, progressEveryMs: io.auditProgress.everyMs }
+        : {}),
     });
     io.stdout(renderReport(report, options.format));
     return auditExitCode(report);
   } catch (e) {
-    io.stderr(`pulumi-posthog audit: ${(e as Error).message}`);
+    // One line, whatever the server or a name put in the message.
+    io.stderr(`pulumi-posthog audit: ${inertText((e as Error).message)}`);
     return 2;
   } finally {
     if (client) await closeAllConnections().catch(() => {});
@@ -340,12 +354,12 @@ async function exportOrganization(client: PostHogClient, parsed: Parsed, io: Cli
   const snapshot = await readOrganization(client, {
     kinds: parsed.kinds,
     ...(parsed.projects ? { projects: parsed.projects } : {}),
-    progress: (line) => io.stderr(`  ${line}`),
+    progress: (line) => io.stderr(`  ${inertText(line)}`),
   });
   if (parsed.noProgram) {
     const lines = summary(snapshot, parsed.out, parsed.stack, new Map());
     lines[0] = "Read (--no-program: no program written):";
-    for (const line of lines) io.stderr(line);
+    for (const line of lines) io.stderr(inertText(line));
     writeImportFile(snapshot, parsed.importFile as string, io);
     return 0;
   }
@@ -369,7 +383,7 @@ async function exportOrganization(client: PostHogClient, parsed: Parsed, io: Cli
   for (const f of stale) rmSync(join(out, "dashboards", f));
   const written = kept.includes("package.json") ? undefined : source;
   for (const line of summary(snapshot, parsed.out, parsed.stack, files, kept, stale, written))
-    io.stderr(line);
+    io.stderr(inertText(line));
   if (parsed.importFile !== undefined) writeImportFile(snapshot, parsed.importFile, io);
   return 0;
 }

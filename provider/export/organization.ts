@@ -1,8 +1,11 @@
 /**
- * Reads a live organization for `pulumi-posthog export`: GET requests only (a key with `:read` scopes is
- * enough), every list paginated, at most one request per dashboard (its detail, for the template) plus the
- * collaborator list of each dashboard restricted to collaborators. The result is plain data ({@link Snapshot})
- * that provider/export/program.ts turns into files; nothing here writes to the API or to disk.
+ * Reads a live organization for `pulumi-posthog export` and `pulumi-posthog audit`: GET requests only (a key with
+ * `:read` scopes is enough), every list read whole and checked (the client's `readList`), the organization's lists
+ * at the same time; for export at most one request per dashboard (its detail, for the template) plus the
+ * collaborator list of each dashboard restricted to collaborators; for the audit (`details: false`, `strict`) no
+ * detail at all (the list carries what its rules read) and only the collaborator lists its rules need. The result
+ * is plain data ({@link Snapshot}) that provider/export/program.ts turns into files and the audit into its model;
+ * nothing here writes to the API or to disk.
  *
  * Endpoints (all GET): `/api/organizations/:org/domains/`, `…/members/`, `…/invites/`, `…/projects/` (or
  * `/api/projects/` when the organization's list is refused to a key scoped to projects), `…/batch_exports/`,
@@ -85,6 +88,8 @@ export interface DashboardSnapshot {
   omitted: TemplateOmission[];
   /** Collaborators (restricted dashboards only; [] otherwise). */
   collaborators: Collaborator[];
+  /** Whether the collaborator list was read (else `collaborators` is [] without saying anything). */
+  collaboratorsRead: boolean;
 }
 
 /** One exported project and its dashboards (in id order). */
@@ -124,6 +129,41 @@ export interface Snapshot {
   requests: { lists: number; dashboardDetails: number; collaboratorLists: number };
 }
 
+/**
+ * What a read has done so far, for a progress line (the audit prints one on stderr when its read takes a while):
+ * updated by {@link readOrganization} as each request is answered. `*Due` are known once the list that names them
+ * has been read.
+ */
+export interface ReadTally {
+  /** Organization lists read (domains, members, invites, batch exports, projects) of `listsDue`. */
+  lists: number;
+  listsDue: number;
+  /** Projects whose dashboards are listed, of `projectsDue`. */
+  projects: number;
+  projectsDue: number;
+  /** Dashboards listed so far. */
+  dashboards: number;
+  /** Dashboard details read (export only), of `detailsDue`. */
+  details: number;
+  detailsDue: number;
+  /** Collaborator lists read, of `collaboratorsDue`. */
+  collaborators: number;
+  collaboratorsDue: number;
+}
+
+/** A tally of nothing read yet. */
+export const newTally = (): ReadTally => ({
+  lists: 0,
+  listsDue: 0,
+  projects: 0,
+  projectsDue: 0,
+  dashboards: 0,
+  details: 0,
+  detailsDue: 0,
+  collaborators: 0,
+  collaboratorsDue: 0,
+});
+
 /** Options of {@link readOrganization}. */
 export interface ReadOptions {
   /** Project ids to export; default: every project the key can read (POSTHOG_PROJECT_ID does not narrow it). */
@@ -131,8 +171,28 @@ export interface ReadOptions {
   kinds?: Set<ExportKind>;
   /** Progress lines (the CLI prints them on stderr). */
   progress?: (line: string) => void;
-  /** Dashboard details read at the same time. Default 4. */
+  /** Dashboard details (and collaborator lists) read at the same time. Default 4; 16 without details. */
   concurrency?: number;
+  /**
+   * Whether each dashboard's detail is read (default true: the export's templates need its tiles). false: the
+   * dashboards are the list's items (id, name, tags, is_shared, restriction_level, deleted: all the audit's rules
+   * read), one request per page instead of one per dashboard; `template` is then undefined.
+   */
+  details?: boolean;
+  /**
+   * The dashboards whose collaborator list is read (with kind `collaborators`). Default: those restricted to
+   * collaborators (restriction level 37), whose collaborators the program declares.
+   */
+  collaboratorsOf?: (dashboard: Dashboard) => boolean;
+  /**
+   * Fail closed (the audit): any read that fails throws, a 403 included, and the organization's project list is
+   * the only source of projects (a key refused it is not read from `/api/projects/`, which lists only the
+   * projects its user may see). Default false (export): a kind or project the key may not read is skipped and
+   * reported in `skipped`.
+   */
+  strict?: boolean;
+  /** Updated as the read goes (see {@link ReadTally}). */
+  tally?: ReadTally;
 }
 
 const byString =
@@ -147,59 +207,93 @@ const byString =
 export async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
+  let failed = false;
   const worker = async () => {
-    while (next < items.length) {
+    while (!failed && next < items.length) {
       const i = next++;
-      out[i] = await fn(items[i] as T);
+      try {
+        out[i] = await fn(items[i] as T);
+      } catch (e) {
+        failed = true; // the other workers start nothing more
+        throw e;
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return out;
 }
 
+/** The collaborators the program declares: those of dashboards restricted to collaborators (level 37). */
+const restricted = (d: Dashboard) => (d.restriction_level ?? 21) === 37;
+
 /**
  * Reads the organization the client's settings point at (GET only): every project the key can read, or those
- * `options.projects` names. A kind the key may not read (403) is skipped and reported with the scope it needs (or
- * PostHog's reason), and so is everything that depends on it; a project whose dashboards the key may not read is
- * left out and reported; other errors (401, a wrong host or organization, network) are thrown: nothing sensible
- * can be exported then.
- * @throws the client's errors (UnauthenticatedError, NotFoundError for a wrong organization/project,
- *   ConnectionError), each naming the setting to fix; Error when a project of `options.projects` is not among
- *   the organization's, or when the key sees projects of several organizations and none is set
+ * `options.projects` names. The organization's lists are read at the same time (each list whole and checked by the
+ * client: a page loop or a count its pages disagree with throws InconsistentListError), then each project's
+ * dashboards, then their details (unless `details: false`) and the collaborator lists `collaboratorsOf` selects,
+ * `concurrency` at a time within the client's rate limit. A kind the key may not read (403) is skipped and
+ * reported with the scope it needs (or PostHog's reason), and so is everything that depends on it; a project whose
+ * dashboards the key may not read is left out and reported; with `strict`, each of these throws instead. Other
+ * errors (401, a wrong host or organization, network) are thrown: nothing sensible can be exported then. A
+ * dashboard listed whose detail answers 404 is "soft-deleted while exporting" only when a second read of the list
+ * no longer holds it; otherwise the read fails naming it.
+ * @throws the client's errors (UnauthenticatedError, ForbiddenError with `strict`, NotFoundError for a wrong
+ *   organization/project, ConnectionError, InconsistentListError), each naming the setting to fix; Error when a
+ *   project of `options.projects` is not among the organization's, when a listed dashboard cannot be read, or
+ *   when the key sees projects of several organizations and none is set
  */
 export async function readOrganization(client: PostHogClient, options: ReadOptions = {}): Promise<Snapshot> {
   const kinds = options.kinds ?? new Set(EXPORT_KINDS);
   const progress = options.progress ?? (() => {});
+  const strict = options.strict === true;
+  const tally = options.tally ?? newTally();
   const skipped: Skipped[] = [];
   const requests = { lists: 0, dashboardDetails: 0, collaboratorLists: 0 };
   const attemptsBefore = client.stats().attempts;
-  /** Reads every page of a list, counting its requests; a 403 skips `kind` (and returns undefined). */
+  /** Progress lines of the organization's lists, said in a fixed order once all are read. */
+  const said = new Map<string, string>();
+  /** Reads a whole list; a 403 skips `kind` (and returns undefined), unless strict. */
   const list = async <T>(
     kind: ExportKind,
-    iterate: () => AsyncIterable<T>,
+    all: () => Promise<T[]>,
     label: string,
   ): Promise<T[] | undefined> => {
     if (!kinds.has(kind)) return undefined;
-    const items: T[] = [];
+    tally.listsDue++;
+    let items: T[];
     try {
-      for await (const item of iterate()) items.push(item);
+      items = await all();
     } catch (e) {
-      if (e instanceof ForbiddenError) {
-        skipped.push({ kind, what: `all ${kind}`, why: forbiddenWhy(e, kind) });
-        progress(`${label}: not readable with this key (${forbiddenWhy(e, kind)})`);
-        return undefined;
-      }
-      throw e;
+      if (strict || !(e instanceof ForbiddenError)) throw e;
+      skipped.push({ kind, what: `all ${kind}`, why: forbiddenWhy(e, kind) });
+      said.set(label, `${label}: not readable with this key (${forbiddenWhy(e, kind)})`);
+      return undefined;
     }
-    progress(`${label}: ${items.length}`);
+    tally.lists++;
+    said.set(label, `${label}: ${items.length}`);
     return items;
   };
 
-  const domains = (await list("domains", () => client.domains.iterate(), "domains")) ?? [];
-  const members = (await list("members", () => client.members.iterate(), "members")) ?? [];
-  const allInvites = (await list("invites", () => client.invites.iterate(), "invites")) ?? [];
+  let organizationId = client.settings.organizationId;
+  const projectsLabel: string[] = [];
+  const [domainsRead, membersRead, invitesRead, exportsRead, listed] = await Promise.all([
+    list("domains", () => client.domains.all(), "domains"),
+    list("members", () => client.members.all(), "members"),
+    list("invites", () => client.invites.all(), "invites"),
+    list("batch-exports", () => client.batchExports.all(), "batch exports"),
+    kinds.has("projects")
+      ? listProjects(client, organizationId, skipped, (line) => projectsLabel.push(line), strict, tally)
+      : undefined,
+  ]);
+  for (const label of ["domains", "members", "invites", "batch exports"]) {
+    const line = said.get(label);
+    if (line !== undefined) progress(line);
+  }
+  for (const line of projectsLabel) progress(line);
+  const domains = domainsRead ?? [];
+  const members = membersRead ?? [];
   const invites: AddressedInvite[] = [];
-  for (const i of allInvites) {
+  for (const i of invitesRead ?? []) {
     if (typeof i.target_email !== "string") {
       skipped.push({
         kind: "invites",
@@ -214,13 +308,8 @@ export async function readOrganization(client: PostHogClient, options: ReadOptio
       });
     } else invites.push({ ...i, target_email: i.target_email });
   }
-  const batchExports =
-    (await list("batch-exports", () => client.batchExports.iterate(), "batch exports")) ?? [];
+  const batchExports = exportsRead ?? [];
 
-  let organizationId = client.settings.organizationId;
-  const listed = kinds.has("projects")
-    ? await listProjects(client, organizationId, skipped, progress)
-    : undefined;
   const allProjects = listed?.projects ?? [];
   organizationId ??= allProjects.find((p) => typeof p.organization === "string")?.organization ?? undefined;
   const projects: ProjectSnapshot[] = [];
@@ -241,86 +330,28 @@ export async function readOrganization(client: PostHogClient, options: ReadOptio
     }
   }
 
-  for (const p of kinds.has("dashboards") ? [...projects] : []) {
-    const projectId = String(p.project.id);
-    const label = `dashboards of project ${projectId} "${p.project.name}"`;
-    const items: Dashboard[] = [];
-    try {
-      for await (const d of client.dashboards.iterate({ projectId })) items.push(d);
-    } catch (e) {
-      if (!(e instanceof ForbiddenError)) throw e;
-      if (e.missingScope !== undefined) {
-        // The key may read no dashboard at all (a scope it lacks): said once, for every project.
-        skipped.push({ kind: "dashboards", what: "all dashboards", why: forbiddenWhy(e, "dashboards") });
-        progress(`${label}: not readable with this key (${forbiddenWhy(e, "dashboards")})`);
-        break;
+  if (kinds.has("dashboards")) {
+    const read: ProjectDashboards = {
+      client,
+      kinds,
+      skipped,
+      requests,
+      progress,
+      tally,
+      details: options.details !== false,
+      collaboratorsOf: options.collaboratorsOf ?? restricted,
+      concurrency: options.concurrency ?? (options.details === false ? 16 : 4),
+      strict,
+    };
+    tally.projectsDue = projects.length;
+    if (strict) {
+      // The audit: every project at once (each one's pages and collaborator lists paced by the client's limiter).
+      await mapLimit([...projects], 4, (p) => readProjectDashboards(read, p, projects));
+    } else {
+      for (const p of [...projects]) {
+        if ((await readProjectDashboards(read, p, projects)) === "stop") break;
       }
-      // This project is out of the key's reach (a key scoped to other projects, no access to a private one):
-      // left out of the program, and said so.
-      projects.splice(projects.indexOf(p), 1);
-      const why = `the API key may not read it (403${e.detail ? `: ${e.detail}` : ""})`;
-      skipped.push({ kind: "projects", what: `project ${projectId} "${p.project.name}"`, why });
-      progress(`project ${projectId} "${p.project.name}": skipped, ${why}`);
-      continue;
     }
-    progress(`${label}: ${items.length}`);
-    const live = items.filter((d) => {
-      if (d.deleted === true) {
-        skipped.push({
-          kind: "dashboards",
-          what: `dashboard ${d.id} "${d.name ?? ""}"`,
-          why: "soft-deleted",
-        });
-        return false;
-      }
-      return true;
-    });
-    live.sort((a, b) => a.id - b.id);
-    let done = 0;
-    const read = await mapLimit(live, options.concurrency ?? 4, async (item) => {
-      let detail: Dashboard;
-      try {
-        requests.dashboardDetails++;
-        detail = await client.dashboards.retrieve({ projectId, id: item.id });
-      } catch (e) {
-        if (isObjectGone(e)) {
-          skipped.push({
-            kind: "dashboards",
-            what: `dashboard ${item.id} "${item.name ?? ""}"`,
-            why: "soft-deleted while exporting (PostHog answered 404)",
-          });
-          return undefined;
-        }
-        throw e;
-      }
-      const { template, omitted } = dashboardTemplate(detail);
-      let collaborators: Collaborator[] = [];
-      if (kinds.has("collaborators") && (detail.restriction_level ?? 21) === 37) {
-        try {
-          requests.collaboratorLists++;
-          collaborators = await client.collaborators.list({ projectId, dashboardId: detail.id });
-        } catch (e) {
-          if (!(e instanceof ForbiddenError)) throw e;
-          skipped.push({
-            kind: "collaborators",
-            what: `collaborators of dashboard ${detail.id}`,
-            why: forbiddenWhy(e, "collaborators"),
-          });
-        }
-      }
-      done++;
-      if (done % 25 === 0 || done === live.length) progress(`dashboard details: ${done}/${live.length}`);
-      for (const o of omitted) {
-        skipped.push({ kind: "dashboard tiles", what: `dashboard ${detail.id}: ${o.what}`, why: o.why });
-      }
-      return {
-        dashboard: detail,
-        template: template.tiles.length > 0 ? template : undefined,
-        omitted,
-        collaborators: [...collaborators].sort(byString((c) => c.user.email.toLowerCase())),
-      } satisfies DashboardSnapshot;
-    });
-    p.dashboards = read.filter((d): d is DashboardSnapshot => d !== undefined);
   }
 
   // Every HTTP attempt of this client since the start, retries included; what is not a detail is a list page.
@@ -338,6 +369,139 @@ export async function readOrganization(client: PostHogClient, options: ReadOptio
     skipped,
     requests,
   };
+}
+
+/** What reading one project's dashboards needs (the shared state of one {@link readOrganization}). */
+interface ProjectDashboards {
+  client: PostHogClient;
+  kinds: Set<ExportKind>;
+  skipped: Skipped[];
+  requests: Snapshot["requests"];
+  progress: (line: string) => void;
+  tally: ReadTally;
+  details: boolean;
+  collaboratorsOf: (dashboard: Dashboard) => boolean;
+  concurrency: number;
+  strict: boolean;
+}
+
+/**
+ * Reads the dashboards of project `p` into `p.dashboards`: the list, then each live dashboard's detail (when
+ * `details`) and the collaborators `collaboratorsOf` selects. A 403 on the list (not strict) removes `p` from
+ * `projects` and reports it, or, for a missing scope, reports every dashboard skipped and returns "stop".
+ */
+async function readProjectDashboards(
+  r: ProjectDashboards,
+  p: ProjectSnapshot,
+  projects: ProjectSnapshot[],
+): Promise<"stop" | undefined> {
+  const { client, skipped, progress, tally } = r;
+  const projectId = String(p.project.id);
+  const label = `dashboards of project ${projectId} "${p.project.name}"`;
+  let items: Dashboard[];
+  try {
+    items = await client.dashboards.all({ projectId });
+  } catch (e) {
+    if (r.strict || !(e instanceof ForbiddenError)) throw e;
+    if (e.missingScope !== undefined) {
+      // The key may read no dashboard at all (a scope it lacks): said once, for every project.
+      skipped.push({ kind: "dashboards", what: "all dashboards", why: forbiddenWhy(e, "dashboards") });
+      progress(`${label}: not readable with this key (${forbiddenWhy(e, "dashboards")})`);
+      return "stop";
+    }
+    // This project is out of the key's reach (a key scoped to other projects, no access to a private one):
+    // left out of the program, and said so.
+    projects.splice(projects.indexOf(p), 1);
+    const why = `the API key may not read it (403${e.detail ? `: ${e.detail}` : ""})`;
+    skipped.push({ kind: "projects", what: `project ${projectId} "${p.project.name}"`, why });
+    progress(`project ${projectId} "${p.project.name}": skipped, ${why}`);
+    return undefined;
+  }
+  tally.projects++;
+  tally.dashboards += items.length;
+  progress(`${label}: ${items.length}`);
+  const live = items.filter((d) => {
+    if (d.deleted === true) {
+      skipped.push({
+        kind: "dashboards",
+        what: `dashboard ${d.id} "${d.name ?? ""}"`,
+        why: "soft-deleted",
+      });
+      return false;
+    }
+    return true;
+  });
+  live.sort((a, b) => a.id - b.id);
+  const withCollaborators = (d: Dashboard) => r.kinds.has("collaborators") && r.collaboratorsOf(d);
+  tally.detailsDue += r.details ? live.length : 0;
+  // Without details the list tells which collaborator lists are due; with details, each detail does.
+  if (!r.details) tally.collaboratorsDue += live.filter(withCollaborators).length;
+  /** The list read again, once, when a listed dashboard's detail answers 404 (is it gone, or unreadable?). */
+  let relisted: Promise<Dashboard[]> | undefined;
+  let done = 0;
+  const read = await mapLimit(live, r.concurrency, async (item) => {
+    let detail: Dashboard = item;
+    if (r.details) {
+      try {
+        r.requests.dashboardDetails++;
+        detail = await client.dashboards.retrieve({ projectId, id: item.id });
+        tally.details++;
+      } catch (e) {
+        if (!isObjectGone(e)) throw e;
+        relisted ??= client.dashboards.all({ projectId });
+        const again = (await relisted).find((d) => d.id === item.id);
+        if (again !== undefined && again.deleted !== true) {
+          throw new Error(
+            `Dashboard ${item.id} "${item.name ?? ""}" of project ${projectId} is listed, but reading it answered 404 ` +
+              `(${e.message}); it is still listed, so it was not deleted: check that the key (POSTHOG_API_KEY) may ` +
+              "read it, then run again",
+          );
+        }
+        skipped.push({
+          kind: "dashboards",
+          what: `dashboard ${item.id} "${item.name ?? ""}"`,
+          why: "soft-deleted while exporting (PostHog answered 404, and the list no longer holds it)",
+        });
+        return undefined;
+      }
+      if (withCollaborators(detail)) tally.collaboratorsDue++;
+    }
+    const { template, omitted } = r.details
+      ? dashboardTemplate(detail)
+      : { template: undefined, omitted: [] };
+    let collaborators: Collaborator[] = [];
+    let collaboratorsRead = false;
+    if (withCollaborators(detail)) {
+      try {
+        r.requests.collaboratorLists++;
+        collaborators = await client.collaborators.list({ projectId, dashboardId: detail.id });
+        collaboratorsRead = true;
+        tally.collaborators++;
+      } catch (e) {
+        if (r.strict || !(e instanceof ForbiddenError)) throw e;
+        skipped.push({
+          kind: "collaborators",
+          what: `collaborators of dashboard ${detail.id}`,
+          why: forbiddenWhy(e, "collaborators"),
+        });
+      }
+    }
+    done++;
+    if (r.details && (done % 25 === 0 || done === live.length))
+      progress(`dashboard details: ${done}/${live.length}`);
+    for (const o of omitted) {
+      skipped.push({ kind: "dashboard tiles", what: `dashboard ${detail.id}: ${o.what}`, why: o.why });
+    }
+    return {
+      dashboard: detail,
+      template: template !== undefined && template.tiles.length > 0 ? template : undefined,
+      omitted,
+      collaborators: [...collaborators].sort(byString((c) => c.user.email.toLowerCase())),
+      collaboratorsRead,
+    } satisfies DashboardSnapshot;
+  });
+  p.dashboards = read.filter((d): d is DashboardSnapshot => d !== undefined);
+  return undefined;
 }
 
 /** Why a 403 keeps `kind` out: the scope the key lacks, else PostHog's own reason (e.g. a key scoped to projects). */
@@ -358,24 +522,24 @@ async function listProjects(
   organizationId: string | undefined,
   skipped: Skipped[],
   progress: (line: string) => void,
+  strict: boolean,
+  tally: ReadTally,
 ): Promise<{ projects: Project[] } | undefined> {
-  const all = async (iterate: () => AsyncIterable<Project>) => {
-    const items: Project[] = [];
-    for await (const p of iterate()) items.push(p);
-    return items.sort((a, b) => a.id - b.id);
-  };
+  const all = async (read: () => Promise<Project[]>) => (await read()).sort((a, b) => a.id - b.id);
+  tally.listsDue++;
   let refused: ForbiddenError;
   try {
-    const projects = await all(() => client.projects.iterate());
+    const projects = await all(() => client.projects.all());
+    tally.lists++;
     progress(`projects: ${projects.length}`);
     return { projects };
   } catch (e) {
-    if (!(e instanceof ForbiddenError)) throw e;
+    if (strict || !(e instanceof ForbiddenError)) throw e;
     refused = e;
   }
   if (refused.missingScope === undefined) {
     try {
-      let projects = await all(() => client.projects.visible.iterate());
+      let projects = await all(() => client.projects.visible.all());
       const orgs = new Set(projects.map((p) => p.organization).filter((o) => typeof o === "string"));
       if (organizationId !== undefined)
         projects = projects.filter((p) => (p.organization ?? organizationId) === organizationId);

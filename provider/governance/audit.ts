@@ -1,19 +1,36 @@
 /**
  * `pulumi-posthog audit`: the governance rules (provider/governance/rules.ts) run against the live organization,
- * with no Pulumi stack. It reads what `export` reads (provider/export/organization.ts `readOrganization`: every
- * project the key can read, unless `projects` narrows it; GET requests only), builds the {@link GovModel} of every
- * object found, managed by a stack or not (a dashboard shared publicly by hand is found like any other), and
- * evaluates every rule the configuration leaves enabled.
+ * with no Pulumi stack. It reads only what the rules need, with GET requests only (provider/export/organization.ts
+ * `readOrganization` with `details: false` and `strict`): the organization's domains, members, invites, batch
+ * exports and projects at the same time, each project's dashboard list (which carries the name, tags, is_shared,
+ * restriction_level and deleted the rules read: no dashboard detail), and the collaborator list of each dashboard
+ * a collaborator rule needs (tagged as restricted and restricted to collaborators), in parallel within the client's
+ * rate limit (480 requests a minute by default). It builds the {@link GovModel} of every object found, managed by a
+ * stack or not (a dashboard shared publicly by hand is found like any other), and evaluates every rule the
+ * configuration leaves enabled.
  *
  * Refs in the model are `<kind>/<id>`: `domain/<uuid>`, `invite/<uuid>`, `member/<user uuid>`, `dashboard/<id>`,
  * `sharing/<dashboard id>` (the public sharing of that dashboard), `batch-export/<uuid>`, `project/<id>`.
  *
- * It fails closed: a read that failed or was skipped (a 401, a 403 that keeps a kind or a project out, a 404 on a
- * list, a cut connection) never yields a report, only an {@link AuditReadError} whose one-line message names what
- * could not be read and the setting to fix.
+ * It fails closed: any read it could not complete (a 401, 403, 404 or 5xx on any list, a cut connection, truncated
+ * JSON, a list whose pages disagree: InconsistentListError, an object listed whose collaborators cannot be read)
+ * never yields a report, only an {@link AuditReadError} whose one-line message names the read and the setting or
+ * scope to check.
+ *
+ * Names are printed inertly: in the table and markdown formats every control character (C0, C1, DEL), line
+ * separator and bidirectional control is shown escaped (`\n`, `\u001b`, …) by {@link inertText}, so a name cannot
+ * add a line, move the cursor or colour the terminal; in markdown every cell that can hold a name is a code span
+ * ({@link markdownCode}), so no link, image, HTML or emphasis in a name is rendered. JSON keeps every name exact.
  */
-import { ForbiddenError, type Invite, type PostHogClient, PostHogError } from "../client";
-import { EXPORT_KINDS, readOrganization, type Skipped, type Snapshot } from "../export/organization";
+import { type Dashboard, ForbiddenError, type Invite, type PostHogClient, PostHogError } from "../client";
+import {
+  EXPORT_KINDS,
+  newTally,
+  type ReadTally,
+  readOrganization,
+  type Skipped,
+  type Snapshot,
+} from "../export/organization";
 import {
   type Enforcement,
   type EnforcementLevel,
@@ -24,6 +41,7 @@ import {
   type GovModel,
   type GovSharing,
   RESTRICTION,
+  RULE_IDS,
   RULES,
   type Violation,
 } from "./rules";
@@ -68,18 +86,52 @@ export class AuditReadError extends Error {
 export interface AuditOptions {
   /** Project ids to audit; default: every project the key can read. */
   projects?: (string | number)[];
+  /**
+   * Progress lines (the CLI prints them on stderr): one once the read has taken `progressAfterMs` (default 3 s),
+   * then one every `progressEveryMs` (default 10 s), and a last one when it is done; none for a quicker read.
+   */
+  progress?: (line: string) => void;
+  progressAfterMs?: number;
+  progressEveryMs?: number;
 }
 
 /**
  * What a snapshot may leave out without hiding anything from the rules: the tiles a template cannot carry, and
- * dashboards soft-deleted (before or while they were read), which no longer exist. Anything else skipped (a kind or a
- * project the key may not read, collaborators refused) fails the audit.
+ * dashboards soft-deleted (before or while they were read), which no longer exist. Anything else skipped fails the
+ * audit (the strict read throws before it skips anything else).
  */
 const harmless = (k: Skipped) =>
   k.kind === "dashboard tiles" || (k.kind === "dashboards" && k.why.startsWith("soft-deleted"));
 
 /**
- * Reads the organization `client` points at (as `export` does) and evaluates every enabled rule over it.
+ * The rules that count a dashboard's collaborators ({@link GovDashboard.collaborators}), each with a `tags` key
+ * naming the dashboards it judges. test/governance/audit.test.ts checks that every rule of {@link RULES} whose
+ * findings depend on the collaborators is here.
+ */
+export const COLLABORATOR_RULES: readonly string[] = ["posthog-restricted-dashboard-collaborators"];
+
+/**
+ * The dashboards whose collaborator list the enabled rules need: restricted to collaborators (restriction level
+ * 37; below it PostHog does not use them) and tagged with one of the `tags` of an enabled rule of
+ * {@link COLLABORATOR_RULES}. No rule enabled: none (no collaborator list is read).
+ */
+export function collaboratorsNeeded(config: GovernanceConfig): (d: Dashboard) => boolean {
+  const tags = new Set<string>();
+  for (const id of COLLABORATOR_RULES) {
+    const settings = config[id];
+    if (!RULE_IDS.includes(id) || settings === undefined || settings.enforcement === "disabled") continue;
+    for (const t of (settings.config as { tags?: string[] }).tags ?? []) tags.add(t);
+  }
+  return (d) =>
+    (d.restriction_level ?? RESTRICTION.everyoneCanEdit) === RESTRICTION.onlyCollaboratorsCanEdit &&
+    (d.tags ?? []).some((t) => typeof t === "string" && tags.has(t));
+}
+
+/**
+ * Reads the organization `client` points at (only what the enabled rules need, see the module's docstring) and
+ * evaluates every enabled rule over it. Endpoints (GET): `/api/organizations/:org/domains/`, `…/members/`,
+ * `…/invites/`, `…/batch_exports/`, `…/projects/`, `/api/projects/:project/dashboards/`,
+ * `…/dashboards/:id/collaborators/`.
  * @throws AuditReadError when anything the rules need could not be read (never a partial report).
  */
 export async function runAudit(
@@ -88,35 +140,38 @@ export async function runAudit(
   options: AuditOptions = {},
 ): Promise<AuditReport> {
   const attemptsBefore = client.stats().attempts;
+  const tally = newTally();
+  const stopProgress = startProgress(client, tally, options);
   let snapshot: Snapshot;
   let invites: Invite[];
   try {
-    // Every kind but invites, which are read below in full: export keeps only those it can declare.
-    snapshot = await readOrganization(client, {
-      kinds: new Set(EXPORT_KINDS.filter((k) => k !== "invites")),
-      ...(options.projects?.length ? { projects: options.projects } : {}),
-    });
-    invites = [];
-    for await (const i of client.invites.iterate()) invites.push(i);
+    // Every kind but invites, which are read beside it in full: export keeps only those it can declare.
+    [snapshot, invites] = await Promise.all([
+      readOrganization(client, {
+        kinds: new Set(EXPORT_KINDS.filter((k) => k !== "invites")),
+        ...(options.projects?.length ? { projects: options.projects } : {}),
+        details: false,
+        strict: true,
+        collaboratorsOf: collaboratorsNeeded(config),
+        tally,
+      }),
+      (async () => {
+        tally.listsDue++;
+        const all = await client.invites.all();
+        tally.lists++;
+        return all;
+      })(),
+    ]);
   } catch (e) {
+    stopProgress(false);
     throw readError(e, client);
   }
+  stopProgress(true);
   const unread = snapshot.skipped.filter((k) => !harmless(k));
   const first = unread[0];
   if (first !== undefined) {
-    const more =
-      unread.length > 1
-        ? ` (and ${unread.length - 1} more: ${unread
-            .slice(1)
-            .map((k) => k.what)
-            .join(", ")})`
-        : "";
-    const narrow =
-      first.kind === "projects" && first.what !== "all projects"
-        ? ", or leave that project out with --project <id> for each project to audit"
-        : "";
     throw new AuditReadError(
-      `could not read ${first.what}: ${first.why}${more}; nothing is reported: set POSTHOG_API_KEY to a key that may read the whole organization${narrow}`,
+      `could not read ${first.what}: ${first.why}; nothing is reported: set POSTHOG_API_KEY to a key that may read the whole organization`,
     );
   }
   const pending = invites.filter((i) => i.is_expired !== true);
@@ -147,11 +202,58 @@ export async function runAudit(
   };
 }
 
+const thousands = (n: number) => n.toLocaleString("en-US");
+
+/**
+ * Starts the progress lines of a read (see {@link AuditOptions.progress}); returns the function that stops them,
+ * saying how long the read took when a line was printed (`done` false: the read failed, nothing more is said).
+ */
+function startProgress(
+  client: PostHogClient,
+  tally: ReadTally,
+  options: AuditOptions,
+): (done: boolean) => void {
+  const say = options.progress;
+  if (say === undefined) return () => {};
+  const started = Date.now();
+  let said = false;
+  const seconds = () => `${Math.round((Date.now() - started) / 100) / 10} s`;
+  const requests = () => client.stats().attempts;
+  const line = () => {
+    const { queued } = client.stats();
+    const limit = client.settings.rateLimit;
+    const waiting =
+      queued > 0 && limit !== false
+        ? `, ${thousands(queued)} waiting for the key's rate limit (${thousands(limit.perMinute)} a minute, POSTHOG_RATE_LIMIT)`
+        : "";
+    const collaborators =
+      tally.collaboratorsDue > 0
+        ? `, collaborator lists ${tally.collaborators}/${tally.collaboratorsDue}`
+        : "";
+    said = true;
+    say(
+      `reading for ${seconds()}: organization lists ${tally.lists}/${tally.listsDue}, projects ${tally.projects}/` +
+        `${tally.projectsDue} (${thousands(tally.dashboards)} dashboards listed)${collaborators}; ` +
+        `${thousands(requests())} requests${waiting}`,
+    );
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const every = options.progressEveryMs ?? 10_000;
+  timer = setTimeout(function tick() {
+    line();
+    timer = setTimeout(tick, every);
+  }, options.progressAfterMs ?? 3_000);
+  return (done) => {
+    clearTimeout(timer);
+    if (said && done) say(`read in ${seconds()}: ${thousands(requests())} requests`);
+  };
+}
+
 /**
  * The {@link GovModel} of a snapshot and the organization's pending invites. Every object is in it, managed or
  * not (`managed` is left unknown: the audit sees no stack). A field absent from PostHog's answer is unknown
- * (undefined: e.g. the `saml_*` fields current PostHog keeps off the domain), null is unset. A restricted dashboard's collaborators are counted from
- * its collaborator list; an unrestricted one's are not read (unknown).
+ * (undefined: e.g. the `saml_*` fields current PostHog keeps off the domain), null is unset. A dashboard's collaborators
+ * are counted from its collaborator list when it was read (see {@link collaboratorsNeeded}), else unknown.
  */
 export function govModel(snapshot: Snapshot, invites: Invite[]): GovModel {
   const dashboards: GovDashboard[] = [];
@@ -170,10 +272,7 @@ export function govModel(snapshot: Snapshot, invites: Invite[]): GovModel {
             ? undefined
             : (detail.tags ?? []).filter((t): t is string => typeof t === "string"),
         restrictionLevel: detail.restriction_level ?? undefined,
-        collaborators:
-          (detail.restriction_level ?? RESTRICTION.everyoneCanEdit) === RESTRICTION.onlyCollaboratorsCanEdit
-            ? d.collaborators.length
-            : undefined,
+        collaborators: d.collaboratorsRead ? d.collaborators.length : undefined,
       };
       dashboards.push(dashboard);
       sharing.push({
@@ -256,6 +355,11 @@ function readError(e: unknown, client: PostHogClient): AuditReadError {
     let fix = "";
     if (e instanceof ForbiddenError && e.missingScope !== undefined) {
       fix = `: set POSTHOG_API_KEY to a key with the scope ${e.missingScope}`;
+    } else if (e instanceof ForbiddenError) {
+      const inProject = /^\/api\/projects\/[^/]+\//.test(e.path);
+      fix =
+        " — PostHog refuses it to this key (a key scoped to some projects, or a user without access): set " +
+        `POSTHOG_API_KEY to a key whose user may read the whole organization${inProject ? ", or leave that project out with --project <id> for each project to audit" : ""}`;
     } else if (!/POSTHOG_[A-Z_]+|posthog:[A-Za-z]+/.test(text)) {
       // The client's hint names the setting when the failure points at one. Any other hint speaks of a stack's
       // state (e.g. a list's 404: "nothing was marked gone"): replaced by the settings that could be wrong.
@@ -278,28 +382,69 @@ export function auditExitCode(report: AuditReport): 0 | 1 {
   return report.violations.some((v) => v.enforcement === "mandatory") ? 1 : 0;
 }
 
+/**
+ * Characters a terminal or a renderer acts on rather than shows: C0 controls (newline, carriage return, escape…),
+ * DEL, C1 controls, the line and paragraph separators, and the bidirectional marks, embeddings, overrides and
+ * isolates (which can reorder what a line shows).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const ACTIVE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+const SHORT: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+const hex4 = (c: string) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`;
+
+/**
+ * `text` with every character a terminal or renderer would act on shown escaped, as JSON writes it: `\n`, `\r`,
+ * `\t`, else `\u001b`-style (see ACTIVE). Nothing else changes, so a name stays readable and can add no line, move
+ * no cursor and colour nothing.
+ */
+export function inertText(text: string): string {
+  return text.replace(ACTIVE, (c) => SHORT[c] ?? hex4(c));
+}
+
+/**
+ * `text` as a markdown code span for a table cell, shown as it is and rendered as nothing else: no link, image,
+ * autolink, HTML, emphasis or line break. Its characters are {@link inertText}'s with backslashes doubled (so the
+ * escapes cannot be mistaken for the name's own backslashes, and no backslash can escape a cell's pipe), `|` written
+ * `\|` (GitHub's table syntax for a pipe in a cell, code spans included), the fence one backtick longer than the
+ * longest run of backticks in it. "" for an empty text (an empty code span is not one).
+ * examples/ci/drift-summary.cjs escapes its cells the same way (test/governance/inert-names.test.ts compares them).
+ */
+export function markdownCode(text: string): string {
+  const shown = inertText(text.replace(/\\/g, "\\\\")).replace(/\|/g, "\\|");
+  if (shown === "") return "";
+  const fence = "`".repeat(Math.max(0, ...(shown.match(/`+/g) ?? []).map((run) => run.length)) + 1);
+  const pad = shown.startsWith("`") || shown.endsWith("`") || /^ .* $/.test(shown) ? " " : "";
+  return `${fence}${pad}${shown}${pad}${fence}`;
+}
+
+/** JSON text with the characters JSON.stringify leaves raw but a terminal may act on written as \u escapes (same value). */
+const jsonInert = (json: string) =>
+  json.replace(/[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g, hex4);
+
 /** The report as `format` prints it (no trailing newline). */
 export function renderReport(report: AuditReport, format: AuditFormat): string {
   switch (format) {
     case "json":
-      return JSON.stringify(
-        {
-          organization: report.organizationId ?? null,
-          host: report.host,
-          projects: report.projects,
-          read: report.read,
-          rules: report.rules,
-          violations: report.violations.map((v) => ({
-            rule: v.rule,
-            enforcement: v.enforcement,
-            ref: v.ref,
-            label: v.label,
-            message: v.message,
-            fix: v.fix,
-          })),
-        },
-        null,
-        2,
+      return jsonInert(
+        JSON.stringify(
+          {
+            organization: report.organizationId ?? null,
+            host: report.host,
+            projects: report.projects,
+            read: report.read,
+            rules: report.rules,
+            violations: report.violations.map((v) => ({
+              rule: v.rule,
+              enforcement: v.enforcement,
+              ref: v.ref,
+              label: v.label,
+              message: v.message,
+              fix: v.fix,
+            })),
+          },
+          null,
+          2,
+        ),
       );
     case "markdown":
       return renderMarkdown(report);
@@ -332,12 +477,14 @@ function rulesLine(report: AuditReport): string {
 const countOf = (report: AuditReport, e: Enforcement) =>
   report.violations.filter((v) => v.enforcement === e).length;
 
-const subject = (report: AuditReport) =>
-  `organization ${report.organizationId ?? "@current"} at ${report.host}`;
-
+/**
+ * The table: every text that can hold a name (object refs, findings, fixes, the host and organization) through
+ * {@link inertText}, so each line starts where the table says: the three heading lines, the column heads, then one
+ * row and one `fix:` line per violation.
+ */
 function renderTable(report: AuditReport): string {
   const lines = [
-    `PostHog governance audit of ${subject(report)}`,
+    `PostHog governance audit of organization ${inertText(report.organizationId ?? "@current")} at ${inertText(report.host)}`,
     `Read: ${readLine(report.read)} (${plural(report.read.requests, "request")}, GET only)`,
     `Rules: ${rulesLine(report)}`,
     "",
@@ -346,8 +493,15 @@ function renderTable(report: AuditReport): string {
     lines.push("No violations.");
     return lines.join("\n");
   }
-  const width = (h: string, of: (v: Violation) => string) =>
-    Math.max(h.length, ...report.violations.map((v) => of(v).length));
+  const rows = report.violations.map((v) => ({
+    enforcement: v.enforcement,
+    rule: inertText(v.rule),
+    ref: inertText(v.ref),
+    message: inertText(v.message),
+    fix: inertText(v.fix),
+  }));
+  const width = (h: string, of: (v: (typeof rows)[number]) => string) =>
+    Math.max(h.length, ...rows.map((v) => of(v).length));
   const w = [
     width("ENFORCEMENT", (v) => v.enforcement),
     width("RULE", (v) => v.rule),
@@ -356,7 +510,7 @@ function renderTable(report: AuditReport): string {
   const row = (a: string, b: string, c: string, d: string) =>
     `${a.padEnd(w[0] ?? 0)}  ${b.padEnd(w[1] ?? 0)}  ${c.padEnd(w[2] ?? 0)}  ${d}`;
   lines.push(row("ENFORCEMENT", "RULE", "OBJECT", "FINDING"));
-  for (const v of report.violations) {
+  for (const v of rows) {
     lines.push(row(v.enforcement, v.rule, v.ref, v.message));
     lines.push(row("", "", "", `fix: ${v.fix}`));
   }
@@ -369,19 +523,9 @@ function renderTable(report: AuditReport): string {
 }
 
 /**
- * Text in a markdown table cell: pipes, emphasis and HTML characters escaped (a fix's `<the Domain>` would be
- * read as a tag, a pattern's `*` as emphasis), line breaks as spaces.
+ * Markdown for a CI job summary: every text that can hold a name (the organization, host, object refs, findings,
+ * fixes) is a code span ({@link markdownCode}); the rest is the report's own words.
  */
-const cell = (s: string) =>
-  s
-    .replace(/[\\|*_`[\]]/g, (c) => `\\${c}`)
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/\r?\n/g, " ");
-
-/** A ref as code in a table cell (only a pipe needs escaping there). */
-const code = (s: string) => `\`${s.replace(/\|/g, "\\|")}\``;
-
 function renderMarkdown(report: AuditReport): string {
   const mandatory = countOf(report, "mandatory");
   const heading =
@@ -391,14 +535,16 @@ function renderMarkdown(report: AuditReport): string {
   const lines = [
     heading,
     "",
-    `Audit of ${subject(report).replace(/^organization (\S+)/, "organization `$1`")}. Read: ${readLine(report.read)}.`,
+    `Audit of organization ${markdownCode(report.organizationId ?? "@current")} at ${markdownCode(report.host)}. Read: ${readLine(report.read)}.`,
     "",
   ];
   if (report.violations.length > 0) {
     lines.push("| Enforcement | Rule | Object | Finding | Fix |", "| --- | --- | --- | --- | --- |");
     for (const v of report.violations) {
       const level = v.enforcement === "mandatory" ? "**mandatory**" : "advisory";
-      lines.push(`| ${level} | ${code(v.rule)} | ${code(v.ref)} | ${cell(v.message)} | ${cell(v.fix)} |`);
+      lines.push(
+        `| ${level} | ${markdownCode(v.rule)} | ${markdownCode(v.ref)} | ${markdownCode(v.message)} | ${markdownCode(v.fix)} |`,
+      );
     }
     lines.push("");
   }
@@ -411,7 +557,9 @@ function renderMarkdown(report: AuditReport): string {
     "| --- | --- | --- |",
   );
   for (const r of report.rules) {
-    lines.push(`| \`${r.id}\` | ${r.enforcement} | ${r.enforcement === "disabled" ? "-" : r.violations} |`);
+    lines.push(
+      `| ${markdownCode(r.id)} | ${r.enforcement} | ${r.enforcement === "disabled" ? "-" : r.violations} |`,
+    );
   }
   return lines.join("\n");
 }

@@ -127,6 +127,65 @@ describe("the projects an export covers", () => {
   });
 });
 
+describe("a dashboard detail answering 404 (issue 49, item 2)", () => {
+  /** The id of the dashboard named `name` in the default project. */
+  const idOf = async (name: string) => {
+    const list = await emu.call("GET", `${emu.project}/dashboards/`);
+    return (list.body.results as { id: number; name: string }[]).find((d) => d.name === name)?.id as number;
+  };
+
+  it("a dashboard still listed: the export fails naming it (exit 1), no program without it", async () => {
+    const id = await idOf("Default board");
+    const armed = await emu.control("POST", "/faults", {
+      method: "GET",
+      path: `^/api/projects/${emu.projectId}/dashboards/${id}/$`,
+      status: 404,
+    });
+    expect(armed.status).toBe(201);
+    try {
+      const dir = join(work, "listed-404");
+      const r = await runExport(["--out", dir, "--project", String(emu.projectId)]);
+      expect(r.code).toBe(1);
+      expect(r.lines.at(-1)).toMatch(
+        new RegExp(
+          `^pulumi-posthog export failed: Dashboard ${id} "Default board" of project ${emu.projectId} is listed, but reading it answered 404 \\(GET /api/projects/${emu.projectId}/dashboards/${id}/ → 404 .*\\); it is still listed, so it was not deleted: check that the key \\(POSTHOG_API_KEY\\) may read it, then run again$`,
+        ),
+      );
+    } finally {
+      await emu.control("DELETE", "/faults");
+    }
+  });
+
+  it("a dashboard soft-deleted between the list and its detail: left out, said so, the rest exported", async () => {
+    const made = await emu.call("POST", `${emu.project}/dashboards/`, {
+      body: { name: "Deleted meanwhile" },
+    });
+    expect(made.status).toBe(201);
+    const id = made.body.id as number;
+    // Its detail read waits until it is deleted, then is answered (404: PostHog does not serve a deleted dashboard).
+    const hold = await emu.control("POST", "/holds", {
+      method: "GET",
+      path: `^/api/projects/${emu.projectId}/dashboards/${id}/$`,
+    });
+    const dir = join(work, "deleted-meanwhile");
+    const run = runExport(["--out", dir, "--project", String(emu.projectId)]);
+    for (;;) {
+      const held = await emu.control("GET", `/holds/${hold.body.id}`);
+      if (held.body.held.length === 1) break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const deleted = await emu.call("PATCH", `${emu.project}/dashboards/${id}/`, { body: { deleted: true } });
+    expect(deleted.status).toBe(200);
+    await emu.control("DELETE", `/holds/${hold.body.id}`);
+    const r = await run;
+    expect(r.code, r.lines.join("\n")).toBe(0);
+    expect(r.lines).toContain(
+      `  dashboards: dashboard ${id} "Deleted meanwhile": soft-deleted while exporting (PostHog answered 404, and the list no longer holds it)`,
+    );
+    expect(exported(dir).dashboards).toEqual(["default-board"]);
+  });
+});
+
 describe("the generated package.json installs pulumi-posthog from where it came", () => {
   it("from this checkout: a file: link to it, relative to the exported directory, with a note", async () => {
     const dir = join(work, "checkout");

@@ -11,9 +11,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../provider/export/cli";
-import { RULES } from "../../provider/governance/rules";
+import { type CliIo, main } from "../../provider/export/cli";
+import { COLLABORATOR_RULES } from "../../provider/governance/audit";
+import { evaluate, parseGovernanceConfig, RULES } from "../../provider/governance/rules";
 import { requestsSince, startTestEmulator, type TestEmulator } from "../support/emulator";
+import { ACTIVE, cellsOf, codeSpanText, HOSTILE_NAMES, unescapeShown } from "../support/inert";
 
 const root = join(__dirname, "..", "..");
 const work = mkdtempSync(join(tmpdir(), "governance-audit-"));
@@ -63,10 +65,17 @@ function configFile(name: string, config: unknown): string {
   return name;
 }
 
-/** Runs `pulumi-posthog audit ARGS` in-process against `emu` (or `env` overrides). */
-async function audit(args: string[], env: Record<string, string> = {}) {
+/**
+ * Runs `pulumi-posthog audit ARGS` in-process against `emu` (or `env` overrides); `stderr` is filled as the audit
+ * writes it (a test may watch it while the audit runs); `io` adds to the CLI's io (e.g. `auditProgress`).
+ */
+async function audit(
+  args: string[],
+  env: Record<string, string> = {},
+  io: Partial<CliIo> = {},
+  stderr: string[] = [],
+) {
   const stdout: string[] = [];
-  const stderr: string[] = [];
   const code = await main(["audit", ...args], {
     stdout: (l) => stdout.push(l),
     stderr: (l) => stderr.push(l),
@@ -77,6 +86,7 @@ async function audit(args: string[], env: Record<string, string> = {}) {
       ...env,
     },
     cwd: work,
+    ...io,
   });
   return { code, out: stdout.join("\n"), stderr };
 }
@@ -242,6 +252,53 @@ describe("the audit of a seeded organization", () => {
     const requests = await requestsSince(emu);
     expect(requests.filter((q) => !q.startsWith("GET "))).toEqual([]);
     expect(report.read.requests).toBe(requests.length);
+    // Only what the rules need: the five organization lists, one page of dashboards per project (the list carries
+    // what the rules read: no dashboard detail), and the collaborators of the dashboards tagged restricted and
+    // restricted to collaborators (Payroll and Board; Finance is editable by everyone).
+    const paths = requests.map((q) => q.replace(/^GET /, "").replace(/\?.*$/, ""));
+    expect(paths.filter((q) => /\/dashboards\/\d+\/$/.test(q))).toEqual([]);
+    expect(paths.filter((q) => q.endsWith("/collaborators/")).sort()).toEqual(
+      [
+        `/api/projects/${ids.web}/dashboards/${ids.payroll}/collaborators/`,
+        `/api/projects/${emu.projectId}/dashboards/${ids.board}/collaborators/`,
+      ].sort(),
+    );
+    expect(requests).toHaveLength(5 + 4 + 2);
+  });
+
+  it("a publicly shared dashboard whose detail read would answer 404: no detail is read, the sharing is found (exit 1)", async () => {
+    // Before issue 49 the audit read each dashboard's detail and took this 404 for "soft-deleted while exporting":
+    // the one shared dashboard dropped out and the report was clean (exit 0).
+    const only = configFile("sharing-only.json", {
+      all: "disabled",
+      "posthog-sharing-allow-list": "mandatory",
+    });
+    const armed = await emu.control("POST", "/faults", {
+      method: "GET",
+      path: `^/api/projects/${emu.projectId}/dashboards/${ids.sales}/$`,
+      status: 404,
+    });
+    expect(armed.status).toBe(201);
+    try {
+      const r = await audit(["--config", only, "--format", "json"]);
+      expect(r.stderr).toEqual([]);
+      expect(r.code).toBe(1);
+      expect(
+        JSON.parse(r.out)
+          .violations.map((v: { ref: string }) => v.ref)
+          .sort(),
+      ).toEqual([`sharing/${ids.sales}`, `sharing/${ids.publicKpis}`, `sharing/${ids.status}`].sort());
+    } finally {
+      await emu.control("DELETE", "/faults");
+    }
+  });
+
+  it("no collaborator list is read when no enabled rule counts collaborators", async () => {
+    const config = Object.fromEntries(COLLABORATOR_RULES.map((id) => [id, "disabled"]));
+    await requestsSince(emu);
+    const r = await audit(["--config", configFile("no-collaborators.json", config), "--format", "json"]);
+    expect(r.stderr).toEqual([]);
+    expect((await requestsSince(emu)).filter((q) => q.includes("/collaborators/"))).toEqual([]);
   });
 
   it("table (the default): one row per violation with its fix, the counts, and what was read", async () => {
@@ -272,17 +329,19 @@ describe("the audit of a seeded organization", () => {
     expect(rows.map((l) => l.split(" | ").slice(1, 3).join(" ").replace(/`/g, "")).sort()).toEqual(
       expectedViolations().map(([rule, ref]) => `${rule} ${ref}`),
     );
-    // Markdown in findings is escaped: a pattern's brackets and star, a fix's <placeholder>.
+    // Every finding and fix is a code span: shown as it is (a pattern's brackets and star, a fix's <placeholder>),
+    // rendered as nothing else; a backslash doubled.
     expect(lines).toContain(
-      `| advisory | \`posthog-project-name-pattern\` | \`project/${ids.scratch}\` | Project "scratch-42" (id ${ids.scratch})'s ` +
-        "name does not match ^\\[A-Z\\]\\[A-Za-z \\]\\*$ | rename the Project to match namePattern in the " +
-        "posthog-project-name-pattern config |",
+      `| advisory | \`posthog-project-name-pattern\` | \`project/${ids.scratch}\` | \`Project "scratch-42" (id ${ids.scratch})'s ` +
+        "name does not match ^[A-Z][A-Za-z ]*$` | `rename the Project to match namePattern in the " +
+        "posthog-project-name-pattern config` |",
     );
     expect(
       lines.find(
         (l) => l.includes("`posthog-restricted-dashboard-collaborators`") && l.includes("0 collaborator"),
       ),
-    ).toContain("a DashboardCollaborator with dashboardId: &lt;the Dashboard&gt;.id, userUuid and level");
+    ).toContain("a DashboardCollaborator with dashboardId: <the Dashboard>.id, userUuid and level");
+    for (const row of rows) expect(cellsOf(row), row).toHaveLength(5);
     expect(lines).toContain("### Rules evaluated");
     expect(lines).toContain("| `posthog-max-owners` | mandatory | 2 |");
     expect(lines).toContain("| `posthog-project-name-pattern` | advisory | 1 |");
@@ -449,11 +508,132 @@ describe("fails closed: exit 2, one line naming what could not be read and the s
     const r = await audit(["--config", configFile("policy.json", CONFIG)], { POSTHOG_API_KEY: key });
     expect(r.code).toBe(2);
     expect(r.out).toBe("");
-    expect(r.stderr).toEqual([
-      "pulumi-posthog audit: could not read all dashboards: the API key may not read them (403; it needs the " +
-        "scope dashboard:read: API key missing required scope 'dashboard:read'); nothing is reported: set " +
-        "POSTHOG_API_KEY to a key that may read the whole organization",
-    ]);
+    expect(r.stderr).toHaveLength(1);
+    expect(r.stderr[0]).toMatch(
+      /^pulumi-posthog audit: could not read the dashboards of project \d+, nothing is reported: GET \/api\/projects\/\d+\/dashboards\/ → 403 permission_denied: API key missing required scope 'dashboard:read'/,
+    );
+    expect(r.stderr[0]).toMatch(/: set POSTHOG_API_KEY to a key with the scope dashboard:read$/);
+  });
+
+  /**
+   * Every read the audit makes, with a fault on it: exit 2, nothing on stdout, one line naming what could not be
+   * read (`what`) and a setting or scope to check. `fault` is the emulator's fault (its `path` a regular expression).
+   */
+  /** The organization's paths, as the audit asks them (POSTHOG_ORGANIZATION_ID unset: `@current`). */
+  const org = () => "^/api/organizations/[^/]+";
+  const cases: [string, () => Record<string, unknown>, () => string][] = [
+    [
+      "a 403 on the organization's project list",
+      () => ({ path: `${org()}/projects/$`, status: 403 }),
+      () => "the organization's projects",
+    ],
+    [
+      "a 404 on the organization's project list",
+      () => ({ path: `${org()}/projects/$`, status: 404 }),
+      () => "the organization's projects",
+    ],
+    [
+      "a 403 on the domain list",
+      () => ({ path: `${org()}/domains/$`, status: 403 }),
+      () => "the organization's domains",
+    ],
+    [
+      "a 503 on every try of the invite list",
+      () => ({ path: `${org()}/invites/$`, status: 503 }),
+      () => "the organization's invites",
+    ],
+    [
+      "a 500 on the member list",
+      () => ({ path: `${org()}/members/$`, status: 500 }),
+      () => "the organization's members",
+    ],
+    [
+      "a 404 on the collaborators of a listed restricted dashboard",
+      () => ({ path: `/dashboards/${ids.payroll}/collaborators/$`, status: 404 }),
+      () => `the collaborators of dashboard ${ids.payroll} (project ${ids.web})`,
+    ],
+    [
+      "a 403 on one project's dashboard list (a key scoped to other projects)",
+      () => ({ path: `^/api/projects/${ids.legacy}/dashboards/$`, status: 403 }),
+      () => `the dashboards of project ${ids.legacy}`,
+    ],
+    [
+      "a member list whose next loops back to its first page",
+      () => ({
+        path: `${org()}/members/$`,
+        body: { next: `${emu.url}/api/organizations/${emu.organizationId}/members/?limit=100&offset=0` },
+      }),
+      () => "the organization's members",
+    ],
+    [
+      "a dashboard list whose next loops back to its first page",
+      () => ({
+        path: `^/api/projects/${ids.web}/dashboards/$`,
+        body: { next: `${emu.url}/api/projects/${ids.web}/dashboards/?limit=100&offset=0` },
+      }),
+      () => `the dashboards of project ${ids.web}`,
+    ],
+    [
+      "a dashboard list whose count disagrees with its pages",
+      () => ({ path: `^/api/projects/${emu.projectId}/dashboards/$`, body: { count: 40 } }),
+      () => `the dashboards of project ${emu.projectId}`,
+    ],
+    [
+      "truncated JSON on the batch export list",
+      () => ({ path: `${org()}/batch_exports/$`, truncateBody: true }),
+      () => "the organization's batch exports",
+    ],
+    [
+      "a connection cut on every try of the domain list",
+      () => ({ path: `${org()}/domains/$`, reset: true }),
+      () => "the organization's domains",
+    ],
+  ];
+  it.each(cases)("%s", async (_name, spec, whatOf) => {
+    const what = whatOf();
+    const r = await withFault({ method: "GET", ...spec() });
+    expect(r.code).toBe(2);
+    expect(r.out).toBe("");
+    expect(r.stderr).toHaveLength(1);
+    const line = r.stderr[0] as string;
+    expect(
+      line.startsWith(`pulumi-posthog audit: could not read ${what}, nothing is reported: GET `),
+      line,
+    ).toBe(true);
+    expect(line).toMatch(/POSTHOG_(API_KEY|HOST)|posthog:host|scope/);
+    expect(line).not.toContain("\n");
+  });
+
+  it("the pages' disagreement is named: a page loop, a count", async () => {
+    const loop = await withFault({
+      method: "GET",
+      path: `${org()}/members/$`,
+      body: { next: `${emu.url}/api/organizations/${emu.organizationId}/members/?limit=100&offset=0` },
+    });
+    expect(loop.stderr[0]).toContain(
+      "the pages of the list disagree, read twice: page loop: the page at offset 0 links its next page at offset 0, not after it",
+    );
+    const count = await withFault({
+      method: "GET",
+      path: `^/api/projects/${emu.projectId}/dashboards/$`,
+      body: { count: 40 },
+    });
+    expect(count.stderr[0]).toContain(
+      "the pages of the list disagree, read twice: the page at offset 0 is the last (no next) with",
+    );
+    expect(count.stderr[0]).toContain("count 40");
+  });
+
+  it("a count that disagrees once (the list changed while it was read): read again, the report whole", async () => {
+    const r = await withFault({
+      method: "GET",
+      path: `^/api/projects/${emu.projectId}/dashboards/$`,
+      body: { count: 40 },
+      times: 1,
+    });
+    expect(r.stderr).toEqual([]);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain(`sharing/${ids.sales}`);
   });
 
   it.each([
@@ -472,6 +652,212 @@ describe("fails closed: exit 2, one line naming what could not be read and the s
     expect(r.stderr).toHaveLength(1);
     expect(r.stderr[0]).toMatch(/^pulumi-posthog audit: /);
     expect(r.stderr[0]).toContain(`environment variable ${setting}`);
+  });
+});
+
+describe("the progress line: on stderr while a read takes a while, then how long it took", () => {
+  /** The line once everything but the two held collaborator lists is read. */
+  const WAITING =
+    /^pulumi-posthog audit: reading for [\d.]+ s: organization lists 5\/5, projects 4\/4 \(6 dashboards listed\), collaborator lists 0\/2; 11 requests$/;
+
+  it("a line saying what is read and what is left, while the collaborator lists are held; the report on stdout", async () => {
+    const hold = await emu.control("POST", "/holds", { method: "GET", path: "/collaborators/$" });
+    expect(hold.status).toBe(201);
+    const stderr: string[] = [];
+    const run = audit(
+      ["--config", configFile("policy.json", CONFIG), "--format", "json"],
+      {},
+      { auditProgress: { afterMs: 0, everyMs: 5 } },
+      stderr,
+    );
+    try {
+      // Both collaborator lists are held: the lines say so until they are released.
+      for (;;) {
+        const held = await emu.control("GET", `/holds/${hold.body.id}`);
+        if (held.body.held.length === 2 && stderr.some((l) => WAITING.test(l))) break;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    } finally {
+      await emu.control("DELETE", `/holds/${hold.body.id}`);
+    }
+    const r = await run;
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.out).violations.length).toBe(expectedViolations().length);
+    // Every line before the last says what is read so far; one said that all but the two held lists were read.
+    expect(r.stderr.slice(0, -1).every((l) => /^pulumi-posthog audit: reading for [\d.]+ s: /.test(l))).toBe(
+      true,
+    );
+    expect(r.stderr.filter((l) => WAITING.test(l)).length).toBeGreaterThan(0);
+    expect(r.stderr.at(-1)).toMatch(/^pulumi-posthog audit: read in [\d.]+ s: 11 requests$/);
+    expect(r.stderr.every((l) => l.startsWith("pulumi-posthog audit: "))).toBe(true);
+  });
+
+  it("none for a read quicker than the first line's delay (the default 3 s is far beyond this emulator's)", async () => {
+    const r = await audit(
+      ["--config", configFile("policy.json", CONFIG), "--format", "json"],
+      {},
+      {
+        auditProgress: { afterMs: 60_000, everyMs: 60_000 },
+      },
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toEqual([]);
+  });
+});
+
+describe("the rules that count collaborators", () => {
+  it("COLLABORATOR_RULES holds every rule whose findings depend on a dashboard's collaborators", () => {
+    const dashboard = (collaborators: number | undefined) => ({
+      ref: "dashboard/1",
+      label: 'Dashboard "Payroll"',
+      id: 1,
+      name: "Payroll",
+      tags: ["restricted"],
+      restrictionLevel: 37,
+      collaborators,
+    });
+    const model = (collaborators: number | undefined) => ({
+      domains: [],
+      invites: [],
+      members: [],
+      dashboards: [dashboard(collaborators)],
+      sharing: [],
+      exportPauses: [],
+      projects: [],
+    });
+    // Each rule alone, with its defaults: does a count of 0 collaborators change what it finds?
+    const findings = (id: string, collaborators: number | undefined) =>
+      JSON.stringify(
+        evaluate(model(collaborators), parseGovernanceConfig({ all: "disabled", [id]: "advisory" })).map(
+          (v) => [v.rule, v.message],
+        ),
+      );
+    const counting = RULES.map((rule) => rule.id).filter((id) => findings(id, 0) !== findings(id, undefined));
+    expect(counting.length).toBeGreaterThan(0);
+    for (const id of counting) expect(COLLABORATOR_RULES).toContain(id);
+  });
+});
+
+describe("names are printed inertly in every format (issue 49, item 3)", () => {
+  let hostile: TestEmulator;
+  const names = new Map<number, string>();
+  let aaaa = 0;
+  const CONFIG_HOSTILE = {
+    all: "mandatory",
+    "posthog-admin-allow-list": { admins: ["adam.admin@example.com"] },
+    "posthog-project-name-pattern": { namePattern: "^(a+)+$" },
+  };
+  const run = (format: string) =>
+    audit(["--config", configFile("hostile.json", CONFIG_HOSTILE), "--format", format], {
+      POSTHOG_HOST: hostile.url,
+      POSTHOG_API_KEY: hostile.apiKey,
+    });
+
+  beforeAll(async () => {
+    hostile = await startTestEmulator();
+    for (const name of HOSTILE_NAMES) {
+      const d = await hostile.call("POST", `${hostile.project}/dashboards/`, { body: { name } });
+      expect(d.status, d.text).toBe(201);
+      const shared = await hostile.call("PATCH", `${hostile.project}/dashboards/${d.body.id}/sharing/`, {
+        body: { enabled: true },
+      });
+      expect(shared.status, shared.text).toBe(200);
+      names.set(d.body.id, name);
+    }
+    // Catastrophic backtracking for a backtracking engine: ^(a+)+$ against 34 a's and a "!".
+    const p = await hostile.call("POST", `${hostile.org}/projects/`, {
+      body: { name: `${"a".repeat(34)}!`, timezone: "UTC" },
+    });
+    expect(p.status, p.text).toBe(201);
+    aaaa = p.body.id;
+  });
+  afterAll(async () => {
+    await hostile?.close();
+  });
+
+  it("json: every name exact, the 34 a's and a '!' judged at once by the linear-time pattern", async () => {
+    const r = await run("json");
+    expect(r.stderr).toEqual([]);
+    expect(r.code).toBe(1);
+    for (const line of r.out.split("\n")) expect(line).not.toMatch(ACTIVE);
+    const report = JSON.parse(r.out) as { violations: { rule: string; ref: string; message: string }[] };
+    for (const [id, name] of names) {
+      const v = report.violations.find((x) => x.ref === `sharing/${id}`);
+      expect(v?.message).toContain(`shares dashboard "${name}" publicly`);
+    }
+    expect(
+      report.violations.filter((v) => v.rule === "posthog-project-name-pattern").map((v) => v.ref),
+    ).toContain(`project/${aaaa}`);
+  });
+
+  it("table: every line starts where the table says, no control character raw, each name escaped", async () => {
+    const json = JSON.parse((await run("json")).out) as { violations: { message: string }[] };
+    const r = await run("table");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toEqual([]);
+    const lines = r.out.split("\n");
+    for (const line of lines) expect(line).not.toMatch(ACTIVE);
+    expect(lines[0]).toMatch(/^PostHog governance audit of organization /);
+    expect(lines[1]).toMatch(/^Read: /);
+    expect(lines[2]).toMatch(/^Rules: /);
+    expect(lines[3]).toBe("");
+    expect(lines[4]).toMatch(/^ENFORCEMENT +RULE +OBJECT +FINDING$/);
+    const body = lines.slice(5, -2);
+    expect(body).toHaveLength(2 * json.violations.length);
+    for (const [i, line] of body.entries()) {
+      if (i % 2 === 0)
+        expect(line).toMatch(/^(mandatory|advisory) {2,}posthog-[a-z-]+ {2,}[a-z-]+\/\S+ {2,}\S/);
+      else expect(line).toMatch(/^ +fix: /);
+    }
+    expect(lines.at(-2)).toBe("");
+    expect(lines.at(-1)).toMatch(/^\d+ violations: \d+ mandatory \(the audit fails\), 0 advisory$/);
+    // A forged row would start with "mandatory posthog-fake-rule": it is part of its finding, escaped.
+    expect(r.out).toContain("x\\nmandatory posthog-fake-rule project/1 FAKE ROW");
+    expect(r.out).toContain("\\u001b[31mred\\u001b[0m");
+    expect(r.out).toContain("carriage\\rreturn");
+  });
+
+  it("markdown: each violation one row of five cells, every finding a code span giving back the exact message", async () => {
+    const json = JSON.parse((await run("json")).out) as {
+      violations: { ref: string; message: string; fix: string }[];
+    };
+    const r = await run("markdown");
+    expect(r.code).toBe(1);
+    const lines = r.out.split("\n");
+    for (const line of lines) expect(line).not.toMatch(ACTIVE);
+    const rows = lines.filter((l) => /^\| (\*\*mandatory\*\*|advisory) \|/.test(l));
+    expect(rows).toHaveLength(json.violations.length);
+    for (const [i, row] of rows.entries()) {
+      const cells = cellsOf(row);
+      expect(cells, row).toHaveLength(5);
+      const v = json.violations[i] as { ref: string; message: string; fix: string };
+      expect(unescapeShown(codeSpanText(cells[2] as string) ?? "(no code span)")).toBe(v.ref);
+      expect(unescapeShown(codeSpanText(cells[3] as string) ?? "(no code span)")).toBe(v.message);
+      expect(unescapeShown(codeSpanText(cells[4] as string) ?? "(no code span)")).toBe(v.fix);
+    }
+    // Outside code spans, nothing of a name: no raw link, image or tag in the text around the cells.
+    const outside = rows.map((row) =>
+      cellsOf(row)
+        .filter((c) => codeSpanText(c) === undefined)
+        .join(" "),
+    );
+    for (const text of outside) expect(text).toMatch(/^(\*\*mandatory\*\*|advisory)$/);
+  });
+
+  it("an error naming a project: one line, its name escaped", async () => {
+    const weird = await hostile.call("POST", `${hostile.org}/projects/`, {
+      body: { name: "evil\nsecond line \u001b[2J", timezone: "UTC" },
+    });
+    expect(weird.status, weird.text).toBe(201);
+    const r = await audit(["--project", "999999"], {
+      POSTHOG_HOST: hostile.url,
+      POSTHOG_API_KEY: hostile.apiKey,
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toHaveLength(1);
+    expect(r.stderr[0]).toContain("Project 999999 is not in this organization");
+    expect(r.stderr[0]).toContain('"evil\\nsecond line \\u001b[2J"');
+    expect(r.stderr[0]).not.toMatch(ACTIVE);
   });
 });
 
@@ -503,6 +889,73 @@ describe("bad input: exit 2, one line naming the flag and what it accepts, befor
     expect(r.stderr).toEqual([line]);
     expect(await requestsSince(emu)).toEqual([]);
   });
+
+  it.each([
+    ["null", "null", "got null"],
+    ["an array", "[]", "got an array"],
+    ["a number", "42", "got a number"],
+    ["a string", '"mandatory"', "got a string"],
+  ])("a config that is %s: refused before any request", async (_what, text, got) => {
+    await requestsSince(emu);
+    const r = await audit(["--config", configFile("not-an-object.json", text)]);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe("");
+    expect(r.stderr).toEqual([
+      `pulumi-posthog audit: --config not-an-object.json: the policy config must be a JSON object of rule ids (${RULES.map((x) => x.id).join(", ")}) and "all", ${got}`,
+    ]);
+    expect(await requestsSince(emu)).toEqual([]);
+  });
+
+  it.each([
+    [
+      { "posthog-max-owners": 3 },
+      'policy config "posthog-max-owners": expected advisory, mandatory, disabled or an object',
+    ],
+    [
+      { "posthog-max-owners": null },
+      'policy config "posthog-max-owners": expected advisory, mandatory, disabled or an object',
+    ],
+    [
+      { "posthog-max-owners": ["mandatory"] },
+      'policy config "posthog-max-owners": expected advisory, mandatory, disabled or an object',
+    ],
+    [
+      { "posthog-max-owners": { enforcementLevel: 1 } },
+      'policy config "posthog-max-owners": enforcementLevel: expected one of',
+    ],
+    [{ all: null }, 'policy config "all": expected one of advisory, mandatory, disabled, got null'],
+    [
+      { "posthog-invite-company-domain": { companyDomains: "example.com" } },
+      'policy config "posthog-invite-company-domain": companyDomains: expected a list of strings',
+    ],
+    [
+      { "posthog-project-name-pattern": { namePattern: 5 } },
+      'policy config "posthog-project-name-pattern": namePattern: expected a regular expression',
+    ],
+    [
+      { "posthog-project-name-pattern": { namePattern: "^(?=Acme)" } },
+      'policy config "posthog-project-name-pattern": namePattern: "^(?=Acme)" cannot run in linear time (error parsing regexp: invalid or unsupported Perl syntax: `(?=`): patterns run on RE2, whose syntax has no lookahead, lookbehind or backreference',
+    ],
+    [
+      { "posthog-project-name-pattern": { namePattern: "^(a)\\1$" } },
+      'policy config "posthog-project-name-pattern": namePattern: "^(a)\\\\1$" cannot run in linear time',
+    ],
+    [
+      { "posthog-project-name-pattern": { namePattern: "([a-z" } },
+      'policy config "posthog-project-name-pattern": namePattern: "([a-z" is not a valid regular expression',
+    ],
+  ])(
+    "a rule entry or key of the wrong type: %j, refused naming it, before any request",
+    async (config, message) => {
+      await requestsSince(emu);
+      const r = await audit(["--config", configFile("wrong-type.json", config)]);
+      expect(r.code).toBe(2);
+      expect(r.out).toBe("");
+      expect(r.stderr).toHaveLength(1);
+      expect(r.stderr[0]).toContain(`pulumi-posthog audit: --config wrong-type.json: ${message}`);
+      expect(await requestsSince(emu)).toEqual([]);
+    },
+  );
 
   it("a config file that is not JSON, an unknown flag, an argument: named", async () => {
     const notJson = await audit(["--config", configFile("broken.json", "{all: mandatory")]);
