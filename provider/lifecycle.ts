@@ -38,13 +38,13 @@ import {
   MissingApiKeyError,
   type PostHogClient,
 } from "./client";
-import { checkSettingsForm } from "./client/settings";
 import { completionsWritten } from "./create-journal";
 import { underWayWhile, watchEngine } from "./engine-watch";
 import { integerIdInput, shown } from "./inputs";
 import { oversizedBodies } from "./limits";
-import { lostCreateTimes, managedByState, noteStack } from "./lost-create";
+import { managedByState, noteStack } from "./lost-create";
 import { notePlanned } from "./policy-facts";
+import { checkProviderSettings } from "./settings";
 import { refusedText, wellFormed, withProgramText } from "./text";
 
 /** Pulumi's marker for a value not known during preview (an output of a resource not yet created). */
@@ -116,7 +116,7 @@ export const LIST_PAGE_SIZE = 500;
  * the outcome is shared by key, host, organization and project). A wrong key, host, organization or project
  * therefore fails the run's first operation, before any write, and every later one with the same error.
  * @throws MissingApiKeyError when neither source has a key (nothing is kept: the next operation tries again).
- * @throws InvalidInputError when the host, organization id or project id is malformed (`checkSettingsForm`),
+ * @throws InvalidInputError when a setting is malformed (provider/settings.ts `checkProviderSettings`),
  *   before any request.
  * @throws the access check's errors (UnauthenticatedError, NotFoundError, ForbiddenError, ConnectionError…),
  *   naming the setting to check and where it came from.
@@ -137,15 +137,16 @@ export async function operationClient(read?: { type: string; id: string }): Prom
  * settings (building one costs ~45 µs, and re-reading the seven settings from config and environment before
  * every operation ~6 µs more: bench/run.ts, section a). No request.
  * @throws MissingApiKeyError, InvalidInputError (a malformed host, organization id or project id, naming the
- *   setting and where it came from: `checkSettingsForm`); nothing is kept, the next call resolves them again.
+ *   setting and where it came from: `checkProviderSettings`); nothing is kept, the next call resolves them again.
  */
 function clients(): PostHogClient {
   if (!current || !refreshing) {
     const retry = { maxTotalWaitMs: PACING_MAX_WAIT_MS };
     const pageSize = LIST_PAGE_SIZE;
+    // Every setting the provider reads (provider/settings.ts), whether the key is set or not: a malformed one fails
+    // here, before any request (check calls this in every run, a preview's included).
+    checkProviderSettings(stackConfig);
     const made = createClient({ coalescing: { findCacheMs: 0 }, retry, pageSize }, stackConfig);
-    checkSettingsForm(made.settings);
-    lostCreateTimes(); // POSTHOG_LOST_CREATE_WAIT / _WINDOW: a malformed value fails here, before any request
     current = made;
     refreshing = createClient(
       { coalescing: { findCacheMs: REFRESH_SNAPSHOT_MS }, retry, pageSize },

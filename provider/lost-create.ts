@@ -64,7 +64,7 @@ export const LOST_CREATE_WINDOW_MS = 600_000;
  * `"10m"`); `fallback` (ms) when unset or empty.
  * @throws InvalidInputError naming the variable and the accepted forms
  */
-function envDuration(name: string, fallback: number): number {
+export function envDuration(name: string, fallback: number): number {
   const raw = process.env[name]?.trim();
   if (!raw) return fallback;
   const ms = parseDurationMs(raw);

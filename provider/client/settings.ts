@@ -256,8 +256,12 @@ export function resolveSettings(
   if (!parsed.success) throw invalidInput("options", parsed.error);
   const o = parsed.data;
   const fromSources = (name: SourcedSetting) => sourced(name, config, env);
+  // Every setting from the stack config and the environment is checked before anything is built (a missing key
+  // comes after a malformed setting): the first malformed one is thrown, naming it.
+  const problem = settingProblems(config, env, o)[0];
+  if (problem) throw problem;
 
-  const rawKey = o.apiKey ?? fromSources("apiKey");
+  const rawKey = o.apiKey ?? apiKeyOf(config, env);
   if (rawKey === undefined) throw new MissingApiKeyError();
   const apiKey = rawKey instanceof ApiKey ? rawKey : new ApiKey(rawKey);
 
@@ -267,8 +271,7 @@ export function resolveSettings(
     organizationId: sourceOf("organizationId", o.organizationId, config, env),
     projectId: sourceOf("projectId", o.projectId, config, env),
   };
-  const hostRaw = o.host ?? fromSources("host") ?? DEFAULT_HOST;
-  const host = baseUrlOf(hostRaw, hostSettingName(sources.host));
+  const host = o.host !== undefined ? baseUrlOf(o.host, "host") : (hostOf(config, env) ?? DEFAULT_HOST);
   const projectId = o.projectId ?? fromSources("projectId");
   const settings: Settings = {
     kind: "posthog-settings",
@@ -281,7 +284,7 @@ export function resolveSettings(
       connectMs: o.timeouts?.connectMs ?? 10_000,
       headersMs:
         o.timeouts?.headersMs ??
-        millisSetting("headersTimeoutMs", config, env, { label: "headers timeout", min: 1 }) ??
+        millisSetting("headersTimeoutMs", config, env, HEADERS_TIMEOUT) ??
         DEFAULT_HEADERS_TIMEOUT_MS,
       bodyMs: o.timeouts?.bodyMs ?? 30_000,
     },
@@ -289,34 +292,21 @@ export function resolveSettings(
       maxAttempts: o.retry?.maxAttempts ?? 8,
       maxTotalWaitMs: o.retry?.maxTotalWaitMs ?? 300_000,
       baseDelayMs:
-        o.retry?.baseDelayMs ??
-        millisSetting("retryBaseDelayMs", config, env, {
-          label: "retry base delay",
-          min: 0,
-          zero: "0 retries without back-off",
-        }) ??
-        500,
+        o.retry?.baseDelayMs ?? millisSetting("retryBaseDelayMs", config, env, RETRY_BASE_DELAY) ?? 500,
       maxDelayMs: o.retry?.maxDelayMs ?? 30_000,
       onRetry: o.retry?.onRetry,
     },
     rateLimit: o.rateLimit ??
-      rateLimitOf(fromSources("rateLimit")) ?? {
+      rateLimitOf(config, env) ?? {
         perMinute: 480,
         perHour: 4800,
       },
     findCacheMs:
       o.coalescing?.findCacheMs ??
-      millisSetting("findCacheMs", config, env, {
-        label: "find cache window",
-        min: 0,
-        zero: "0 turns it off",
-      }) ??
+      millisSetting("findCacheMs", config, env, FIND_CACHE) ??
       DEFAULT_FIND_CACHE_MS,
     pageSize: o.pageSize ?? 100,
-    maxRateLimitWaitMs:
-      o.maxRateLimitWaitMs ??
-      durationMs("posthog:maxRateLimitWait", fromSources("maxRateLimitWait")) ??
-      120_000,
+    maxRateLimitWaitMs: o.maxRateLimitWaitMs ?? durationMs("maxRateLimitWait", config, env) ?? 120_000,
   };
   return Object.freeze(settings);
 }
@@ -333,6 +323,11 @@ export const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
 
 /** The longest timeout Node.js timers keep (2^31 - 1 ms, about 24.8 days); a longer one would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
+
+/** What {@link millisSetting} says of each millisecond setting. */
+const HEADERS_TIMEOUT = { label: "headers timeout", min: 1 } as const;
+const RETRY_BASE_DELAY = { label: "retry base delay", min: 0, zero: "0 retries without back-off" } as const;
+const FIND_CACHE = { label: "find cache window", min: 0, zero: "0 turns it off" } as const;
 
 /**
  * Reads a sourced setting of whole milliseconds (`posthog:headersTimeoutMs`, `posthog:retryBaseDelayMs`,
@@ -379,27 +374,38 @@ export function parseDurationMs(raw: string): number | undefined {
 }
 
 /**
- * Parses a duration setting ({@link parseDurationMs}); in milliseconds.
- * @throws InvalidInputError naming the setting and the accepted forms.
+ * Reads a sourced duration setting (`posthog:maxRateLimitWait`, {@link parseDurationMs}); in milliseconds, or
+ * undefined when neither the config nor the environment sets it.
+ * @throws InvalidInputError naming the setting, its value and where it came from, and the accepted forms.
  */
-function durationMs(name: string, raw: string | undefined): number | undefined {
+function durationMs(
+  name: SourcedSetting,
+  config: ConfigGetter | undefined,
+  env: NodeJS.ProcessEnv,
+): number | undefined {
+  const raw = sourced(name, config, env);
   if (raw === undefined) return undefined;
   const ms = parseDurationMs(raw);
   if (ms === undefined) {
     throw new InvalidInputError(
-      name,
-      `Invalid ${name}: expected whole seconds ("120"), or with a unit s, m or h ("90s", "10m", "1h")`,
+      `posthog:${name}`,
+      `Invalid posthog:${name} ${shownSetting(raw)}, set by ${originText(sourceOf(name, undefined, config, env), name)}: ` +
+        'expected whole seconds ("120"), or with a unit s, m or h ("90s", "10m", "1h")',
     );
   }
   return ms;
 }
 
 /**
- * Parses the `posthog:rateLimit` / `POSTHOG_RATE_LIMIT` setting: `"<perMinute>/<perHour>"` (e.g. `"480/4800"`,
- * PostHog's limits; raise both for a self-hosted instance or a scaled emulator) or `"off"`.
- * @throws InvalidInputError naming `posthog:rateLimit` and the accepted forms.
+ * Reads the `posthog:rateLimit` / `POSTHOG_RATE_LIMIT` setting: `"<perMinute>/<perHour>"` (e.g. `"480/4800"`,
+ * PostHog's limits; raise both for a self-hosted instance or a scaled emulator) or `"off"`; undefined when unset.
+ * @throws InvalidInputError naming `posthog:rateLimit`, its value and where it came from, and the accepted forms.
  */
-function rateLimitOf(raw: string | undefined): { perMinute: number; perHour: number } | false | undefined {
+function rateLimitOf(
+  config: ConfigGetter | undefined,
+  env: NodeJS.ProcessEnv,
+): { perMinute: number; perHour: number } | false | undefined {
+  const raw = sourced("rateLimit", config, env);
   if (raw === undefined) return undefined;
   const v = raw.trim();
   if (v === "off") return false;
@@ -407,10 +413,87 @@ function rateLimitOf(raw: string | undefined): { perMinute: number; perHour: num
   if (!m || Number(m[1]) < 1 || Number(m[2]) < 1) {
     throw new InvalidInputError(
       "posthog:rateLimit",
-      'Invalid posthog:rateLimit: expected "<perMinute>/<perHour>" with positive whole numbers (e.g. "480/4800") or "off"',
+      `Invalid posthog:rateLimit ${shownSetting(raw)}, set by ${originText(sourceOf("rateLimit", undefined, config, env), "rateLimit")}: ` +
+        'expected "<perMinute>/<perHour>" with positive whole numbers (e.g. "480/4800") or "off"',
     );
   }
   return { perMinute: Number(m[1]), perHour: Number(m[2]) };
+}
+
+/**
+ * Reads the API key from the stack config or the environment, surrounding white space dropped (a key pasted with
+ * its line break); undefined when neither sets it. No request.
+ * @throws InvalidInputError naming the setting and where it came from, never the key: a key with white space or a
+ *   control character inside (no HTTP header can carry it), or a project API key (`phc_…`, the token that sends
+ *   events, which the API refuses) instead of a personal API key (`phx_…`).
+ */
+function apiKeyOf(config: ConfigGetter | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  const key = sourced("apiKey", config, env)?.trim();
+  if (key === undefined || key === "") return undefined;
+  const origin = originText(sourceOf("apiKey", undefined, config, env), "apiKey");
+  const personal =
+    "PostHog's API takes a personal API key, phx_… (PostHog: Settings → User → Personal API keys)";
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+  const bad = /[\s\u0000-\u001f\u007f-\u009f]/.exec(key);
+  if (bad) {
+    throw new InvalidInputError(
+      "posthog:apiKey",
+      `Invalid API key (not shown), set by ${origin}: it holds white space or a control character at position ` +
+        `${bad.index + 1}, which no request can carry; set the key again as PostHog shows it. ${personal}`,
+    );
+  }
+  if (/^phc_/i.test(key)) {
+    throw new InvalidInputError(
+      "posthog:apiKey",
+      `Invalid API key (not shown), set by ${origin}: it starts with phc_, a project API key (the token that sends ` +
+        `events), which the API refuses. ${personal}`,
+    );
+  }
+  return key;
+}
+
+/**
+ * Every malformed setting among those the client reads from the stack config (`config`, `posthog:<name>`) and the
+ * environment (`env`, `POSTHOG_<NAME>`), each as the {@link InvalidInputError} {@link resolveSettings} throws for
+ * it (naming the setting, where its value came from and the accepted forms; never a key): the API key's form, the
+ * host, the headers timeout, the retry base delay, the find cache window, the rate limit, the longest 429 wait. A
+ * setting the explicit options `explicit` give is not read, so not checked. Empty when all are well-formed or unset.
+ * No request; the key need not be set.
+ */
+export function settingProblems(
+  config: ConfigGetter | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  explicit: Partial<z.output<typeof ClientOptionsSchema>> = {},
+): InvalidInputError[] {
+  const o = explicit;
+  const checks: [given: unknown, read: () => unknown][] = [
+    [o.apiKey, () => apiKeyOf(config, env)],
+    [o.host, () => hostOf(config, env)],
+    [o.timeouts?.headersMs, () => millisSetting("headersTimeoutMs", config, env, HEADERS_TIMEOUT)],
+    [o.retry?.baseDelayMs, () => millisSetting("retryBaseDelayMs", config, env, RETRY_BASE_DELAY)],
+    [o.coalescing?.findCacheMs, () => millisSetting("findCacheMs", config, env, FIND_CACHE)],
+    [o.rateLimit, () => rateLimitOf(config, env)],
+    [o.maxRateLimitWaitMs, () => durationMs("maxRateLimitWait", config, env)],
+  ];
+  const problems: InvalidInputError[] = [];
+  for (const [given, read] of checks) {
+    if (given !== undefined) continue;
+    try {
+      read();
+    } catch (e) {
+      if (!(e instanceof InvalidInputError)) throw e;
+      problems.push(e);
+    }
+  }
+  return problems;
+}
+
+/** The host from the stack config or the environment as {@link baseUrlOf} parses it; undefined when unset. */
+function hostOf(config: ConfigGetter | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  const raw = sourced("host", config, env);
+  return raw === undefined
+    ? undefined
+    : baseUrlOf(raw, hostSettingName(sourceOf("host", undefined, config, env)));
 }
 
 /** True for a {@link Settings} object (as opposed to raw {@link ClientOptions}). */
@@ -437,22 +520,55 @@ function shownSetting(raw: string): string {
  *   came from ({@link settingOrigin}); a value that looks like an API key is not shown.
  */
 export function checkSettingsForm(settings: Settings): void {
-  const org = settings.organizationId;
+  const [first] = idFormProblems(settings.organizationId, settings.projectId, settings);
+  if (first) throw first;
+}
+
+/**
+ * The problems {@link checkSettingsForm} finds in the organization and project ids the stack config (`config`) or
+ * the environment (`env`) set, both checked, before any client is built (the key need not be set). No request.
+ * @returns InvalidInputErrors as {@link checkSettingsForm} throws them; empty when both are well-formed or unset
+ */
+export function idSettingProblems(
+  config: ConfigGetter | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): InvalidInputError[] {
+  return idFormProblems(sourced("organizationId", config, env), sourced("projectId", config, env), {
+    sources: {
+      apiKey: "default",
+      host: "default",
+      organizationId: sourceOf("organizationId", undefined, config, env),
+      projectId: sourceOf("projectId", undefined, config, env),
+    },
+  });
+}
+
+/** The form check of {@link checkSettingsForm}: an organization id and a project id with their sources. */
+function idFormProblems(
+  org: string | undefined,
+  project: string | undefined,
+  settings: Pick<Settings, "sources">,
+): InvalidInputError[] {
+  const problems: InvalidInputError[] = [];
   if (org !== undefined && org !== "@current" && !ORGANIZATION_ID.test(org)) {
-    throw new InvalidInputError(
-      "posthog:organizationId",
-      `Invalid organization id ${shownSetting(org)}, set by ${settingOrigin(settings, "organizationId")}: ` +
-        `expected the organization's id, a UUID such as 0190a3c4-5e6f-7a8b-9c0d-1e2f3a4b5c6d (PostHog: ` +
-        `Settings → Organization → General), or "@current" for the API key owner's current organization`,
+    problems.push(
+      new InvalidInputError(
+        "posthog:organizationId",
+        `Invalid organization id ${shownSetting(org)}, set by ${settingOrigin(settings, "organizationId")}: ` +
+          `expected the organization's id, a UUID such as 0190a3c4-5e6f-7a8b-9c0d-1e2f3a4b5c6d (PostHog: ` +
+          `Settings → Organization → General), or "@current" for the API key owner's current organization`,
+      ),
     );
   }
-  const project = settings.projectId;
   if (project !== undefined && project !== "@current" && !/^[1-9][0-9]{0,15}$/.test(project)) {
-    throw new InvalidInputError(
-      "posthog:projectId",
-      `Invalid project id ${shownSetting(project)}, set by ${settingOrigin(settings, "projectId")}: ` +
-        `expected the project's id, a positive integer such as 12345 (PostHog: Settings → Project → General), ` +
-        `or "@current" for the API key owner's current project`,
+    problems.push(
+      new InvalidInputError(
+        "posthog:projectId",
+        `Invalid project id ${shownSetting(project)}, set by ${settingOrigin(settings, "projectId")}: ` +
+          `expected the project's id, a positive integer such as 12345 (PostHog: Settings → Project → General), ` +
+          `or "@current" for the API key owner's current project`,
+      ),
     );
   }
+  return problems;
 }
