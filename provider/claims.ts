@@ -14,9 +14,15 @@
  *   checked in a preview and then in an update of the same process).
  * - **When.** `check` claims the object the declared inputs name (before any request, so a preview shows the
  *   conflict); `diff` claims the object an existing resource manages (from its outputs, e.g. a Member declared by
- *   e-mail also holds the person's user UUID); `create` claims what it resolved before it changes anything (a
- *   Member declared by `userUuid` also holds the person's e-mail). Values unknown during a preview are not
- *   claimed; they are known when the same resource is checked during `up`.
+ *   e-mail also holds the person's user UUID, and by its id: {@link byId}); `create` claims what it resolved before
+ *   it changes anything (a Member declared by `userUuid` also holds the person's e-mail) and, once it returns, the
+ *   object it made or adopted by its id; `pulumi import` (the provider plugin's read) claims the object it imports
+ *   by its id and what its outputs name. Values unknown during a preview are not claimed; they are known when the
+ *   same resource is checked during `up`.
+ * - **Which objects.** What each resource type's `identity` names (provider/resources/), and for every type the
+ *   object's id as the state keeps it ({@link byId}): declared by the input that adopts by id
+ *   ({@link ID_INPUTS}: a Dashboard's `dashboardId`, a Project's `projectId`, a DomainVerification's `domainId`),
+ *   or the id of an object a resource of the state holds (imported, created or adopted).
  *
  * Resources declared without the SDK classes (no `__resource`) claim nothing.
  */
@@ -56,30 +62,88 @@ const names = new Map<string, string | null>();
 /**
  * Claims every identity for `claimant`. Returns the ones another resource holds (and claims the free ones).
  *
- * `established`: the claimant is in the stack's state (it manages the object since an earlier run). The engine
- * checks registrations in the order they reach it, which the Node runtime does not fix, so the resource already
- * in the state takes the claim from one that is not (whichever was checked first): the new one then fails when
- * it claims again, before its write (lifecycle.ts re-claims before every create; the Invite's re-claims right
- * before its request leaves), and the object is never created twice nor flipped back and forth.
+ * `established`: the claimant is in the stack's state (it manages the object since an earlier run), or has just
+ * made or adopted the object. The engine checks registrations in the order they reach it, which the Node runtime
+ * does not fix, so the resource already in the state takes the claim from one that is not (whichever was checked
+ * first): the new one then fails when it claims again, before its write (lifecycle.ts re-claims before every
+ * create; the Invite's re-claims right before its request leaves), and the object is never created twice nor
+ * flipped back and forth.
+ *
+ * `reportDisplaced`: a claim taken that way from another resource is returned as a conflict too (its holder the
+ * resource it was taken from), so that the run fails naming both even when the other one is checked first and a
+ * preview, which creates nothing, would never meet the other's failing create. `check`, `diff` and an import pass
+ * it; the claims a create makes once its object exists do not (the displaced resource fails at its own create).
  */
-export function claim(claimant: Claimant, identities: readonly Identity[], established = false): Conflict[] {
+export function claim(
+  claimant: Claimant,
+  identities: readonly Identity[],
+  established = false,
+  reportDisplaced = false,
+): Conflict[] {
   const conflicts: Conflict[] = [];
   for (const identity of identities) {
     const holding = holders.get(identity.key);
-    if (!holding || (established && !holding.established))
+    const other =
+      holding !== undefined &&
+      (holding.claimant.type !== claimant.type || holding.claimant.name !== claimant.name);
+    if (!holding || (established && !holding.established)) {
       holders.set(identity.key, { claimant, established });
-    else if (holding.claimant.type !== claimant.type || holding.claimant.name !== claimant.name)
-      conflicts.push({ identity, holder: holding.claimant });
+      if (other && reportDisplaced) conflicts.push({ identity, holder: holding.claimant });
+    } else if (other) conflicts.push({ identity, holder: holding.claimant });
   }
   return conflicts;
 }
 
-/** The message of a conflict: both resources by name, the object, and what to do. */
-export function conflictMessage(claimant: Claimant, c: Conflict): string {
+/**
+ * The input of each resource type that names its object by the id the state keeps for it (the adoption by id of
+ * docs/how-it-works.md, "The adoption pattern"; a DomainVerification's domain id is its own): two resources
+ * declaring the same one, or one declaring the id of an object another resource holds, manage one object.
+ */
+export const ID_INPUTS: Readonly<Record<string, string>> = {
+  Dashboard: "dashboardId",
+  Project: "projectId",
+  DomainVerification: "domainId",
+};
+
+/**
+ * The identity of the object of resource type `type` whose id, as the state keeps it, is `id` (a dashboard's
+ * `42`, a domain's UUID, a collaborator's `<dashboardId>/<userUuid>`): digits compare as numbers (`007` is `7`),
+ * anything else case-insensitively (UUIDs). `property` is the input a failure points at (default: the type's
+ * {@link ID_INPUTS} entry, else `id`). No request.
+ */
+export function byId(type: string, id: string, property = ID_INPUTS[type] ?? "id"): Identity {
+  const key = id
+    .split("/")
+    .map((part) => (/^\d+$/.test(part) ? part.replace(/^0+(?=\d)/, "") : part.toLowerCase()))
+    .join("/");
+  return { key: `id:${type}:${key}`, property, object: `the ${type} of id ${id}` };
+}
+
+/**
+ * {@link byId} of the id `values` (checked inputs, or outputs) declare in the type's {@link ID_INPUTS} property, as a
+ * list: empty when the type has none, or the value is missing or unknown during preview (`unknown`).
+ */
+export function declaredId(type: string, values: Record<string, unknown>, unknown: string): Identity[] {
+  const property = ID_INPUTS[type];
+  const v = property === undefined ? undefined : values[property];
+  if ((typeof v !== "string" && typeof v !== "number") || v === "" || String(v).includes(unknown)) return [];
+  return [byId(type, String(v), property)];
+}
+
+/**
+ * The message of a conflict: both resources by name, the object, and what to do; `importing`: the claimant is an
+ * entry of `pulumi import` (nothing is imported then).
+ */
+export function conflictMessage(claimant: Claimant, c: Conflict, importing = false): string {
+  const both = `${claimant.type} "${claimant.name}" and ${c.holder.type} "${c.holder.name}" both manage ${c.identity.object}`;
+  if (importing)
+    return (
+      `${both}: one object is imported once, as one resource. Nothing is imported: remove one of the two from the ` +
+      "import (the import file's entries, or the resource the program already holds it as)"
+    );
   return (
-    `${claimant.type} "${claimant.name}" and ${c.holder.type} "${c.holder.name}" both manage ${c.identity.object}. ` +
-    "Two resources of one program that manage one object undo each other on every up: keep one of them and " +
-    "remove the other from the program"
+    `${both}. Two resources of one program that manage one object undo each other on every up: keep one of them ` +
+    "and remove the other from the program"
   );
 }
 

@@ -30,12 +30,22 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { announceAdoption } from "./adoption";
-import { type Claimant, claim, conflictMessage, type Identity, nameOf, rememberName } from "./claims";
+import {
+  byId,
+  type Claimant,
+  claim,
+  conflictMessage,
+  declaredId,
+  type Identity,
+  nameOf,
+  rememberName,
+} from "./claims";
 import {
   type ConfigGetter,
   createClient,
   isObjectGone,
   MissingApiKeyError,
+  NotFoundError,
   type PostHogClient,
 } from "./client";
 import { completionsWritten } from "./create-journal";
@@ -227,8 +237,10 @@ export interface ReadMode {
 }
 
 /**
- * The property the provider plugin adds to the props of `pulumi import`'s read (`{[IMPORT_READ]: true}`), so that
- * `read` knows no resource of the state holds the object ({@link ReadMode.importing}). Never in outputs or inputs.
+ * The property the provider plugin adds to the props of `pulumi import`'s read (`{[IMPORT_READ]: {name}}`, the
+ * resource's Pulumi name from the URN; `true` names none), so that `read` knows no resource of the state holds the
+ * object ({@link ReadMode.importing}) and claims it for that resource (two entries of one import naming one object
+ * fail, naming both: provider/claims.ts). Never in outputs or inputs.
  */
 export const IMPORT_READ = "__import";
 
@@ -338,8 +350,19 @@ export interface ResourceDefinition<S extends z.ZodType<Record<string, unknown>>
    * @throws the client's errors (the check fails naming the setting to fix, as the write would)
    */
   policyFacts?: (inputs: Record<string, unknown>, client: () => Promise<PostHogClient>) => Promise<unknown>;
-  /** Deletes the object; a 404 saying the object itself is missing (`isObjectGone`) counts as done. */
+  /**
+   * Deletes the object; a 404 saying the object itself is missing (`isObjectGone`) counts as done once a read of the
+   * object agrees ({@link ResourceDefinition.exists}).
+   */
   delete(api: PostHogClient, id: string, props: O): Promise<void>;
+  /**
+   * After a 404 on its delete: whether the object is still there, from one read (no write). Default: `read` finds
+   * it (not `undefined`, not PostHog's 404 for it, not soft-deleted `deleted: true`). A resource whose `read` reports
+   * more than the object's existence (an Invite's read follows it to the member who accepted it, or to the invite
+   * that replaced it) says here what "still there" is.
+   * @throws the read's errors (the object's fate unknown: destroy fails, the resource stays in the state)
+   */
+  exists?(api: PostHogClient, id: string, props: O): Promise<boolean>;
 }
 
 /** Every method of a dynamic provider, present (the thin `__provider` shim forwards to all of them). */
@@ -473,6 +496,15 @@ function withoutProvider(v: unknown): Record<string, unknown> {
 }
 
 /**
+ * The Pulumi name of the resource a `pulumi import` read imports, from the props' {@link IMPORT_READ} marker
+ * (`{name}`), else undefined (a refresh; or `true`, a marker naming no resource).
+ */
+function importedName(marker: unknown): string | undefined {
+  const name = (marker as { name?: unknown } | null | undefined)?.name;
+  return typeof name === "string" ? name : undefined;
+}
+
+/**
  * True only when PostHog said the addressed object is missing: not for "Organization not found.", "Project not
  * found.", "Endpoint not found." or a 404 without PostHog's error body (a wrong id or host: an error to show).
  */
@@ -495,21 +527,34 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
     for (const k of keys) if (outs[k] !== undefined && outs[k] !== null) inputs[k] = outs[k];
     return inputs;
   };
-  /** The known identities of some inputs or outputs (none without `def.identity`). */
+  /**
+   * The known identities of some inputs or outputs: what `def.identity` names, and the object's id declared in the
+   * type's adoption-by-id input (claims.ts `ID_INPUTS`: a Dashboard's `dashboardId`, …).
+   */
   const identities = (values: Record<string, unknown>): Identity[] =>
-    (def.identity?.(values) ?? []).filter((i) => !i.key.includes(UNKNOWN));
+    [...(def.identity?.(values) ?? []), ...declaredId(def.name, values, UNKNOWN)].filter(
+      (i) => !i.key.includes(UNKNOWN),
+    );
   /** Claims for the resource `name` (the SDK's `__resource.name`); check failures naming both resources on conflict. */
   const claimFailures = (name: string | undefined, inputs: Record<string, unknown>, established: boolean) => {
     if (name === undefined) return [];
     const claimant: Claimant = { type: def.name, name };
     rememberName(def.name, inputs, name);
-    return claim(claimant, identities(inputs), established).map((c) => ({
+    return claim(claimant, identities(inputs), established, true).map((c) => ({
       property: c.identity.property,
       reason: conflictMessage(claimant, c),
     }));
   };
-  /** Claims made after check (diff, create), for the resource whose check returned `inputs`: throws on conflict. */
-  const claimOrThrow = (inputs: Record<string, unknown>, found: Identity[], established = false) => {
+  /**
+   * Claims made after check (diff, create), for the resource whose check returned `inputs`: throws on conflict.
+   * `established` and `reportDisplaced` as claims.ts `claim` takes them.
+   */
+  const claimOrThrow = (
+    inputs: Record<string, unknown>,
+    found: Identity[],
+    established = false,
+    reportDisplaced = false,
+  ) => {
     const name = nameOf(def.name, inputs);
     if (name === undefined) return;
     const claimant: Claimant = { type: def.name, name };
@@ -517,6 +562,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       claimant,
       found.filter((i) => !i.key.includes(UNKNOWN)),
       established,
+      reportDisplaced,
     )[0];
     if (conflict) throw new Error(conflictMessage(claimant, conflict));
   };
@@ -560,6 +606,38 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       __inputs: keys.filter((k) => inputs[k] !== undefined),
       ...(resource !== undefined ? { __resource: resource } : {}),
     };
+  };
+
+  /**
+   * After a 404 on the delete of object `id` (`notFound`): one read of it (`def.exists`, else `def.read` outside a
+   * refresh: a GET, or its list where PostHog has no GET of one). Resolves when the read says it is gone
+   * (`undefined`, PostHog's 404 for it, or soft-deleted: `deleted: true`, a Dashboard).
+   * @throws naming the object, the 404'd request and what to do, when the read still finds it; the read's own
+   *   error (the object's fate unknown), naming the 404 it could not confirm. Either way it stays in the state.
+   */
+  const confirmGone = async (api: PostHogClient, id: string, old: O, notFound: unknown): Promise<void> => {
+    const request = notFound instanceof NotFoundError ? `${notFound.method} ${notFound.path}` : "its delete";
+    let there: boolean;
+    try {
+      there = def.exists
+        ? await def.exists(api, id, old)
+        : await def
+            .read(api, id, old, { fromLists: false, importing: false })
+            .then((live) => live !== undefined && (live as Record<string, unknown>).deleted !== true);
+    } catch (e) {
+      if (isNotFound(e)) return;
+      throw new Error(
+        `${def.name} ${id}: PostHog answered 404 to ${request}, and the read that would confirm the object is gone ` +
+          `failed (${e instanceof Error ? e.message : String(e)}): it stays in the state. Run the destroy again`,
+        { cause: e },
+      );
+    }
+    if (!there) return;
+    throw new Error(
+      `${def.name} ${id} still exists: PostHog answered 404 to ${request}, but a read right after finds the ` +
+        "object, so it was not deleted and it stays in the state. Run the destroy again; if it keeps failing, " +
+        "delete it in PostHog, or stop managing it with `pulumi state delete <urn>` (it then stays in PostHog)",
+    );
   };
 
   const provider: Provider = {
@@ -666,9 +744,11 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
         sayScopesUnproven();
       }
       // An existing resource that keeps its object claims it (from the outputs, which may name it more fully
-      // than the inputs: a Member declared by e-mail holds the person's user UUID too).
+      // than the inputs: a Member declared by e-mail holds the person's user UUID too), and by its id (an object
+      // imported twice, or adopted by id by another resource: claims.ts `byId`). A claim taken from a resource new
+      // to the stack fails this diff too, naming both, so a preview fails whichever of the two is checked first.
       if (replaces.length === 0) {
-        claimOrThrow(n, identities(o), true);
+        claimOrThrow(n, [...identities(o), byId(def.name, id)], true, true);
         plan(id, o, n);
       }
       return {
@@ -691,6 +771,10 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       );
       // The journal's record of what this create made is on disk before the engine hears of the object.
       await completionsWritten();
+      // The object it made or adopted is this resource's now, by its id and what its outputs name: another resource
+      // of the run declaring it later (a Dashboard's `dashboardId: a.id`) fails naming both. A fresh object can
+      // conflict with nothing; an adopted one whose id another resource of the state holds fails the create here.
+      claimOrThrow(checked, [byId(def.name, id), ...identities(outs as Record<string, unknown>)], true);
       plan(id, outs);
       return { id, outs: withDeclared(plain(outs), inputs, news) };
     },
@@ -698,7 +782,8 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
     async read(id, props) {
       await managedByState(def.name, id);
       const old = withoutProvider(props) as O;
-      const importing = old[IMPORT_READ] === true;
+      const importing = old[IMPORT_READ] !== undefined && old[IMPORT_READ] !== false;
+      const importedAs = importedName(old[IMPORT_READ]);
       delete old[IMPORT_READ];
       let live: O | undefined;
       // outside the try: its errors are never "gone"
@@ -711,6 +796,13 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       }
       if (live === undefined) return { id: "" };
       const outs = plain(live);
+      // `pulumi import`: the imported object is this resource's, by its id and what its outputs name; an entry of the
+      // same import (or of the same run) that imports it again fails naming both, and nothing is imported.
+      if (importedAs !== undefined) {
+        const claimant: Claimant = { type: def.name, name: importedAs };
+        const conflict = claim(claimant, [byId(def.name, id), ...identities(outs)], true, true)[0];
+        if (conflict) throw new Error(conflictMessage(claimant, conflict, true));
+      }
       // inputsOf picks from outs, which plain() already made JSON-safe: no second pass needed.
       const all = def.liveInputs ? plain(def.liveInputs(outs as O)) : inputsOf(outs);
       // The engine shows a plan's properties by comparing the stored inputs with the program's: report only the
@@ -749,10 +841,14 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
     async delete(id, props) {
       await managedByState(def.name, id);
       const api = await operationClient(); // outside the try: its errors are never "done"
+      const old = withoutProvider(props) as O;
       try {
-        await def.delete(api, id, withoutProvider(props) as O);
+        await def.delete(api, id, old);
       } catch (e) {
         if (!isNotFound(e)) throw e;
+        // A 404 is taken at its word only once a read of the object agrees (a proxy, a replica lagging behind, a
+        // PostHog bug): an object still there stays in the state, and destroy fails naming it.
+        await confirmGone(api, id, old, e);
       }
     },
   };

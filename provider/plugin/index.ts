@@ -15,7 +15,8 @@
  *   settings reach the providers' `configure` as the stack config does under the dynamic host
  *   ({@link configFromRequest}); unset ones fall back to the same environment variables (`POSTHOG_API_KEY`, …);
  * - the lookups of sdk/lookups.ts as functions `posthog:index:get<Name>` ({@link LOOKUPS});
- * - `pulumi import`: a read with no outputs takes the resource's import id ({@link IMPORT_IDS}).
+ * - `pulumi import`: a read with no outputs takes the resource's import id ({@link IMPORT_IDS}), and claims the object
+ *   for the resource the URN names (two entries of one import naming one object fail, naming both).
  *
  * In a preview the protocol tells `check` nothing of the preview (the SDK passes `__resource.preview`): the plugin's
  * `check` proves the settings reach PostHog in every run (`__resource.prove`: one GET per run, which `up` makes
@@ -490,16 +491,19 @@ export function pluginProvider(): provider.Provider {
     },
 
     async read(id, urn, props) {
-      const { name, provider: p } = providerOf(parseUrn(urn).type);
+      const resource = parseUrn(urn);
+      const { name, provider: p } = providerOf(resource.type);
       const secret = secretKeys(props);
       // `pulumi import` reads with no outputs and the import id: an object PostHog says is not there fails the
       // import naming it (the engine would record nothing, or read empty outputs as "provider does not support
-      // importing resources"); a resource of the state whose object is gone is dropped by refresh (`id: ""`).
+      // importing resources"); a resource of the state whose object is gone is dropped by refresh (`id: ""`). The
+      // import claims the object for the resource the URN names: two entries importing one object fail naming both.
       const importing = props === undefined || props === null || Object.keys(props).length === 0;
       const target = importing ? importTarget(name, id) : { id, props: reveal(props) as object };
       let read: Awaited<ReturnType<DynamicProvider["read"]>>;
       try {
-        read = await p.read(target.id, importing ? { ...target.props, [IMPORT_READ]: true } : target.props);
+        const marker = { [IMPORT_READ]: { name: resource.name } };
+        read = await p.read(target.id, importing ? { ...target.props, ...marker } : target.props);
       } catch (e) {
         const project = (target.props as { projectId?: string }).projectId;
         const noProject =

@@ -6,6 +6,8 @@
  * domain is verified or `timeoutSeconds` pass; the timeout error names the TXT record
  * and its expected value. The id is the domain's id. Refresh shows a domain that is no longer verified as
  * drift; the next `up` verifies again. Delete does nothing on the server (a verification cannot be undone).
+ * `pulumi import` (provider plugin) takes the verification of a verified domain only: an unverified domain has none
+ * yet, and its import fails saying so (declare the resource instead), so every import previews no change.
  */
 import { z } from "zod";
 import { type Domain, ForbiddenError, type PostHogClient, ValidationError } from "../client";
@@ -115,6 +117,21 @@ export async function verifyWithBackoff(
   }
 }
 
+/**
+ * The error of `pulumi import` of the verification of domain `d`, which is not verified: the verification a
+ * DomainVerification manages exists once PostHog has verified the domain, so there is none to import. Importing it
+ * anyway would record a verification that does not exist: the program's generated code would then plan an update
+ * (the verification) on its first preview, where an import promises no change, and the policy pack would count the
+ * domain verified. No request.
+ */
+function notVerifiedOnImport(d: Domain): Error {
+  return new Error(
+    `Domain ${d.domain} (${d.id}) is not verified, so it has no verification to import: nothing is imported. ` +
+      `Declare the DomainVerification in the program instead (domainId: "${d.id}"): \`pulumi up\` verifies the ` +
+      `domain once its TXT record _posthog-challenge.${d.domain} holds "${d.verification_challenge ?? ""}"`,
+  );
+}
+
 /** The DomainVerification provider. */
 export const domainVerificationProvider = defineResource<
   typeof DomainVerificationInputsSchema,
@@ -136,6 +153,7 @@ export const domainVerificationProvider = defineResource<
       () => api.domains.find({ id }),
       () => api.domains.retrieve({ id }),
     );
+    if (how.importing && live.is_verified !== true) throw notVerifiedOnImport(live);
     return toOutputs(live, props);
   },
   async update(api, id, _olds, want) {

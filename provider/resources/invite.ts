@@ -235,6 +235,9 @@ export const inviteProvider = defineResource<typeof InviteInputsSchema, InviteOu
   inputs: InviteInputsSchema,
   // PostHog keeps one invite per address (case-insensitively): two Invites of one address replace each other.
   identity: inviteIdentity,
+  // After a 404 on the DELETE (lifecycle.ts): still there only while it is pending under its id (an accepted or
+  // replaced one is gone, which `read` would report otherwise).
+  exists: async (api, id) => (await api.invites.find({ id })) !== undefined,
   changes(olds, news, changed) {
     // Accepted: satisfied; only a different person means a new invite.
     if (olds.accepted === true) return changed.filter((k) => k === "targetEmail");

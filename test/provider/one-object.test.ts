@@ -5,13 +5,18 @@
  * outputs or the API add (the person behind a Member's e-mail). test/stack/preview-promise.test.ts (its describe
  * "one object, one resource") runs the same through a program using the SDK.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { resourceNames } from "../../provider/index";
 import type { ProviderHost } from "../../tools/provider-host";
 import {
   create,
   destroy,
   failure,
+  type Managed,
   plan,
+  repoRoot,
   serializeProvider,
   startConfiguredHost,
   type TestEmulator,
@@ -80,9 +85,43 @@ describe("two resources managing one object fail in check, naming both", () => {
       { batchExportId: "0190AAAA-0000-4000-8000-000000000001", paused: false },
       "batchExportId",
     ],
+    // Adoption by id (issue 49, item 8): the id as a number or its digits, a UUID in either case.
+    ["Dashboard", { name: "Twin", dashboardId: 42 }, { name: "Other", dashboardId: "042" }, "dashboardId"],
+    ["Project", { name: "Twin", projectId: "1001" }, { name: "Other", projectId: 1001 }, "projectId"],
+    [
+      "DomainVerification",
+      { domainId: "0190bbbb-0000-4000-8000-000000000001" },
+      { domainId: "0190BBBB-0000-4000-8000-000000000001", timeoutSeconds: 0 },
+      "domainId",
+    ],
   ];
-  for (const [type, first, second, property] of cases) {
+  it('covers every resource kind (the table of docs/how-it-works.md, "One object, one resource")', () => {
+    expect([...new Set(cases.map(([type]) => type))].sort()).toEqual([...resourceNames].sort());
+    const page = readFileSync(join(repoRoot, "docs", "how-it-works.md"), "utf8");
+    const section = page.slice(
+      page.indexOf("## One object, one resource"),
+      page.indexOf("## Several stacks"),
+    );
+    const rows = [...section.matchAll(/^\| ([A-Za-z]+) \|/gm)]
+      .map((m) => m[1])
+      .filter((t) => t !== "Resource");
+    expect(rows.sort()).toEqual([...resourceNames].sort());
+  });
+  for (const [type, given, again, property] of cases) {
     it(`${type} (same ${property})`, async () => {
+      // A DashboardSharing's check reads its dashboard (the policy pack's facts: provider/policy-facts.ts), so it
+      // names one that exists.
+      const sharing = type === "DashboardSharing";
+      const board = sharing
+        ? (
+            (await emu.api("POST", `/api/projects/${emu.projectId}/dashboards/`, { name: "Shared" }))
+              .body as {
+              id: number;
+            }
+          ).id
+        : undefined;
+      const first = board === undefined ? given : { ...given, dashboardId: board };
+      const second = board === undefined ? again : { ...again, dashboardId: board };
       await emu.control("DELETE", "/requests");
       const a = await check(type, `${type}-${property}-a`, first);
       expect(a.failures).toEqual([]);
@@ -99,8 +138,9 @@ describe("two resources managing one object fail in check, naming both", () => {
       expect(b.failures[0]?.reason).toMatch(/keep one of them and remove the other from the program/);
       // The same resource checked again (a preview, then the update, in one process) is no conflict.
       expect((await check(type, `${type}-${property}-a`, first)).failures).toEqual([]);
-      // No HTTP request for any of it.
-      expect(await emu.requests()).toEqual([]);
+      // No HTTP request for any of it (a DashboardSharing's: no write).
+      const sent = await emu.requests();
+      expect(sharing ? sent.filter((r) => r.method !== "GET") : sent).toEqual([]);
     });
   }
 
@@ -161,7 +201,7 @@ describe("claims made after check: the person behind a Member", () => {
 // Node runtime does not fix. A resource already in the state keeps its object whichever of the pair is checked
 // first; the new one fails before its write, and nothing is sent twice.
 describe("a resource in the state keeps its object, whatever the order of the checks", () => {
-  it("Invite: the new one checked first passes check, then fails at create once the kept one is checked; no POST", async () => {
+  it("Invite: the new one checked first passes check; the kept one's check then fails naming both (so a preview fails whatever the order), and the new one fails at create; no POST", async () => {
     const provider = await serializeProvider("Invite");
     // The run that made it: the first process.
     const kept = await create(host, "Invite", "kept-invite", {
@@ -182,7 +222,16 @@ describe("a resource in the state keeps its object, whatever the order of the ch
       __resourceName: "kept-invite",
       __provider: provider,
     });
-    expect(again.failures).toEqual([]); // in the state (old inputs): it keeps its invite
+    // In the state (old inputs): it keeps its invite, and says that the other one declared it (issue 49, item 8:
+    // before, this check passed, and a preview, which creates nothing, passed too).
+    expect(again.failures).toEqual([
+      {
+        property: "targetEmail",
+        reason: expect.stringContaining(
+          'Invite "kept-invite" and Invite "new-invite" both manage the invite for order@example.com',
+        ),
+      },
+    ]);
     const refused = await failure(run.create(urnOf("Invite", "new-invite"), newcomer.inputs));
     expect(refused).toContain('Invite "new-invite" and Invite "kept-invite" both manage the invite for');
     expect((await emu.requests()).filter((r) => r.method !== "GET")).toEqual([]);
@@ -211,5 +260,138 @@ describe("a resource in the state keeps its object, whatever the order of the ch
       expect.stringContaining('Invite "new-second" and Invite "kept-first" both manage the invite for'),
     ]);
     await destroy(host, kept);
+  });
+});
+
+/**
+ * Issue 49, item 8: one owner per object, wherever it came from. Before, nothing claimed a Dashboard's, a Project's
+ * or a DomainVerification's object, nor any object by its id: the same dashboard imported as two resources, or
+ * adopted by `dashboardId` beside the resource that made it, passed every check, and the two overwrote each other's
+ * name on every up.
+ */
+describe("one owner per object: imported, adopted by id, or created in the same run", () => {
+  /** `pulumi import`'s read of resource `name` (the plugin's marker `{name}`), as the engine's import step sends it. */
+  async function imported(type: string, name: string, id: string, props: Record<string, unknown>, on = host) {
+    const urn = urnOf(type, name);
+    const provider = await serializeProvider(type);
+    const read = await on.read(id, urn, { ...props, __import: { name }, __provider: provider }, {});
+    return {
+      name: type,
+      urn,
+      id: read.id,
+      provider,
+      inputs: { ...(read.inputs ?? {}), __provider: provider },
+      outs: { ...read.props, __provider: provider },
+    } satisfies Managed;
+  }
+  /** A dashboard made outside Pulumi: its id. */
+  const made = async (name: string) =>
+    String(
+      ((await emu.api("POST", `/api/projects/${emu.projectId}/dashboards/`, { name })).body as { id: number })
+        .id,
+    );
+
+  it("two entries of one import naming one dashboard: the second read fails naming both; a preview of both, once imported (two imports), fails in diff naming both, with no write", async () => {
+    const id = await made("Imported twice");
+    const a = await imported("Dashboard", "imported-a", id, { projectId: String(emu.projectId) });
+    expect(a.id).toBe(id);
+    // The same import (one provider process): its second entry.
+    const second = await failure(
+      imported("Dashboard", "imported-b", id, { projectId: String(emu.projectId) }),
+    );
+    expect(second).toContain(
+      `Dashboard "imported-b" and Dashboard "imported-a" both manage the Dashboard of id ${id}: one object is imported once`,
+    );
+    expect(second).toContain("Nothing is imported");
+
+    // Two separate imports (each its own process, which sees nothing of the state): both in the state; the next
+    // preview (a new process) fails in the second one's diff, naming both, before any write.
+    const b = await imported(
+      "Dashboard",
+      "imported-b",
+      id,
+      { projectId: String(emu.projectId) },
+      await nextRun(),
+    );
+    const run = await startConfiguredHost(emu);
+    try {
+      await emu.control("DELETE", "/requests");
+      const inputs = (r: Managed, name: string) => ({ name, __resourceName: r.urn.split("::").at(-1) });
+      const first = await plan(run, a, inputs(a, "Imported twice"));
+      expect(first.checked.failures).toEqual([]);
+      const other = await run.check(b.urn, b.inputs, { ...inputs(b, "Renamed"), __provider: b.provider });
+      expect(other.failures).toEqual([]);
+      const refused = await failure(run.diff(b.id, b.urn, b.outs, other.inputs));
+      expect(refused).toMatch(
+        new RegExp(
+          `Dashboard "imported-[ab]" and Dashboard "imported-[ab]" both manage the Dashboard of id ${id}\\.`,
+        ),
+      );
+      expect((await emu.requests()).filter((r) => r.method !== "GET")).toEqual([]);
+    } finally {
+      await run.close();
+    }
+  });
+
+  it("a Dashboard adopting (dashboardId) the id another resource created in the same run fails in check naming both; so does a Project adopting a created project's id", async () => {
+    const a = await create(host, "Dashboard", "made-here", {
+      name: "Made here",
+      __resourceName: "made-here",
+    });
+    const p = await create(host, "Project", "made-project", {
+      name: "Made project",
+      __resourceName: "made-project",
+    });
+    await emu.control("DELETE", "/requests");
+    const b = await check("Dashboard", "adopts-it", { name: "Taken over", dashboardId: a.id });
+    expect(b.failures).toEqual([
+      {
+        property: "dashboardId",
+        reason: expect.stringContaining(
+          `Dashboard "adopts-it" and Dashboard "made-here" both manage the Dashboard of id ${a.id}.`,
+        ),
+      },
+    ]);
+    const q = await check("Project", "adopts-project", { name: "Taken over", projectId: p.id });
+    expect(q.failures.map((f) => f.reason)).toEqual([
+      expect.stringContaining(
+        `Project "adopts-project" and Project "made-project" both manage the Project of id ${p.id}.`,
+      ),
+    ]);
+    expect((await emu.requests()).filter((r) => r.method !== "GET")).toEqual([]);
+    await destroy(host, p);
+  });
+
+  it("the new one checked first: the kept one's diff (its object by id) fails naming both; the new one's create then fails before any write", async () => {
+    const kept = await create(host, "Dashboard", "kept-board", {
+      name: "Kept",
+      __resourceName: "kept-board",
+    });
+    const run = await startConfiguredHost(emu);
+    try {
+      const provider = await serializeProvider("Dashboard");
+      const newcomer = await run.check(
+        urnOf("Dashboard", "new-board"),
+        {},
+        { name: "Newcomer", dashboardId: kept.id, __resourceName: "new-board", __provider: provider },
+      );
+      expect(newcomer.failures).toEqual([]); // nothing tells it yet that another resource holds the dashboard
+      await emu.control("DELETE", "/requests");
+      const again = await run.check(kept.urn, kept.inputs, {
+        name: "Kept",
+        __resourceName: "kept-board",
+        __provider: provider,
+      });
+      expect(again.failures).toEqual([]); // its inputs name no id: its diff claims it, from its id
+      expect(await failure(run.diff(kept.id, kept.urn, kept.outs, again.inputs))).toContain(
+        `Dashboard "kept-board" and Dashboard "new-board" both manage the Dashboard of id ${kept.id}.`,
+      );
+      expect(await failure(run.create(urnOf("Dashboard", "new-board"), newcomer.inputs))).toContain(
+        `Dashboard "new-board" and Dashboard "kept-board" both manage the Dashboard of id ${kept.id}.`,
+      );
+      expect((await emu.requests()).filter((r) => r.method !== "GET")).toEqual([]);
+    } finally {
+      await run.close();
+    }
   });
 });
