@@ -57,7 +57,31 @@ const clip = (text, max = QUOTE_BYTES) => {
     .replace(/\uFFFD+$/, "");
   return `${kept} … (cut: ${bytes.length - byteLength(kept)} more bytes; ${FULL_OUTPUT})`;
 };
-const cell = (text) => clip(text).replace(/\|/g, "\\|").replace(/\n/g, " ");
+/**
+ * Characters a terminal or a renderer acts on rather than shows: C0 controls (newline, carriage return, escape…),
+ * DEL, C1 controls, the line and paragraph separators, the bidirectional marks, embeddings, overrides and isolates.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const ACTIVE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+const SHORT = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+/** `text` with each character of ACTIVE shown escaped (`\n`, `\r`, `\t`, else `\u001b`-style), nothing else changed. */
+const inert = (text) =>
+  String(text).replace(ACTIVE, (c) => SHORT[c] ?? `\\u${c.codePointAt(0).toString(16).padStart(4, "0")}`);
+/**
+ * `text` as a markdown code span for a table cell or a list item, shown as it is and rendered as nothing else (no
+ * link, image, autolink, HTML, emphasis or line break): backslashes doubled, then `inert`, `|` written `\|` (a pipe
+ * in a table cell), the fence one backtick longer than the longest run of backticks in it; "" for an empty text.
+ * The same as `markdownCode` of pulumi-posthog audit (provider/governance/audit.ts).
+ */
+const code = (text) => {
+  const shown = inert(String(text).replace(/\\/g, "\\\\")).replace(/\|/g, "\\|");
+  if (shown === "") return "";
+  const fence = "`".repeat(Math.max(0, ...(shown.match(/`+/g) ?? []).map((run) => run.length)) + 1);
+  const pad = shown.startsWith("`") || shown.endsWith("`") || /^ .* $/.test(shown) ? " " : "";
+  return `${fence}${pad}${shown}${pad}${fence}`;
+};
+/** A quoted text (a name, a diagnostic) as a code span, cut to QUOTE_BYTES first. */
+const cell = (text) => code(clip(text));
 /** Step operations (and changeSummary keys) that change nothing in PostHog. */
 const UNCHANGED = new Set(["same", "read", "refresh", "discard"]);
 const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -114,10 +138,14 @@ function shapeProblem(preview) {
   return undefined;
 }
 
-/** `text` as a fenced block (its fence longer than any run of backticks in it). */
+/**
+ * `text` as a fenced block (its fence longer than any run of backticks in it), each line `inert` (its line breaks
+ * kept, every other control character shown escaped).
+ */
 const fenced = (text) => {
-  const fence = "`".repeat(Math.max(3, ...(text.match(/`+/g) ?? []).map((run) => run.length + 1)));
-  return [`${fence}text`, text, fence];
+  const shown = text.split(/\r?\n/).map(inert).join("\n");
+  const fence = "`".repeat(Math.max(3, ...(shown.match(/`+/g) ?? []).map((run) => run.length + 1)));
+  return [`${fence}text`, shown, fence];
 };
 /** The last lines of the preview's stderr, as a fenced block (cut to QUOTE_BYTES, keeping its end). */
 const stderrTail = (stderr) => {
@@ -203,7 +231,7 @@ const isEngineEvent = (value) =>
  * @returns {{ markdown: string, clean: boolean }} `clean` only when the preview read in full shows no change.
  */
 function judge(stack, json, stderr, exitStatus) {
-  const lines = [`### Drift: ${clip(stack, 1024)}`, ""];
+  const lines = [`### Drift: ${code(clip(stack, 1024))}`, ""];
   /** Said after the verdict: text the CLI printed after the preview's JSON. */
   const after = [];
   const done = (clean) => {
@@ -223,7 +251,7 @@ function judge(stack, json, stderr, exitStatus) {
   const read = firstJson(json);
   if (read.error !== undefined) {
     lines.push(
-      `The preview's output is not complete JSON (${clip(read.error, 1024)}), ${unknown}`,
+      `The preview's output is not complete JSON (${code(clip(read.error, 1024))}), ${unknown}`,
       "",
       ...stderrTail(stderr),
     );
@@ -270,9 +298,9 @@ function judge(stack, json, stderr, exitStatus) {
     const row = (step) => {
       const { type, name } = parseUrn(step.urn);
       const props = changedProperties(step)
-        .map((k) => `\`${k}\``)
+        .map((k) => cell(k))
         .join(", ");
-      return `| ${cell(step.op)} | ${cell(type)} | ${cell(name)} | ${cell(props)} |`;
+      return `| ${cell(step.op)} | ${cell(type)} | ${cell(name)} | ${props} |`;
     };
     appendWithin(lines, steps, row, "drifted resource(s)", reserve);
     lines.push("");
@@ -326,11 +354,11 @@ if (require.main === module) {
     result = judge(stack, read(jsonFile), read(errFile), status);
   } catch (error) {
     result = {
-      markdown: `### Drift: ${clip(stack, 1024)}\n\nThe summary could not read the preview (${clip(error?.message ?? error, 4096)}): treat the stack as drifted.\n`,
+      markdown: `### Drift: ${code(clip(stack, 1024))}\n\nThe summary could not read the preview (${code(clip(error?.message ?? error, 4096))}): treat the stack as drifted.\n`,
       clean: false,
     };
   }
   process.stdout.write(result.markdown);
   process.exitCode = result.clean ? 0 : 1;
 }
-module.exports = { judge, summarize };
+module.exports = { judge, summarize, code, inert };

@@ -349,12 +349,12 @@ describe("the drift gate (pulumi-drift.yml, drift-summary.cjs) on the real CLI's
       expect(dashboard?.oldState?.inputs?.name).toBe("KPIs (from the UI)");
       expect(dashboard?.newState?.inputs?.name).toBe("KPIs");
 
-      expect(job.summary).toContain(`### Drift: ${STACK}`);
+      expect(job.summary).toContain(`### Drift: \`${STACK}\``);
       expect(job.summary).toContain(
         "2 resource(s) drifted: the next `pulumi up --refresh` would change them.",
       );
-      expect(job.summary).toContain("| update | posthog:BatchExportPause | warehouse | `paused` |");
-      expect(job.summary).toContain("| update | posthog:Dashboard | kpis | `name` |");
+      expect(job.summary).toContain("| `update` | `posthog:BatchExportPause` | `warehouse` | `paused` |");
+      expect(job.summary).toContain("| `update` | `posthog:Dashboard` | `kpis` | `name` |");
       expect(job.summary).not.toContain("No drift");
       expect(job.summaryStatus).toBe("1");
       expect(job.jobFails).toBe(true);
@@ -376,7 +376,7 @@ describe("the drift gate (pulumi-drift.yml, drift-summary.cjs) on the real CLI's
       expect(job.preview?.changeSummary).toEqual({ same: 3 });
       expect(new Set(job.preview?.steps.map((s) => s.op))).toEqual(new Set(["refresh", "same"]));
       expect(job.preview?.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-      expect(job.summary).toBe(`### Drift: ${STACK}\n\nNo drift: PostHog matches git.\n`);
+      expect(job.summary).toBe(`### Drift: \`${STACK}\`\n\nNo drift: PostHog matches git.\n`);
       expect(job.summaryStatus).toBe("0");
       expect(job.jobFails).toBe(false);
       real.noChange = job.json;
@@ -397,8 +397,8 @@ describe("the drift gate (pulumi-drift.yml, drift-summary.cjs) on the real CLI's
           ["replace", "warehouse", ["batchExportId"]],
         ]);
         expect(job.summary).toContain("1 resource(s) drifted");
-        expect(job.summary).toContain("| replace | posthog:BatchExportPause | warehouse | `batchExportId` |");
-        expect(job.summary.match(/\| warehouse \|/g)).toHaveLength(1);
+        expect(job.summary).toContain("| `replace` | `posthog:BatchExportPause` | `warehouse` | `batchExportId` |");
+        expect(job.summary.match(/\| `warehouse` \|/g)).toHaveLength(1);
         expect(job.jobFails).toBe(true);
       } finally {
         settings(exportIds[0] as string);
@@ -422,9 +422,9 @@ describe("the drift gate (pulumi-drift.yml, drift-summary.cjs) on the real CLI's
       expect(job.preview?.changeSummary).toBeUndefined();
       expect(job.summary).toContain("The preview failed: it could not compare PostHog with git.");
       expect(job.summary).toMatch(
-        /^- \*\*error\*\* \(kpis\): Preview failed: GET .* → 401 .*POSTHOG_API_KEY/m,
+        /^- \*\*error\*\* \(`kpis`\): `Preview failed: GET .* → 401 .*POSTHOG_API_KEY/m,
       );
-      expect(job.summary).toContain("- **error**: preview failed");
+      expect(job.summary).toContain("- **error**: `preview failed`");
       expect(job.summary).not.toContain("No drift");
       expect(job.summary).not.toContain("phx_not_a_key_of_this_instance");
       expect(job.summaryStatus).toBe("1");
@@ -457,7 +457,7 @@ const cut = (text: string | undefined, n: number) => {
 
 describe("the drift gate fails closed: output it cannot read is drift or an error, never No drift", () => {
   const never = (job: { summary: string; summaryStatus: string | undefined; jobFails: boolean }) => {
-    expect(job.summary).toMatch(new RegExp(`^### Drift: ${STACK}\n\n`));
+    expect(job.summary).toMatch(new RegExp(`^### Drift: \`${STACK}\`\n\n`));
     expect(job.summary).not.toContain("No drift");
     expect(job.summaryStatus).toBe("1");
     expect(job.jobFails).toBe(true);
@@ -565,7 +565,7 @@ describe("the drift gate fails closed: output it cannot read is drift or an erro
     );
     const job = await judgeOutput(json, "7");
     expect(job.summary).toContain("2 resource(s) drifted");
-    expect(job.summary).toContain("| update | posthog:Dashboard | kpis | `name` |");
+    expect(job.summary).toContain("| `update` | `posthog:Dashboard` | `kpis` | `name` |");
     expect(job.summary).toContain(
       `The CLI printed ${Buffer.byteLength(neo.trim())} bytes after the preview's JSON (not part of the preview):`,
     );
@@ -577,7 +577,7 @@ describe("the drift gate fails closed: output it cannot read is drift or an erro
   it("the real no-change JSON with a line after it, exit 0: No drift, the line quoted after it", async () => {
     const job = await judgeOutput(`${real.noChange ?? ""}a line after the JSON\n`, "0");
     expect(job.summary).toBe(
-      `### Drift: ${STACK}\n\nNo drift: PostHog matches git.\n\n` +
+      `### Drift: \`${STACK}\`\n\nNo drift: PostHog matches git.\n\n` +
         "The CLI printed 21 bytes after the preview's JSON (not part of the preview):\n\n" +
         "```text\na line after the JSON\n```\n",
     );
@@ -600,14 +600,14 @@ describe("the drift gate fails closed: output it cannot read is drift or an erro
     const job = await judgeOutput(JSON.stringify(preview, null, 4), "1");
     const size = Buffer.byteLength(job.summary);
     expect(size).toBeLessThan(900 * 1024);
-    expect(job.summary).toMatch(/^- \*\*error\*\* \(kpis\): Preview failed: GET .* → 401 /m);
+    expect(job.summary).toMatch(/^- \*\*error\*\* \(`kpis`\): `Preview failed: GET .* → 401 /m);
     const cutBytes = Number(
       /… \(cut: (\d+) more bytes; the full output is in the job log \/ the preview artifact\)/.exec(
         job.summary,
       )?.[1],
     );
     expect(cutBytes).toBeGreaterThan(5 * 1024 * 1024 - 16 * 1024);
-    expect(job.summary).toContain("- **error**: preview failed"); // the other errors are still listed
+    expect(job.summary).toContain("- **error**: `preview failed`"); // the other errors are still listed
     never(job);
   });
 
