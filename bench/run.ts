@@ -30,6 +30,9 @@
  *     each, alternating; medians and their ratio (bench/cold-start.ts). Not in the default --only: under a minute.
  * profile: the CPU of the program and the provider host during up / preview --refresh / destroy of the generated
  *     program (--profile-size, 300) at zero latency, ours and naive, from V8 CPU profiles (bench/profile.ts).
+ * audit: `pulumi-posthog audit`'s read of --audit-dashboards (1,500) dashboards in one project, with the emulator's
+ *     rate limit off, at PostHog's rate and --latency-ms, and over the key's budget (--audit-over more collaborator
+ *     lists); requests and wall beside PostHog's floor (bench/audit.ts). Not in the default --only: about 2 minutes.
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -42,6 +45,7 @@ import { Agent, request } from "undici";
 import { closeAllConnections, createClient } from "../provider/client";
 import * as ours from "../provider/index";
 import { startProviderHost } from "../tools/provider-host";
+import { type AuditBenchResults, auditTable, runAuditBench } from "./audit";
 import { type ColdStartResults, runColdStart } from "./cold-start";
 import { type Emu, median, round, startEmu } from "./emulator-process";
 import { type LatencyResults, latencyTable, providerHostMemoryKiB, runLatencyBench } from "./latency";
@@ -559,6 +563,9 @@ async function main(): Promise<void> {
       "profile-size": { type: "string", default: "300" },
       "cold-start-samples": { type: "string", default: "15" },
       "profile-dir": { type: "string" },
+      "audit-dashboards": { type: "string", default: "1500" },
+      "audit-restricted": { type: "string", default: "15" },
+      "audit-over": { type: "string", default: "500" },
     },
   });
   const progress = (s: string) => process.stderr.write(`bench: ${s}\n`);
@@ -654,6 +661,18 @@ async function main(): Promise<void> {
       ...(values["profile-dir"] ? { dir: values["profile-dir"] } : {}),
       progress,
     });
+  }
+  if (only.has("audit")) {
+    progress("audit: pulumi-posthog audit of 1,500 dashboards beside PostHog's floor (bench/audit.ts)");
+    const audit = await runAuditBench({
+      dashboards: Number(values["audit-dashboards"]),
+      restricted: Number(values["audit-restricted"]),
+      over: Number(values["audit-over"]),
+      latencyMs: Number(values["latency-ms"]),
+      progress,
+    });
+    if (audit.targets.some((t) => !t.ok)) process.exitCode = 1;
+    results.audit = audit;
   }
   results.machine = { ...(results.machine as object), loadAverageAfter: loadavg().map((l) => round(l)) };
   results.totalSeconds = round((performance.now() - started) / 1000, 1);
@@ -776,6 +795,10 @@ function table(r: Record<string, unknown>): string {
   if (r.profile) {
     lines.push("");
     lines.push(profileTable(r.profile as Parameters<typeof profileTable>[0]));
+  }
+  if (r.audit) {
+    lines.push("");
+    lines.push(auditTable(r.audit as AuditBenchResults));
   }
   lines.push("");
   lines.push(`total ${r.totalSeconds} s; written to bench/results.json`);
