@@ -3,7 +3,9 @@
  * package: the triggers, matrices, pulumi/actions inputs and flags they rely on. The drift gate's shell steps are
  * run with bash against the real Pulumi CLI in test/stack/ci-preview-json.test.ts.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
@@ -173,6 +175,49 @@ describe("pulumi-drift.yml", () => {
     // Fails closed: the step ends with the audit's own status (1 a mandatory violation, 2 could not read).
     expect(step.run?.trim().split("\n").at(-1)).toBe("exit $status");
     expect(step.run).toMatch(/status=\$\?\n/);
+  });
+
+  it("when the audit cannot run to the end (exit 2, no report), the job summary says so with its one line (issue 49)", () => {
+    // The step's script with bash as the runner runs it, `npx pulumi-posthog` being the built CLI, and a policy
+    // file that is JSON null: the audit refuses it before any request (exit 2, one line on stderr).
+    const step = (w.jobs.audit as Job).steps.find((s) => s.run?.includes("pulumi-posthog audit")) as Step;
+    const work = mkdtempSync(join(tmpdir(), "audit-step-"));
+    try {
+      mkdirSync(join(work, ".github", "policy"), { recursive: true });
+      writeFileSync(join(work, ".github", "policy", "prod.json"), "null");
+      mkdirSync(join(work, "bin"));
+      const cli = join(root, "dist", "provider", "export", "cli.js");
+      writeFileSync(
+        join(work, "bin", "npx"),
+        `#!/usr/bin/env bash\nshift\nexec "${process.execPath}" "${cli}" "$@"\n`,
+        {
+          mode: 0o755,
+        },
+      );
+      const summary = join(work, "summary.md");
+      writeFileSync(summary, "");
+      const r = spawnSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", step.run ?? ""], {
+        cwd: work,
+        encoding: "utf8",
+        env: {
+          PATH: `${join(work, "bin")}:${process.env.PATH}`,
+          GITHUB_STEP_SUMMARY: summary,
+          POSTHOG_API_KEY: "phx_x",
+        },
+      });
+      expect(r.status).toBe(2);
+      const line =
+        "pulumi-posthog audit: --config .github/policy/prod.json: the policy config must be a JSON object of rule ids";
+      expect(r.stderr).toContain(line);
+      const text = readFileSync(summary, "utf8");
+      expect(text).toMatch(
+        new RegExp(
+          `^## PostHog governance audit: not run to the end, nothing is reported\n\n\`\`\`text\n${line}.*, got null\n\`\`\`\n$`,
+        ),
+      );
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 });
 
