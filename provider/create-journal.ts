@@ -16,21 +16,31 @@
  *   `~/.local/state/pulumi-posthog/creates`: per user, outside the program's repository. `POSTHOG_CREATE_JOURNAL_DIR=off`
  *   turns it off.
  * - **How it is used.** A create that finds an entry of its own key (a previous create of the same resource whose
- *   object no later run recorded) adopts the entry's `madeId` when that object still exists and no resource of this
- *   run holds it. Without one, it looks for the object that create may have made: of that name, no other resource of this
- *   run holds it, created at or after the entry's `startedAt` (minus the clock allowance). Exactly one: it is
- *   adopted as made by Pulumi (no second POST). None: the dead create did not apply; the create goes on. More
- *   than one: it fails naming them and the explicit adoption input. A Domain (unique by name) found with an
- *   entry is the one the dead create made (the create lists the domains before it writes its entry). A
- *   BatchExportPause takes `pausedBefore` from the entry.
+ *   object no later run recorded) adopts the object that carries the entry's nonce (a Project or Dashboard create
+ *   names its object provisionally until it has the answer: provider/lost-create.ts), else the entry's `madeId` when
+ *   that object still exists and no resource of this run holds it. An entry with neither (an Invite's) proves nothing:
+ *   an object of that name made since its start may be someone else's, so the create fails naming it and the explicit
+ *   adoption input. None: the dead create did not apply once `POSTHOG_LOST_CREATE_WINDOW` has passed since it started;
+ *   its entry is then kept as abandoned (`lost-<nonce>.json`, {@link abandonCreate}) and the create goes on. A Domain
+ *   (unique by name) found with an entry is the one the dead create made (the create lists the domains before it
+ *   writes its entry). A BatchExportPause takes `pausedBefore` from the entry. The stack's later operations look for
+ *   the objects of the entries whose outcome stayed unknown ({@link unknownOutcomes}) and name those no resource
+ *   holds.
  * - **Limits.** Only where the same user's state directory is seen again: a fresh CI runner has no journal, and
  *   then a create killed with its engine is made again on the next run (Pulumi's own way out:
  *   `pulumi refresh --import-pending-creates`, or adopt with the resource's adoption input). Resources declared
- *   without the SDK classes (no resource name) are not journaled. An object of the same name made by someone
- *   else after the dead create started is indistinguishable from it (two candidates: the create fails).
+ *   without the SDK classes (no resource name) are not journaled.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, unlinkSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { mkdir, open, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -65,6 +75,24 @@ export interface JournalEntry extends JournalKey {
    * ids earlier creates of the same name in its process made): absent when unknown.
    */
   after?: number;
+  /**
+   * The create's nonce (12 hex digits), for a create that names its object provisionally (Project, Dashboard): the
+   * object it made carries it in its name until the create saw its answer and renamed it (provider/lost-create.ts,
+   * {@link markerOf}). Absent for the other types, and in entries of earlier versions.
+   */
+  nonce?: string;
+}
+
+/**
+ * An entry kept after its create was taken as not applied (a list read started `POSTHOG_LOST_CREATE_WINDOW` after
+ * it showed no object with its nonce) and its resource's object was made again, or the resource went on without it:
+ * if PostHog applies it later, the object is an orphan, and the next operations of the stack report it
+ * (provider/lost-create.ts, {@link reportLostObjects}). Written as `lost-<nonce>.json` beside the entries.
+ */
+export interface AbandonedEntry extends JournalEntry {
+  nonce: string;
+  /** When the create was taken as not applied (epoch ms). */
+  abandonedAt: number;
 }
 
 /** The journal directory, or undefined when turned off. */
@@ -74,6 +102,11 @@ export function journalDir(): string | undefined {
   if (set) return set;
   const state = process.env.XDG_STATE_HOME || join(homedir(), ".local", "state");
   return join(state, "pulumi-posthog", "creates");
+}
+
+/** The host as the journal records it: origin and path, without credentials, query or fragment. */
+export function journalHost(host: string): string {
+  return withoutCredentials(host);
 }
 
 function withoutCredentials(host: string): string {
@@ -154,12 +187,45 @@ export async function recordCreate(entry: JournalEntry): Promise<void> {
   }
 }
 
+/** Distinguishes the temporary files of concurrent writes of one process. */
+let tmpCounter = 0;
+
+/** The file of the abandoned entry of the create with this nonce (12 hex digits: no path in it). */
+function abandonedFile(dir: string, nonce: string): string {
+  return join(dir, `lost-${nonce.replace(/[^0-9a-f]/g, "")}.json`);
+}
+
 /**
- * Every readable entry of the journal directory (none when the journal is off or the directory is missing);
- * unreadable entries (gone meanwhile, not an entry) are skipped. Reads the directory and each entry: only when a
- * create recovers what a killed or lost one made.
+ * Keeps the entry of a create that was taken as not applied while PostHog may still apply it (its nonce is known):
+ * writes it as `lost-<nonce>.json` (a temporary file renamed over it), then removes the resource's entry if it is
+ * still this one. Failing to write is not fatal (a line on stdout says so). No HTTP request.
  */
-function journalEntries(): JournalEntry[] {
+export function abandonCreate(entry: JournalEntry & { nonce: string }): void {
+  const dir = journalDir();
+  if (!dir) return;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const file = abandonedFile(dir, entry.nonce);
+    const tmp = `${file}.${process.pid}.${++tmpCounter}.tmp`;
+    const kept: AbandonedEntry = { ...entry, host: withoutCredentials(entry.host), abandonedAt: Date.now() };
+    writeFileSync(tmp, JSON.stringify(kept), { mode: 0o600 });
+    renameSync(tmp, file);
+    if (pendingCreate(entry)?.nonce === entry.nonce) unlinkSync(fileOf(dir, entry));
+  } catch (e) {
+    console.log(
+      `warning: could not write the create journal in ${dir} (${(e as Error).message}); ` +
+        "if PostHog applies the create it took as not applied, no later run will name the object it made",
+    );
+  }
+}
+
+/**
+ * The entries of creates of stack `stack` (`<project>/<stack>`) whose outcome is unknown and whose object carries a
+ * nonce: the abandoned ones ({@link abandonCreate}), and with `pending` the entries that no create returned from
+ * (no `madeId`: a lost answer, or a killed run). Reads the journal directory, and only the files it needs: the
+ * abandoned entries always (usually none), the others with `pending`. No HTTP request.
+ */
+export function unknownOutcomes(stack: string, pending: boolean): (JournalEntry & { nonce: string })[] {
   const dir = journalDir();
   if (!dir) return [];
   let names: string[];
@@ -168,11 +234,19 @@ function journalEntries(): JournalEntry[] {
   } catch {
     return [];
   }
-  const out: JournalEntry[] = [];
+  const out: (JournalEntry & { nonce: string })[] = [];
   for (const n of names) {
-    if (!n.endsWith(".json")) continue;
+    if (!n.endsWith(".json") || (!pending && !n.startsWith("lost-"))) continue;
     try {
-      out.push(JSON.parse(readFileSync(join(dir, n), "utf8")) as JournalEntry);
+      const e = JSON.parse(readFileSync(join(dir, n), "utf8")) as JournalEntry;
+      if (
+        e.stack === stack &&
+        typeof e.nonce === "string" &&
+        typeof e.startedAt === "number" &&
+        e.madeId === undefined
+      ) {
+        out.push(e as JournalEntry & { nonce: string });
+      }
     } catch {
       // gone meanwhile, or not an entry
     }
@@ -180,48 +254,20 @@ function journalEntries(): JournalEntry[] {
   return out;
 }
 
-/** Whether entry `e` is of a create of `key`'s type, host, organization and scope. */
-function sameScope(e: JournalEntry, key: JournalKey): boolean {
-  return (
-    e.type === key.type &&
-    e.organization === key.organization &&
-    e.scope === key.scope &&
-    e.host === withoutCredentials(key.host)
-  );
-}
-
 /**
- * The ids that the creates of OTHER resources (of the same type, host, organization and scope, in any stack) returned
- * and whose entries are still in the journal (the engine may not have recorded them yet): a killed create of
- * `key`'s resource never made one of them. Unreadable entries are skipped.
+ * Removes the entry of the create with this nonce: its abandoned entry, and the resource's entry if it is still
+ * this create's (the object it made was reported and is gone, or never appeared in the time it is kept).
  */
-export function madeByOthers(key: JournalKey): Set<string> {
-  return new Set(
-    journalEntries()
-      .filter(
-        (e) =>
-          e.madeId !== undefined &&
-          sameScope(e, key) &&
-          !(e.stack === key.stack && e.resource === key.resource),
-      )
-      .map((e) => String(e.madeId)),
-  );
+export function dropUnknown(entry: JournalEntry & { nonce: string }): void {
+  const dir = journalDir();
+  if (!dir) return;
+  try {
+    unlinkSync(abandonedFile(dir, entry.nonce));
+  } catch {
+    // not abandoned
+  }
+  if (pendingCreate(entry)?.nonce === entry.nonce) forgetCreate(entry);
 }
-
-/**
- * How many creates of `key`'s stack of an object of the same type, host, organization, scope and name (look-alike
- * resources: twelve dashboards named "KPIs") have an entry with no `madeId`: their outcome is unknown (lost answer,
- * or killed run), `key`'s own included when it has one. Only when a create finds more than one object that such a
- * create could have made; unreadable entries are skipped.
- */
-export function unknownLookAlikes(key: JournalKey): number {
-  return journalEntries().filter(
-    (e) => e.madeId === undefined && sameScope(e, key) && e.stack === key.stack && e.name === key.name,
-  ).length;
-}
-
-/** Distinguishes the temporary files of concurrent writes of one process. */
-let tmpCounter = 0;
 
 /** Removes the entry of a create that failed with a definite answer (nothing made). */
 export function forgetCreate(key: JournalKey): void {

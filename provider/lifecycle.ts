@@ -52,7 +52,7 @@ import { completionsWritten } from "./create-journal";
 import { underWayWhile, watchEngine } from "./engine-watch";
 import { integerIdInput, shown } from "./inputs";
 import { oversizedBodies } from "./limits";
-import { managedByState, noteStack } from "./lost-create";
+import { managedByState, noteStack, reportLostObjects } from "./lost-create";
 import { notePlanned } from "./policy-facts";
 import { checkProviderSettings } from "./settings";
 import { refusedText, wellFormed, withProgramText } from "./text";
@@ -730,6 +730,8 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
     async diff(id, olds, news) {
       // An existing resource of the run holds its object: a lost create never adopts it (lost-create.ts).
       await managedByState(def.name, id);
+      // An object a create of this stack with an unknown outcome made after its resource was made again: named.
+      await reportLostObjects("diff", olds ?? {}, () => operationClient({ type: def.name, id }));
       const n = withoutProvider(news);
       const o = (olds ?? {}) as O;
       const impossible = def.unsatisfiable?.(o, n as z.output<S>);
@@ -788,6 +790,8 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       let live: O | undefined;
       // outside the try: its errors are never "gone"
       const api = await operationClient({ type: def.name, id });
+      // An object a create of this stack with an unknown outcome made, that no resource holds: named (not on import).
+      if (!importing) await reportLostObjects("read", old, async () => api);
       try {
         live = await def.read(api, id, old, { fromLists: refreshClients.has(api), importing });
       } catch (e) {
@@ -842,6 +846,8 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       await managedByState(def.name, id);
       const api = await operationClient(); // outside the try: its errors are never "done"
       const old = withoutProvider(props) as O;
+      // An object a create of this stack with an unknown outcome made, that no resource holds: named before any write.
+      await reportLostObjects("delete", old, async () => api);
       try {
         await def.delete(api, id, old);
       } catch (e) {

@@ -1,42 +1,53 @@
 /**
- * Lost creates: what a create may adopt when its answer was lost (issue 12, points 2 and 3).
+ * Lost creates: what a create may adopt when its answer was lost (issue 12, points 2 and 3; issue 49, items 6 and 7).
  *
  * A create whose POST got no usable answer (AmbiguousWriteError: 5xx, reset, dropped response) may or may not
  * have made its object. The rule: it adopts only an object that THIS operation provably made; never one another
- * resource of the run made or manages, never one that existed before the operation. When it cannot prove it,
- * it fails and names the candidates and the input that adopts explicitly.
+ * resource of the run made or manages, never one that existed before the operation, never one someone else made
+ * meanwhile. When it cannot prove it, it fails and names the candidates and the input that adopts explicitly.
  *
- * What "provably" means here, per provider host process (one per Pulumi run, see provider/claims.ts):
+ * The proof (Project, Dashboard): the create names its object provisionally, the declared name followed by a marker
+ * with a nonce of its own (` [pulumi create <stack tag>-<resource tag>-<nonce>]`, {@link provisionalName}), written in
+ * the create journal before the POST, and renames it to the declared name in one PATCH once it has the answer. The
+ * object that carries the nonce is this create's, and nothing else is: a look-alike someone made by hand during the
+ * wait carries none, so it is never taken. A create that never saw its answer (a lost answer, a killed run) leaves an
+ * object that any later run recognises: by the nonce of the journal's entry, or, without the journal (a fresh CI
+ * runner), by the tags of its stack and resource. Invites carry no marker (PostHog's invite has no field to spare:
+ * every one reaches the invitation e-mail, and an invite cannot be updated): an invite is provably a create's only by
+ * the id its answer gave, so after an unknown outcome a pending invite of the address is never taken for this
+ * create's (the create fails naming it and `adopt: true`, sending nothing).
+ *
+ * What else is known, per provider host process (one per Pulumi run, see provider/claims.ts):
  * - every create of the process is registered with its type, scope (organization or project) and object name,
  *   and the time it started and ended ({@link beginCreate});
  * - every id a resource of the run holds is taken: the ids creates of this process returned (made or adopted),
  *   and the ids existing resources hold (seen by `diff`, `read`, `update`, `delete`: {@link markManaged});
- * - a candidate is an object of that name, not taken, created (server `created_at`) within this operation's
- *   window: from its start to now, with {@link CLOCK_SKEW_MS} of clock difference between this host and
- *   PostHog allowed on each side;
- * - it is adopted only when exactly one candidate remains AND no other create of the same type, scope and name
- *   in this process could have made it (one that started before this one ended and has not resolved to an id).
+ * - a create whose outcome stays unknown keeps its journal entry; an object such a create made that appears after
+ *   the resource was made again, or that no later create of the resource adopts, is reported by the stack's next
+ *   operations ({@link reportLostObjects}).
  *
- * Limits (README, "Lost creates"): objects made by someone else (another run, a person in the UI) with the same
- * name within the clock-skew allowance are indistinguishable from this create's object: then there are two
- * candidates and the create fails, or, if this create did not apply, one, which it would adopt. Across processes
- * (an engine killed mid-create) the create journal (provider/create-journal.ts) tells the next run what the dead
- * create was.
+ * Limits (docs/how-it-works.md, "Lost creates"): across processes (an engine killed mid-create) the create journal
+ * (provider/create-journal.ts) tells the next run what the dead create was; a fresh runner without it recognises an
+ * object by its marker only in the list read its first create makes in that scope.
  */
 
+import { createHash, randomBytes } from "node:crypto";
+import type { PostHogClient } from "./client";
 import { InvalidInputError, ServerError } from "./client/errors";
 import { parseDurationMs } from "./client/settings";
 import {
+  abandonCreate,
   completeCreate,
+  dropUnknown,
   forgetCreate,
   type JournalEntry,
   type JournalKey,
   journalDir,
-  madeByOthers,
+  journalHost,
   pendingCreate,
   recordCreate,
   settled,
-  unknownLookAlikes,
+  unknownOutcomes,
 } from "./create-journal";
 import { engineReachable } from "./engine-watch";
 
@@ -58,6 +69,14 @@ export const LOST_CREATE_WAIT_MS = 15_000;
  * gave up: until then, a read that shows nothing proves nothing.
  */
 export const LOST_CREATE_WINDOW_MS = 600_000;
+
+/**
+ * How long, beyond `POSTHOG_LOST_CREATE_WINDOW`, the journal keeps the entry of a create whose outcome stayed unknown
+ * while no object it made appears (ms): 24 hours. Until then every later run of the stack looks for that object
+ * (one list read of its scope per run, only while such an entry exists) and reports it if PostHog applied the
+ * create late ({@link reportLostObjects}); after it, the entry is dropped.
+ */
+export const UNKNOWN_OUTCOME_KEPT_MS = 86_400_000;
 
 /**
  * A duration from the environment variable `name`: whole seconds (`"15"`), or with a unit s, m or h (`"90s"`,
@@ -127,6 +146,47 @@ function above(x: Candidate, after: number | undefined): boolean {
   return after === undefined || !Number.isInteger(id) || id > after;
 }
 
+/**
+ * The marker a create that names its object provisionally puts after the name: the tags of its stack and resource
+ * (8 hex digits each, {@link tagOf}) and its nonce (12 hex digits, random). See {@link provisionalName}.
+ */
+export interface Marker {
+  stack: string;
+  resource: string;
+  nonce: string;
+}
+
+/** A provisional name's marker, at the end of the name: ` [pulumi create <stack>-<resource>-<nonce>]`. */
+const MARKER_PATTERN = / \[pulumi create ([0-9a-f]{8})-([0-9a-f]{8})-([0-9a-f]{12})\]$/;
+
+/** The length of every marker ({@link Marker}): 47 characters. */
+export const MARKER_LENGTH = ` [pulumi create ${"0".repeat(8)}-${"0".repeat(8)}-${"0".repeat(12)}]`.length;
+
+/** The marker at the end of an object's name, or undefined when the name carries none (or is not a string). */
+export function markerOf(name: unknown): Marker | undefined {
+  if (typeof name !== "string") return undefined;
+  const m = MARKER_PATTERN.exec(name);
+  return m ? { stack: m[1] as string, resource: m[2] as string, nonce: m[3] as string } : undefined;
+}
+
+/** 8 hex digits of the SHA-256 of `text`: a stack's or resource's tag in a marker (not secret, not reversible). */
+export function tagOf(text: string): string {
+  return createHash("sha256").update(text).digest("hex").slice(0, 8);
+}
+
+/**
+ * The provisional name of a create's object: `base` followed by the marker, ` [pulumi create <stack>-<resource>-
+ * <nonce>]`, `base` cut so that the whole is at most `limit` UTF-16 code units (the API's limit counts characters,
+ * never more than code units: a Dashboard's 400, a Project's 200), never inside a surrogate pair.
+ */
+export function provisionalName(base: string, limit: number, marker: Marker): string {
+  const tail = ` [pulumi create ${marker.stack}-${marker.resource}-${marker.nonce}]`;
+  let cut = base.slice(0, Math.max(0, limit - tail.length));
+  const last = cut.charCodeAt(cut.length - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut = cut.slice(0, -1);
+  return `${cut}${tail}`;
+}
+
 /** The tail of the queue of creates of each `type\nscope\nname` in this process ({@link oneAtATime}). */
 const queues = new Map<string, Promise<unknown>>();
 
@@ -167,8 +227,11 @@ export function oneAtATime<T>(
   return run;
 }
 
-/** The id watermark of each `type\nscope` ({@link idWatermark}), once read in this process. */
-const watermarks = new Map<string, Promise<number | undefined>>();
+/**
+ * The list read of each `type\nscope` behind {@link idWatermark}, once read in this process: the highest integer id,
+ * and the objects whose names carry a marker ({@link markerOf}).
+ */
+const watermarks = new Map<string, Promise<{ after: number; marked: Candidate[] } | undefined>>();
 
 /**
  * The highest integer id among the objects of `type` in `scope` (an organization or project id) that `list`
@@ -183,13 +246,39 @@ export function idWatermark(
   scope: string,
   list: () => Promise<readonly Candidate[]>,
 ): Promise<number | undefined> {
+  return watermarkRead(type, scope, list).then((read) => read?.after);
+}
+
+/**
+ * The objects of `type` in `scope` whose names carry a marker ({@link markerOf}: a create's provisional name), as
+ * the list read of {@link idWatermark} showed them (the same read: no request of its own); empty when it failed. A
+ * create without the journal (a fresh CI runner) recognises there an object an earlier create of its resource made
+ * and never renamed ({@link CreateOperation.leftover}).
+ */
+export function markedObjects(
+  type: string,
+  scope: string,
+  list: () => Promise<readonly Candidate[]>,
+): Promise<Candidate[]> {
+  return watermarkRead(type, scope, list).then((read) => read?.marked ?? []);
+}
+
+/** The list read behind {@link idWatermark} and {@link markedObjects}: once per process, type and scope. */
+function watermarkRead(
+  type: string,
+  scope: string,
+  list: () => Promise<readonly Candidate[]>,
+): Promise<{ after: number; marked: Candidate[] } | undefined> {
   const key = `${type}\n${scope}`;
   let known = watermarks.get(key);
   if (!known) {
     known = list().then(
       (items) => {
         const ids = items.map((x) => Number(x.id)).filter(Number.isInteger);
-        return ids.length > 0 ? Math.max(...ids) : 0;
+        const marked = items
+          .filter((x) => markerOf(x.name) !== undefined)
+          .map((x) => ({ id: x.id, name: x.name, created_at: x.created_at }));
+        return { after: ids.length > 0 ? Math.max(...ids) : 0, marked };
       },
       () => {
         watermarks.delete(key); // the next create tries again
@@ -218,6 +307,8 @@ interface CreateRecord {
   finished: boolean;
   /** The Pulumi resource name, when the SDK passed it. */
   resource: string | undefined;
+  /** The nonce of its marker, when it names its object provisionally ({@link provisionalName}). */
+  nonce: string | undefined;
   /**
    * Every object this create could have made has a greater (integer) id: set by {@link CreateOperation.journal}
    * (see {@link idWatermark}); undefined when unknown or when ids are not integers.
@@ -310,47 +401,79 @@ export function journalContext(
   return { host: settings.host, organization: settings.organizationId ?? "", resource };
 }
 
+/** What {@link beginCreate} is told of a create beyond its type, scope and name. */
+export interface CreateOptions {
+  /**
+   * The create names its object provisionally ({@link provisionalName}) and renames it once it has the answer:
+   * the object that carries its nonce is provably its own (Project, Dashboard).
+   */
+  provisional?: boolean;
+  /** Other names its object, or a look-alike someone made, may carry (a Dashboard from `templateJson`: the declared one). */
+  names?: readonly string[];
+}
+
 /** One create of this process; see {@link beginCreate}. */
 export interface CreateOperation {
-  /** The journal entry a previous create of the same resource left when its process died, if any. */
+  /** The journal entry a previous create of the same resource left (a killed run, or a lost answer), if any. */
   readonly previous: JournalEntry | undefined;
+  /** This create's marker, when it names its object provisionally ({@link CreateOptions.provisional}). */
+  readonly marker: Marker | undefined;
   /**
-   * With a {@link previous} entry: the one object among `items` (named as this create's object, or one of
-   * `alsoNamed`) not taken and created at or after the entry's start, which the dead create made; undefined when
-   * there is none (it did not apply). Marks it made.
-   * @throws Error naming the candidates and `adoptHint` when more than one could be it.
+   * The provisional name of this create's object ({@link provisionalName}): `base` and this create's marker, within
+   * `limit` characters (the API's limit for that name).
+   * @throws Error when the create does not name its object provisionally (a bug)
    */
-  fromPrevious<T extends Candidate>(
-    items: readonly T[],
-    adoptHint: string,
-    alsoNamed?: readonly string[],
-  ): T | undefined;
+  provisionalName(base: string, limit: number): string;
+  /**
+   * With a {@link previous} entry: the object among `items` the previous create provably made, marked made: the one
+   * carrying its nonce, else the one of the id it returned (`madeId`, its engine died before recording it); undefined
+   * when none is listed. An entry with neither (an Invite's lost answer, an entry of an earlier version) proves
+   * nothing: objects of this name made since it started cannot be told from someone else's.
+   * @throws Error naming such objects and `adoptHint`, when the entry proves nothing and there are some.
+   */
+  fromPrevious<T extends Candidate>(items: readonly T[], adoptHint: string): T | undefined;
+  /**
+   * Without the journal (a fresh CI runner): the object among `items` (e.g. {@link markedObjects}) whose marker has
+   * this create's stack and resource tags and no resource of the run holds: an earlier create of this very resource
+   * made it and never saw its answer. Marked made; undefined when there is none, or when the resource's name or
+   * stack is unknown.
+   * @throws Error naming them and `adoptHint` when there are several.
+   */
+  leftover<T extends Candidate>(items: readonly T[], adoptHint: string): T | undefined;
   /**
    * Writes this create's journal entry (before its first write: await it); `extra` e.g. `{pausedBefore}`, and
    * `after`, the {@link idWatermark} of the type and scope. The entry's `after` is the greatest of that and the
    * ids the earlier creates of the same object name made in this process ({@link oneAtATime}): the object this
-   * create makes, if any, has a greater id.
+   * create makes, if any, has a greater id. It holds this create's nonce when it names its object provisionally.
    * Resolves once it is on disk (never rejects: a failure to write is reported on stdout).
    */
   journal(
     extra?: Pick<JournalEntry, "pausedBefore" | "levelBefore"> & { after?: number | undefined },
   ): Promise<void>;
-  /** The create answered with object `id`: it is taken from now on. */
+  /** The create answered with object `id` (or found the object it made): it is taken from now on. */
   made(id: string): void;
+  /**
+   * The resource adopted object `id` explicitly (e.g. an Invite's `adopt: true`) instead of creating: it is taken, and
+   * the entry a previous create of the resource left is removed (the user chose what the resource manages).
+   */
+  adopted(id: string): void;
   /** The create failed with a definite answer (nothing made). */
   failed(): void;
   /**
-   * After an AmbiguousWriteError (`lost`; undefined when the write answered 2xx without the object): the one object
-   * this create provably made, found in `list()` (the objects of the scope, e.g. the project's dashboards; each
-   * needs `created_at`). When PostHog may still be processing the write ({@link mayStillApply}: a timeout, a reset,
-   * a gateway's 502/504), a list that shows nothing proves nothing: it reads again at 1, 2, 4 and 8 s, up to
-   * `POSTHOG_LOST_CREATE_WAIT` ({@link LOST_CREATE_WAIT_MS}), and then ends with the outcome unknown, its journal
-   * entry kept for the next run ({@link recoverPrior}). Only PostHog's own 5xx (the view had ended), or a read
-   * started `POSTHOG_LOST_CREATE_WINDOW` after the create, proves that it did not apply.
-   * @throws Error naming the candidates and `adoptHint` when more than one object (or a concurrent create of
-   *   the same name) could be it; `lost`, annotated, when it provably did not apply; an error saying the outcome
-   *   is unknown and what the next `up` will do, when it could not be decided within the wait; the list's error
-   *   (the outcome stays unknown: the next create of it in the run looks first).
+   * After an AmbiguousWriteError (`lost`; undefined when the write answered 2xx without the object): the object this
+   * create provably made, found in `list()` (the objects of the scope, e.g. the project's dashboards): the one
+   * carrying its nonce; a create without one (an Invite) proves nothing by a list, and fails when the list shows a
+   * candidate (an object of this name made since it started). When PostHog may still be processing the write
+   * ({@link mayStillApply}: a timeout, a reset, a gateway's 502/504), a list that shows nothing proves nothing: it
+   * reads again at 1, 2, 4 and 8 s, up to `POSTHOG_LOST_CREATE_WAIT` ({@link LOST_CREATE_WAIT_MS}), and then ends
+   * with the outcome unknown, its journal entry kept for the next run ({@link recoverPrior}), naming the look-alikes
+   * of its name that it did not make and how to adopt one. Only PostHog's own 5xx (the view had ended), or a read
+   * started `POSTHOG_LOST_CREATE_WINDOW` after the create, proves that it did not apply (the latter keeps the entry
+   * as abandoned: if the object appears later, {@link reportLostObjects} names it).
+   * @throws Error naming the candidates and `adoptHint` when the create cannot prove which object it made; `lost`,
+   *   annotated, when it provably did not apply; an error saying the outcome is unknown and what the next `up` will
+   *   do, when it could not be decided within the wait; the list's error (the outcome stays unknown: the next create
+   *   of it in the run looks first).
    */
   settleLost<T extends Candidate>(
     list: () => Promise<readonly T[]>,
@@ -359,20 +482,22 @@ export interface CreateOperation {
   ): Promise<T>;
   /**
    * Before this create writes, when {@link mayHaveMade}: the object an earlier create of this resource made (a
-   * killed run's, from the journal, or one that lost its answer earlier in this run), found in `list()` (objects
-   * named as this create's, or one of `alsoNamed`), adopted now; undefined when it provably made none (its write
-   * was answered by PostHog's own 5xx, or a read started `POSTHOG_LOST_CREATE_WINDOW` after it shows none). While
-   * it may still be applied, reads again up to `POSTHOG_LOST_CREATE_WAIT`, then throws, having sent nothing.
+   * killed run's, from the journal, or one that lost its answer earlier in this run), found in `list()`, adopted now
+   * ({@link fromPrevious}, {@link recoverEarlier}); undefined when it provably made none (its write was answered by
+   * PostHog's own 5xx, or a read started `POSTHOG_LOST_CREATE_WINDOW` after it shows none: its entry is then kept as
+   * abandoned). While it may still be applied, reads again up to `POSTHOG_LOST_CREATE_WAIT`, then throws, having sent
+   * nothing.
    * @throws Error naming the candidates and `adoptHint` when which object it made cannot be proved; an error
    *   saying the earlier create's outcome is still unknown, when, and how, the next `up` decides it.
    */
   recoverPrior<T extends Candidate>(
     list: () => Promise<readonly T[]>,
     adoptHint: string,
-    alsoNamed?: readonly string[],
   ): Promise<T | undefined>;
-  /** Candidates by name that are not taken, before their `created_at` is known (to fetch them one by one). */
+  /** The objects among `items` of this create's name (or its other names) that no resource of the run holds. */
   untaken<T extends Candidate>(items: readonly T[]): T[];
+  /** Whether a resource of this run holds object `id` of this type ({@link markManaged}). */
+  isTaken(id: number | string): boolean;
   /**
    * The answer to this create was lost and it ends without knowing what it made (e.g. the list to look for it
    * failed too): a later create of the same object in this process looks for it first ({@link recoverEarlier}).
@@ -383,27 +508,36 @@ export interface CreateOperation {
   /** True when {@link previous} or {@link hasEarlier}: an object this resource made may exist already. */
   readonly mayHaveMade: boolean;
   /**
-   * Before this create writes: the one object among `items` (untaken, of this name, created since the earliest
-   * such earlier create started) that the earlier create made, adopted now (marked made); undefined when there is
-   * none (the earlier creates are known to have made nothing only when the read at `readAt` proves it: see
-   * {@link recoverPrior}).
-   * @throws Error naming the candidates and `adoptHint` when it cannot be proved (several candidates, several
-   *   earlier creates, or another create of the same name running).
+   * Before this create writes: the object among `items` that the earlier creates of this resource in this process
+   * (those that lost their answer) made, adopted now (marked made): the one carrying one of their nonces; undefined
+   * when there is none (the earlier creates are known to have made nothing only when the read at `readAt` proves it:
+   * see {@link recoverPrior}).
+   * @throws Error naming the candidates and `adoptHint` when it cannot be proved (several objects, several earlier
+   *   creates of unnamed resources, or creates without a nonce and an object of this name made since).
    */
   recoverEarlier<T extends Candidate>(items: readonly T[], adoptHint: string, readAt?: number): T | undefined;
 }
 
+/** An ISO 8601 time of this machine's clock, for messages. */
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** `id (created <time>)` of each candidate, for messages. */
+const described = (items: readonly Candidate[]) =>
+  items.map((c) => `${c.id} (created ${c.created_at ?? "at an unknown time"})`).join(", ");
+
 /**
  * Registers a create of object `name` of `type` in `scope` (an organization or project id), started now.
- * Call before the POST; call `made`/`failed`/`adopt` on its outcome.
+ * Call before the POST; call `made`/`failed`/`settleLost` on its outcome.
  */
 export function beginCreate(
   type: string,
   scope: string,
   name: string,
   where?: JournalContext,
+  options: CreateOptions = {},
 ): CreateOperation {
   const key = `${type}\n${scope}\n${name}`;
+  const names = [name, ...(options.names ?? [])];
   const rec: CreateRecord = {
     key,
     started: Date.now(),
@@ -414,6 +548,7 @@ export function beginCreate(
     finished: false,
     resource: where?.resource,
     after: undefined,
+    nonce: options.provisional ? randomBytes(6).toString("hex") : undefined,
   };
   /** Earlier creates of the same object (and resource, when both are known) whose answer was lost. */
   const earlier = () =>
@@ -440,64 +575,95 @@ export function beginCreate(
           name,
         }
       : undefined;
+  const marker: Marker | undefined =
+    rec.nonce === undefined
+      ? undefined
+      : { stack: tagOf(stack ?? ""), resource: tagOf(`${type}\n${where?.resource ?? ""}`), nonce: rec.nonce };
   const forget = () => {
     if (journalKey) forgetCreate(journalKey);
   };
   /** This create's journal entry, once written. */
   let entry: JournalEntry | undefined;
+  /** Keeps this create's entry as abandoned: taken as not applied, though PostHog may still apply it. */
+  const abandon = () => {
+    if (journalKey && rec.nonce !== undefined)
+      abandonCreate({ ...(entry ?? { ...journalKey, startedAt: rec.started }), nonce: rec.nonce });
+  };
+  /** The untaken objects among `items` that carry `nonce` in their names. */
+  const carrying = <T extends Candidate>(items: readonly T[], nonces: readonly (string | undefined)[]) =>
+    items.filter((x) => {
+      const n = markerOf(x.name)?.nonce;
+      return n !== undefined && nonces.includes(n) && !isTaken(x.id);
+    });
+  /**
+   * What a message says of the look-alikes among `items`: objects of this create's names, not taken, made since
+   * `since` (when the list carries `created_at`), that do not carry the marker of a create of this resource.
+   */
+  const lookAlikes = (items: readonly Candidate[], since: number, adoptHint: string): string => {
+    const seen = op.untaken(items).filter((x) => x.created_at == null || createdWithin(x, since, Date.now()));
+    if (rec.nonce === undefined || seen.length === 0) return "";
+    const one = seen.length === 1;
+    return (
+      ` ${one ? `One ${type}` : `${seen.length} ${type}s`} named "${name}" that this create did not make (${one ? "it does" : "they do"} ` +
+      `not carry its marker) ${one ? "is" : "are"} in PostHog: ${described(seen)}. Someone else made ${one ? "it" : "them"} ` +
+      `(a person, or another program), so ${one ? "it was" : "they were"} not adopted; to manage ${one ? "it" : "one of them"} with this resource ` +
+      `instead, adopt it explicitly with ${adoptHint}.`
+    );
+  };
   const op: CreateOperation = {
     previous: journalKey ? pendingCreate(journalKey) : undefined,
-    fromPrevious(items, adoptHint, alsoNamed = []) {
-      const since = op.previous?.startedAt;
-      if (since === undefined) return undefined;
-      const madeId = op.previous?.madeId;
-      if (madeId !== undefined) {
-        // The dead create returned this id (its engine died before recording it): adopt it if it still exists.
-        const made = items.find(
-          (x) =>
-            String(x.id) === madeId &&
-            !isTaken(x.id) &&
-            (x.name === name || alsoNamed.includes(String(x.name))),
-        );
+    marker,
+    provisionalName(base, limit) {
+      if (!marker) throw new Error(`${type} "${name}": this create does not name its object provisionally`);
+      return provisionalName(base, limit, marker);
+    },
+    fromPrevious(items, adoptHint) {
+      const prev = op.previous;
+      if (!prev) return undefined;
+      const [mine] = carrying(items, [prev.nonce]);
+      if (mine) {
+        op.made(String(mine.id));
+        return mine;
+      }
+      if (prev.madeId !== undefined) {
+        // The previous create returned this id (its engine died before recording it): adopt it if it still exists.
+        const made = items.find((x) => String(x.id) === prev.madeId && !isTaken(x.id));
         if (made) {
-          op.made(madeId);
+          op.made(prev.madeId);
           return made;
         }
       }
-      const now = Date.now();
-      // Not an object another create of this stack made (its entry still names it), not one older than the dead
-      // create's watermark (it existed before the create started).
-      const others = journalKey ? madeByOthers(journalKey) : new Set<string>();
-      const candidates = items.filter(
-        (x) =>
-          (x.name === name || alsoNamed.includes(String(x.name))) &&
-          !isTaken(x.id) &&
-          !others.has(String(x.id)) &&
-          above(x, op.previous?.after) &&
-          createdWithin(x, since, now),
+      if (prev.nonce !== undefined || prev.madeId !== undefined) return undefined;
+      // No proof: an object of this name made since it started may be anyone's.
+      const candidates = op
+        .untaken(items)
+        .filter((x) => above(x, prev.after) && createdWithin(x, prev.startedAt, Date.now()));
+      if (candidates.length === 0) return undefined;
+      throw new Error(
+        `${type} "${name}": a previous create of this resource (started ${iso(prev.startedAt)}) has an unknown outcome ` +
+          `(its answer was lost, or its run was killed), and ${candidates.length} ${type}(s) of that name were made since: ` +
+          `${described(candidates)}. Whether that create made one cannot be proved (someone may have made one meanwhile): ` +
+          `nothing was adopted and nothing was sent. Adopt the right one explicitly with ${adoptHint}, or delete it and run up again`,
       );
-      const [only] = candidates;
-      if (candidates.length === 1 && only) {
+    },
+    leftover(items, adoptHint) {
+      if (!marker || !journalKey) return undefined;
+      const mine = items
+        .filter((x) => {
+          const m = markerOf(x.name);
+          return m?.stack === marker.stack && m.resource === marker.resource && !isTaken(x.id);
+        })
+        .sort((a, b) => Number(a.id) - Number(b.id));
+      const [only] = mine;
+      if (!only) return undefined;
+      if (mine.length === 1) {
         op.made(String(only.id));
         return only;
       }
-      if (candidates.length === 0) return undefined;
-      // Look-alike resources of this stack whose creates all have unknown outcomes (twelve dashboards of one name,
-      // their creates held past the timeout or killed): when there are no more candidates than such creates, each
-      // candidate is one of theirs, and any of them is this resource's to adopt (it converges to its own inputs). The
-      // lowest id, so that the next look-alike takes the next one; they run one at a time ({@link oneAtATime}).
-      if (journalKey && candidates.length <= unknownLookAlikes(journalKey)) {
-        const lowest = [...candidates].sort(
-          (a, b) => Number(a.id) - Number(b.id),
-        )[0] as (typeof candidates)[number];
-        op.made(String(lowest.id));
-        return lowest;
-      }
       throw new Error(
-        `${type} "${name}": a previous create of this resource (started ${new Date(since).toISOString()}) never returned ` +
-          `(its run was killed), and ${candidates.length} ${type}s of that name were created since: ` +
-          `${candidates.map((c) => `${c.id} (created ${c.created_at})`).join(", ")}. Which one it made cannot be proved; ` +
-          `nothing was adopted. Adopt the right one explicitly with ${adoptHint} (and delete the others), or delete them all and run up again`,
+        `${type} "${name}": ${mine.length} ${type}s carry the marker of earlier creates of this resource that never saw ` +
+          `their answers: ${described(mine)}. Each was made by this resource, and which one to keep is yours to say: ` +
+          `nothing was adopted and nothing was created. Adopt one explicitly with ${adoptHint} and delete the others, then run up again`,
       );
     },
     async journal(extra) {
@@ -513,6 +679,7 @@ export function beginCreate(
           startedAt: rec.started,
           ...rest,
           ...(rec.after !== undefined ? { after: rec.after } : {}),
+          ...(rec.nonce !== undefined ? { nonce: rec.nonce } : {}),
         };
         await recordCreate(entry);
       }
@@ -523,14 +690,21 @@ export function beginCreate(
       markManaged(type, id);
       if (journalKey) completeCreate(entry ?? { ...journalKey, ...op.previous, startedAt: rec.started }, id);
     },
+    adopted(id) {
+      rec.id = id;
+      rec.ended = Date.now();
+      markManaged(type, id);
+      if (op.previous) forget();
+    },
     failed() {
       rec.madeNothing = true;
       rec.ended = Date.now();
       forget();
     },
     untaken(items) {
-      return items.filter((x) => x.name === name && !isTaken(x.id));
+      return items.filter((x) => names.includes(String(x.name)) && !isTaken(x.id));
     },
+    isTaken,
     lost() {
       rec.lost = true;
       rec.ended = Date.now();
@@ -541,7 +715,7 @@ export function beginCreate(
     get mayHaveMade() {
       return op.previous !== undefined || op.hasEarlier;
     },
-    async recoverPrior(list, adoptHint, alsoNamed = []) {
+    async recoverPrior(list, adoptHint) {
       if (!op.mayHaveMade) return undefined;
       const { waitMs, windowMs } = lostCreateTimes();
       const giveUp = Date.now() + waitMs;
@@ -552,7 +726,7 @@ export function beginCreate(
         const items = await list();
         reads++;
         const found =
-          (op.previous ? op.fromPrevious(items, adoptHint, alsoNamed) : undefined) ??
+          (op.previous ? op.fromPrevious(items, adoptHint) : undefined) ??
           (op.hasEarlier ? op.recoverEarlier(items, adoptHint, readAt) : undefined);
         if (found) return found;
         // Nothing it could have made is listed: proof only for creates PostHog had finished with, or started a
@@ -566,17 +740,22 @@ export function beginCreate(
             .filter((r) => !decided(r, readAt))
             .map((r) => r.started),
         ];
-        if (pending.length === 0) return undefined;
+        if (pending.length === 0) {
+          // Taken as not applied; should PostHog apply it later, its object is an orphan: its entry is kept for that.
+          if (previous?.nonce !== undefined && previous.madeId === undefined)
+            abandonCreate({ ...previous, nonce: previous.nonce });
+          return undefined;
+        }
         const decidedAt = Math.max(...pending) + windowMs;
         const now = Date.now();
         if (now >= giveUp) {
-          const since = new Date(Math.min(...pending)).toISOString();
+          const first = Math.min(...pending);
           throw new Error(
-            `${type} "${name}": an earlier create of this resource (started ${since}) has an unknown outcome (its ` +
+            `${type} "${name}": an earlier create of this resource (started ${iso(first)}) has an unknown outcome (its ` +
               `answer was lost, or its run was killed), and PostHog may still be processing it: no ${type} it could have ` +
               `made appeared in ${reads} list read(s) over ${Math.round((now - giveUp + waitMs) / 1000)} s. Nothing was ` +
-              `created. Run pulumi up again: the next up adopts the ${type} that create made once PostHog shows it, and ` +
-              `creates one only if PostHog still shows none after ${new Date(decidedAt).toISOString()} ` +
+              `created.${lookAlikes(items, first, adoptHint)} Run pulumi up again: the next up adopts the ${type} that create made once PostHog shows it, and ` +
+              `creates one only if PostHog still shows none after ${iso(decidedAt)} ` +
               `(POSTHOG_LOST_CREATE_WINDOW, ${windowText(windowMs)} after the create started). If you know it never ` +
               `reached PostHog, run up with POSTHOG_LOST_CREATE_WINDOW=0 to create it now`,
           );
@@ -588,37 +767,46 @@ export function beginCreate(
     recoverEarlier(items, adoptHint, readAt = Date.now()) {
       const before = earlier();
       if (before.length === 0) return undefined;
+      if (before.every((r) => r.nonce !== undefined)) {
+        const mine = carrying(
+          items,
+          before.map((r) => r.nonce),
+        ).sort((a, b) => Number(a.id) - Number(b.id));
+        const [only] = mine;
+        if (!only) {
+          // Only what a read can prove: creates PostHog had finished with, or started a window before the read.
+          for (const r of before) if (decided(r, readAt)) r.madeNothing = true;
+          return undefined;
+        }
+        // Of this resource when the resource is named; unnamed resources of one name cannot be told apart.
+        const ours =
+          before.length === 1 ||
+          (rec.resource !== undefined && before.every((r) => r.resource === rec.resource));
+        if (mine.length === 1 && ours) {
+          for (const r of before) if (markerOf(only.name)?.nonce === r.nonce) r.id = String(only.id);
+          op.made(String(only.id));
+          return only;
+        }
+        for (const r of before) r.madeNothing = true; // reported here: not again by the next create
+        throw new Error(
+          `${type} "${name}": ${before.length} earlier create(s) of it in this run lost their answer, and ${mine.length} ` +
+            `of the ${type}s they made ${mine.length === 1 ? "is" : "are"} in PostHog: ${described(mine)}. ${ours ? "Each is this resource's, and which one to keep is yours to say" : "Which resource's each is cannot be told (the resources were declared without the SDK's classes)"}: ` +
+            `nothing was adopted. Adopt the right one explicitly with ${adoptHint} and delete the others, then run up again`,
+        );
+      }
+      // Creates without a nonce (Invite): an object of this name made since they started may be anyone's.
       const since = Math.min(...before.map((r) => r.started));
-      const bounds = before.map((r) => r.after);
-      const after = bounds.every((b) => b !== undefined) ? Math.min(...(bounds as number[])) : undefined;
-      const candidates = op.untaken(items).filter((x) => createdWithin(x, since) && above(x, after));
+      const candidates = op.untaken(items).filter((x) => createdWithin(x, since));
       if (candidates.length === 0) {
-        // Only what a read can prove: creates PostHog had finished with, or started a window before the read.
         for (const r of before) if (decided(r, readAt)) r.madeNothing = true;
         return undefined;
       }
-      const running = records.filter(
-        (r) =>
-          r !== rec &&
-          r.key === key &&
-          r.id === undefined &&
-          !r.madeNothing &&
-          !r.lost &&
-          r.ended === undefined,
-      );
-      const [only] = candidates;
-      const [one] = before;
-      if (candidates.length === 1 && only && before.length === 1 && one && running.length === 0) {
-        one.id = String(only.id);
-        op.made(String(only.id));
-        return only;
-      }
       for (const r of before) r.madeNothing = true; // reported here: not again by the next create
       throw new Error(
-        `${type} "${name}": ${before.length} earlier create(s) of it in this run lost their answer, and which ` +
-          `object they made cannot be proved: ${candidates.map((c) => `${c.id} (created ${c.created_at})`).join(", ")}` +
-          `${running.length > 0 ? `, while ${running.length} other create(s) of that name run` : ""}. Nothing was ` +
-          `adopted. Adopt the right one explicitly with ${adoptHint} (and delete the others), or delete them and run up again`,
+        `${type} "${name}": ${before.length} earlier create(s) of it in this run lost their answer, and ` +
+          `${candidates.length} ${type}(s) of that name were made since: ${described(candidates)}. Whether one of those ` +
+          `creates made it cannot be proved (someone may have made one meanwhile): nothing was adopted and nothing ` +
+          `was sent. Adopt the right one explicitly with ${adoptHint}, or delete it and run up again`,
       );
     },
     async settleLost(list, lost, adoptHint) {
@@ -643,39 +831,34 @@ export function beginCreate(
         if (decided(rec, readAt)) {
           rec.ended = Date.now();
           rec.madeNothing = true;
-          forget(); // nothing of it was made in its window: the next create starts afresh
-          const outside = op.untaken(items);
+          if (rec.finished) {
+            forget(); // nothing of it was made: the next create starts afresh
+            throw new Error(
+              `${cause.message}. PostHog had finished with the request and shows no ${type} this create made: the ` +
+                `create did not apply, and nothing was adopted.${lookAlikes(items, rec.started, adoptHint)} Run up again`,
+              { cause },
+            );
+          }
+          abandon(); // taken as not applied; should PostHog apply it later, the stack's next operations name its object
           throw new Error(
-            outside.length === 0
-              ? `${cause.message}. No ${type} named "${name}" exists that no other resource holds, and PostHog had ` +
-                  `finished with the request: the create did not apply, and nothing was adopted; run up again`
-              : `${cause.message}. No ${type} named "${name}" that no other resource holds was created within this create's window ` +
-                  `(this machine's clock, ±${CLOCK_SKEW_MS / 1000} s), so nothing was adopted; other ${type}s of that name: ` +
-                  `${outside.map((c) => `${c.id} (created ${c.created_at ?? "at an unknown time"})`).join(", ")}. If PostHog's ` +
-                  `clock is that far from this machine's, one of them may be the one this create made: adopt it explicitly with ${adoptHint}; otherwise run up again`,
+            `${cause.message}. No ${type} this create made appeared within POSTHOG_LOST_CREATE_WINDOW ` +
+              `(${windowText(windowMs)}) of its start, so it is taken as not applied, and nothing was adopted.` +
+              `${lookAlikes(items, rec.started, adoptHint)} Run up again. ` +
+              (marker
+                ? `Should PostHog apply it later, the next up, refresh or destroy of this stack names the ${type} it made ` +
+                  `(its name ends with [pulumi create …])`
+                : ""),
             { cause },
           );
         }
         const now = Date.now();
         if (now >= giveUp) {
           op.lost(); // its journal entry stays: the next run looks for what it made before it creates anything
-          const decidedAt = new Date(rec.started + windowMs).toISOString();
-          const next = journalKey
-            ? `The next pulumi up looks for it first: it adopts the ${type} this create made once PostHog shows it, ` +
-              `and creates one only if PostHog still shows none after ${decidedAt} (POSTHOG_LOST_CREATE_WINDOW, ` +
-              `${windowText(windowMs)} after the create started). Run pulumi up again`
-            : type === "Invite"
-              ? "The next pulumi up sends the invite again (invites are not journaled): PostHog keeps one invite per " +
-                "address, so no second invite is made, but a second e-mail may be sent; to avoid it, check PostHog's " +
-                `pending invites for ${name} first and declare the Invite with ${adoptHint} if it is there`
-              : `This create is not journaled (${journalDir() === undefined ? "POSTHOG_CREATE_JOURNAL_DIR=off" : "the resource was declared without the SDK's classes"}), ` +
-                `so the next up cannot recognise what it made: check PostHog for a ${type} named "${name}" created after ` +
-                `${new Date(rec.started).toISOString()}, and adopt it with ${adoptHint}, before you run up again`;
           throw new Error(
             `${type} "${name}": the outcome of its create is unknown: ${cause.message}. PostHog may still be processing ` +
-              `the request: no ${type} of that name made since the create started appeared in ${reads} list read(s) ` +
-              `over ${Math.round(waitMs / 1000)} s, and such a read proves nothing. Nothing was adopted and nothing ` +
-              `else was created. ${next}`,
+              `the request: no ${type} it made appeared in ${reads} list read(s) over ${Math.round(waitMs / 1000)} s, ` +
+              `and such a read proves nothing. Nothing was adopted and nothing else was created.` +
+              `${lookAlikes(items, rec.started, adoptHint)} ${nextUp(adoptHint)}`,
             { cause },
           );
         }
@@ -684,46 +867,214 @@ export function beginCreate(
       }
     },
   };
+  /** What the message of an unknown outcome says the next `up` does. */
+  function nextUp(adoptHint: string): string {
+    const { windowMs } = lostCreateTimes();
+    const decidedAt = iso(rec.started + windowMs);
+    if (type === "Invite") {
+      return (
+        `The next pulumi up sends nothing while PostHog shows a pending invite for ${name}: it fails naming it ` +
+        `(whether this create made it cannot be proved), and ${adoptHint} takes it over; it sends one only if PostHog ` +
+        `shows none${journalKey ? ` after ${decidedAt} (POSTHOG_LOST_CREATE_WINDOW, ${windowText(windowMs)} after the create started)` : ""}. ` +
+        "Run pulumi up again"
+      );
+    }
+    if (journalKey) {
+      return (
+        `The next pulumi up looks for it first: it adopts the ${type} this create made once PostHog shows it, ` +
+        `and creates one only if PostHog still shows none after ${decidedAt} (POSTHOG_LOST_CREATE_WINDOW, ` +
+        `${windowText(windowMs)} after the create started). Run pulumi up again`
+      );
+    }
+    return (
+      `This create is not journaled (${journalDir() === undefined ? "POSTHOG_CREATE_JOURNAL_DIR=off" : "the resource was declared without the SDK's classes"}), ` +
+      `so the next up cannot recognise what it made: check PostHog for a ${type} named "${name}" created after ` +
+      `${iso(rec.started)} (its name ends with [pulumi create …]), and adopt it with ${adoptHint}, before you run up again`
+    );
+  }
   /**
-   * The one object among `items` this create provably made (marked made), or undefined when none could be.
-   * @throws Error naming the candidates and `adoptHint` when more than one object, or another create of the same
-   *   name that may still apply, could be it.
+   * The one object among `items` this create provably made (marked made), or undefined when none is listed.
+   * @throws Error naming the candidates and `adoptHint` when the create carries no nonce (an Invite) and an object of
+   *   its name was made since it started: whether it made it cannot be proved.
    */
   function match<T extends Candidate>(items: readonly T[], lost: Error, adoptHint: string): T | undefined {
+    if (rec.nonce !== undefined) {
+      // One POST makes one object at most (the client sends a create again only after a 429 or a refused connection).
+      const [mine] = carrying(items, [rec.nonce]).sort((a, b) => Number(a.id) - Number(b.id));
+      if (mine) op.made(String(mine.id));
+      return mine;
+    }
     const now = Date.now();
     const candidates = op
       .untaken(items)
       .filter((x) => createdWithin(x, rec.started, now) && above(x, rec.after));
-    // Other creates of the same object name that may have made one of the candidates: not resolved to an id, not
-    // failed definitely, and running at some point of this create's window (one whose outcome stayed unknown may
-    // be applied by PostHog still: it runs until a read decides it).
-    const rivals = records.filter(
-      (r) =>
-        r !== rec &&
-        r.key === key &&
-        r.id === undefined &&
-        !r.madeNothing &&
-        r.started <= now + CLOCK_SKEW_MS &&
-        ((r.lost && !r.finished) || (r.ended ?? now) >= rec.started - CLOCK_SKEW_MS),
-    );
-    const [only] = candidates;
-    if (candidates.length === 1 && only && rivals.length === 0) {
-      op.made(String(only.id));
-      return only;
-    }
     if (candidates.length === 0) return undefined;
     rec.ended = now;
-    rec.lost = true; // a later create of this object in the run looks for what it made first
-    const ids = candidates.map((c) => `${c.id} (created ${c.created_at})`).join(", ");
-    const why =
-      candidates.length > 1
-        ? `${candidates.length} ${type}s named "${name}" were created since it started: ${ids}`
-        : `${type} ${ids} named "${name}" was created since it started, but ${rivals.length} other create(s) of a ${type} named "${name}" ran at the same time in this run and may have made it`;
+    rec.lost = true; // its entry stays: the next create of this resource looks for what it made first
     throw new Error(
-      `${type} "${name}": the answer to its create was lost (${lost.message}), and which object it made cannot be proved: ${why}. ` +
-        `Nothing was adopted. Check them in PostHog, then adopt the right one explicitly with ${adoptHint} (and delete the others), or delete them all and run up again`,
+      `${type} "${name}": the answer to its create was lost (${lost.message}), and ${candidates.length} ${type}(s) of ` +
+        `that name were made since it started: ${described(candidates)}. Whether this create made it cannot be proved ` +
+        `(someone may have made one meanwhile): nothing was adopted and nothing else was sent. Check it in PostHog, ` +
+        `then adopt it explicitly with ${adoptHint}, or delete it and run up again`,
       { cause: lost },
     );
   }
   return op;
+}
+
+/**
+ * What the stack's operations need to know of a type whose creates name their objects provisionally, to report an
+ * object such a create made that no resource holds ({@link reportLostObjects}). Registered by the resource's module.
+ */
+export interface LostObjectKind {
+  /** The objects of `scope` (a project's dashboards, the organization's projects) as a list read shows them. */
+  list(api: PostHogClient, scope: string): Promise<readonly Candidate[]>;
+  /** The input that adopts one, e.g. `dashboardId`. */
+  adoptInput: string;
+  /** The command that deletes object `id` of `scope`, for a message. */
+  deleteCommand(host: string, organization: string, scope: string, id: string): string;
+}
+
+const lostObjectKinds = new Map<string, LostObjectKind>();
+
+/** Registers what {@link reportLostObjects} needs of resource type `type` (e.g. "Dashboard"). */
+export function lostObjectKind(type: string, kind: LostObjectKind): void {
+  lostObjectKinds.set(type, kind);
+}
+
+/** An object a create of the stack with an unknown outcome made, that no resource holds. */
+interface LostObject {
+  entry: JournalEntry & { nonce: string };
+  id: string;
+  name: string;
+  /** The create was taken as not applied and its resource went on without it (made again, or destroyed). */
+  abandoned: boolean;
+  adopt: string;
+  remove: string;
+}
+
+/**
+ * Objects that creates of this stack made with an unknown outcome, found after the create's resource was made again
+ * or went on without them, or that no later create adopted: in PostHog and in no resource's state.
+ */
+export class OrphanedObjectError extends Error {
+  constructor(found: readonly LostObject[]) {
+    super(
+      `${found.length === 1 ? "An object" : `${found.length} objects`} that creates of this stack made, though their ` +
+        `outcome was unknown, ${found.length === 1 ? "is" : "are"} in PostHog and in no resource's state:\n${found
+          .map(
+            (f) =>
+              `- ${f.entry.type} ${f.id} ${JSON.stringify(f.name)}: made by the create of ${f.entry.type} ` +
+              `"${f.entry.resource}" that started ${iso(f.entry.startedAt)} and never saw its answer (a lost answer, or ` +
+              `a killed run); ${f.abandoned ? "PostHog applied it after the resource was made again, or went on without it" : "no later create of that resource has adopted it"}. ` +
+              `Adopt it: declare a ${f.entry.type} with ${f.adopt}: ${f.id} and run pulumi up (it takes the declared name)` +
+              `${f.abandoned ? "" : `, or, if "${f.entry.resource}" is still in the program, run pulumi up (a plain up, without --refresh): its create adopts it`}. ` +
+              `Or delete it: ${f.remove}`,
+          )
+          .join("\n")}\nThen run the command again`,
+    );
+    this.name = "OrphanedObjectError";
+  }
+}
+
+/** Per-run state of {@link reportLostObjects}: its searches (per stack and kind of search) and what it reported. */
+const lostObjectSearch = {
+  runs: new Map<string, Promise<LostObject[]>>(),
+  reported: new Set<string>(),
+};
+
+/**
+ * Reports, once per run, an object that a create of this stack with an unknown outcome made (its journal entry kept)
+ * and that no resource holds: it throws {@link OrphanedObjectError} naming each one, the input that adopts it and the
+ * command that deletes it. Called by the operations on existing resources: `diff` (`up`, `preview`) looks for the
+ * objects of abandoned creates (taken as not applied, the resource made again or gone on); `read` (`refresh`,
+ * `preview --refresh`) and `delete` (`destroy`, and the deletes at the end of `up`) also for those of creates no later
+ * create adopted (none of them creates), `read` with a `warning:` line only while the create's
+ * `POSTHOG_LOST_CREATE_WINDOW` lasts (the resource's next `up` adopts it, if the resource is still declared). Costs nothing when the journal holds no such entry of the stack (one read of
+ * the journal directory per run); otherwise one list read per scope and run (GET `/api/projects/:id/dashboards/`, GET
+ * `/api/organizations/:id/projects/`), through `client()`. An entry whose object never appeared is dropped
+ * {@link UNKNOWN_OUTCOME_KEPT_MS} after the create's window.
+ * @param props the resource's outputs or inputs (its stack from `__resource.stack`, else the run's)
+ * @throws OrphanedObjectError; the list read's errors (nothing is concluded from a failed read)
+ */
+export async function reportLostObjects(
+  mode: "diff" | "read" | "delete",
+  props: Record<string, unknown>,
+  client: () => Promise<PostHogClient>,
+): Promise<void> {
+  const passed = (props.__resource as { stack?: unknown } | undefined)?.stack;
+  const of = typeof passed === "string" ? passed : stack;
+  if (of === undefined || journalDir() === undefined) return;
+  const pending = mode !== "diff";
+  const key = `${of}\n${pending}`;
+  let search = lostObjectSearch.runs.get(key);
+  if (!search) {
+    search = findLostObjects(of, pending, client);
+    lostObjectSearch.runs.set(key, search);
+    search.catch(() => lostObjectSearch.runs.delete(key)); // the next operation reads again
+  }
+  const found = (await search).filter(
+    (f) => !taken.has(`${f.entry.type}\n${f.id}`) && !lostObjectSearch.reported.has(f.entry.nonce),
+  );
+  if (found.length === 0) return;
+  for (const f of found) lostObjectSearch.reported.add(f.entry.nonce);
+  // A refresh within the create's window: the resource's next `up` still adopts it if the resource is declared.
+  const { windowMs } = lostCreateTimes();
+  const early = (f: LostObject) =>
+    mode === "read" && !f.abandoned && Date.now() < f.entry.startedAt + windowMs;
+  for (const f of found.filter(early)) {
+    console.log(
+      `warning: ${f.entry.type} ${f.id} ${JSON.stringify(f.name)} was made by the create of ${f.entry.type} ` +
+        `"${f.entry.resource}" that started ${iso(f.entry.startedAt)} and never saw its answer; no resource holds it yet. ` +
+        `The next pulumi up adopts it if "${f.entry.resource}" is still in the program; otherwise delete it: ${f.remove} ` +
+        `(from ${iso(f.entry.startedAt + windowMs)}, POSTHOG_LOST_CREATE_WINDOW after the create started, refresh fails naming it)`,
+    );
+  }
+  const late = found.filter((f) => !early(f));
+  if (late.length > 0) throw new OrphanedObjectError(late);
+}
+
+/** The objects of {@link reportLostObjects}: entries of stack `of` (with `pending`, the unresolved ones too), listed. */
+async function findLostObjects(
+  of: string,
+  pending: boolean,
+  client: () => Promise<PostHogClient>,
+): Promise<LostObject[]> {
+  // Not the creates of this run: each one's own error reported its outcome.
+  const ours = new Set(records.map((r) => r.nonce));
+  const entries = unknownOutcomes(of, pending).filter(
+    (e) => lostObjectKinds.has(e.type) && !ours.has(e.nonce),
+  );
+  if (entries.length === 0) return [];
+  const api = await client();
+  const host = journalHost(api.settings.host);
+  const organization = api.settings.organizationId ?? "";
+  const { windowMs } = lostCreateTimes();
+  const lists = new Map<string, Promise<readonly Candidate[]>>();
+  const out: LostObject[] = [];
+  for (const e of entries) {
+    const kind = lostObjectKinds.get(e.type);
+    if (!kind || e.host !== host || e.organization !== organization) continue;
+    const readAt = Date.now();
+    const where = `${e.type}\n${e.scope}`;
+    let items = lists.get(where);
+    if (!items) {
+      items = kind.list(api, e.scope);
+      lists.set(where, items);
+    }
+    const made = (await items).find((x) => markerOf(x.name)?.nonce === e.nonce);
+    if (made) {
+      out.push({
+        entry: e,
+        id: String(made.id),
+        name: String(made.name),
+        abandoned: "abandonedAt" in e,
+        adopt: kind.adoptInput,
+        remove: kind.deleteCommand(host, organization, e.scope, String(made.id)),
+      });
+    } else if (readAt >= e.startedAt + windowMs + UNKNOWN_OUTCOME_KEPT_MS) {
+      dropUnknown(e); // it never appeared: PostHog cannot apply it any more
+    }
+  }
+  return out;
 }

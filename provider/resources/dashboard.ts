@@ -10,6 +10,9 @@
  * - A dashboard soft-deleted outside Pulumi reads as `deleted: true` (PostHog answers 404 for it, and it can
  *   never be hard-deleted); the next `up` restores it with `PATCH {"deleted": false}`, same id, no duplicate.
  * - Adoption: `dashboardId` takes over an existing dashboard (restoring it if soft-deleted) and converges it.
+ * - A create names its dashboard provisionally (the declared name and a marker with the create's nonce, within the
+ *   400 characters PostHog stores), then gives it its declared name with one PATCH once it has the answer: after a
+ *   lost answer only the dashboard that carries the nonce is adopted, never a look-alike (provider/lost-create.ts).
  */
 import { z } from "zod";
 import { keptOnDestroy } from "../adopted";
@@ -28,9 +31,27 @@ import {
   type CreateOperation,
   idWatermark,
   journalContext,
+  lostObjectKind,
+  markedObjects,
   noteMadeFromScratch,
   oneAtATime,
 } from "../lost-create";
+
+/**
+ * The longest dashboard name PostHog stores (its model's `varchar(400)`), in characters; the provisional name of a
+ * create's dashboard is kept within it (provider/lost-create.ts, `provisionalName`).
+ */
+const NAME_LIMIT = 400;
+
+// What reportLostObjects (provider/lost-create.ts) needs to name a dashboard that a create with an unknown outcome
+// made and no resource holds.
+lostObjectKind("Dashboard", {
+  list: (api, scope) => api.dashboards.all({ projectId: scope }),
+  adoptInput: "dashboardId",
+  deleteCommand: (host, _organization, scope, id) =>
+    `curl -X PATCH -H "Authorization: Bearer $POSTHOG_API_KEY" -H "Content-Type: application/json" ` +
+    `-d '{"deleted": true}' ${host}/api/projects/${scope}/dashboards/${id}/ (a soft delete, as destroy does)`,
+});
 
 /** A tile of template JSON: `{type: "INSIGHT", name, description, query, layouts, color}` or `{type: "TEXT", body, …}`. */
 const TemplateTileSchema = z
@@ -347,23 +368,28 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
       const templateName = want.templateJson.template_name;
       const objectName = typeof templateName === "string" ? templateName : want.name;
       d = await oneAtATime("Dashboard", projectId, objectName, async () => {
-        const op = beginCreate("Dashboard", projectId, objectName, where);
-        // A create of this resource never returned (its run was killed): the dashboard it made, if any, carries the
-        // template's name, or the declared one when its PATCH went through too.
-        const prior = await op.recoverPrior(
-          () => api.dashboards.all({ projectId }),
-          "the input dashboardId",
-          [want.name],
-        );
+        const op = beginCreate("Dashboard", projectId, objectName, where, {
+          provisional: true,
+          names: [want.name],
+        });
+        // A create of this resource that never saw its answer (a killed run, or a lost answer): the dashboard it made,
+        // if any, carries its marker (or has the id it returned).
+        const list = () => api.dashboards.all({ projectId });
+        const prior =
+          (await op.recoverPrior(list, "the input dashboardId")) ?? (await leftover(api, projectId, op));
         const created = prior
           ? await api.dashboards.retrieve({ projectId, id: Number(prior.id) })
           : await fromTemplate(api, projectId, want, op);
-        const body = convergeBody(want, toOutputs(created, projectId, want, false), false);
-        return Object.keys(body).length > 0 ? await patch(api, projectId, created.id, body) : created;
+        return converged(api, projectId, want, created);
       });
     } else {
       d = await oneAtATime("Dashboard", projectId, want.name, () =>
-        createPlain(api, projectId, want, beginCreate("Dashboard", projectId, want.name, where)),
+        createPlain(
+          api,
+          projectId,
+          want,
+          beginCreate("Dashboard", projectId, want.name, where, { provisional: true }),
+        ),
       );
     }
     return { id: String(d.id), outs: toOutputs(d, projectId, want, want.dashboardId !== undefined) };
@@ -428,12 +454,13 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
 });
 
 /**
- * A new dashboard from its settings (POST `/api/projects/:project_id/dashboards/`, journaled first), run in turn
- * with the creates of dashboards of the same name ({@link oneAtATime}): the one an earlier create of this resource
- * made (killed run, or a lost answer earlier in this run), else a new one; after a lost answer, the one this create
- * provably made ({@link adoptLost}).
- * @throws the client's errors; when which dashboard a lost create made cannot be proved, an error naming the
- *   candidates and the input dashboardId
+ * A new dashboard from its settings (POST `/api/projects/:project_id/dashboards/`, journaled first, named
+ * provisionally: the declared name and the create's marker), run in turn with the creates of dashboards of the same
+ * name ({@link oneAtATime}), then given its declared name and settings by one PATCH ({@link converged}): the one an
+ * earlier create of this resource made (killed run, or a lost answer earlier in this run: it carries that create's
+ * marker), else a new one; after a lost answer, the one that carries this create's marker ({@link adoptLost}).
+ * @throws the client's errors; when which dashboard a lost create made cannot be proved, or its outcome stays
+ *   unknown, an error naming the look-alikes and the input dashboardId (provider/lost-create.ts)
  */
 async function createPlain(
   api: PostHogClient,
@@ -441,50 +468,75 @@ async function createPlain(
   want: In,
   op: CreateOperation,
 ): Promise<Dashboard> {
+  // A create of this resource that never saw its answer (its run was killed, or it lost its answer earlier in this
+  // run): the dashboard it made, if any, is this one.
+  const prior =
+    (await op.recoverPrior(() => api.dashboards.all({ projectId }), "the input dashboardId")) ??
+    (await leftover(api, projectId, op));
+  if (prior)
+    return converged(
+      api,
+      projectId,
+      want,
+      await api.dashboards.retrieve({ projectId, id: Number(prior.id) }),
+    );
+  await op.journal({ after: await dashboardWatermark(api, projectId) });
   let d: Dashboard;
-  // A create of this resource that never returned (its run was killed) or lost its answer earlier in this
-  // run: the dashboard it made, if any, is this one.
-  const prior = await op.recoverPrior(() => api.dashboards.all({ projectId }), "the input dashboardId");
-  if (prior) {
-    const found = await api.dashboards.retrieve({ projectId, id: Number(prior.id) });
-    const body = convergeBody(want, toOutputs(found, projectId, want, false), false);
-    d = Object.keys(body).length > 0 ? await patch(api, projectId, found.id, body) : found;
-  } else {
-    await op.journal({ after: await dashboardWatermark(api, projectId) });
-    try {
-      d = await api.dashboards.create({
-        projectId,
-        body: {
-          name: want.name,
-          description: want.description,
-          pinned: want.pinned,
-          tags: want.tags,
-          ...(want.restrictionLevel !== 21 ? { restriction_level: want.restrictionLevel } : {}),
-          ...(want.useTemplate !== undefined ? { use_template: want.useTemplate } : {}),
-          ...(want.useDashboard !== undefined ? { use_dashboard: want.useDashboard } : {}),
-        },
-      });
-      op.made(String(d.id));
-      // A new, empty dashboard (not a copy of another or of a template): it has no collaborators yet.
-      if (want.useTemplate === undefined && want.useDashboard === undefined) {
-        noteMadeFromScratch("Dashboard", String(d.id));
-      }
-    } catch (e) {
-      // A create whose answer was lost (applied or not): adopt only the dashboard this create provably made
-      // (provider/lost-create.ts), never a duplicate, never another resource's dashboard.
-      if (!(e instanceof AmbiguousWriteError)) {
-        op.failed();
-        throw e;
-      }
-      d = await adoptLost(api, projectId, op, e);
+  try {
+    d = await api.dashboards.create({
+      projectId,
+      body: {
+        name: op.provisionalName(want.name, NAME_LIMIT),
+        description: want.description,
+        pinned: want.pinned,
+        tags: want.tags,
+        ...(want.restrictionLevel !== 21 ? { restriction_level: want.restrictionLevel } : {}),
+        ...(want.useTemplate !== undefined ? { use_template: want.useTemplate } : {}),
+        ...(want.useDashboard !== undefined ? { use_dashboard: want.useDashboard } : {}),
+      },
+    });
+    op.made(String(d.id));
+    // A new, empty dashboard (not a copy of another or of a template): it has no collaborators yet.
+    if (want.useTemplate === undefined && want.useDashboard === undefined) {
+      noteMadeFromScratch("Dashboard", String(d.id));
     }
+  } catch (e) {
+    // A create whose answer was lost (applied or not): adopt only the dashboard this create provably made
+    // (provider/lost-create.ts), never a duplicate, never another resource's dashboard, never a look-alike.
+    if (!(e instanceof AmbiguousWriteError)) {
+      op.failed();
+      throw e;
+    }
+    d = await adoptLost(api, projectId, op, e);
   }
-  return d;
+  return converged(api, projectId, want, d);
 }
 
 /**
- * POST `create_from_template_json/` (journaled first): the dashboard it made, as answered, or, when the answer
- * was lost or came without a body, the one this create provably made ({@link adoptLost}).
+ * The dashboard `d` with its declared name and settings: one PATCH of what differs (always the name, when `d` carries
+ * a create's provisional name; with `useTemplate`, PostHog also gives it the template's description), else `d`.
+ */
+async function converged(api: PostHogClient, projectId: string, want: In, d: Dashboard): Promise<Dashboard> {
+  const body = convergeBody(want, toOutputs(d, projectId, want, false), false);
+  return Object.keys(body).length > 0 ? patch(api, projectId, d.id, body) : d;
+}
+
+/**
+ * Without the journal (a fresh CI runner): the dashboard an earlier create of this resource made and never renamed,
+ * found by its marker in the list read the run's first create in this project makes anyway ({@link markedObjects}: no
+ * request of its own).
+ */
+async function leftover(api: PostHogClient, projectId: string, op: CreateOperation) {
+  return op.leftover(
+    await markedObjects("Dashboard", projectId, () => api.dashboards.all({ projectId })),
+    "the input dashboardId",
+  );
+}
+
+/**
+ * POST `create_from_template_json/` (journaled first) of the template with its `template_name` replaced by the
+ * provisional name (PostHog names the dashboard after it): the dashboard it made, as answered, or, when the answer
+ * was lost or came without a body, the one that carries this create's marker ({@link adoptLost}).
  */
 async function fromTemplate(
   api: PostHogClient,
@@ -496,7 +548,9 @@ async function fromTemplate(
   try {
     const made = await api.dashboards.createFromTemplateJson({
       projectId,
-      body: { template: want.templateJson ?? {} },
+      body: {
+        template: { ...(want.templateJson ?? {}), template_name: op.provisionalName(want.name, NAME_LIMIT) },
+      },
     });
     if (!made) return await adoptLost(api, projectId, op, undefined);
     op.made(String(made.id));
@@ -516,12 +570,12 @@ function dashboardWatermark(api: PostHogClient, projectId: string): Promise<numb
 }
 
 /**
- * The dashboard a create whose answer was lost (or came without a body) provably made: GETs of the project's
- * dashboard list (it carries `created_at`; more than one only while PostHog may still be processing the create:
- * {@link CreateOperation.settleLost}), then one GET of the dashboard. `lost` is the create's error, or undefined
- * when it answered 2xx without a body (then it did apply).
- * @throws when no dashboard or more than one could be it, or when the outcome stays unknown (provider/lost-create.ts),
- *   naming `dashboardId`.
+ * The dashboard a create whose answer was lost (or came without a body) provably made, as the project's list shows
+ * it: the one carrying the create's marker (GETs of the list: more than one only while PostHog may still be
+ * processing the create: {@link CreateOperation.settleLost}). `lost` is the create's error, or undefined when it
+ * answered 2xx without a body (then it did apply).
+ * @throws when none is found, or when the outcome stays unknown (provider/lost-create.ts), naming the look-alikes of
+ *   its name and `dashboardId`.
  */
 async function adoptLost(
   api: PostHogClient,
@@ -529,6 +583,5 @@ async function adoptLost(
   op: CreateOperation,
   lost: AmbiguousWriteError | undefined,
 ): Promise<Dashboard> {
-  const made = await op.settleLost(() => api.dashboards.all({ projectId }), lost, "the input dashboardId");
-  return api.dashboards.retrieve({ projectId, id: made.id });
+  return op.settleLost(() => api.dashboards.all({ projectId }), lost, "the input dashboardId");
 }

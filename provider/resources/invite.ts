@@ -8,7 +8,10 @@
  *   a member) stays satisfied: `accepted` becomes true and nothing is re-sent. An expired invite shows as
  *   drift (`isExpired`) and the next `up` re-invites.
  * - Adoption: `adopt: true` takes over a pending, unexpired invite for the same e-mail and level instead of
- *   sending a new one.
+ *   sending a new one. Without it, a create whose address has a pending invite that no resource of the run holds
+ *   fails naming it ({@link PendingInviteError}): creating would replace it and send a second e-mail.
+ * - Creates are journaled. After a lost answer (or a killed run) no invite is taken for the create's own but the
+ *   one of the id its answer gave: an invite carries nothing a create could mark it with (provider/lost-create.ts).
  */
 import { z } from "zod";
 import { keptOnDestroy } from "../adopted";
@@ -25,7 +28,7 @@ import {
 } from "../client";
 import { integerIdInput } from "../inputs";
 import { defineResource, EmailInput, OrganizationLevelInput } from "../lifecycle";
-import { beginCreate } from "../lost-create";
+import { beginCreate, type CreateOperation, journalContext } from "../lost-create";
 
 /** Inputs of an Invite. */
 export const InviteInputsSchema = z.strictObject({
@@ -141,8 +144,31 @@ function sameInvite(i: Invite, want: In): boolean {
   return !i.is_expired && i.level === want.level;
 }
 
-async function send(api: PostHogClient, want: In, beforeSend: () => void): Promise<Invite> {
-  const op = beginCreate("Invite", api.settings.organizationId ?? "", want.targetEmail.toLowerCase());
+/**
+ * The invites of `want.targetEmail` as {@link CreateOperation} looks at them after an unknown outcome: the pending
+ * one, if any (PostHog keeps one invite per address), named by the address in lowercase. One shared list read
+ * (GET `/api/organizations/:organization_id/invites/`, the client's `find`); `seen` receives the invite.
+ */
+async function invitesOf(api: PostHogClient, want: In, seen: (i: Invite) => void) {
+  const found = await api.invites.find({ email: want.targetEmail });
+  if (!found || found.is_expired) return [];
+  seen(found);
+  return [{ id: found.id, name: want.targetEmail.toLowerCase(), created_at: found.created_at }];
+}
+
+/**
+ * Sends the invite (POST `…/invites/`, or one `…/invites/bulk/` shared with the invites created together), journaled
+ * first. After a lost answer it takes no invite for its own: PostHog's invite carries nothing a create could mark it
+ * with, so a pending invite of the address made since the create started may be someone else's
+ * ({@link CreateOperation.settleLost} fails naming it and `adopt: true`, sending nothing else).
+ */
+async function send(
+  api: PostHogClient,
+  want: In,
+  op: CreateOperation,
+  beforeSend: () => void,
+): Promise<Invite> {
+  await op.journal();
   try {
     // Invites the engine creates together share one bulk request (up to 20): ⌈N/20⌉ requests for N invites.
     const sent = await api.invites.createCoalesced({
@@ -160,24 +186,12 @@ async function send(api: PostHogClient, want: In, beforeSend: () => void): Promi
     op.made(sent.id);
     return sent;
   } catch (e) {
-    // The create may have gone through: look for it before anyone retries (no duplicate e-mails), and take it
-    // only when this create provably made it (created in its window: provider/lost-create.ts).
+    // The create may have gone through: look for it before anyone retries (no duplicate e-mails); fail naming an
+    // invite of the address made since it started (it cannot be proved to be this create's).
     if (e instanceof AmbiguousWriteError) {
-      let mine: Invite[] = [];
-      const made = await op.settleLost(
-        async () => {
-          const found = await api.invites.find({ email: want.targetEmail });
-          mine = found && sameInvite(found, want) ? [found] : [];
-          return mine.map((i) => ({
-            id: i.id,
-            name: want.targetEmail.toLowerCase(),
-            created_at: i.created_at,
-          }));
-        },
-        e,
-        "adopt: true",
-      );
-      return mine.find((i) => i.id === made.id) as Invite;
+      // Never adopts for an Invite: it fails naming the invite, or says the create did not apply or stays unknown.
+      await op.settleLost(() => invitesOf(api, want, () => undefined), e, "adopt: true");
+      throw e;
     }
     op.failed();
     if (e instanceof RateLimitedError) {
@@ -193,6 +207,28 @@ async function send(api: PostHogClient, want: In, beforeSend: () => void): Promi
       );
     }
     throw e;
+  }
+}
+
+/**
+ * The address of an Invite about to be created already has a pending invite that no resource of this stack's run
+ * holds: another stack's, a person's, or (after a create of this resource whose outcome was unknown) perhaps this
+ * one's. PostHog keeps one invite per address, so creating would replace it and send a second e-mail: nothing is
+ * sent, and `adopt: true` takes it over (issue 49, item 8).
+ */
+export class PendingInviteError extends Error {
+  constructor(email: string, other: Invite) {
+    super(
+      `Invite for ${email}: PostHog already has a pending invite for this address, ${other.id} (level ${other.level}, ` +
+        `created ${other.created_at ?? "at an unknown time"}), and no resource of this stack holds it: another stack's, ` +
+        "a person's, or one a create of this resource made whose answer was never seen. PostHog keeps one invite per " +
+        "address, so creating this one would replace it and send a second e-mail: nothing was sent. To manage that " +
+        "invite with this resource, declare it with adopt: true (it takes over a pending invite of the same e-mail " +
+        "and level; of another level, a new invite replaces it). If another stack manages it, keep the Invite in that " +
+        "stack only; if this stack manages it under another resource name, give this resource that name's alias " +
+        '(docs/how-it-works.md, "Several stacks, one organization")',
+    );
+    this.name = "PendingInviteError";
   }
 }
 
@@ -246,13 +282,33 @@ export const inviteProvider = defineResource<typeof InviteInputsSchema, InviteOu
     // `adopt` only matters at create time.
     return news.adopt === olds.adopt ? changed : changed.filter((k) => k !== "adopt");
   },
-  async create(api, want, claim) {
+  async create(api, want, claim, resourceName) {
+    const organization = api.settings.organizationId ?? "";
+    const email = want.targetEmail.toLowerCase();
+    const op = beginCreate("Invite", organization, email, journalContext(api.settings, resourceName));
     if (want.adopt) {
       const found = await api.invites.find({ email: want.targetEmail });
-      if (found && sameInvite(found, want)) return { id: found.id, outs: toOutputs(found, want, true) };
+      if (found && sameInvite(found, want)) {
+        op.adopted(found.id);
+        return { id: found.id, outs: toOutputs(found, want, true) };
+      }
+    }
+    // An earlier create of this resource that never saw its answer (a killed run, or a lost answer): the invite it
+    // made, by the id it returned; a pending invite of the address made since it started proves nothing (it fails).
+    let listed: Invite | undefined;
+    const prior = await op.recoverPrior(() => invitesOf(api, want, (i) => (listed = i)), "adopt: true");
+    if (prior && listed?.id === prior.id) return { id: listed.id, outs: toOutputs(listed, want, false) };
+    // PostHog keeps one invite per address: a pending invite no resource of this run holds is someone else's (another
+    // stack's, a person's) unless `adopt: true` says to take it over; the invite this resource replaces is held.
+    if (!want.adopt) {
+      const pending = await api.invites.find({ email: want.targetEmail });
+      if (pending && !pending.is_expired && !op.isTaken(pending.id)) {
+        op.failed();
+        throw new PendingInviteError(want.targetEmail, pending);
+      }
     }
     // Still this resource's invite when the request leaves (an Invite of the state may have been checked since).
-    const created = await send(api, want, () => claim(inviteIdentity(want)));
+    const created = await send(api, want, op, () => claim(inviteIdentity(want)));
     return { id: created.id, outs: toOutputs(created, want, false) };
   },
   async read(api, id, props) {

@@ -4,7 +4,10 @@
  *
  * Settings left unset are not managed (the server's defaults stand, and never show as a diff). `isDemo`
  * can only be chosen at creation: changing it replaces the project. `apiToken` and `liveEventsToken` are
- * secret outputs. Adoption: `projectId` takes over an existing project and converges its settings.
+ * secret outputs. Adoption: `projectId` takes over an existing project and converges its settings. A create names
+ * its project provisionally (the declared name and a marker with the create's nonce, within 200 characters) and
+ * renames it with one PATCH once it has the answer: after a lost answer only the project that carries the nonce is
+ * adopted, never a look-alike (provider/lost-create.ts).
  */
 import { z } from "zod";
 import { keptOnDestroy } from "../adopted";
@@ -12,7 +15,31 @@ import type { Adopted } from "../bookkeeping";
 import { AmbiguousWriteError, type PostHogClient, type Project, ValidationError } from "../client";
 import { defineResource, ProjectIdInput } from "../lifecycle";
 import { TimeZoneInput } from "../limits";
-import { beginCreate, type CreateOperation, idWatermark, journalContext, oneAtATime } from "../lost-create";
+import {
+  beginCreate,
+  type CreateOperation,
+  idWatermark,
+  journalContext,
+  lostObjectKind,
+  markedObjects,
+  oneAtATime,
+} from "../lost-create";
+
+/**
+ * The longest project name PostHog takes (its serializer's `max_length`), in characters; the provisional name of a
+ * create's project is kept within it (provider/lost-create.ts, `provisionalName`).
+ */
+const NAME_LIMIT = 200;
+
+// What reportLostObjects (provider/lost-create.ts) needs to name a project that a create with an unknown outcome made
+// and no resource holds.
+lostObjectKind("Project", {
+  list: (api) => api.projects.all(),
+  adoptInput: "projectId",
+  deleteCommand: (host, organization, _scope, id) =>
+    `curl -X DELETE -H "Authorization: Bearer $POSTHOG_API_KEY" ${host}/api/organizations/${organization}/projects/${id}/ ` +
+    "(it deletes the project with its data)",
+});
 
 const bool = () => z.boolean({ error: "expected true or false" }).optional();
 /** A list of strings of at most 200 characters each (PostHog stores them as `varchar(200)`). */
@@ -225,7 +252,9 @@ export const projectProvider = defineResource<typeof ProjectInputsSchema, Projec
       createProject(
         api,
         want,
-        beginCreate("Project", organization, want.name, journalContext(api.settings, resourceName)),
+        beginCreate("Project", organization, want.name, journalContext(api.settings, resourceName), {
+          provisional: true,
+        }),
       ),
     );
   },
@@ -253,12 +282,13 @@ export const projectProvider = defineResource<typeof ProjectInputsSchema, Projec
 });
 
 /**
- * A new project (POST `/api/organizations/:organization_id/projects/`, journaled first), run in turn with the
- * creates of projects of the same name ({@link oneAtATime}): the one an earlier create of this resource made
- * (killed run, or a lost answer earlier in this run), else a new one; after a lost answer, the one this create
- * provably made.
- * @throws the client's errors; when which project a lost create made cannot be proved, an error naming the
- *   candidates and the input projectId
+ * A new project (POST `/api/organizations/:organization_id/projects/`, journaled first, named provisionally: the
+ * declared name and the create's marker), run in turn with the creates of projects of the same name
+ * ({@link oneAtATime}), then given its declared name by one PATCH (with the other declared settings that differ): the
+ * one an earlier create of this resource made (killed run, or a lost answer earlier in this run: it carries that
+ * create's marker), else a new one; after a lost answer, the one that carries this create's marker.
+ * @throws the client's errors; when which project a lost create made cannot be proved, or its outcome stays unknown,
+ *   an error naming the look-alikes and the input projectId
  */
 async function createProject(
   api: PostHogClient,
@@ -266,36 +296,38 @@ async function createProject(
   op: CreateOperation,
 ): Promise<{ id: string; outs: ProjectOutputs }> {
   const organization = api.settings.organizationId ?? "";
-  // The list has no created_at: each project of that name no resource of the run holds is read in full.
-  const named = async () =>
-    Promise.all(op.untaken(await api.projects.all()).map((p) => api.projects.retrieve({ id: p.id })));
-  if (op.mayHaveMade) {
-    // A create of this resource that never returned (its run was killed) or lost its answer earlier in this
-    // run: adopt the project it made, if any.
-    const prior = await op.recoverPrior(named, "the input projectId");
-    if (prior) {
-      const p = await converge(api, prior, want);
-      return { id: String(p.id), outs: toOutputs(p, { ...destroyMarker(want), adopted: false }) };
-    }
-  }
-  await op.journal({
-    after: await idWatermark("Project", organization, () => api.projects.all()),
-  });
+  const list = () => api.projects.all();
+  const done = async (p: Project) => {
+    const live = await converge(api, p, want);
+    return { id: String(live.id), outs: toOutputs(live, { ...destroyMarker(want), adopted: false }) };
+  };
+  // A create of this resource that never saw its answer (its run was killed, or it lost its answer earlier in this
+  // run): adopt the project it made, if any; without the journal, one that carries this resource's marker.
+  const prior =
+    (await op.recoverPrior(list, "the input projectId")) ??
+    op.leftover(await markedObjects("Project", organization, list), "the input projectId");
+  if (prior) return done(await api.projects.retrieve({ id: prior.id }));
+  await op.journal({ after: await idWatermark("Project", organization, list) });
+  let made: Project;
   try {
-    const p = await api.projects.create({
-      body: { ...body(want), ...(want.isDemo !== undefined ? { is_demo: want.isDemo } : {}) },
+    made = await api.projects.create({
+      body: {
+        ...body(want),
+        name: op.provisionalName(want.name, NAME_LIMIT),
+        ...(want.isDemo !== undefined ? { is_demo: want.isDemo } : {}),
+      },
     });
-    op.made(String(p.id));
-    return { id: String(p.id), outs: toOutputs(p, { ...destroyMarker(want), adopted: false }) };
+    op.made(String(made.id));
   } catch (e) {
     // A create whose answer was lost (applied or not): adopt only the project this create provably made
-    // (provider/lost-create.ts), never a duplicate, never another resource's project.
-    if (e instanceof AmbiguousWriteError) {
-      const made = await op.settleLost(named, e, "the input projectId");
-      return { id: String(made.id), outs: toOutputs(made, { ...destroyMarker(want), adopted: false }) };
+    // (provider/lost-create.ts), never a duplicate, never another resource's project, never a look-alike.
+    if (!(e instanceof AmbiguousWriteError)) {
+      op.failed();
+      if (e instanceof ValidationError) throw new Error(`Project ${want.name}: ${e.message}`, { cause: e });
+      throw e;
     }
-    op.failed();
-    if (e instanceof ValidationError) throw new Error(`Project ${want.name}: ${e.message}`, { cause: e });
-    throw e;
+    const found = await op.settleLost(list, e, "the input projectId");
+    made = await api.projects.retrieve({ id: found.id });
   }
+  return done(made);
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ProviderHost } from "../../tools/provider-host";
 import {
+  create,
   destroy,
   type Managed,
   serializeProvider,
@@ -156,7 +157,10 @@ describe("Invites created together (real host over gRPC)", () => {
     await Promise.all(made(results).map((r) => destroy(host, r)));
   });
 
-  it("a bulk request whose answer is lost: each resource adopts the invite it made, none twice", async () => {
+  // Issue 49, item 6: PostHog's invite carries nothing a create could mark it with, so an invite of the address made
+  // since the create started may be someone else's (a person inviting the same address meanwhile): it used to be
+  // adopted as made by the stack, and destroy revoked it.
+  it("a bulk request whose answer is lost: no invite is taken for the stack's without proof; each fails naming its invite and adopt: true, nothing is sent again; adopt: true then takes each over", async () => {
     await emu.control("POST", "/faults", {
       method: "POST",
       path: "/invites/bulk/$",
@@ -165,15 +169,32 @@ describe("Invites created together (real host over gRPC)", () => {
     });
     const emails = ["lost.a@example.com", "lost.b@example.com", "lost.c@example.com"];
     const results = await createTogether("lost", emails);
-    expect(reasons(results)).toEqual([]);
-    // one bulk request (its answer dropped), then one list read shared by the three
-    const log = (await emu.requests()).map((r) => `${r.method} ${r.path}`);
-    expect(log.filter((l) => l === `POST ${org()}/invites/bulk/`)).toHaveLength(1);
-    expect(log.filter((l) => l === `GET ${org()}/invites/`)).toHaveLength(1);
+    expect(made(results)).toEqual([]);
     const listed = await invites();
-    expect(listed).toHaveLength(3);
-    for (const r of made(results)) expect(listed.find((i) => i.id === r.id)?.target_email).toBe(r.email);
-    await Promise.all(made(results).map((r) => destroy(host, r)));
+    expect(listed.map((i) => i.target_email).sort()).toEqual(emails);
+    for (const [i, e] of reasons(results).entries()) {
+      const invite = listed.find((x) => e.includes(`Invite "${x.target_email}"`));
+      expect(invite, e).toBeDefined();
+      expect(e).toContain(`${invite?.id} (created `);
+      expect(e).toContain("cannot be proved");
+      expect(e).toContain("adopt it explicitly with adopt: true");
+      expect(i).toBeLessThan(3);
+    }
+    // one bulk request (its answer dropped), then list reads: the invites are not sent again
+    const log = (await emu.requests()).map((r) => `${r.method} ${r.path}`);
+    expect(log.filter((l) => l.startsWith("POST "))).toEqual([`POST ${org()}/invites/bulk/`]);
+    await emu.control("DELETE", "/requests");
+    const adopted = await Promise.all(
+      emails.map((email, i) =>
+        create(host, "Invite", `lost-${i}`, { targetEmail: email, sendEmail: false, adopt: true }),
+      ),
+    );
+    for (const [i, r] of adopted.entries()) {
+      expect(r.id).toBe(listed.find((x) => x.target_email === emails[i])?.id);
+      expect(r.outs.adopted).toBe(true);
+    }
+    expect((await emu.requests()).filter((r) => r.method !== "GET")).toEqual([]);
+    for (const r of listed) await emu.api("DELETE", `${org()}/invites/${r.id}/`);
   });
 
   it("a budget that fits some: those are sent one by one, the others fail naming the budget, unsent", async () => {

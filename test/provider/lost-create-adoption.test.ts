@@ -19,6 +19,11 @@ const named = async (path: string, name: string) =>
   ((await emu.api("GET", `${path}?limit=200`)).body as { results: { id: number; name: string }[] }).results
     .filter((x) => x.name === name)
     .map((x) => x.id);
+/** The ids of the objects named `name`, or provisionally so: `name` and a create's marker (a create that never saw its answer). */
+const namedOrMarked = async (path: string, name: string) =>
+  ((await emu.api("GET", `${path}?limit=200`)).body as { results: { id: number; name: string }[] }).results
+    .filter((x) => x.name === name || x.name.startsWith(`${name} [pulumi create `))
+    .map((x) => x.id);
 
 describe("a lost create never adopts another resource's object", () => {
   it("Project: the second of two Projects named Twin, answered 500 (PostHog's own error: the request had ended) without applying, fails and adopts nothing", async () => {
@@ -81,8 +86,8 @@ describe("a lost create whose search failed too", () => {
     });
     const inputs = { name: "Retried board", __resourceName: "retried" };
     expect(await createFails(host, "Dashboard", "retried", inputs)).toMatch(/400/);
-    const made = await named(dashboards, "Retried board");
-    expect(made).toHaveLength(1); // the lost POST applied
+    const made = await namedOrMarked(dashboards, "Retried board");
+    expect(made).toHaveLength(1); // the lost POST applied (its dashboard still has the create's provisional name)
     const retry = await create(host, "Dashboard", "retried", inputs);
     expect(retry.id).toBe(String(made[0]));
     expect(await named(dashboards, "Retried board")).toEqual(made);
@@ -99,7 +104,7 @@ describe("a lost create whose search failed too", () => {
     await emu.control("POST", "/faults", { method: "GET", path: "/projects/($|\\?)", status: 400, times: 1 });
     const inputs = { name: "Retried project", __resourceName: "retried" };
     expect(await createFails(host, "Project", "retried", inputs)).toMatch(/400/);
-    const made = await named(projects, "Retried project");
+    const made = await namedOrMarked(projects, "Retried project");
     expect(made).toHaveLength(1);
     const retry = await create(host, "Project", "retried", inputs);
     expect(retry.id).toBe(String(made[0]));
@@ -143,5 +148,84 @@ describe("a lost create from templateJson", () => {
     });
     expect(message).toMatch(/nothing was adopted/);
     expect(await named(dashboards, "Web KPIs")).toEqual(before);
+  });
+});
+
+// Issue 49, item 6: what the proof costs and where its name goes. Each create names its object provisionally (the
+// declared name and a marker with its nonce, within the API's limit) and renames it with one PATCH once it has the
+// answer; the emulator refuses a name over the limit and a lone surrogate, as PostHog does.
+describe("provisional names", () => {
+  type Held = { hits: number; held: { method: string; path: string; body: Record<string, unknown> }[] };
+  /** Holds the next POST to `path`, runs `create`, and returns the body that POST carried and the create's result. */
+  async function postedBody<T>(path: string, create: () => Promise<T>) {
+    const hold = (await emu.control("POST", "/holds", { method: "POST", path, times: 1 })) as { id: string };
+    const pending = create();
+    let body: Record<string, unknown> | undefined;
+    await expect
+      .poll(async () => {
+        body = ((await emu.control("GET", `/holds/${hold.id}`)) as Held).held[0]?.body;
+        return body !== undefined;
+      })
+      .toBe(true);
+    await emu.control("POST", `/holds/${hold.id}/release`, {});
+    return { body: body as Record<string, unknown>, result: await pending };
+  }
+  const writes = async () =>
+    (await emu.requests())
+      .filter((r) => r.method !== "GET")
+      .map((r) => `${r.method} ${r.path.replace(/\d+\/$/, ":id/")}`);
+  const MARKER = / \[pulumi create [0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{12}\]$/;
+
+  it("Dashboard: one POST with the name cut to fit 400 characters with the marker (never inside a surrogate pair), one PATCH to the declared name", async () => {
+    const dashboards = `/api/projects/${emu.projectId}/dashboards/`;
+    // 400 UTF-16 code units, a surrogate pair at the place the provisional name is cut (400 − 47 = 353)
+    const name = `${"a".repeat(352)}\u{1F600}${"b".repeat(46)}`;
+    expect(name).toHaveLength(400);
+    await emu.control("DELETE", "/requests");
+    const { body, result } = await postedBody("/dashboards/$", () =>
+      create(host, "Dashboard", "long", { name, __resourceName: "long" }),
+    );
+    const posted = String(body.name);
+    expect(posted).toMatch(MARKER);
+    expect(posted.length).toBeLessThanOrEqual(400);
+    expect(posted.startsWith(`${"a".repeat(352)} [pulumi create `)).toBe(true); // the pair dropped whole
+    expect(result.outs.name).toBe(name);
+    expect(await named(dashboards, name)).toEqual([Number(result.id)]);
+    expect(await writes()).toEqual([`POST ${dashboards}`, `PATCH ${dashboards}:id/`]);
+  });
+
+  it("Dashboard from templateJson: the template's name is replaced by the provisional name, and the one PATCH gives the declared name", async () => {
+    const dashboards = `/api/projects/${emu.projectId}/dashboards/`;
+    const template = {
+      template_name: "From template",
+      dashboard_description: "",
+      dashboard_filters: {},
+      tiles: [{ type: "TEXT", body: "Hi" }],
+    };
+    await emu.control("DELETE", "/requests");
+    const { body, result } = await postedBody("/create_from_template_json/$", () =>
+      create(host, "Dashboard", "templated", { name: "Templated", templateJson: template }),
+    );
+    expect(String((body.template as { template_name: string }).template_name)).toMatch(
+      /^Templated \[pulumi create /,
+    );
+    expect(result.outs).toMatchObject({ name: "Templated", templateJson: template });
+    expect(await named(dashboards, "Templated")).toEqual([Number(result.id)]);
+    expect(await writes()).toEqual([
+      `POST ${dashboards}create_from_template_json/`,
+      `PATCH ${dashboards}:id/`,
+    ]);
+  });
+
+  it("Project: one POST with the name cut to fit 200 characters, one PATCH to the declared name", async () => {
+    const projects = `/api/organizations/${emu.organizationId}/projects/`;
+    const name = `P${"r".repeat(199)}`;
+    await emu.control("DELETE", "/requests");
+    const { body, result } = await postedBody("/projects/$", () => create(host, "Project", "long", { name }));
+    expect(String(body.name)).toMatch(MARKER);
+    expect(String(body.name)).toHaveLength(200);
+    expect(result.outs.name).toBe(name);
+    expect(await named(projects, name)).toEqual([Number(result.id)]);
+    expect(await writes()).toEqual([`POST ${projects}`, `PATCH ${projects}:id/`]);
   });
 });
