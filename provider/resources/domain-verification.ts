@@ -6,8 +6,6 @@
  * domain is verified or `timeoutSeconds` pass; the timeout error names the TXT record
  * and its expected value. The id is the domain's id. Refresh shows a domain that is no longer verified as
  * drift; the next `up` verifies again. Delete does nothing on the server (a verification cannot be undone).
- * `pulumi import` (provider plugin) takes the verification of a verified domain only: an unverified domain has none
- * yet, and its import fails saying so (declare the resource instead), so every import previews no change.
  */
 import { z } from "zod";
 import { type Domain, ForbiddenError, type PostHogClient, ValidationError } from "../client";
@@ -153,6 +151,8 @@ export const domainVerificationProvider = defineResource<
       () => api.domains.find({ id }),
       () => api.domains.retrieve({ id }),
     );
+    // `pulumi import` (provider plugin) takes the verification of a verified domain only: an unverified domain has
+    // none yet, and its import fails saying so (declare the resource instead), so every import previews no change.
     if (how.importing && live.is_verified !== true) throw notVerifiedOnImport(live);
     return toOutputs(live, props);
   },
