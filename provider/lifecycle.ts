@@ -596,15 +596,17 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
   /**
    * Outputs with `__inputs`: the input properties `check` returned for them (given or defaulted), which `read` then
    * reports as the live inputs, so that a refresh and the plan after it name only what the program declares; and
-   * `__resource` (the SDK's {name, stack} from the checked inputs `checked`), which `read` reports back as an input.
-   * The engine hides `__` properties from plans and the SDK exposes none.
+   * `__resource` (the SDK's {name, stack} from the checked inputs `checked`) and `__policy` (the policy pack's facts,
+   * provider/policy-facts.ts), which `read` reports back as inputs. The engine hides `__` properties from plans and
+   * the SDK exposes none.
    */
   const withDeclared = (outs: Outputs, inputs: Record<string, unknown>, checked: unknown): Outputs => {
-    const resource = (checked as { __resource?: unknown } | undefined)?.__resource;
+    const { __resource: resource, __policy: policy } = (checked ?? {}) as Record<string, unknown>;
     return {
       ...outs,
       __inputs: keys.filter((k) => inputs[k] !== undefined),
       ...(resource !== undefined ? { __resource: resource } : {}),
+      ...(policy !== undefined ? { __policy: policy } : {}),
     };
   };
 
@@ -816,20 +818,17 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       const inputs = declared
         ? Object.fromEntries(Object.entries(all).filter(([k]) => declared.includes(k)))
         : all;
-      const resource = old.__resource; // the SDK's {name, stack}, kept so a refresh changes no input of its own
-      const result = {
-        ...outs,
-        ...(declared ? { __inputs: declared } : {}),
-        ...(resource !== undefined ? { __resource: resource } : {}),
+      // The SDK's {name, stack} and the policy pack's facts as the last check recorded them (provider/policy-facts.ts),
+      // kept so a refresh changes no input of its own: a refresh runs no check, and the next check records them anew.
+      const kept = {
+        ...(old.__resource !== undefined ? { __resource: old.__resource } : {}),
+        ...(old.__policy !== undefined ? { __policy: old.__policy } : {}),
       };
+      const result = { ...outs, ...(declared ? { __inputs: declared } : {}), ...kept };
       return {
         id,
         props: result,
-        inputs: {
-          ...inputs,
-          ...(resource !== undefined ? { __resource: resource } : {}),
-          ...def.driftShown?.(outs as O),
-        },
+        inputs: { ...inputs, ...kept, ...def.driftShown?.(outs as O) },
       };
     },
 

@@ -66,7 +66,7 @@ describe("DashboardSharing's policy facts (real host over gRPC)", () => {
     expect(await since()).toEqual([]);
   });
 
-  it("create and update never send the facts: the sharing's PATCH carries `enabled` alone", async () => {
+  it("create never sends the facts (the sharing's PATCH carries `enabled` alone); a refresh keeps them", async () => {
     const d = await create(host, "Dashboard", "kpis", { name: "KPIs" });
     const urn = urnOf("DashboardSharing", "kpis");
     const inputs = await checkSharing("kpis", { dashboardId: Number(d.id) });
@@ -82,6 +82,11 @@ describe("DashboardSharing's policy facts (real host over gRPC)", () => {
     }
     await emu.control("DELETE", `/holds/${hold}`);
     expect(held.map((h) => h.body)).toEqual([{ enabled: true }]);
-    expect((await made).outs.__policy).toBeUndefined();
+    // Kept in the outputs (as `__resource` is), so that a refresh, which runs no check, reports them back as they
+    // were and changes no input of its own; the next check records them anew.
+    const outs = (await made).outs;
+    expect(outs.__policy).toEqual(inputs.__policy);
+    const read = await host.read(d.id, urn, outs, inputs);
+    expect(read.inputs?.__policy).toEqual(inputs.__policy);
   });
 });
