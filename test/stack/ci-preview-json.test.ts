@@ -397,7 +397,9 @@ describe("the drift gate (pulumi-drift.yml, drift-summary.cjs) on the real CLI's
           ["replace", "warehouse", ["batchExportId"]],
         ]);
         expect(job.summary).toContain("1 resource(s) drifted");
-        expect(job.summary).toContain("| `replace` | `posthog:BatchExportPause` | `warehouse` | `batchExportId` |");
+        expect(job.summary).toContain(
+          "| `replace` | `posthog:BatchExportPause` | `warehouse` | `batchExportId` |",
+        );
         expect(job.summary.match(/\| `warehouse` \|/g)).toHaveLength(1);
         expect(job.jobFails).toBe(true);
       } finally {
