@@ -344,12 +344,11 @@ export interface ResourceDefinition<S extends z.ZodType<Record<string, unknown>>
   factsOf?: (values: Record<string, unknown>) => Record<string, unknown>;
   /**
    * What the policy pack needs to judge this resource before its write beyond its own inputs (the name and tags of a
-   * DashboardSharing's dashboard): `check` keeps it in the checked inputs as `__policy` (provider/policy-facts.ts),
-   * which create and update never send. `client()` gives the run's client (its access check made) for a read; values
-   * unknown during preview arrive as {@link UNKNOWN}. Undefined: nothing to add.
-   * @throws the client's errors (the check fails naming the setting to fix, as the write would)
+   * DashboardSharing's dashboard, as this run plans them: provider/policy-facts.ts): `check` keeps it in the checked
+   * inputs as `__policy`, which create and update never send. No request. Values unknown during preview arrive as
+   * {@link UNKNOWN}. Undefined: nothing to add.
    */
-  policyFacts?: (inputs: Record<string, unknown>, client: () => Promise<PostHogClient>) => Promise<unknown>;
+  policyFacts?: (inputs: Record<string, unknown>) => unknown;
   /**
    * Deletes the object; a 404 saying the object itself is missing (`isObjectGone`) counts as done once a read of the
    * object agrees ({@link ResourceDefinition.exists}).
@@ -583,9 +582,8 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
   };
 
   /** Checked inputs with the policy pack's `__policy` facts ({@link ResourceDefinition.policyFacts}), if any. */
-  const withPolicyFacts = async (inputs: Record<string, unknown>): Promise<Record<string, unknown>> => {
-    const client = async () => (await checkSettings(true)) as PostHogClient;
-    const facts = await def.policyFacts?.(inputs, client);
+  const withPolicyFacts = (inputs: Record<string, unknown>): Record<string, unknown> => {
+    const facts = def.policyFacts?.(inputs);
     return facts === undefined ? inputs : { ...inputs, __policy: facts };
   };
   /** Records for this run what the policy pack may need of object `id` ({@link ResourceDefinition.factsOf}). */
@@ -678,6 +676,8 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       delete raw.__resource;
       delete raw.__resourceName;
       delete raw.__stack;
+      // The policy pack's facts of an earlier check (stored inputs, a refresh's inputs): recorded anew below.
+      delete raw.__policy;
       // Kept in the checked inputs as `__resource` ({name, stack}; the engine hides `__` properties from plans), so
       // that create knows which resource it serves even when several have the very same inputs (twelve dashboards
       // of one name): the create journal is keyed by it. Never sent to PostHog.
@@ -703,7 +703,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
         ];
         if (failures.length > 0) return { inputs: wellFormed(inputs) as typeof inputs, failures };
         await planned(inputs, established);
-        return { inputs: await withPolicyFacts(inputs) };
+        return { inputs: withPolicyFacts(inputs) };
       }
       const failures = withProgramText(
         failuresOf(r.error, keys).filter((f) => !unknownKeys.includes(f.property.split(".")[0] ?? "")),
@@ -726,7 +726,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       ];
       if (more.length > 0) return { inputs: wellFormed(inputs) as typeof inputs, failures: more };
       await planned(inputs, established);
-      return { inputs: await withPolicyFacts(inputs) };
+      return { inputs: withPolicyFacts(inputs) };
     },
 
     async diff(id, olds, news) {

@@ -6,9 +6,10 @@
  * the engine runs the policy on those inputs before it writes the resource, in `pulumi preview` and in
  * `pulumi up --skip-preview` alike.
  *
- * The facts of an object this run plans (a Dashboard's diff, create or update in this provider host: one per
- * deployment) are what the run leaves it with, so that a preview judges the plan, not the object as it is; the facts
- * of any other object are read from PostHog in the check (one GET).
+ * The facts are what this run leaves the object with (a Dashboard's diff, create or update in this provider host: one
+ * per deployment, which registers a dashboard before the sharing that takes its id), so that a preview judges the
+ * plan, not the object as it is. No request: an object the program does not declare has no facts, and the pack knows
+ * it by its id alone.
  */
 
 /** `type\nid` → the facts this run plans for that object. */

@@ -293,7 +293,10 @@ export const RULES: readonly Rule[] = [
           ref: s.ref,
           label: s.label,
           message: `${s.label} shares ${which} publicly, and it is not in the allow list`,
-          fix: `set enabled: false on the sharing, or add the dashboard's name to allowedDashboards (or one of its tags to allowedTags) in the posthog-sharing-allow-list config`,
+          fix:
+            d === undefined
+              ? `set enabled: false on the sharing, or add its id ${id} to allowedDashboards in the posthog-sharing-allow-list config (a dashboard the program does not declare is known to the policy pack by its id alone)`
+              : `set enabled: false on the sharing, or add the dashboard's name to allowedDashboards (or one of its tags to allowedTags) in the posthog-sharing-allow-list config`,
         });
       }
       return out;

@@ -10,7 +10,7 @@
 import { z } from "zod";
 import type { Sharing } from "../client";
 import { dashboardIdInput } from "../inputs";
-import { defineResource, ProjectIdInput, resolveProjectId, UNKNOWN } from "../lifecycle";
+import { defineResource, ProjectIdInput, resolveProjectId } from "../lifecycle";
 import { plannedFacts } from "../policy-facts";
 
 /** Inputs of a DashboardSharing. */
@@ -86,18 +86,13 @@ export const dashboardSharingProvider = defineResource<
       : [],
   replaceOnChanges: ["dashboardId", "projectId"],
   // The policy pack judges a public sharing by its dashboard's name and tags (posthog-sharing-allow-list), before
-  // the write: what this run leaves the dashboard with when the run manages it, else PostHog's (one GET).
-  async policyFacts(want, client) {
+  // the write: what this run leaves the dashboard with, when the program declares it. No request: a dashboard the
+  // program does not declare is known to the pack by its id alone.
+  policyFacts(want) {
     const id = want.dashboardId;
-    if (want.enabled === false || typeof id !== "number") return undefined;
+    if (typeof id !== "number") return undefined;
     const planned = plannedFacts("Dashboard", String(id));
-    if (planned !== undefined) return { dashboard: { id, ...planned } };
-    const project = typeof want.projectId === "string" ? want.projectId : undefined;
-    if (project === UNKNOWN) return undefined;
-    const api = await client();
-    const projectId = await resolveProjectId(api, project);
-    const d = await api.dashboards.retrieve({ projectId, id });
-    return { dashboard: { id, name: d.name, tags: d.tags ?? [] } };
+    return planned === undefined ? undefined : { dashboard: { id, ...planned } };
   },
   async create(api, want) {
     const projectId = await resolveProjectId(api, want.projectId);

@@ -2,9 +2,9 @@
  * Issue 49, item 1: a DashboardSharing's check records its dashboard's name and tags in the checked inputs
  * (`__policy`, provider/policy-facts.ts), so that the policy pack's resource policy (posthog-sharing-allow-list)
  * judges the sharing before the engine writes it, even under `pulumi up --skip-preview`. Through the real
- * dynamic-provider host: what this run plans for a dashboard it manages (no request), PostHog's dashboard otherwise
- * (one GET), nothing when the sharing is off or the dashboard's id is unknown, and never a byte of it sent to
- * PostHog. The pack through the real CLI: test/stack/policy-pack.test.ts.
+ * dynamic-provider host: what this run plans for a dashboard it declares (whether the sharing is on or off, so that
+ * turning it on or off changes no fact), nothing for another dashboard or an unknown id; never a request, and never a
+ * byte of it sent to PostHog. The pack through the real CLI: test/stack/policy-pack.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import { UNKNOWN } from "../../provider/lifecycle";
@@ -39,6 +39,8 @@ describe("DashboardSharing's policy facts (real host over gRPC)", () => {
     await since();
     const created = await checkSharing("sales", { dashboardId: Number(d.id) });
     expect(created.__policy).toEqual({ dashboard: { id: Number(d.id), name: "Sales", tags: ["team"] } });
+    const off = await checkSharing("sales", { dashboardId: Number(d.id), enabled: false });
+    expect(off.__policy).toEqual(created.__policy);
     expect(await since()).toEqual([]);
     // A preview that renames it (check and diff, no update): the sharing is judged by what the run leaves.
     const { diff } = await plan(host, d, { name: "Public KPIs", tags: ["public"] });
@@ -50,18 +52,14 @@ describe("DashboardSharing's policy facts (real host over gRPC)", () => {
     expect(await since()).toEqual([]);
   });
 
-  it("a dashboard the run does not manage: PostHog's name and tags, one GET; off or unknown: nothing, no request", async () => {
+  it("a dashboard the run does not declare, or whose id is unknown: no facts (the pack knows it by its id alone); never a request", async () => {
     const made = await emu.api("POST", `/api/projects/${emu.projectId}/dashboards/`, {
       name: "Made by hand",
       tags: ["public"],
     });
     const id = (made.body as { id: number }).id;
     await since();
-    const checked = await checkSharing("hand", { dashboardId: id });
-    expect(checked.__policy).toEqual({ dashboard: { id, name: "Made by hand", tags: ["public"] } });
-    expect(await since()).toEqual([`GET /api/projects/${emu.projectId}/dashboards/${id}/`]);
-
-    expect((await checkSharing("off", { dashboardId: id, enabled: false })).__policy).toBeUndefined();
+    expect((await checkSharing("hand", { dashboardId: id })).__policy).toBeUndefined();
     expect((await checkSharing("new", { dashboardId: UNKNOWN })).__policy).toBeUndefined();
     expect(await since()).toEqual([]);
   });
