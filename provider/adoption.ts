@@ -15,7 +15,8 @@
  * - Member (always): the organization's members (one list read), the one of that e-mail or user UUID;
  * - BatchExportPause (always): GET `/api/organizations/:organization_id/batch_exports/:id/`.
  * Nothing found, an input unknown during the preview, or a failed read: nothing is said (the create decides, as
- * before). DashboardCollaborator's adoption (a user who already is a collaborator) is not announced.
+ * before). DashboardCollaborator's adoption (a user who already is a collaborator) is not announced. An Invite without
+ * `adopt: true` whose address has a pending invite is said too, as a warning: its create will fail on it.
  */
 import type { PostHogClient } from "./client";
 
@@ -124,8 +125,33 @@ export function adoptionMessage(type: string, resource: string | undefined, a: A
 }
 
 /**
+ * The line a preview prints when the create of an Invite without `adopt: true` (checked `inputs`) will fail because
+ * its address already has a pending invite (PostHog keeps one per address; the create refuses to replace one that
+ * no resource of the run holds: provider/resources/invite.ts), else undefined. One list read (GET
+ * `/api/organizations/:organization_id/invites/`); never writes.
+ * @throws the client's errors of that read (the caller ignores them: the create decides)
+ */
+export async function pendingInviteNotice(
+  resource: string | undefined,
+  api: PostHogClient,
+  inputs: Record<string, unknown>,
+): Promise<string | undefined> {
+  if (inputs.adopt === true || !known(inputs.targetEmail)) return undefined;
+  const email = String(inputs.targetEmail);
+  const i = await api.invites.find({ email });
+  if (!i || i.is_expired) return undefined;
+  return (
+    `${resource === undefined ? "Invite" : `Invite "${resource}"`}: PostHog already has a pending invite for ` +
+    `${email}, ${i.id} (level ${i.level}, created ${i.created_at ?? "at an unknown time"}): pulumi up will fail on ` +
+    "it, sending nothing, unless the Invite declares adopt: true (PostHog keeps one invite per address: creating " +
+    "would replace it and send a second e-mail)"
+  );
+}
+
+/**
  * In a preview, says on the provider host's standard output (the CLI shows it in the preview's output) which
- * existing object the create of `type` will adopt ({@link adoptionOf}), if any. Read errors say nothing: the
+ * existing object the create of `type` will adopt ({@link adoptionOf}), if any; for an Invite whose create will fail
+ * on a pending invite of its address, a `warning:` line ({@link pendingInviteNotice}). Read errors say nothing: the
  * create decides, as before. One request at most; never writes.
  */
 export async function announceAdoption(
@@ -135,10 +161,13 @@ export async function announceAdoption(
   inputs: Record<string, unknown>,
 ): Promise<void> {
   let found: Adoption | undefined;
+  let pending: string | undefined;
   try {
     found = await adoptionOf(type, api, inputs);
+    if (type === "Invite" && !found) pending = await pendingInviteNotice(resource, api, inputs);
   } catch {
     return;
   }
   if (found) console.log(`info: ${adoptionMessage(type, resource, found)}`);
+  if (pending) console.log(`warning: ${pending}`);
 }

@@ -49,14 +49,38 @@ async function createIn(
   return { urn, provider, checked: checked.inputs, ...(await host.create(urn, checked.inputs)) };
 }
 
-/** A run of a stack: a provider host of its own. */
-const run = () => startConfiguredHost(emu);
+/** A run of a stack: a provider host of its own (its output to `onOutput`). */
+const run = (onOutput?: (text: string) => void) => startConfiguredHost(emu, onOutput);
 
 describe("an Invite whose address already has a pending invite", () => {
-  it("a person's pending invite: the create fails naming it and adopt: true, sends nothing, and leaves it as it is; adopt: true takes it over", async () => {
+  it("a person's pending invite: the preview warns; the create fails naming it and adopt: true, sends nothing, and leaves it as it is; adopt: true takes it over", async () => {
     const email = "someone@example.com";
     const theirs = (await emu.api("POST", invitesPath(), { target_email: email, level: 1 })).body as Invite;
     const before = await posts();
+    // The preview says it first: its check reads the invites (a create it counts under "create").
+    let output = "";
+    const preview = await run((text) => {
+      output += text;
+    });
+    try {
+      const urn = urnOf("Invite", "someone");
+      const provider = await serializeProvider("Invite");
+      const resource = { name: "someone", stack: "app/dev", preview: true };
+      const checked = await preview.check(
+        urn,
+        {},
+        { targetEmail: email, __provider: provider, __resource: resource },
+      );
+      expect(checked.failures).toEqual([]);
+    } finally {
+      await preview.close();
+    }
+    expect(output).toContain(
+      `warning: Invite "someone": PostHog already has a pending invite for ${email}, ${theirs.id} (level 1, created `,
+    );
+    expect(output).toContain(
+      "pulumi up will fail on it, sending nothing, unless the Invite declares adopt: true",
+    );
     const host = await run();
     try {
       const message = await failure(createIn(host, "someone", { targetEmail: email, sendEmail: false }));
@@ -120,9 +144,11 @@ describe("an Invite whose address already has a pending invite", () => {
         createIn(a, "race", { targetEmail: email, sendEmail: false }, "one/dev"),
         createIn(b, "race", { targetEmail: email, sendEmail: false }, "two/dev"),
       ];
+      for (const c of creates) c.catch(() => undefined); // awaited below (a failed poll ends the test first)
       await expect
         .poll(
           async () => ((await emu.control("GET", `/holds/${hold.id}`)) as { held: unknown[] }).held.length,
+          { timeout: 30_000 },
         )
         .toBe(2);
       await emu.control("POST", `/holds/${hold.id}/release`, {});
@@ -136,6 +162,7 @@ describe("an Invite whose address already has a pending invite", () => {
         `The invite ${replaced.id} for ${email} that this resource manages was replaced by invite ${kept?.id}`,
       );
     } finally {
+      await emu.control("DELETE", "/holds");
       await Promise.all([a.close(), b.close()]);
     }
   });

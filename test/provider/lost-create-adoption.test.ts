@@ -162,10 +162,13 @@ describe("provisional names", () => {
     const pending = create();
     let body: Record<string, unknown> | undefined;
     await expect
-      .poll(async () => {
-        body = ((await emu.control("GET", `/holds/${hold.id}`)) as Held).held[0]?.body;
-        return body !== undefined;
-      })
+      .poll(
+        async () => {
+          body = ((await emu.control("GET", `/holds/${hold.id}`)) as Held).held[0]?.body;
+          return body !== undefined;
+        },
+        { timeout: 30_000 },
+      )
       .toBe(true);
     await emu.control("POST", `/holds/${hold.id}/release`, {});
     return { body: body as Record<string, unknown>, result: await pending };
