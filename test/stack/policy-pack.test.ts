@@ -324,13 +324,24 @@ const UP_CASES: {
   },
 ];
 
-/** `pulumi up --skip-preview` of the violating program's resources `only` on a new stack, with the pack and `config`. */
-async function upWithPack(name: string, only: string[], config: string): Promise<RunResult> {
+/**
+ * `pulumi up --skip-preview` on a new stack `name` with the pack and `config` (a file): of the violating program's
+ * resources `only` (its setting `pf:only`), or of the program in `projectDir` with no setting.
+ */
+async function upWithPack(
+  name: string,
+  config: string,
+  program: { only: string[] } | { projectDir: string },
+): Promise<RunResult> {
   const s = fx.stack(name);
-  writeStackSettings(s.configFile, `config:\n  pf:only: ${JSON.stringify(JSON.stringify(only))}\n`);
+  const only = "only" in program ? program.only : undefined;
+  writeStackSettings(
+    s.configFile,
+    only ? `config:\n  pf:only: ${JSON.stringify(JSON.stringify(only))}\n` : "config: {}\n",
+  );
   return runStack({
     operation: "up",
-    projectDir: programDir,
+    projectDir: "projectDir" in program ? program.projectDir : programDir,
     stack: s.name,
     stateDir: s.stateDir,
     configFile: s.configFile,
@@ -363,7 +374,7 @@ describe("up --skip-preview: a mandatory rule judged on one resource stops that 
         all: "disabled",
         [c.rule]: { enforcementLevel: "mandatory", ...c.keys },
       });
-      const r = await upWithPack(`up-${c.rule.replace(/^posthog-/, "")}`, c.only, config);
+      const r = await upWithPack(`up-${c.rule.replace(/^posthog-/, "")}`, config, { only: c.only });
       expect(r.ok, why(r)).toBe(false);
       expect(reported(r)).toContainEqual({ level: "mandatory", rule: c.rule, resource: c.resource });
       const writes = await writesSince();
@@ -375,7 +386,7 @@ describe("up --skip-preview: a mandatory rule judged on one resource stops that 
   it("a rule judged on the whole stack (posthog-domain-verified) runs after the writes: the domain is created, then the up fails naming it", async () => {
     await requestsSince(fx.emu());
     const config = policyConfig({ all: "disabled", "posthog-domain-verified": "mandatory" });
-    const r = await upWithPack("up-domain-verified", ["Domain:corp"], config);
+    const r = await upWithPack("up-domain-verified", config, { only: ["Domain:corp"] });
     expect(r.ok, why(r)).toBe(false);
     expect(reported(r)).toContainEqual({
       level: "mandatory",
@@ -430,22 +441,13 @@ describe("up --skip-preview of the provider plugin's resources (a Pulumi YAML pr
   ])(
     "$rule alone mandatory: the up fails naming $resource, and sends no write it forbids",
     async (c) => {
-      const dir = yamlUpProgram();
-      const s = fx.stack(`yaml-up-${c.rule.replace(/^posthog-/, "")}`);
-      writeStackSettings(s.configFile, "config: {}\n");
       await requestsSince(fx.emu());
       const config = policyConfig({
         all: "disabled",
         [c.rule]: { enforcementLevel: "mandatory", ...c.keys },
       });
-      const r = await runStack({
-        operation: "up",
-        projectDir: dir,
-        stack: s.name,
-        stateDir: s.stateDir,
-        configFile: s.configFile,
-        env: s.env(),
-        args: ["--policy-pack", PACK, "--policy-pack-config", config],
+      const r = await upWithPack(`yaml-up-${c.rule.replace(/^posthog-/, "")}`, config, {
+        projectDir: yamlUpProgram(),
       });
       expect(r.ok, why(r)).toBe(false);
       expect(r.output).toMatch(
