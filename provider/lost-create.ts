@@ -414,7 +414,10 @@ export interface CreateOptions {
 
 /** One create of this process; see {@link beginCreate}. */
 export interface CreateOperation {
-  /** The journal entry a previous create of the same resource left (a killed run, or a lost answer), if any. */
+  /**
+   * The journal entry a previous create of the same resource left (a killed run, or a lost answer), if any; read again
+   * before each of {@link recoverPrior}'s list reads (the dead run's provider host may still finish that create).
+   */
   readonly previous: JournalEntry | undefined;
   /** This create's marker, when it names its object provisionally ({@link CreateOptions.provisional}). */
   readonly marker: Marker | undefined;
@@ -610,8 +613,21 @@ export function beginCreate(
       `instead, adopt it explicitly with ${adoptHint}.`
     );
   };
+  /** The entry a previous create of this resource left; {@link refreshPrevious} reads it again. */
+  let previous = journalKey ? pendingCreate(journalKey) : undefined;
+  /**
+   * Reads the previous create's entry again: its process may still run (an engine killed mid-create leaves its
+   * provider host finishing what is under way), and record the id its create returned, then rename the object.
+   */
+  const refreshPrevious = () => {
+    if (!journalKey || !previous) return;
+    const now = pendingCreate(journalKey);
+    if (now && now.startedAt === previous.startedAt && now.nonce === previous.nonce) previous = now;
+  };
   const op: CreateOperation = {
-    previous: journalKey ? pendingCreate(journalKey) : undefined,
+    get previous() {
+      return previous;
+    },
     marker,
     provisionalName(base, limit) {
       if (!marker) throw new Error(`${type} "${name}": this create does not name its object provisionally`);
@@ -723,6 +739,7 @@ export function beginCreate(
       let reads = 0;
       for (;;) {
         const readAt = Date.now();
+        refreshPrevious();
         const items = await list();
         reads++;
         const found =
@@ -731,7 +748,6 @@ export function beginCreate(
         if (found) return found;
         // Nothing it could have made is listed: proof only for creates PostHog had finished with, or started a
         // window before this read.
-        const previous = op.previous;
         const pending = [
           ...(previous && previous.madeId === undefined && readAt < previous.startedAt + windowMs
             ? [previous.startedAt]
