@@ -693,14 +693,16 @@ const fx = useFixtureProgram({ prefix: "real-engine-sdk" });
 
 describe("the real Pulumi CLI with the SDK against the emulator", () => {
   it("the API key (POSTHOG_API_KEY, or posthog:apiKey set with --secret) is nowhere in the export, the output, the events or the files of the backend", async () => {
-    const program: Declared = [
-      ["Project", "web", { name: "Secret Web" }],
-      ["Invite", "jane", { targetEmail: "jane.secret@example.com", sendEmail: false }],
-    ];
     const configKey = await fx.emu().createKey();
     const envKey = fx.emu().apiKey;
     const keys = [configKey, envKey];
     for (const source of ["env", "config"] as const) {
+      // One address per stack: the two stacks share the organization, and an Invite never replaces a pending invite
+      // another stack holds (issue 49, item 8).
+      const program: Declared = [
+        ["Project", "web", { name: "Secret Web" }],
+        ["Invite", "jane", { targetEmail: `jane.secret.${source}@example.com`, sendEmail: false }],
+      ];
       const s = fx.stack(`key-${source}`);
       const journal = join(fx.work, `journal-${source}`);
       const env: Record<string, string> = { ...s.env(), POSTHOG_CREATE_JOURNAL_DIR: journal };
