@@ -17,6 +17,10 @@ import { type Declared, fixtureDir, useFixtureProgram } from "./fixture-program"
 // keeps one invite per address, so the first stack held an id that no longer existed, silently (and a refresh
 // dropped it, so its next up re-sent it and replaced the other stack's invite in turn). Now the first stack's
 // refresh (here the nightly gate's) fails naming the address and the invite that replaced it; nothing is re-sent.
+// Issue 49, item 8: the second stack's up no longer replaces the first stack's invite: it fails naming it and
+// `adopt: true`, sending nothing. The first stack's invite is then replaced as two stacks applying at the same instant
+// (test/provider/invite-pending.test.ts) or a person inviting again would replace it, and the second stack takes the
+// new one over with `adopt: true`.
 //
 // Issue 27, point 5: the plan names the right property. The real engine shows a dynamic resource's plan as its
 // stored inputs against the program's; a refresh used to store every input-shaped field PostHog filled in, so a
@@ -54,8 +58,12 @@ const named: Declared = [
 const EMAIL = "shared.invitee@example.com";
 /** The second case's invite, declared by both stacks. */
 const shared: Declared = [["Invite", "shared", { targetEmail: EMAIL, sendEmail: false }]];
-/** Prod's program from the second case on. */
-const prodProgram: Declared = [...restricted, ...named, ...shared];
+/** Prod's program from the second case on: it takes over the pending invite of EMAIL (`adopt: true`). */
+const prodProgram: Declared = [
+  ...restricted,
+  ...named,
+  ["Invite", "shared", { targetEmail: EMAIL, sendEmail: false, adopt: true }],
+];
 
 /** The emulator's pending invites for EMAIL: their ids. */
 async function invites(): Promise<string[]> {
@@ -89,7 +97,7 @@ describe("the organization's rules and changes outside Pulumi, on two stacks (re
     expect(up.diagnostics.filter((d) => d.urn?.endsWith("::open"))).toEqual([]);
   }, 300_000);
 
-  it("one invite, two stacks: the stack whose invite another stack replaced says so in the nightly gate's refresh, naming the e-mail and the invite that replaced it; nothing is re-sent; the stack that gives it up leaves the other's", async () => {
+  it("one invite, two stacks: the second stack's up fails naming the first's pending invite and adopt: true, sending nothing; the stack whose invite was replaced says so in the nightly gate's refresh, naming the e-mail and the invite that replaced it; nothing is re-sent; the stack that gives it up leaves the other's", async () => {
     // The third case's changes outside Pulumi, made now: the dashboard soft-deleted, and the clock moved past the
     // invite's expiry (3 days) before this case's invites are sent.
     const list = (await fx.emu().call("GET", `${fx.emu().project}/dashboards/`)).body as {
@@ -103,10 +111,25 @@ describe("the organization's rules and changes outside Pulumi, on two stacks (re
     const first = await dev.run("up", shared);
     expect(first.ok, why(first)).toBe(true);
     const [devInvite] = await invites();
-    // Prod's up without a refresh: it creates its invite and leaves the rest as the state holds it.
+    // Prod declaring the same address: its up fails naming dev's invite and adopt: true, and sends nothing.
+    const refused = await prod.run("up", [...restricted, ...named, ...shared]);
+    expect(refused.ok).toBe(false);
+    const said = errorsOf(refused).join("\n");
+    expect(said, why(refused)).toContain(
+      `PostHog already has a pending invite for this address, ${devInvite}`,
+    );
+    expect(said).toContain("declare it with adopt: true");
+    expect(await invites()).toEqual([devInvite]);
+    // Dev's invite replaced as two stacks applying at the same instant, or a person inviting again, replace it.
+    const again = await fx.emu().call("POST", `${fx.emu().org}/invites/`, {
+      body: { target_email: EMAIL, level: 1, send_email: false },
+    });
+    expect(again.status).toBe(201);
+    // Prod's up without a refresh: it takes that invite over (adopt: true) and leaves the rest as the state holds it.
     const second = await prod.run("up", prodProgram);
     expect(second.ok, why(second)).toBe(true);
     [prodInvite] = await invites();
+    expect(prodInvite).toBe(again.body.id);
     expect(prodInvite).not.toBe(devInvite); // PostHog kept one: the newer
 
     // The nightly gate's refresh fails so. A `pulumi refresh` makes the same Read, whose message
