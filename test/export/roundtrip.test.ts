@@ -513,11 +513,12 @@ describe("promotion: the same program on a stack of another project, with no ids
     // the project adopted; 5 dashboards, the sharing and the collaborator created
     expect(up.counts).toEqual({ create: 8, update: 0, replace: 0, delete: 0, same: 0 });
     const sent = writes(await requests());
-    // Four plain dashboards (no tile to template), one from its template then given its settings, its sharing
-    // and its collaborator, all in the staging project; the project itself adopted as it is.
+    // Four plain dashboards (no tile to template), one from its template, each then given its declared name (and
+    // settings) by one PATCH (a create names its dashboard provisionally until it has the answer: issue 49, item 6),
+    // its sharing and its collaborator, all in the staging project; the project itself adopted as it is.
     const staging = `/api/projects/${stagingId}/dashboards/`;
     expect(sent.map((w) => w.replace(/dashboards\/\d+\//, "dashboards/:id/")).sort()).toEqual([
-      `PATCH ${staging}:id/ 200`,
+      ...Array.from({ length: 5 }, () => `PATCH ${staging}:id/ 200`),
       `PATCH ${staging}:id/sharing/ 200`,
       `POST ${staging} 201`,
       `POST ${staging} 201`,
