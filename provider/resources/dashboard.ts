@@ -10,9 +10,6 @@
  * - A dashboard soft-deleted outside Pulumi reads as `deleted: true` (PostHog answers 404 for it, and it can
  *   never be hard-deleted); the next `up` restores it with `PATCH {"deleted": false}`, same id, no duplicate.
  * - Adoption: `dashboardId` takes over an existing dashboard (restoring it if soft-deleted) and converges it.
- * - A create names its dashboard provisionally (the declared name and a marker with the create's nonce, within the
- *   400 characters PostHog stores), then gives it its declared name with one PATCH once it has the answer: after a
- *   lost answer only the dashboard that carries the nonce is adopted, never a look-alike (provider/lost-create.ts).
  */
 import { z } from "zod";
 import { keptOnDestroy } from "../adopted";

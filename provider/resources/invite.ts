@@ -8,10 +8,7 @@
  *   a member) stays satisfied: `accepted` becomes true and nothing is re-sent. An expired invite shows as
  *   drift (`isExpired`) and the next `up` re-invites.
  * - Adoption: `adopt: true` takes over a pending, unexpired invite for the same e-mail and level instead of
- *   sending a new one. Without it, a create whose address has a pending invite that no resource of the run holds
- *   fails naming it ({@link PendingInviteError}): creating would replace it and send a second e-mail.
- * - Creates are journaled. After a lost answer (or a killed run) no invite is taken for the create's own but the
- *   one of the id its answer gave: an invite carries nothing a create could mark it with (provider/lost-create.ts).
+ *   sending a new one.
  */
 import { z } from "zod";
 import { keptOnDestroy } from "../adopted";

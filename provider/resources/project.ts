@@ -4,10 +4,7 @@
  *
  * Settings left unset are not managed (the server's defaults stand, and never show as a diff). `isDemo`
  * can only be chosen at creation: changing it replaces the project. `apiToken` and `liveEventsToken` are
- * secret outputs. Adoption: `projectId` takes over an existing project and converges its settings. A create names
- * its project provisionally (the declared name and a marker with the create's nonce, within 200 characters) and
- * renames it with one PATCH once it has the answer: after a lost answer only the project that carries the nonce is
- * adopted, never a look-alike (provider/lost-create.ts).
+ * secret outputs. Adoption: `projectId` takes over an existing project and converges its settings.
  */
 import { z } from "zod";
 import { keptOnDestroy } from "../adopted";
