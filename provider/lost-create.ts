@@ -1006,7 +1006,8 @@ const lostObjectSearch = {
  * objects of abandoned creates (taken as not applied, the resource made again or gone on); `read` (`refresh`,
  * `preview --refresh`) and `delete` (`destroy`, and the deletes at the end of `up`) also for those of creates no later
  * create adopted (none of them creates), `read` with a `warning:` line only while the create's
- * `POSTHOG_LOST_CREATE_WINDOW` lasts (the resource's next `up` adopts it, if the resource is still declared). Costs nothing when the journal holds no such entry of the stack (one read of
+ * `POSTHOG_LOST_CREATE_WINDOW` lasts (the resource's next `up` adopts it, if the resource is still declared). Each
+ * object is said once per run, but by every `delete` (a destroy writes nothing while one is there). Costs nothing when the journal holds no such entry of the stack (one read of
  * the journal directory per run); otherwise one list read per scope and run (GET `/api/projects/:id/dashboards/`, GET
  * `/api/organizations/:id/projects/`), through `client()`. An entry whose object never appeared is dropped
  * {@link UNKNOWN_OUTCOME_KEPT_MS} after the create's window.
@@ -1029,8 +1030,12 @@ export async function reportLostObjects(
     lostObjectSearch.runs.set(key, search);
     search.catch(() => lostObjectSearch.runs.delete(key)); // the next operation reads again
   }
+  // Said once per run, so that a refresh's or an up's other operations go on; a destroy's every delete fails with
+  // it, so that destroy writes nothing while the stack has an object it would leave behind.
   const found = (await search).filter(
-    (f) => !taken.has(`${f.entry.type}\n${f.id}`) && !lostObjectSearch.reported.has(f.entry.nonce),
+    (f) =>
+      !taken.has(`${f.entry.type}\n${f.id}`) &&
+      (mode === "delete" || !lostObjectSearch.reported.has(f.entry.nonce)),
   );
   if (found.length === 0) return;
   for (const f of found) lostObjectSearch.reported.add(f.entry.nonce);

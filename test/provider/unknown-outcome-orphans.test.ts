@@ -193,13 +193,14 @@ describe.concurrent("objects that creates with an unknown outcome made", () => {
     }
   }, 60_000);
 
-  it("Dashboard: applied after its run, the create's resource not made again: destroy fails naming it (no later create adopted it) and deletes nothing; refresh warns within the create's window, and fails after it", async ({
+  it("Dashboard: applied after its run, the create's resource not made again: destroy's every delete fails naming it (no later create adopted it), and nothing is deleted; refresh warns within the create's window, and fails after it", async ({
     expect,
     onTestFinished,
   }) => {
     const { emu, run, namedOrMarked, holdAndCut, dashboardsPath } = await useCase(onTestFinished);
     const before = await run();
-    const kept = await createIn(before, "Dashboard", "kept", { name: "Kept board" }).finally(() =>
+    const kept = await createIn(before, "Dashboard", "kept", { name: "Kept board" });
+    const other = await createIn(before, "Dashboard", "other", { name: "Other board" }).finally(() =>
       before.close(),
     );
     const hold = await holdAndCut("/dashboards/$");
@@ -220,15 +221,21 @@ describe.concurrent("objects that creates with an unknown outcome made", () => {
     await emu.control("DELETE", "/requests");
     const destroy = await run();
     try {
-      const message = await failure(destroy.delete(kept.id, urn, kept.outs));
-      expect(message).toContain(`Dashboard ${orphan} "Gone board [pulumi create `);
-      expect(message).toContain("no later create of that resource has adopted it");
-      expect(message).toContain('if "gone" is still in the program, run pulumi up');
+      // The engine deletes both at once: each delete fails with it, before any write.
+      const [first, second] = await Promise.all([
+        failure(destroy.delete(kept.id, urn, kept.outs)),
+        failure(destroy.delete(other.id, urnOf("Dashboard", "other"), other.outs)),
+      ]);
+      for (const message of [first, second]) {
+        expect(message).toContain(`Dashboard ${orphan} "Gone board [pulumi create `);
+        expect(message).toContain("no later create of that resource has adopted it");
+        expect(message).toContain('if "gone" is still in the program, run pulumi up');
+      }
     } finally {
       await destroy.close();
     }
     const writes = (await emu.requests()).filter((r) => r.method !== "GET");
-    expect(writes).toEqual([]); // the kept dashboard was not deleted: destroy stopped before any write
+    expect(writes).toEqual([]); // neither dashboard was deleted: destroy stopped before any write
     // A refresh within the create's POSTHOG_LOST_CREATE_WINDOW warns (the resource's next up would adopt it), after
     // it fails.
     let output = "";
