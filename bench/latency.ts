@@ -314,12 +314,14 @@ new Naive("DashboardCollaborator", p.DashboardCollaborator, "kpi-editor-mia.memb
  * Requests each operation sends one after another, per resource type (the last segment of the type token),
  * read from provider/resources/*.ts (ours) and bench/naive-provider.ts (naive) for the inputs these programs
  * declare.
- * Ours: Dashboard create POST (the restriction level in its body), read GET (a refresh: its project's list, shared), delete PATCH deleted;
- * Invite create POST (invites created together share one POST …/invites/bulk/ of up to 20), read list (find),
+ * Ours: Dashboard create POST (the restriction level in its body, the name provisional) + PATCH (the declared name:
+ * issue 49, item 6), read GET (a refresh: its project's list, shared), delete PATCH deleted;
+ * Invite create list (find: no pending invite of the address, issue 49 item 8) + POST (invites created together share
+ * one list read and one POST …/invites/bulk/ of up to 20), read list (find),
  * delete DELETE; Member create list (find; level as declared: no PATCH),
  * read list, delete none (retainOnDelete); DashboardCollaborator create POST (on a dashboard the run made; else
  * list (find first) + POST), read list,
- * delete DELETE; Project create POST, read GET, delete DELETE; Domain create GET (find by name) + POST, read
+ * delete DELETE; Project create POST + PATCH (the same), read GET, delete DELETE; Domain create GET (find by name) + POST, read
  * GET, delete DELETE; DomainVerification create GET + verify + GET (once the record is published), read GET,
  * delete none; DashboardSharing create GET (+ PATCH when it differs), read GET, delete PATCH; BatchExportPause
  * create GET + pause, read GET, delete unpause.
@@ -327,11 +329,11 @@ new Naive("DashboardCollaborator", p.DashboardCollaborator, "kpi-editor-mia.memb
  * page (one page here), Member delete sends nothing.
  */
 const OURS_REQUESTS: Record<string, { create: number; read: number; delete: number }> = {
-  Dashboard: { create: 1, read: 1, delete: 1 },
-  Invite: { create: 1, read: 1, delete: 1 },
+  Dashboard: { create: 2, read: 1, delete: 1 },
+  Invite: { create: 2, read: 1, delete: 1 },
   Member: { create: 1, read: 1, delete: 0 },
   DashboardCollaborator: { create: 1, read: 1, delete: 1 },
-  Project: { create: 1, read: 1, delete: 1 },
+  Project: { create: 2, read: 1, delete: 1 },
   Domain: { create: 2, read: 1, delete: 1 },
   DomainVerification: { create: 3, read: 1, delete: 0 },
   DashboardSharing: { create: 1, read: 1, delete: 1 },
@@ -429,11 +431,11 @@ export function chainOf(
   };
   const sum = (o: "create" | "read" | "delete") => graph.reduce((a, n) => a + weight(n, o), 0);
   if (op === "up") {
-    // Ours: the invites the engine's workers create together share one bulk request (at most 20), so k invites
-    // cost ⌈k / min(20, workers)⌉ requests, still one request each on the chain.
+    // Ours: the invites the engine's workers create together share one list read and one bulk request (at most 20),
+    // so k invites cost ⌈k / min(20, workers)⌉ times their requests, still each request on the chain.
     const invites = !isOurs(provider) ? 0 : graph.filter((n) => n.kind === "Invite").length;
     const perInvite = table.Invite?.create ?? 0;
-    const shared = Math.ceil(invites / Math.min(20, ENGINE_PARALLEL)) - invites * perInvite;
+    const shared = (Math.ceil(invites / Math.min(20, ENGINE_PARALLEL)) - invites) * perInvite;
     return { chain: access + longest("create"), modelledRequests: access + sum("create") + shared + invokes };
   }
   if (op === "destroy")

@@ -21,9 +21,9 @@ const graph = [
 
 describe("chainOf", () => {
   it("up: the access check, then the heaviest path through the dependencies", () => {
-    // access 1 + restricted dashboard (POST, its restriction level in the body) 1 + collaborator (POST on a
-    // dashboard of the run) 1
-    expect(chainOf(graph, "ours", "up", 0)).toEqual({ chain: 3, modelledRequests: 1 + 1 + 1 + 1 + 1 });
+    // access 1 + restricted dashboard (POST, its restriction level in the body, then the PATCH of its declared name)
+    // 2 + collaborator (POST on a dashboard of the run) 1; the invite: a list read and a POST
+    expect(chainOf(graph, "ours", "up", 0)).toEqual({ chain: 4, modelledRequests: 1 + 1 + 2 + 1 + 2 });
     // naive: member (list, PATCH) 2 + collaborator 1, no access check
     expect(chainOf(graph, "naive", "up", 0)).toEqual({ chain: 3, modelledRequests: 2 + 1 + 1 + 1 });
   });
@@ -31,7 +31,8 @@ describe("chainOf", () => {
   it("up: invites created together share bulk requests of up to 20, one per batch of the engine's workers", () => {
     const invites = Array.from({ length: 40 }, (_, i) => node(`i${i}`, "Invite"));
     const batches = Math.ceil(40 / Math.min(20, 4 * availableParallelism()));
-    expect(chainOf(invites, "ours", "up", 0)).toEqual({ chain: 2, modelledRequests: 1 + batches });
+    // each batch: one list read (no pending invite of the addresses), then one bulk request
+    expect(chainOf(invites, "ours", "up", 0)).toEqual({ chain: 3, modelledRequests: 1 + 2 * batches });
     expect(chainOf(invites, "naive", "up", 0)).toEqual({ chain: 1, modelledRequests: 40 });
   });
 
