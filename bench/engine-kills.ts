@@ -68,7 +68,10 @@
  * dashboards of the seeded project, every batch export's `paused` flag; then puts back what differs.
  * When the re-runs keep failing on an object the state does not hold (a lost Domain create), the operator
  * removes the orphans and runs again (`refresh --import-pending-creates URN ID` would need the id, which only the
- * server knows).
+ * server knows). When a re-run fails asking to declare an Invite with `adopt: true` (a create killed before its
+ * answer cannot prove that the pending invite of its address is its own: provider/lost-create.ts), the user does so,
+ * as the message says (the example's `adopt`), and the re-runs go on: counted as `adoptedOnRequest`, not as the
+ * operator's clean-up.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch } from "node:fs";
@@ -214,6 +217,12 @@ export interface KillRecord {
   languageHostLingering: number;
   /** Un-killed runs until one exited 0 and the following preview showed no changes. */
   recoveryRuns: number;
+  /**
+   * Invites whose re-run failed naming a pending invite of their address and `adopt: true` (a create whose answer
+   * was lost, killed with its run, cannot prove the invite it finds is its own: provider/lost-create.ts): the user
+   * declares them with `adopt: true` (the example's `adopt`), as the message says, and runs again.
+   */
+  adoptedOnRequest: string[];
   /** With `faults`: the API requests of the killed run and its re-runs, and how many were faulted. */
   apiRequests: number;
   faulted: number;
@@ -296,6 +305,8 @@ export interface EngineKillReport {
     cleanedUp: number;
     /** Kills after which the re-runs only converged once the operator removed orphans. */
     neededOperator: number;
+    /** Invites the user declared with `adopt: true` as a re-run's failure asked ({@link EpisodeRecord}). */
+    adoptedOnRequest: number;
     /** Kills whose lock refused the next run until `pulumi cancel`. */
     cancelledLocks: number;
     /** Pending creates dropped by `refresh --clear-pending-creates` once the episode converged. */
@@ -548,7 +559,10 @@ interface HoldView {
   held: { method: string; path: string; body: { name?: unknown } | null }[];
 }
 
-const isLookAlike = (r: HoldView["held"][number]) => r.body?.name === LOOK_ALIKE_NAME;
+/** A create of a look-alike: its name, provisional (the name and a create's marker: provider/lost-create.ts). */
+const isLookAlike = (r: HoldView["held"][number]) =>
+  typeof r.body?.name === "string" &&
+  (r.body.name === LOOK_ALIKE_NAME || r.body.name.startsWith(`${LOOK_ALIKE_NAME} [pulumi create `));
 
 /** Whether process `pid` still runs (not gone, not a zombie). */
 function alive(pid: number): boolean {
@@ -638,7 +652,30 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
   };
   // the stack on a local backend of this run (tools/pulumi.ts: passphrase, PULUMI_HOME in it, no Pulumi Cloud)
   await ensureStack({ projectDir: root, stack: "dev", stateDir, configFile, env });
-  const useVariant = (v: "v1" | "v2") => writeStackSettings(configFile, variants[v]);
+  /** The e-mails whose Invite the user declares with `adopt: true` in this episode (a re-run's failure asked). */
+  const adopting = new Set<string>();
+  /** Writes variant `v`'s settings, the invites of {@link adopting} declared with `adopt: true`. */
+  const useVariant = (v: "v1" | "v2") => {
+    const settings = parseDocument(variants[v]);
+    const people = settings.getIn(["config", "posthog-gitops:invites"]) as { items?: unknown[] } | undefined;
+    (people?.items ?? []).forEach((_, i) => {
+      const email = String(settings.getIn(["config", "posthog-gitops:invites", i, "email"])).toLowerCase();
+      if (adopting.has(email)) settings.setIn(["config", "posthog-gitops:invites", i, "adopt"], true);
+    });
+    writeStackSettings(configFile, settings.toString());
+  };
+  /**
+   * The addresses a failed run asked to declare with `adopt: true` (`Invite "<email>": … adopt it explicitly with
+   * adopt: true`, `Invite for <email>: … declare it with adopt: true`).
+   */
+  const adoptionsAsked = (errors: string[]): string[] =>
+    errors.flatMap((e) => {
+      const m =
+        /Invite (?:"([^"]+)"|for (\S+?)):.*(?:adopt it explicitly with adopt: true|declare it with adopt: true)/.exec(
+          e,
+        );
+      return m ? [(m[1] ?? m[2] ?? "").toLowerCase()] : [];
+    });
   const dns = dnsAutomation(a, 100);
   /** With `faults`: arms the fault mix for the runs that follow (the soak's own reads go with faults off). */
   const armFaults = async () => {
@@ -1016,6 +1053,12 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
       }
       if (r.code !== 0) {
         errors.push(...firstErrors(r));
+        // The user declares with `adopt: true` an invite the failure asks for, as its message says.
+        const asked = adoptionsAsked([
+          ...r.result.steps.map((c) => c.error ?? ""),
+          ...r.result.diagnostics.map((d) => d.message),
+        ]).filter((email) => !adopting.has(email));
+        for (const email of asked) adopting.add(email);
         continue;
       }
       if (cmd.op !== "up") return { runs, converged: true, errors, cancelledLock };
@@ -1229,6 +1272,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
       // `both`: random kill points in the odd episodes, held ones in the even; each with counters of its own, so
       // that the random episodes cycle through kinds and targets as with `random` alone
       const isHeld = killPoints === "held" || (killPoints === "both" && index % 2 === 0);
+      adopting.clear(); // each episode starts from the example's settings
       const r0 = isHeld ? 0 : randomEpisodes++;
       const h = isHeld ? heldEpisodes++ : 0;
       const kind: EpisodeKind = isHeld ? "create" : (cycle[r0 % cycle.length] as EpisodeKind);
@@ -1302,6 +1346,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
         cancelledLock: false,
         clearedPendingCreates: 0,
         neededOperator: false,
+        adoptedOnRequest: [],
         converged: false,
         recoveryErrors: [],
         duplicates: [],
@@ -1437,6 +1482,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
         au = await audit();
       }
       rec.converged = r.converged;
+      rec.adoptedOnRequest = [...adopting];
       rec.duplicates = [...new Set([...rec.duplicates, ...au.duplicates])];
       rec.orphans = [...new Set([...rec.orphans, ...au.orphans])];
       rec.missing = au.missing;
@@ -1465,6 +1511,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
         ...rec.notSeeded.map((d) => `not as seeded: ${d}`),
         ...rec.recoveryErrors.map((d) => `recovery error: ${d}`),
         ...rec.leaked.map((d) => `leaked: ${d}`),
+        ...rec.adoptedOnRequest.map((d) => `declared with adopt: true, as a re-run asked: ${d}`),
       ])
         log(`    ${x}`);
       records.push(rec);
@@ -1544,6 +1591,7 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
         notSeededAfterDestroy: sum((r) => r.notSeeded.length),
         cleanedUp: sum((r) => r.cleanedUp.length),
         neededOperator: records.filter((r) => r.neededOperator).length,
+        adoptedOnRequest: sum((r) => r.adoptedOnRequest.length),
         cancelledLocks: records.filter((r) => r.cancelledLock).length,
         clearedPendingCreates: sum((r) => r.clearedPendingCreates),
         byKillPoint,

@@ -99,7 +99,8 @@ function printKills(report: EngineKillReport, ok: boolean): void {
     ];
     console.log(
       `      recovered in ${k.recoveryRuns} run(s)${k.cancelledLock ? " after `pulumi cancel` (the killed run's lock)" : ""}${k.neededOperator ? " (after the operator removed orphans)" : ""}${k.converged ? "" : " — NOT converged"}` +
-        `${k.clearedPendingCreates ? `, ${k.clearedPendingCreates} pending create(s) cleared by refresh` : ""}; ` +
+        `${k.clearedPendingCreates ? `, ${k.clearedPendingCreates} pending create(s) cleared by refresh` : ""}` +
+        `${k.adoptedOnRequest.length ? `, ${k.adoptedOnRequest.join(", ")} declared with adopt: true as a re-run asked` : ""}; ` +
         `${k.childrenAtKill} process(es) of the killed run at the kill, ${k.leaked.length} leaked` +
         (findings.length ? "" : "; no finding"),
     );
@@ -115,7 +116,8 @@ function printKills(report: EngineKillReport, ok: boolean): void {
           .join(", ") || "none"
       }), ` +
       `destroys not leaving the organization as seeded ${t.notSeededAfterDestroy}, operator clean-ups ${t.neededOperator}, ` +
-      `locks removed with pulumi cancel ${t.cancelledLocks}, pending creates cleared by refresh ${t.clearedPendingCreates}`,
+      `locks removed with pulumi cancel ${t.cancelledLocks}, pending creates cleared by refresh ${t.clearedPendingCreates}, ` +
+      `invites declared with adopt: true as a re-run asked ${t.adoptedOnRequest}`,
   );
   for (const [point, v] of Object.entries(t.byKillPoint))
     console.log(

@@ -39,13 +39,17 @@ const verification = new posthog.DomainVerification("company-domain", {
 });
 
 // --- People: invites from a list, levels of existing members ---------------------------------------------
-const invites = config.requireObject<{ email: string; firstName?: string; level?: Level }[]>("invites");
+const invites =
+  config.requireObject<{ email: string; firstName?: string; level?: Level; adopt?: boolean }[]>("invites");
 for (const person of invites) {
   new posthog.Invite(`invite-${person.email}`, {
     targetEmail: person.email,
     firstName: person.firstName ?? "",
     level: person.level ?? "member",
     sendEmail: stack === "prod",
+    // `adopt: true` takes over a pending invite of the address (one a create whose answer was lost may have made:
+    // docs/how-it-works.md, "Lost creates") instead of failing, and revokes it on destroy as one the stack sent.
+    ...(person.adopt ? { adopt: true, deleteAdoptedOnDestroy: true } : {}),
   });
 }
 const memberLevels = config.requireObject<Record<string, Level>>("members");
