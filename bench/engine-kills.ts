@@ -665,13 +665,13 @@ export async function runEngineKills(options: EngineKillOptions = {}): Promise<E
     writeStackSettings(configFile, settings.toString());
   };
   /**
-   * The addresses a failed run asked to declare with `adopt: true` (`Invite "<email>": … adopt it explicitly with
+   * The addresses a failed run asked to declare with `adopt: true` (`Invite "<email>": … adopt … explicitly with
    * adopt: true`, `Invite for <email>: … declare it with adopt: true`).
    */
   const adoptionsAsked = (errors: string[]): string[] =>
     errors.flatMap((e) => {
       const m =
-        /Invite (?:"([^"]+)"|for (\S+?)):.*(?:adopt it explicitly with adopt: true|declare it with adopt: true)/.exec(
+        /Invite (?:"([^"]+)"|for (\S+?)):.*(?:explicitly with adopt: true|declare it with adopt: true)/.exec(
           e,
         );
       return m ? [(m[1] ?? m[2] ?? "").toLowerCase()] : [];

@@ -473,10 +473,9 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
       for (let round = 1; round <= maxRounds; round++) {
         const failures = await eng.up(declared, parallel);
         for (const f of failures) {
-          const told =
-            /^(invite-\d+): [\s\S]*(adopt it explicitly with adopt: true|declare it with adopt: true)/.exec(
-              f,
-            );
+          const told = /^(invite-\d+): [\s\S]*(explicitly with adopt: true|declare it with adopt: true)/.exec(
+            f,
+          );
           if (told?.[1]) adopting.add(told[1]);
         }
         declared = program();
