@@ -246,8 +246,8 @@ export const IMPORT_READ = "__import";
 
 /**
  * The live object for a `read`: in a refresh (`how.fromLists`), as its list shows it (`find`, a shared list
- * read), and only when the list does not show it (soft-deleted, or moved between two page reads by a change
- * made meanwhile) or could not be read (any error of the list read: a 404, a 5xx, a timeout) by one GET of the
+ * read), and only when the list does not show it (soft-deleted; a list whose pages disagree because an object
+ * moved between two page reads is read again by the client) or could not be read (any error of the list read: a 404, a 5xx, a timeout) by one GET of the
  * object itself (`retrieve`), whose 404 alone says the object is gone; outside a refresh, one GET. A failed list
  * read therefore never marks an object gone. Only for a resource whose list items carry every field its outputs
  * come from.

@@ -397,8 +397,8 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
     const where = { projectId, id: Number(id) };
     try {
       // A refresh reads it from the project's list (it carries every field of the outputs): ⌈N/100⌉ requests
-      // for N dashboards of a project; one missing from the list is soft-deleted or moved between two page
-      // reads, and one GET tells which.
+      // for N dashboards of a project; one missing from the list is soft-deleted or unlisted, and one GET tells
+      // which (one moved between two page reads makes the pages disagree: the client reads the list again).
       const live = await listedOrRetrieved(
         how,
         () => api.dashboards.find(where),
