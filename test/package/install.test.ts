@@ -277,9 +277,10 @@ describe("dependencies", () => {
       JSON.stringify({ name: "client-only", version: "1.0.0", private: true }),
     );
     npmInstall([pkg.tarball], dir);
-    // Neither optional peer is installed: the whole install is the package and its two dependencies.
+    // Neither optional peer is installed: the whole install is the package and its three dependencies (re2js: the
+    // linear-time patterns of the governance rules, issue 49).
     const installed = readdirSync(join(dir, "node_modules")).filter((name) => !name.startsWith("."));
-    expect(installed.sort()).toEqual(["pulumi-posthog", "undici", "zod"]);
+    expect(installed.sort()).toEqual(["pulumi-posthog", "re2js", "undici", "zod"]);
     const client = runNode(
       dir,
       `const c = require("pulumi-posthog/client"); console.log(Object.keys(c).length > 0);`,
