@@ -345,7 +345,7 @@ export interface ResourceDefinition<S extends z.ZodType<Record<string, unknown>>
   /**
    * What the policy pack needs to judge this resource before its write beyond its own inputs (the name and tags of a
    * DashboardSharing's dashboard, as this run plans them: provider/policy-facts.ts): `check` keeps it in the checked
-   * inputs as `__policy`, which create and update never send. No request. Values unknown during preview arrive as
+   * inputs as `_policy`, which create and update never send. No request. Values unknown during preview arrive as
    * {@link UNKNOWN}. Undefined: nothing to add.
    */
   policyFacts?: (inputs: Record<string, unknown>) => unknown;
@@ -480,7 +480,7 @@ function checkedInputs<S extends z.ZodType>(news: unknown): z.output<S> {
 function withoutInternal(v: unknown): Record<string, unknown> {
   const out = withoutProvider(v);
   delete out.__resource;
-  delete out.__policy;
+  delete out._policy;
   return out;
 }
 
@@ -581,10 +581,10 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
     }
   };
 
-  /** Checked inputs with the policy pack's `__policy` facts ({@link ResourceDefinition.policyFacts}), if any. */
+  /** Checked inputs with the policy pack's `_policy` facts ({@link ResourceDefinition.policyFacts}), if any. */
   const withPolicyFacts = (inputs: Record<string, unknown>): Record<string, unknown> => {
     const facts = def.policyFacts?.(inputs);
-    return facts === undefined ? inputs : { ...inputs, __policy: facts };
+    return facts === undefined ? inputs : { ...inputs, _policy: facts };
   };
   /** Records for this run what the policy pack may need of object `id` ({@link ResourceDefinition.factsOf}). */
   const plan = (id: string, ...values: Record<string, unknown>[]) => {
@@ -594,17 +594,17 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
   /**
    * Outputs with `__inputs`: the input properties `check` returned for them (given or defaulted), which `read` then
    * reports as the live inputs, so that a refresh and the plan after it name only what the program declares; and
-   * `__resource` (the SDK's {name, stack} from the checked inputs `checked`) and `__policy` (the policy pack's facts,
-   * provider/policy-facts.ts), which `read` reports back as inputs. The engine hides `__` properties from plans and
-   * the SDK exposes none.
+   * `__resource` (the SDK's {name, stack} from the checked inputs `checked`) and `_policy` (the policy pack's facts,
+   * provider/policy-facts.ts), which `read` reports back as inputs. The engine hides `__` properties from plans (not
+   * `_policy`, which the policy pack must see) and the SDK exposes none.
    */
   const withDeclared = (outs: Outputs, inputs: Record<string, unknown>, checked: unknown): Outputs => {
-    const { __resource: resource, __policy: policy } = (checked ?? {}) as Record<string, unknown>;
+    const { __resource: resource, _policy: policy } = (checked ?? {}) as Record<string, unknown>;
     return {
       ...outs,
       __inputs: keys.filter((k) => inputs[k] !== undefined),
       ...(resource !== undefined ? { __resource: resource } : {}),
-      ...(policy !== undefined ? { __policy: policy } : {}),
+      ...(policy !== undefined ? { _policy: policy } : {}),
     };
   };
 
@@ -677,7 +677,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       delete raw.__resourceName;
       delete raw.__stack;
       // The policy pack's facts of an earlier check (stored inputs, a refresh's inputs): recorded anew below.
-      delete raw.__policy;
+      delete raw._policy;
       // Kept in the checked inputs as `__resource` ({name, stack}; the engine hides `__` properties from plans), so
       // that create knows which resource it serves even when several have the very same inputs (twelve dashboards
       // of one name): the create journal is keyed by it. Never sent to PostHog.
@@ -822,7 +822,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       // kept so a refresh changes no input of its own: a refresh runs no check, and the next check records them anew.
       const kept = {
         ...(old.__resource !== undefined ? { __resource: old.__resource } : {}),
-        ...(old.__policy !== undefined ? { __policy: old.__policy } : {}),
+        ...(old._policy !== undefined ? { _policy: old._policy } : {}),
       };
       const result = { ...outs, ...(declared ? { __inputs: declared } : {}), ...kept };
       return {

@@ -2,9 +2,11 @@
  * Facts for the governance policy pack (provider/governance/pack.ts) that a resource's own inputs do not carry: a
  * DashboardSharing's policy is judged by its dashboard's name and tags (posthog-sharing-allow-list), and the engine
  * hands a resource policy only the inputs of the resource it judges. So the provider's `check` adds them to the
- * checked inputs, as `__policy` (the engine hides `__` properties from plans, and create and update never send it):
- * the engine runs the policy on those inputs before it writes the resource, in `pulumi preview` and in
- * `pulumi up --skip-preview` alike.
+ * checked inputs, as `_policy`, which create and update never send: the engine runs the policy on those inputs before
+ * it writes the resource, in `pulumi preview` and in `pulumi up --skip-preview` alike. One underscore, not two: the
+ * engine hands a policy none of the inputs whose names start with `__` (its internal keys; measured with the CLI
+ * v3.274: a sharing's `__resource` and `__policy` did not reach the pack), so, unlike `__resource`, a plan's details
+ * (`pulumi preview --diff`) show it.
  *
  * The facts are what this run leaves the object with (a Dashboard's diff, create or update in this provider host: one
  * per deployment, which registers a dashboard before the sharing that takes its id), so that a preview judges the

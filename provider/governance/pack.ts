@@ -3,7 +3,7 @@
  * flag): the rules of provider/governance/rules.ts over the resources of a stack, as `@pulumi/policy` policies. Both
  * resource families are read: the dynamic SDK's (`pulumi-nodejs:dynamic/posthog:<Kind>`) and the provider plugin's
  * (`posthog:index:<Kind>`). A resource's `props` are its inputs after the provider's Check (levels 1/8/15,
- * restriction levels 21/37, and the `__policy` facts a DashboardSharing's check adds: its dashboard's name and tags).
+ * restriction levels 21/37, and the `_policy` facts a DashboardSharing's check adds: its dashboard's name and tags).
  * A value not known in a preview (reading it throws @pulumi/policy's UnknownValueError) is unknown in the model: no
  * rule reports it.
  *
@@ -73,16 +73,16 @@ function sources(r: StackResource, key: string): StackResource[] {
 }
 
 /**
- * What the provider's check recorded for the policy pack in a resource's inputs (`__policy`): for a DashboardSharing,
+ * What the provider's check recorded for the policy pack in a resource's inputs (`_policy`): for a DashboardSharing,
  * its dashboard as this run leaves it (`dashboard`: id, name, tags; a value this run cannot know yet is absent).
  */
 interface PolicyFacts {
   dashboard?: { id?: unknown; name?: unknown; tags?: unknown };
 }
 
-/** The dashboard a DashboardSharing's check recorded (`__policy.dashboard`), as the model's dashboard; else undefined. */
+/** The dashboard a DashboardSharing's check recorded (`_policy.dashboard`), as the model's dashboard; else undefined. */
 function dashboardFacts(r: StackResource): GovDashboard | undefined {
-  const facts = known(() => r.props.__policy) as PolicyFacts | undefined;
+  const facts = known(() => r.props._policy) as PolicyFacts | undefined;
   const d = facts?.dashboard;
   if (d === undefined || d === null || typeof d !== "object") return undefined;
   const id = typeof d.id === "number" ? d.id : undefined;
@@ -97,7 +97,7 @@ function dashboardFacts(r: StackResource): GovDashboard | undefined {
  * literally); a Dashboard's collaborators are the DashboardCollaborators taking their `dashboardId` from it (or
  * naming its adopted id); a sharing's dashboard is the Dashboard its `dashboardId` comes from (a stack policy sees
  * property dependencies), else the adopted Dashboard of that id, else the dashboard the sharing's check recorded
- * (`__policy`), else only its id.
+ * (`_policy`), else only its id.
  */
 export function modelFromResources(resources: readonly StackResource[]): GovModel {
   const of = (kind: string) => resources.filter((r) => posthogKind(r.type) === kind);

@@ -184,10 +184,10 @@ describe("judgeResource (a resource policy, before the resource's write: issue 4
     ]);
   });
 
-  it("posthog-sharing-allow-list: by the dashboard its check recorded (`__policy`), before the write", () => {
+  it("posthog-sharing-allow-list: by the dashboard its check recorded (`_policy`), before the write", () => {
     const memory = newRunMemory();
     const sharing = (name: string, dashboard: object) =>
-      res(dyn("DashboardSharing"), name, { dashboardId: 7, enabled: true, __policy: { dashboard } });
+      res(dyn("DashboardSharing"), name, { dashboardId: 7, enabled: true, _policy: { dashboard } });
     const keys = { allowedDashboards: ["Public KPIs"], allowedTags: ["public"] };
     expect(
       judge("posthog-sharing-allow-list", sharing("s", { id: 7, name: "Sales", tags: [] }), memory, keys),

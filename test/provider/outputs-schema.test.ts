@@ -24,10 +24,10 @@ useProviderHost((e, h) => {
 const MIA = { uuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d03", email: "mia.member@example.com" };
 
 /**
- * What the providers record for themselves, not outputs of the package schema (`__policy`: the policy pack's facts a
+ * What the providers record for themselves, not outputs of the package schema (`_policy`: the policy pack's facts a
  * DashboardSharing's check recorded, kept for a refresh: provider/policy-facts.ts).
  */
-const BOOKKEEPING = new Set(["__provider", "__inputs", "__policy", "adopted", "identifiedBy"]);
+const BOOKKEEPING = new Set(["__provider", "__inputs", "_policy", "adopted", "identifiedBy"]);
 
 /** The outputs schema of resource `name`. */
 function outputsSchema(name: string): z.ZodObject {

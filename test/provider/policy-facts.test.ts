@@ -1,6 +1,6 @@
 /**
  * Issue 49, item 1: a DashboardSharing's check records its dashboard's name and tags in the checked inputs
- * (`__policy`, provider/policy-facts.ts), so that the policy pack's resource policy (posthog-sharing-allow-list)
+ * (`_policy`, provider/policy-facts.ts), so that the policy pack's resource policy (posthog-sharing-allow-list)
  * judges the sharing before the engine writes it, even under `pulumi up --skip-preview`. Through the real
  * dynamic-provider host: what this run plans for a dashboard it declares (whether the sharing is on or off, so that
  * turning it on or off changes no fact), nothing for another dashboard or an unknown id; never a request, and never a
@@ -38,15 +38,15 @@ describe("DashboardSharing's policy facts (real host over gRPC)", () => {
     const d = await create(host, "Dashboard", "sales", { name: "Sales", tags: ["team"] });
     await since();
     const created = await checkSharing("sales", { dashboardId: Number(d.id) });
-    expect(created.__policy).toEqual({ dashboard: { id: Number(d.id), name: "Sales", tags: ["team"] } });
+    expect(created._policy).toEqual({ dashboard: { id: Number(d.id), name: "Sales", tags: ["team"] } });
     const off = await checkSharing("sales", { dashboardId: Number(d.id), enabled: false });
-    expect(off.__policy).toEqual(created.__policy);
+    expect(off._policy).toEqual(created._policy);
     expect(await since()).toEqual([]);
     // A preview that renames it (check and diff, no update): the sharing is judged by what the run leaves.
     const { diff } = await plan(host, d, { name: "Public KPIs", tags: ["public"] });
     expect(diff.changes).toBe(true);
     const renamed = await checkSharing("sales", { dashboardId: Number(d.id) });
-    expect(renamed.__policy).toEqual({
+    expect(renamed._policy).toEqual({
       dashboard: { id: Number(d.id), name: "Public KPIs", tags: ["public"] },
     });
     expect(await since()).toEqual([]);
@@ -59,8 +59,8 @@ describe("DashboardSharing's policy facts (real host over gRPC)", () => {
     });
     const id = (made.body as { id: number }).id;
     await since();
-    expect((await checkSharing("hand", { dashboardId: id })).__policy).toBeUndefined();
-    expect((await checkSharing("new", { dashboardId: UNKNOWN })).__policy).toBeUndefined();
+    expect((await checkSharing("hand", { dashboardId: id }))._policy).toBeUndefined();
+    expect((await checkSharing("new", { dashboardId: UNKNOWN }))._policy).toBeUndefined();
     expect(await since()).toEqual([]);
   });
 
@@ -68,7 +68,7 @@ describe("DashboardSharing's policy facts (real host over gRPC)", () => {
     const d = await create(host, "Dashboard", "kpis", { name: "KPIs" });
     const urn = urnOf("DashboardSharing", "kpis");
     const inputs = await checkSharing("kpis", { dashboardId: Number(d.id) });
-    expect(inputs.__policy).toBeDefined();
+    expect(inputs._policy).toBeDefined();
     // The PATCH is held until its body has been read from the hold, then let go.
     const path = `/api/projects/${emu.projectId}/dashboards/${d.id}/sharing/`;
     const { id: hold } = (await emu.control("POST", "/holds", { method: "PATCH", path })) as { id: string };
@@ -83,8 +83,8 @@ describe("DashboardSharing's policy facts (real host over gRPC)", () => {
     // Kept in the outputs (as `__resource` is), so that a refresh, which runs no check, reports them back as they
     // were and changes no input of its own; the next check records them anew.
     const outs = (await made).outs;
-    expect(outs.__policy).toEqual(inputs.__policy);
+    expect(outs._policy).toEqual(inputs._policy);
     const read = await host.read(d.id, urn, outs, inputs);
-    expect(read.inputs?.__policy).toEqual(inputs.__policy);
+    expect(read.inputs?._policy).toEqual(inputs._policy);
   });
 });

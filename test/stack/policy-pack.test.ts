@@ -383,6 +383,32 @@ describe("up --skip-preview: a mandatory rule judged on one resource stops that 
     600_000,
   );
 
+  it("posthog-sharing-allow-list judges a sharing by its dashboard's name, which the sharing's check hands the pack (`_policy`): a dashboard the allow list names is shared, by up and by the preview after it", async () => {
+    await requestsSince(fx.emu());
+    const config = policyConfig({
+      all: "disabled",
+      "posthog-sharing-allow-list": { enforcementLevel: "mandatory", allowedDashboards: ["Sales"] },
+    });
+    const r = await upWithPack("up-sharing-allowed", config, {
+      only: ["Dashboard:sales", "DashboardSharing:sales"],
+    });
+    expect(r.ok, why(r)).toBe(true);
+    expect((await writesSince()).filter((w) => /\/sharing\/$/.test(w))).toHaveLength(1);
+    // The preview of the stack now (the dashboard's id known): the same facts, from the dashboard's plan.
+    const s = fx.stack("up-sharing-allowed");
+    const again = await runStack({
+      operation: "preview",
+      projectDir: programDir,
+      stack: s.name,
+      stateDir: s.stateDir,
+      configFile: s.configFile,
+      env: s.env(),
+      args: ["--policy-pack", PACK, "--policy-pack-config", config],
+    });
+    expect(again.ok, why(again)).toBe(true);
+    expect(reported(again)).toEqual([]);
+  }, 600_000);
+
   it("a rule judged on the whole stack (posthog-domain-verified) runs after the writes: the domain is created, then the up fails naming it", async () => {
     await requestsSince(fx.emu());
     const config = policyConfig({ all: "disabled", "posthog-domain-verified": "mandatory" });
