@@ -53,7 +53,7 @@ import { underWayWhile, watchEngine } from "./engine-watch";
 import { integerIdInput, shown } from "./inputs";
 import { oversizedBodies } from "./limits";
 import { managedByState, noteStack, reportLostObjects } from "./lost-create";
-import { notePlanned } from "./policy-facts";
+import { noteCreating, notePlanned } from "./policy-facts";
 import { checkProviderSettings } from "./settings";
 import { refusedText, wellFormed, withProgramText } from "./text";
 
@@ -582,7 +582,24 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
   };
 
   /** Checked inputs with the policy pack's `_policy` facts ({@link ResourceDefinition.policyFacts}), if any. */
-  const withPolicyFacts = (inputs: Record<string, unknown>): Record<string, unknown> => {
+  /**
+   * Checked inputs with the policy pack's `_policy` facts ({@link ResourceDefinition.policyFacts}), if any; and, for a
+   * resource whose facts others need ({@link ResourceDefinition.factsOf}), whether this run creates its object (new to
+   * the stack, or an input that replaces it changes: its id unknown until then), for a preview's policy
+   * (provider/policy-facts.ts `noteCreating`).
+   */
+  const withPolicyFacts = (
+    inputs: Record<string, unknown>,
+    olds: Record<string, unknown>,
+    established: boolean,
+    name: string | undefined,
+  ): Record<string, unknown> => {
+    if (def.factsOf && name !== undefined) {
+      const replacing = def.update ? [...replaceOn] : keys;
+      if (!established || replacing.some((k) => !sameValue(olds[k], inputs[k]))) {
+        noteCreating(def.name, name, def.factsOf(inputs));
+      }
+    }
     const facts = def.policyFacts?.(inputs);
     return facts === undefined ? inputs : { ...inputs, _policy: facts };
   };
@@ -703,7 +720,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
         ];
         if (failures.length > 0) return { inputs: wellFormed(inputs) as typeof inputs, failures };
         await planned(inputs, established);
-        return { inputs: withPolicyFacts(inputs) };
+        return { inputs: withPolicyFacts(inputs, withoutProvider(olds ?? {}), established, name) };
       }
       const failures = withProgramText(
         failuresOf(r.error, keys).filter((f) => !unknownKeys.includes(f.property.split(".")[0] ?? "")),
@@ -726,7 +743,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       ];
       if (more.length > 0) return { inputs: wellFormed(inputs) as typeof inputs, failures: more };
       await planned(inputs, established);
-      return { inputs: withPolicyFacts(inputs) };
+      return { inputs: withPolicyFacts(inputs, withoutProvider(olds ?? {}), established, name) };
     },
 
     async diff(id, olds, news) {

@@ -45,3 +45,26 @@ export function notePlanned(type: string, id: string, facts: Record<string, unkn
 export function plannedFacts(type: string, id: string): Record<string, unknown> | undefined {
   return planned.get(`${type}\n${id}`);
 }
+
+/** `type` → resource name → the facts of each object of that type this run creates (its id not known before). */
+const creating = new Map<string, Map<string, Record<string, unknown>>>();
+
+/**
+ * Records that this run creates an object of `type` for the resource `resource` (new to the stack, or replaced: its
+ * id is not known until the create answers), with its facts (values not known yet left out); a later record for the
+ * same resource (its check again) replaces it. A preview's policy cannot know which of them a reference to an
+ * unknown id names: it is one of these ({@link creatingFacts}).
+ */
+export function noteCreating(type: string, resource: string, facts: Record<string, unknown>): void {
+  const known = Object.fromEntries(
+    Object.entries(facts).filter(([, v]) => v !== undefined && !holdsUnknown(v)),
+  );
+  const of = creating.get(type) ?? new Map<string, Record<string, unknown>>();
+  of.set(resource, known);
+  creating.set(type, of);
+}
+
+/** The facts of every object of `type` this run creates, checked so far ({@link noteCreating}), by resource name. */
+export function creatingFacts(type: string): Record<string, Record<string, unknown>> {
+  return Object.fromEntries(creating.get(type) ?? []);
+}

@@ -74,10 +74,13 @@ function sources(r: StackResource, key: string): StackResource[] {
 
 /**
  * What the provider's check recorded for the policy pack in a resource's inputs (`_policy`): for a DashboardSharing,
- * its dashboard as this run leaves it (`dashboard`: id, name, tags; a value this run cannot know yet is absent).
+ * its dashboard as this run leaves it (`dashboard`: id, name, tags; a value this run cannot know yet is absent), or, in
+ * a preview that cannot know its id, the dashboards the run creates (`candidates`).
  */
 interface PolicyFacts {
   dashboard?: { id?: unknown; name?: unknown; tags?: unknown };
+  /** A sharing whose dashboard's id is unknown (a preview): the dashboards the run creates (name, tags), one is it. */
+  candidates?: unknown;
 }
 
 /** The dashboard a DashboardSharing's check recorded (`_policy.dashboard`), as the model's dashboard; else undefined. */
@@ -225,8 +228,9 @@ export interface ResourceArgs {
  * The findings of `rule` (judged on `resource` or `run`) about the one resource `args`, as a resource policy reports
  * them before the engine writes it: the rule over the model of that resource alone (`resource`) or of it and the
  * resources of the run registered before it (`run`, from `memory`, which this call adds `args` to). A sharing whose
- * dashboard id is unknown (a dashboard this run creates, in a preview) is judged against every dashboard of the run
- * that may be it, and reported only when each of them breaks the rule.
+ * dashboard id is unknown (a dashboard this run creates, in a preview) is judged against every dashboard the run
+ * creates (its check lists them; else every dashboard registered before it), and reported only when each of them
+ * breaks the rule.
  */
 export function judgeResource(
   rule: Rule,
@@ -247,8 +251,18 @@ export function judgeResource(
       ? [...memory.resources.values()].filter((r) => posthogKind(r.type) === "Dashboard")
       : [];
   if (!dashboardUnknown(self)) return mine(modelFromResources([...before, ...dashboards]));
-  // The dashboard's id is unknown: one of the run's dashboards is being created and the sharing takes its id.
-  const candidates = dashboards;
+  // The dashboard's id is unknown: it is one of the dashboards this run creates, which the sharing's check lists
+  // (`_policy.candidates`); without that list, any dashboard of the run registered before it.
+  const listed = (known(() => self.props._policy) as PolicyFacts | undefined)?.candidates;
+  const candidates: StackResource[] = Array.isArray(listed)
+    ? listed.map((facts, i) => ({
+        type: "posthog:index:Dashboard",
+        urn: `${args.urn}::candidate-${i}`,
+        name: String((facts as { name?: unknown })?.name ?? `dashboard ${i + 1}`),
+        props: { ...(facts as object) },
+        propertyDependencies: {},
+      }))
+    : dashboards;
   if (candidates.length === 0) return [];
   const each = candidates.map((d) =>
     mine(modelFromResources([{ ...self, propertyDependencies: { dashboardId: [d] } }, d])),

@@ -279,7 +279,8 @@ export const RULES: readonly Rule[] = [
         // What could still allow it is unknown (a preview's unknown output): never reported. A dashboard known only
         // by its id (none of the stack's, and nothing recorded its name and tags) is reported: the allow list then
         // has to name its id.
-        const unknownId = id === undefined && config.allowedDashboards.length > 0;
+        const ids = config.allowedDashboards.filter((a) => typeof a === "number" || /^\d+$/.test(a));
+        const unknownId = id === undefined && ids.length > 0;
         const unknownName = d !== undefined && d.name === undefined && names.length > 0;
         const unknownTags = d !== undefined && d.tags === undefined && config.allowedTags.length > 0;
         if (d === undefined ? id === undefined : unknownId || unknownName || unknownTags) continue;

@@ -11,7 +11,7 @@ import { z } from "zod";
 import type { Sharing } from "../client";
 import { dashboardIdInput } from "../inputs";
 import { defineResource, ProjectIdInput, resolveProjectId } from "../lifecycle";
-import { plannedFacts } from "../policy-facts";
+import { creatingFacts, plannedFacts } from "../policy-facts";
 
 /** Inputs of a DashboardSharing. */
 export const DashboardSharingInputsSchema = z.strictObject({
@@ -86,11 +86,15 @@ export const dashboardSharingProvider = defineResource<
       : [],
   replaceOnChanges: ["dashboardId", "projectId"],
   // The policy pack judges a public sharing by its dashboard's name and tags (posthog-sharing-allow-list), before
-  // the write: what this run leaves the dashboard with, when the program declares it. No request: a dashboard the
+  // the write: what this run leaves the dashboard with, when the program declares it. In a preview of a dashboard the
+  // run creates (its id unknown), the dashboards the run creates, one of which it is. No request: a dashboard the
   // program does not declare is known to the pack by its id alone.
   policyFacts(want) {
     const id = want.dashboardId;
-    if (typeof id !== "number") return undefined;
+    if (typeof id !== "number") {
+      const candidates = Object.values(creatingFacts("Dashboard"));
+      return candidates.length > 0 ? { candidates } : undefined;
+    }
     const planned = plannedFacts("Dashboard", String(id));
     return planned === undefined ? undefined : { dashboard: { id, ...planned } };
   },

@@ -218,6 +218,27 @@ describe("judgeResource (a resource policy, before the resource's write: issue 4
     judge("posthog-sharing-allow-list", dashboard("Status", ["public"]), one, keys);
     expect(judge("posthog-sharing-allow-list", unknownId, one, keys)).toEqual([]);
   });
+
+  it("...the dashboards its check lists as the ones the run creates (`_policy.candidates`), when it lists them", () => {
+    const keys = { allowedDashboards: ["Sales"] };
+    const memory = newRunMemory();
+    // Sales is registered before it but not created by the run (its id is known): not listed.
+    judge("posthog-sharing-allow-list", res(dyn("Dashboard"), "sales", { name: "Sales" }), memory, keys);
+    const listed = (candidates: object[]) =>
+      res(
+        dyn("DashboardSharing"),
+        "finance",
+        withUnknown({ enabled: true, _policy: { candidates } }, "dashboardId"),
+      );
+    expect(
+      judge("posthog-sharing-allow-list", listed([{ name: "Finance", tags: [] }]), memory, keys),
+    ).toEqual([
+      'DashboardSharing "finance" shares dashboard "Finance" publicly, and it is not in the allow list',
+    ]);
+    expect(
+      judge("posthog-sharing-allow-list", listed([{ name: "Finance" }, { name: "Sales" }]), memory, keys),
+    ).toEqual([]);
+  });
 });
 
 describe("ruleConfig (the pack's per-rule configuration)", () => {

@@ -206,6 +206,18 @@ describe("the rules", () => {
       expect(found({ sharing: unknownTags }, byTag)).toEqual([]);
       const noDashboard = [{ ref: "s/9", label: "Sharing s/9", enabled: true }];
       expect(found({ sharing: noDashboard })).toEqual([]);
+      // An unknown id matters only to an allow list that names ids.
+      const unknownId = [
+        {
+          ref: "s/10",
+          label: "Sharing s/10",
+          enabled: true,
+          dashboard: { ref: "d/10", label: "D", name: "Sales", tags: [] },
+        },
+      ];
+      expect(found({ sharing: unknownId }, byName)).toEqual([["posthog-sharing-allow-list", "s/10"]]);
+      const byId = { "posthog-sharing-allow-list": { allowedDashboards: ["Public KPIs", 12] } };
+      expect(found({ sharing: unknownId }, byId)).toEqual([]);
     });
 
     it("a sharing known only by its dashboard's id is judged by that id", () => {

@@ -52,7 +52,7 @@ describe("DashboardSharing's policy facts (real host over gRPC)", () => {
     expect(await since()).toEqual([]);
   });
 
-  it("a dashboard the run does not declare, or whose id is unknown: no facts (the pack knows it by its id alone); never a request", async () => {
+  it("a dashboard the run does not declare: no facts (the pack knows it by its id alone); never a request", async () => {
     const made = await emu.api("POST", `/api/projects/${emu.projectId}/dashboards/`, {
       name: "Made by hand",
       tags: ["public"],
@@ -60,7 +60,38 @@ describe("DashboardSharing's policy facts (real host over gRPC)", () => {
     const id = (made.body as { id: number }).id;
     await since();
     expect((await checkSharing("hand", { dashboardId: id }))._policy).toBeUndefined();
-    expect((await checkSharing("new", { dashboardId: UNKNOWN }))._policy).toBeUndefined();
+    expect(await since()).toEqual([]);
+  });
+
+  it("a sharing whose dashboard's id is unknown (a preview of a dashboard the run creates): the dashboards the run creates, as candidates (new to the stack, or replaced)", async () => {
+    const provider = await serializeProvider("Dashboard");
+    const checkDashboard = async (
+      name: string,
+      olds: Record<string, unknown>,
+      news: Record<string, unknown>,
+    ) => {
+      const r = await host.check(urnOf("Dashboard", name), olds, {
+        ...news,
+        __provider: provider,
+        __resource: { name, stack: "posthog-test/test" },
+      });
+      expect(r.failures).toEqual([]);
+    };
+    const project = String(emu.projectId);
+    const stored = (name: string) => ({ name, projectId: project, __provider: provider });
+    await checkDashboard("new-one", {}, { name: "New one", tags: ["x"] });
+    await checkDashboard("kept", stored("Kept"), { name: "Kept, renamed", projectId: project });
+    await checkDashboard("moved", stored("Moved"), { name: "Moved", projectId: "9999" });
+    const checked = await checkSharing("unknown", { dashboardId: UNKNOWN });
+    expect(checked._policy).toEqual({
+      candidates: expect.arrayContaining([
+        { name: "New one", tags: ["x"] },
+        { name: "Moved", tags: [] },
+      ]),
+    });
+    expect((checked._policy as { candidates: unknown[] }).candidates).not.toContainEqual(
+      expect.objectContaining({ name: "Kept, renamed" }),
+    );
     expect(await since()).toEqual([]);
   });
 
