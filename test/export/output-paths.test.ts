@@ -8,8 +8,17 @@
  * The CLI runs as a child process (killed after 20 s) against the emulator over real HTTP; the emulator's
  * request log shows that a refused path costs no request.
  */
-import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -32,11 +41,18 @@ beforeEach(async () => {
   await emu.control("DELETE", "/requests");
 });
 
-/** The built CLI with `args`, in `work`, against the emulator; killed after 20 s (`killed` then). */
-function run(args: string[]): Promise<{ code: number | null; killed: boolean; stderr: string; ms: number }> {
+/**
+ * The built CLI with `args`, in `work`, against the emulator; killed after 20 s (`killed` then). `as`: the user
+ * (uid and gid) it runs as, this process's by default.
+ */
+function run(
+  args: string[],
+  as: { uid?: number; gid?: number } = {},
+): Promise<{ code: number | null; killed: boolean; stderr: string; ms: number }> {
   return new Promise((done, fail) => {
     const started = Date.now();
     const child = spawn(process.execPath, [CLI, ...args], {
+      ...as,
       cwd: work,
       env: {
         PATH: process.env.PATH ?? "",
@@ -57,6 +73,20 @@ function run(args: string[]): Promise<{ code: number | null; killed: boolean; st
       done({ code, killed: signal !== null, stderr, ms: Date.now() - started });
     });
   });
+}
+
+/** The one line of docs/troubleshooting.md's CLI errors that contains `text` (the doc's example paths in it). */
+function quoted(text: string): string {
+  const page = readFileSync(join(__dirname, "..", "..", "docs", "troubleshooting.md"), "utf8");
+  const lines = page.split("\n").filter((l) => l.startsWith("pulumi-posthog: ") && l.includes(text));
+  expect(lines, `docs/troubleshooting.md quotes one line with "${text}"`).toHaveLength(1);
+  return lines[0] ?? "";
+}
+
+/** The uid and gid of the user `nobody` (for running the CLI as a user other than root). */
+function nobody(): { uid: number; gid: number } {
+  const id = (flag: string) => Number(execFileSync("id", [flag, "nobody"], { encoding: "utf8" }).trim());
+  return { uid: id("-u"), gid: id("-g") };
 }
 
 describe("pulumi-posthog export: an output path that cannot be written is refused before any request", () => {
@@ -113,25 +143,27 @@ describe("pulumi-posthog export: an output path that cannot be written is refuse
     }
   }, 60_000);
 
-  it.skipIf(process.getuid?.() === 0)(
-    "a directory this user cannot write to: exit 2 naming it, no request",
-    async () => {
-      const locked = join(work, "locked");
-      mkdirSync(locked, { mode: 0o500 });
-      try {
-        const r = await run(["export", "--no-program", "--import-file", "locked/deeper/x.json"]);
-        expect(r.code, r.stderr).toBe(2);
-        expect(r.stderr).toContain(
-          `--import-file locked/deeper/x.json cannot be written: ${locked} is not writable`,
-        );
-        expect(await emu.requests()).toEqual([]);
-      } finally {
-        chmodSync(locked, 0o700);
-        rmSync(locked, { recursive: true });
-      }
-    },
-    30_000,
-  );
+  it("a directory this user cannot write to: exit 2 with the line docs/troubleshooting.md quotes, no request", async () => {
+    // Root may write to any directory, whatever its mode: as root (CI here), the CLI runs as `nobody` instead,
+    // in a working directory it may enter, beside a directory of root's it may not write to.
+    const asUser = process.getuid?.() === 0 ? nobody() : {};
+    chmodSync(work, 0o755);
+    const locked = join(work, "locked");
+    mkdirSync(locked, { mode: 0o555 }); // anyone may enter it, no one (but root) may write to it
+    try {
+      const r = await run(["export", "--no-program", "--import-file", "locked/deeper/x.json"], asUser);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr.trimEnd()).toBe(
+        quoted("is not writable by this user (EACCES)")
+          .replace("--import-file /srv/x.json", "--import-file locked/deeper/x.json")
+          .replace(": /srv is not", `: ${locked} is not`),
+      );
+      expect(await emu.requests()).toEqual([]);
+    } finally {
+      chmodSync(locked, 0o700);
+      rmSync(locked, { recursive: true });
+    }
+  }, 30_000);
 
   it("paths that can be written, missing levels included, are made and written (exit 0), and no probe is left behind", async () => {
     const r = await run([
