@@ -230,27 +230,14 @@ const pickFault = (emu: Emulator, request: FastifyRequest): FaultRecord | undefi
 };
 
 /**
- * Builds the Fastify app of an emulator (not listening). Exposed for tests and embedding; most
- * callers want `startEmulator`.
+ * JSON only (others get 415); an empty body is "no data", as in the real service. Invalid UTF-8, malformed JSON and
+ * nesting deeper than MAX_JSON_DEPTH are 400 `parse_error`. Keys named `__proto__`, `constructor` or `prototype` are
+ * kept as parsed (own properties) and refused with a 400 `validation_error` before any handler reads the body
+ * (`refuseReservedKeys`, after authentication as PostHog validates). Fastify's own
+ * `onProtoPoisoning`/`onConstructorPoisoning` would answer a `parse_error` instead, and only for `__proto__` and
+ * `constructor.prototype`.
  */
-export function buildEmulatorApp(emu: Emulator): FastifyInstance {
-  const app = Fastify({
-    logger: false,
-    bodyLimit: BODY_LIMIT_BYTES,
-    // No parameter length limit of the router's own (the URL is bounded by Node's header limit):
-    // an over-long id reaches its handler and gets the real 404.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 64 * 1024 },
-    forceCloseConnections: true,
-    // Errors the router raises before routing (a malformed path) get the error shape too.
-    frameworkErrors: sendFrameworkError,
-  });
-
-  // JSON only (others get 415); an empty body is "no data", as in the real service. Invalid UTF-8,
-  // malformed JSON and nesting deeper than MAX_JSON_DEPTH are 400 `parse_error`. Keys named `__proto__`,
-  // `constructor` or `prototype` are kept as parsed (own properties) and refused with a 400 `validation_error`
-  // before any handler reads the body (`refuseReservedKeys`, after authentication as PostHog validates). Fastify's
-  // own `onProtoPoisoning`/`onConstructorPoisoning` would answer a `parse_error` instead, and only for `__proto__`
-  // and `constructor.prototype`.
+function addJsonParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/json", { parseAs: "buffer" }, (_request, raw, done) => {
     let body: string;
@@ -277,39 +264,58 @@ export function buildEmulatorApp(emu: Emulator): FastifyInstance {
     }
     done(null, parsed);
   });
+}
 
-  const dropped = new WeakSet<FastifyRequest>();
+/** What one app's hooks mark on the API requests under way (made per app by {@link buildEmulatorApp}). */
+interface RequestMarks {
+  /** Requests whose answer a fault drops (`dropResponse`). */
+  dropped: WeakSet<FastifyRequest>;
   /** Requests whose 2xx answer a fault rewrites (`body`, `truncateBody`). */
-  const rewritten = new WeakMap<FastifyRequest, FaultRecord>();
+  rewritten: WeakMap<FastifyRequest, FaultRecord>;
   /** The latency added to each API request (for its log entry). */
-  const latencies = new WeakMap<FastifyRequest, number>();
-  const logged = new WeakSet<FastifyRequest>();
-  const log = (request: FastifyRequest, status: number, durationMs: number) => {
-    logged.add(request);
-    emu.requestLog.push({
-      method: request.method,
-      path: pathname(request),
-      query: { ...(request.query as Record<string, unknown>) },
-      status,
-      durationMs: Math.round(durationMs * 100) / 100,
-      latencyMs: latencies.get(request) ?? 0,
-      at: nowIso(emu.world),
-    });
-    // Keep the newest 10,000 entries; trimming in batches keeps the cost per request constant.
-    if (emu.requestLog.length > 20_000) emu.requestLog.splice(0, emu.requestLog.length - 10_000);
-  };
+  latencies: WeakMap<FastifyRequest, number>;
+  /** Requests already in the request log. */
+  logged: WeakSet<FastifyRequest>;
+}
 
+/** Appends an API request to the emulator's request log (its status, duration and added latency). */
+function logRequest(
+  emu: Emulator,
+  marks: RequestMarks,
+  request: FastifyRequest,
+  status: number,
+  durationMs: number,
+): void {
+  marks.logged.add(request);
+  emu.requestLog.push({
+    method: request.method,
+    path: pathname(request),
+    query: { ...(request.query as Record<string, unknown>) },
+    status,
+    durationMs: Math.round(durationMs * 100) / 100,
+    latencyMs: marks.latencies.get(request) ?? 0,
+    at: nowIso(emu.world),
+  });
+  // Keep the newest 10,000 entries; trimming in batches keeps the cost per request constant.
+  if (emu.requestLog.length > 20_000) emu.requestLog.splice(0, emu.requestLog.length - 10_000);
+}
+
+/**
+ * The `onRequest` hook of API requests (not the control plane's): the added latency, then the fault that matches,
+ * if any: a delay, a connection reset, an injected status, or a mark to drop or rewrite the answer later.
+ */
+function addFaultHook(app: FastifyInstance, emu: Emulator, marks: RequestMarks): void {
   app.addHook("onRequest", async (request, reply) => {
     if (!queryDecodes(request.url)) throw badUrl();
     if (isControl(request)) return;
     const latency = addedLatencyMs(emu);
-    latencies.set(request, latency);
+    marks.latencies.set(request, latency);
     if (latency > 0) await sleep(latency);
     const fault = pickFault(emu, request);
     if (!fault) return;
     if (fault.delayMs) await sleep(fault.delayMs);
     if (fault.reset) {
-      log(request, 0, reply.elapsedTime);
+      logRequest(emu, marks, request, 0, reply.elapsedTime);
       reply.hijack();
       request.raw.socket.destroy();
       return;
@@ -323,12 +329,16 @@ export function buildEmulatorApp(emu: Emulator): FastifyInstance {
           ? serverError(fault.status, headers)
           : new ApiError(fault.status, "invalid_request", "injected_fault", "Injected fault.", null, headers);
     }
-    if (fault.dropResponse) dropped.add(request);
-    if (fault.body !== undefined || fault.truncateBody) rewritten.set(request, fault);
+    if (fault.dropResponse) marks.dropped.add(request);
+    if (fault.body !== undefined || fault.truncateBody) marks.rewritten.set(request, fault);
   });
+}
 
-  // Holds (POST /_emulator/holds): after the latency and faults and once the body is parsed, a matching request
-  // waits here until the control plane releases it.
+/**
+ * Holds (POST /_emulator/holds): after the latency and faults and once the body is parsed, a matching request
+ * waits in this `preHandler` hook until the control plane releases it (or its connection is cut after `cutAfterMs`).
+ */
+function addHoldHook(app: FastifyInstance, emu: Emulator): void {
   app.addHook("preHandler", async (request) => {
     if (isControl(request)) return;
     const path = pathname(request);
@@ -349,9 +359,15 @@ export function buildEmulatorApp(emu: Emulator): FastifyInstance {
     });
     if (cut) clearTimeout(cut);
   });
+}
 
+/**
+ * The hooks on the way out: a fault's rewrite of a 2xx answer (`body` merged into a JSON object, `truncateBody` to
+ * half its bytes), a dropped answer (logged, then the connection destroyed), and the request log of the others.
+ */
+function addAnswerHooks(app: FastifyInstance, emu: Emulator, marks: RequestMarks): void {
   app.addHook("onSend", async (request, reply, payload) => {
-    const rewrite = rewritten.get(request);
+    const rewrite = marks.rewritten.get(request);
     if (rewrite && reply.statusCode < 300 && typeof payload === "string") {
       let text = payload;
       let parsed: unknown;
@@ -366,16 +382,44 @@ export function buildEmulatorApp(emu: Emulator): FastifyInstance {
       const bytes = Buffer.from(text);
       return bytes.subarray(0, Math.floor(bytes.length / 2));
     }
-    if (dropped.has(request)) {
-      log(request, reply.statusCode, reply.elapsedTime);
+    if (marks.dropped.has(request)) {
+      logRequest(emu, marks, request, reply.statusCode, reply.elapsedTime);
       request.raw.socket.destroy();
     }
     return payload;
   });
 
   app.addHook("onResponse", async (request, reply) => {
-    if (!isControl(request) && !logged.has(request)) log(request, reply.statusCode, reply.elapsedTime);
+    if (!isControl(request) && !marks.logged.has(request))
+      logRequest(emu, marks, request, reply.statusCode, reply.elapsedTime);
   });
+}
+
+/**
+ * Builds the Fastify app of an emulator (not listening). Exposed for tests and embedding; most
+ * callers want `startEmulator`.
+ */
+export function buildEmulatorApp(emu: Emulator): FastifyInstance {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // No parameter length limit of the router's own (the URL is bounded by Node's header limit):
+    // an over-long id reaches its handler and gets the real 404.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 64 * 1024 },
+    forceCloseConnections: true,
+    // Errors the router raises before routing (a malformed path) get the error shape too.
+    frameworkErrors: sendFrameworkError,
+  });
+  addJsonParser(app);
+  const marks: RequestMarks = {
+    dropped: new WeakSet(),
+    rewritten: new WeakMap(),
+    latencies: new WeakMap(),
+    logged: new WeakSet(),
+  };
+  addFaultHook(app, emu, marks);
+  addHoldHook(app, emu);
+  addAnswerHooks(app, emu, marks);
 
   app.setErrorHandler((error: FastifyError | Error, _request, reply) => {
     const apiError = toApiError(error);
