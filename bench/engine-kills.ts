@@ -678,7 +678,7 @@ function soakEnv(emulator: SoakEmulator, work: string): NodeJS.ProcessEnv {
     PULUMI_NODEJS_TRANSPILE_ONLY: "true",
     POSTHOG_ENGINE_KILL_SOAK: work,
     // The emulator applies a request within its latency (no hold outlives a run): a create killed or lost 5 s ago
-    // that it does not list never will be, instead of PostHog's 10-minute window (provider/lost-create.ts).
+    // that it does not list never will be, instead of PostHog's 10-minute window (provider/framework/lost-create.ts).
     POSTHOG_LOST_CREATE_WINDOW: "5",
     POSTHOG_LOST_CREATE_WAIT: "6",
   };
@@ -1393,17 +1393,27 @@ function lockHeld(s: Soak): boolean {
   );
 }
 
+/** The built script of the package's `pulumi-posthog` command (package.json's `bin`), under `root`. */
+function packageCommand(root: string): string {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+    bin?: Record<string, string>;
+  };
+  const bin = pkg.bin?.["pulumi-posthog"];
+  if (!bin) throw new Error(`${join(root, "package.json")} names no "pulumi-posthog" in its bin`);
+  return join(root, bin);
+}
+
 /**
- * `pulumi-posthog clear-pending --stack dev` (the package's bin, dist/provider/export/cli.js), as an operator
- * runs it in the project's directory: the pending creates it cleared and those it kept (URNs), or its error.
+ * `pulumi-posthog clear-pending --stack dev` (the package's bin, {@link packageCommand}), as an operator runs it in
+ * the project's directory: the pending creates it cleared and those it kept (URNs), or its error.
  */
 function clearPendingCommand(s: Soak): Promise<{ cleared: string[]; kept: string[]; error?: string }> {
   return new Promise((resolve) => {
-    const p = spawn(
-      process.execPath,
-      [join(s.root, "dist", "provider", "export", "cli.js"), "clear-pending", "--stack", "dev"],
-      { cwd: s.root, env: pulumiEnv(s.stateDir, s.env), stdio: ["ignore", "pipe", "pipe"] },
-    );
+    const p = spawn(process.execPath, [packageCommand(s.root), "clear-pending", "--stack", "dev"], {
+      cwd: s.root,
+      env: pulumiEnv(s.stateDir, s.env),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     s.children.add(p);
     let out = "";
     p.stdout?.on("data", (d: Buffer) => {
