@@ -4,9 +4,21 @@
  * dashboard instead of leaving it to be made again. Real HTTP: the emulator answers one POST 500 (PostHog's own error) without
  * applying it, or drops the answer of one it applied; the real provider host.
  */
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ProviderHost } from "../../tools/provider-host";
-import { create, createFails, serializeProvider, type TestEmulator, urnOf, useProviderHost } from "./harness";
+import {
+  create,
+  createFails,
+  serializeProvider,
+  startConfiguredHost,
+  startTestEmulator,
+  type TestEmulator,
+  urnOf,
+  useProviderHost,
+} from "./harness";
 
 let emu: TestEmulator;
 let host: ProviderHost;
@@ -43,6 +55,8 @@ describe("a lost create never adopts another resource's object", () => {
     await emu.control("POST", "/faults", { method: "POST", path: "/dashboards/$", status: 500, times: 1 });
     const message = await createFails(host, "Dashboard", "twinB", { name: "Twin board" });
     expect(message).toMatch(/nothing was adopted/);
+    // Its id as a number of its own (the emulator's first dashboards have ids of one digit; the path holds 1001).
+    expect(message).not.toMatch(new RegExp(`(?<!\\d)${first.id}(?!\\d)`));
     expect(await named(dashboards, "Twin board")).toEqual([Number(first.id)]);
   });
 
@@ -64,6 +78,58 @@ describe("a lost create never adopts another resource's object", () => {
       /nothing was adopted/,
     );
     expect(await named(dashboards, "Held board")).toEqual([Number(id)]);
+  });
+});
+
+describe("a lost create never takes an object of its name made before it started (the create's window)", () => {
+  // PostHog's invite carries nothing a create could mark it with: after a lost answer, only an invite of the address
+  // made since the create started (its `created_at`, give or take the clock skew allowed) may be the create's. An
+  // invite sent 11 minutes before is not: made by the emulator's own clock, set 11 minutes behind this machine's
+  // through its state file (--state-file) and then advanced to it (POST /_emulator/clock).
+  let early: TestEmulator;
+  let earlyHost: ProviderHost;
+  const dir = mkdtempSync(join(tmpdir(), "lost-create-window-"));
+  beforeAll(async () => {
+    const stateFile = join(dir, "world.json");
+    const seed = await startTestEmulator({ stateFile });
+    await seed.control("POST", "/clock", { frozen: false }); // a write: the world is saved
+    await seed.close();
+    const world = JSON.parse(readFileSync(stateFile, "utf8")) as { clockOffsetMs: number };
+    writeFileSync(stateFile, JSON.stringify({ ...world, clockOffsetMs: -11 * 60_000 }));
+    early = await startTestEmulator({ stateFile });
+    earlyHost = await startConfiguredHost(early);
+  });
+  afterAll(async () => {
+    await earlyHost?.close();
+    await early?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("Invite, adopt: true of another level: a pending invite of the address sent 11 minutes before; the POST answered 500 (PostHog's own error) without applying: the create did not apply, and that invite is neither taken nor named", async () => {
+    const invites = `/api/organizations/${early.organizationId}/invites/`;
+    const email = "early@example.com";
+    const theirs = (await early.api("POST", invites, { target_email: email, level: 1 })).body as {
+      id: string;
+      created_at: string;
+    };
+    await early.control("POST", "/clock", { advanceSeconds: 11 * 60 });
+    expect(Date.parse(theirs.created_at)).toBeLessThan(Date.now() - 10 * 60_000);
+    await early.control("POST", "/faults", {
+      method: "POST",
+      path: "/invites/(bulk/)?$",
+      status: 500,
+      times: 1,
+    });
+    const message = await createFails(earlyHost, "Invite", "early", {
+      targetEmail: email,
+      level: 8,
+      adopt: true,
+    });
+    expect(message).toMatch(/500/);
+    expect(message).toMatch(/the create did not apply, and nothing was adopted/);
+    expect(message).not.toContain(theirs.id);
+    const listed = (await early.api("GET", invites)).body as { results: { id: string; level: number }[] };
+    expect(listed.results.map((i) => [i.id, i.level])).toEqual([[theirs.id, 1]]);
   });
 });
 
