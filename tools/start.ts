@@ -128,29 +128,42 @@ function jsonLine(step: DemoStep): Record<string, unknown> {
   };
 }
 
+/** One demo's state, made by {@link startDemo} and handed to every step. */
+interface Demo {
+  opts: DemoOptions;
+  write: (line: string) => void;
+  projectDir: string;
+  /** The project's name (the root Pulumi.yaml), the prefix of its stack settings. */
+  projectName: string;
+  /** The demo's temporary directory (the backend, the settings file). */
+  work: string;
+  stateDir: string;
+  /** The stack's settings file (`--config-file`), a copy of Pulumi.dev.yaml. */
+  configFile: string;
+  pulumiVersion: string;
+  emulator: Awaited<ReturnType<typeof startEmulator>>;
+  a: SeedApi;
+  /** The environment of the CLI runs (no POSTHOG_* variable: the connection is the stack's settings). */
+  env: NodeJS.ProcessEnv;
+  /** The steps so far. */
+  steps: DemoStep[];
+  /** The DNS automation while the first up runs. */
+  dns: ReturnType<typeof dnsAutomation> | undefined;
+}
+
 /**
- * Runs the demo (see the module doc). Starts and stops its own emulator; never throws for a step that did
- * not do what it should (that step lists `failures`), only for setup errors (no CLI: run `npm run pulumi-cli`).
+ * Sets the demo up: reads the project, makes a temporary directory, asks the CLI its version (throws when there is
+ * no CLI: run `npm run pulumi-cli`), starts a fresh emulator, and prints where things are (but with `--json`).
+ * Returns the demo's state.
  */
-export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
+async function startDemo(opts: DemoOptions): Promise<Demo> {
   const projectDir = resolve(opts.projectDir ?? ".");
   const write = opts.write ?? ((line: string) => process.stdout.write(`${line}\n`));
   const project = readProject(projectDir);
   const work = mkdtempSync(join(tmpdir(), "posthog-gitops-demo-"));
   const stateDir = join(work, "backend");
-  const configFile = join(work, "Pulumi.dev.yaml");
-  const cli = { cwd: projectDir, stateDir };
-  const pulumiVersion = (await pulumiOk(["version"], cli)).trim();
+  const pulumiVersion = (await pulumiOk(["version"], { cwd: projectDir, stateDir })).trim();
   const emulator = await startEmulator({ rateLimit: false });
-  const a = seedApi(emulator.url, emulator.apiKey);
-  // The connection comes from the stack's settings, as a user sets it; none from POSTHOG_* variables.
-  const env: NodeJS.ProcessEnv = {
-    POSTHOG_HOST: undefined,
-    POSTHOG_API_KEY: undefined,
-    POSTHOG_ORGANIZATION_ID: undefined,
-    POSTHOG_PROJECT_ID: undefined,
-  };
-  const steps: DemoStep[] = [];
   if (!opts.json) {
     write(
       `The real Pulumi CLI ${pulumiVersion} (${pulumiExecutable()}), local backend ${backendUrl(stateDir)}`,
@@ -158,294 +171,383 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
     write(`Emulator at ${emulator.url} (organization ${emulator.organizationId})`);
     write("");
   }
+  return {
+    opts,
+    write,
+    projectDir,
+    projectName: project.name,
+    work,
+    stateDir,
+    configFile: join(work, "Pulumi.dev.yaml"),
+    pulumiVersion,
+    emulator,
+    a: seedApi(emulator.url, emulator.apiKey),
+    // The connection comes from the stack's settings, as a user sets it; none from POSTHOG_* variables.
+    env: {
+      POSTHOG_HOST: undefined,
+      POSTHOG_API_KEY: undefined,
+      POSTHOG_ORGANIZATION_ID: undefined,
+      POSTHOG_PROJECT_ID: undefined,
+    },
+    steps: [],
+    dns: undefined,
+  };
+}
 
-  const requestLog = async (): Promise<string[]> => {
-    const log = (await a.call("GET", "/_emulator/requests")) as { method: string; path: string }[];
-    await a.call("DELETE", "/_emulator/requests");
-    return log.map((r) => `${r.method} ${r.path}`);
-  };
-  const report = (step: DemoStep) => {
-    steps.push(step);
-    if (opts.json) {
-      write(JSON.stringify(jsonLine(step)));
-      return;
-    }
-    write(step.failures.length === 0 ? `  ✔ ${step.title}` : `  ✘ ${step.title}`);
-    for (const f of step.failures) write(`      - ${f}`);
-    write("");
-  };
-  const cliStep = async (
-    label: string,
-    operation: Operation,
-    more: Partial<RunOptions>,
-    title: string,
-    check: (r: RunResult, requests: string[]) => Promise<string[]> | string[],
-    expectOk = true,
-  ): Promise<RunResult> => {
-    const flags = [
-      ...(operation === "preview" ? [] : ["--yes"]),
-      ...(more.refresh ? ["--refresh"] : []),
-      ...(more.expectNoChanges ? ["--expect-no-changes"] : []),
-    ];
-    const command = `pulumi ${operation}${flags.length ? ` ${flags.join(" ")}` : ""}`;
-    if (!opts.json) write(`=== ${label}: ${command}`);
-    await requestLog();
-    const result = await runStack({
-      operation,
-      projectDir,
-      stack: "dev",
-      stateDir,
-      configFile,
-      env,
-      ...more,
-      ...(opts.json ? {} : { echo: (text: string) => process.stdout.write(text) }),
-    });
-    const requests = await requestLog();
-    const failures =
-      result.ok === expectOk
+/** The emulator's requests since the last call (`METHOD /path`), then clears its log. */
+async function requestLog(d: Demo): Promise<string[]> {
+  const log = (await d.a.call("GET", "/_emulator/requests")) as { method: string; path: string }[];
+  await d.a.call("DELETE", "/_emulator/requests");
+  return log.map((r) => `${r.method} ${r.path}`);
+}
+
+/** Records a step and prints it (a JSON line with `--json`, else ✔/✘ and its failures). */
+function report(d: Demo, step: DemoStep): void {
+  d.steps.push(step);
+  if (d.opts.json) {
+    d.write(JSON.stringify(jsonLine(step)));
+    return;
+  }
+  d.write(step.failures.length === 0 ? `  ✔ ${step.title}` : `  ✘ ${step.title}`);
+  for (const f of step.failures) d.write(`      - ${f}`);
+  d.write("");
+}
+
+/** The writes among requests (all but GETs). */
+const writes = (requests: string[]) => requests.filter((r) => !r.startsWith("GET "));
+
+/** One step that runs the CLI: what it runs and how it is checked. */
+interface CliStep {
+  label: string;
+  operation: Operation;
+  /** More run options (`refresh`, `expectNoChanges`). */
+  more: Partial<RunOptions>;
+  title: string;
+  /** The step's failures, from the run's result and the API requests it made. */
+  check: (r: RunResult, requests: string[]) => Promise<string[]> | string[];
+  /** Whether the command must succeed (default true). */
+  expectOk?: boolean;
+}
+
+/**
+ * Runs one CLI step on the `dev` stack (its output echoed but with `--json`), checks its exit and `step.check`,
+ * and reports it. Returns the CLI's result.
+ */
+async function cliStep(d: Demo, step: CliStep): Promise<RunResult> {
+  const { label, operation, more, title } = step;
+  const expectOk = step.expectOk ?? true;
+  const flags = [
+    ...(operation === "preview" ? [] : ["--yes"]),
+    ...(more.refresh ? ["--refresh"] : []),
+    ...(more.expectNoChanges ? ["--expect-no-changes"] : []),
+  ];
+  const command = `pulumi ${operation}${flags.length ? ` ${flags.join(" ")}` : ""}`;
+  if (!d.opts.json) d.write(`=== ${label}: ${command}`);
+  await requestLog(d);
+  const result = await runStack({
+    operation,
+    projectDir: d.projectDir,
+    stack: "dev",
+    stateDir: d.stateDir,
+    configFile: d.configFile,
+    env: d.env,
+    ...more,
+    ...(d.opts.json ? {} : { echo: (text: string) => process.stdout.write(text) }),
+  });
+  const requests = await requestLog(d);
+  const failures =
+    result.ok === expectOk
+      ? []
+      : [expectOk ? `the command failed (exit ${result.exitCode})` : "the command succeeded; it should fail"];
+  failures.push(...(await step.check(result, requests)));
+  report(d, { label, command, title, result, failures, requests });
+  return result;
+}
+
+/** The settings, as the README's quick start sets them: the key encrypted in the stack's settings file. */
+async function configStep(d: Demo): Promise<void> {
+  const { configFile, emulator, env } = d;
+  await ensureStack({ projectDir: d.projectDir, stack: "dev", stateDir: d.stateDir, configFile, env });
+  const set = async (key: string, value: string, secret = false) =>
+    pulumiOk(
+      [
+        "config",
+        "set",
+        ...(secret ? ["--secret"] : []),
+        key,
+        value,
+        "--stack",
+        "dev",
+        "--config-file",
+        configFile,
+      ],
+      { cwd: d.projectDir, stateDir: d.stateDir, env },
+    );
+  await set("posthog:host", emulator.url);
+  await set("posthog:organizationId", emulator.organizationId);
+  await set("posthog:apiKey", emulator.apiKey, true);
+  const settings = readFileSync(configFile, "utf8");
+  report(d, {
+    label: "config",
+    command: "pulumi config set posthog:host …; pulumi config set --secret posthog:apiKey …",
+    title: "the connection is stack settings, the API key stored encrypted",
+    failures: [
+      ...(settings.includes(emulator.apiKey) ? ["the API key is in clear in the stack's settings file"] : []),
+      ...(/posthog:apiKey:\s*\n\s*secure:/.test(settings) ? [] : ["posthog:apiKey is not a secure setting"]),
+    ],
+    requests: await requestLog(d),
+  });
+}
+
+/** `preview`: only creates, no write. Returns how many resources it plans to create. */
+async function previewStep(d: Demo): Promise<number> {
+  const preview = await cliStep(d, {
+    label: "preview",
+    operation: "preview",
+    more: {},
+    title: "preview plans only creates and writes nothing",
+    check: (r, req) => [
+      ...(r.counts.create > 0 && changed(r).every((s) => s.op === "create")
         ? []
-        : [
-            expectOk
-              ? `the command failed (exit ${result.exitCode})`
-              : "the command succeeded; it should fail",
-          ];
-    failures.push(...(await check(result, requests)));
-    report({ label, command, title, result, failures, requests });
-    return result;
+        : [`expected only creates, got ${describe(changed(r))}`]),
+      ...(writes(req).length === 0 ? [] : [`preview wrote to the API: ${writes(req).join(", ")}`]),
+    ],
+  });
+  return preview.counts.create;
+}
+
+/**
+ * `up` with the DNS automation running: creates all `total` resources, verifies the domain, keeps the secrets
+ * secret. Returns the program's dashboards (name → id) and project id, for the destroy's checks.
+ */
+async function upStep(
+  d: Demo,
+  total: number,
+): Promise<{ dashboards: Record<string, string>; projectId: string }> {
+  d.dns = dnsAutomation(d.a);
+  let published: string[] = [];
+  const up = await cliStep(d, {
+    label: "up",
+    operation: "up",
+    more: {},
+    title: `up creates all ${total} resources and verifies the domain`,
+    check: async (r) => {
+      published = (await d.dns?.stop()) ?? [];
+      return [
+        ...(r.counts.create === total && changed(r).length === total
+          ? []
+          : [`expected ${total} creates, got ${describe(changed(r))}`]),
+        ...(r.outputs.domainVerified === true ? [] : ["the domain was not verified"]),
+        ...(r.outputs.projectApiToken === "[secret]" ? [] : ["the project's API token output is not secret"]),
+        ...(published.length > 0 ? [] : ["no TXT record was published"]),
+      ];
+    },
+  });
+  if (!d.opts.json && published.length > 0)
+    d.write(`  (DNS automation published TXT ${published.join(", ")})\n`);
+  return {
+    dashboards: (up.outputs.dashboards ?? {}) as Record<string, string>,
+    projectId: String(up.outputs.projectId ?? ""),
   };
+}
 
-  let dns: ReturnType<typeof dnsAutomation> | undefined;
-  try {
-    const before = await snapshot(a);
-    const writes = (requests: string[]) => requests.filter((r) => !r.startsWith("GET "));
-
-    // The settings, as the README's quick start sets them: the key encrypted in the stack's settings file.
-    await ensureStack({ projectDir, stack: "dev", stateDir, configFile, env });
-    const set = async (key: string, value: string, secret = false) =>
-      pulumiOk(
-        [
-          "config",
-          "set",
-          ...(secret ? ["--secret"] : []),
-          key,
-          value,
-          "--stack",
-          "dev",
-          "--config-file",
-          configFile,
-        ],
-        { ...cli, env },
-      );
-    await set("posthog:host", emulator.url);
-    await set("posthog:organizationId", emulator.organizationId);
-    await set("posthog:apiKey", emulator.apiKey, true);
-    const settings = readFileSync(configFile, "utf8");
-    report({
-      label: "config",
-      command: "pulumi config set posthog:host …; pulumi config set --secret posthog:apiKey …",
-      title: "the connection is stack settings, the API key stored encrypted",
-      failures: [
-        ...(settings.includes(emulator.apiKey)
-          ? ["the API key is in clear in the stack's settings file"]
-          : []),
-        ...(/posthog:apiKey:\s*\n\s*secure:/.test(settings)
-          ? []
-          : ["posthog:apiKey is not a secure setting"]),
-      ],
-      requests: await requestLog(),
-    });
-
-    const preview = await cliStep(
-      "preview",
-      "preview",
-      {},
-      "preview plans only creates and writes nothing",
-      (r, req) => [
-        ...(r.counts.create > 0 && changed(r).every((s) => s.op === "create")
-          ? []
-          : [`expected only creates, got ${describe(changed(r))}`]),
-        ...(writes(req).length === 0 ? [] : [`preview wrote to the API: ${writes(req).join(", ")}`]),
-      ],
-    );
-    const total = preview.counts.create;
-
-    dns = dnsAutomation(a);
-    let published: string[] = [];
-    const up = await cliStep(
-      "up",
-      "up",
-      {},
-      `up creates all ${total} resources and verifies the domain`,
-      async (r) => {
-        published = (await dns?.stop()) ?? [];
-        return [
-          ...(r.counts.create === total && changed(r).length === total
-            ? []
-            : [`expected ${total} creates, got ${describe(changed(r))}`]),
-          ...(r.outputs.domainVerified === true ? [] : ["the domain was not verified"]),
-          ...(r.outputs.projectApiToken === "[secret]"
-            ? []
-            : ["the project's API token output is not secret"]),
-          ...(published.length > 0 ? [] : ["no TXT record was published"]),
-        ];
-      },
-    );
-    if (!opts.json && published.length > 0)
-      write(`  (DNS automation published TXT ${published.join(", ")})\n`);
-    const dashboards = (up.outputs.dashboards ?? {}) as Record<string, string>;
-    const projectId = String(up.outputs.projectId ?? "");
-
-    await cliStep(
-      "up-refresh",
-      "up",
-      { refresh: true },
+/** `up --refresh`: exactly one update, the Domain's SSO enforcement that waited for the verification (a PATCH). */
+async function upRefreshStep(d: Demo): Promise<void> {
+  await cliStep(d, {
+    label: "up-refresh",
+    operation: "up",
+    more: { refresh: true },
+    title:
       "up --refresh applies the SSO enforcement that waited for the domain's verification, and only that",
-      (r, req) => {
-        const c = changed(r);
-        const domain = c.find((s) => shortType(s.type) === "posthog:Domain");
-        return [
-          ...(c.length === 1 && domain?.op === "update"
-            ? []
-            : [`expected exactly one update of the Domain, got ${describe(c)}`]),
-          ...(req.some((x) => /^PATCH \/api\/organizations\/[^/]+\/domains\/[^/]+\/$/.test(x))
-            ? []
-            : ["no PATCH of the domain was sent"]),
-        ];
-      },
+    check: (r, req) => {
+      const c = changed(r);
+      const domain = c.find((s) => shortType(s.type) === "posthog:Domain");
+      return [
+        ...(c.length === 1 && domain?.op === "update"
+          ? []
+          : [`expected exactly one update of the Domain, got ${describe(c)}`]),
+        ...(req.some((x) => /^PATCH \/api\/organizations\/[^/]+\/domains\/[^/]+\/$/.test(x))
+          ? []
+          : ["no PATCH of the domain was sent"]),
+      ];
+    },
+  });
+}
+
+/**
+ * The drift gate `preview --refresh --expect-no-changes`: passes with no change when `expectDrift` is undefined,
+ * else fails showing a change of the resource named `expectDrift`; never writes.
+ */
+async function gate(d: Demo, label: string, title: string, expectDrift: string | undefined): Promise<void> {
+  await cliStep(d, {
+    label,
+    operation: "preview",
+    more: { refresh: true, expectNoChanges: true },
+    title,
+    check: (r, req) => {
+      const c = changed(r);
+      const asExpected = expectDrift === undefined ? c.length === 0 : c.some((s) => s.name === expectDrift);
+      const wanted = expectDrift === undefined ? "no changes" : `a change of ${expectDrift}`;
+      return [
+        ...(asExpected ? [] : [`expected ${wanted}, got ${describe(c)}`]),
+        ...(writes(req).length === 0 ? [] : [`the drift gate wrote to the API: ${writes(req).join(", ")}`]),
+      ];
+    },
+    expectOk: expectDrift === undefined,
+  });
+}
+
+/** A changed stack setting (`publicKpis: true`), then `up` updating exactly the DashboardSharing. */
+async function settingStep(d: Demo): Promise<void> {
+  const doc = parseDocument(readFileSync(d.configFile, "utf8"));
+  doc.setIn(["config", `${d.projectName}:publicKpis`], true);
+  writeFileSync(d.configFile, doc.toString());
+  if (!d.opts.json)
+    d.write(
+      `Changed stack setting: ${d.projectName}:publicKpis: false → true (in a copy of Pulumi.dev.yaml)\n`,
     );
+  await cliStep(d, {
+    label: "up-setting",
+    operation: "up",
+    more: {},
+    title: "after changing publicKpis, up updates exactly the dashboard sharing",
+    check: (r) => {
+      const c = changed(r);
+      const only = c.length === 1 && c[0]?.op === "update" && c[0].type.endsWith(":DashboardSharing");
+      return [
+        ...(only ? [] : [`expected exactly one update of DashboardSharing, got ${describe(c)}`]),
+        ...(c[0]?.diffs.includes("enabled") ? [] : ["the update did not change `enabled`"]),
+        ...(r.outputs.kpiShareToken === "[secret]" ? [] : ["the share token output is not secret"]),
+      ];
+    },
+  });
+}
 
-    const gate = (label: string, title: string, expectDrift: string | undefined) =>
-      cliStep(
-        label,
-        "preview",
-        { refresh: true, expectNoChanges: true },
-        title,
-        (r, req) => {
-          const c = changed(r);
-          const asExpected =
-            expectDrift === undefined ? c.length === 0 : c.some((s) => s.name === expectDrift);
-          const wanted = expectDrift === undefined ? "no changes" : `a change of ${expectDrift}`;
-          return [
-            ...(asExpected ? [] : [`expected ${wanted}, got ${describe(c)}`]),
-            ...(writes(req).length === 0
-              ? []
-              : [`the drift gate wrote to the API: ${writes(req).join(", ")}`]),
-          ];
-        },
-        expectDrift === undefined,
-      );
-    await gate("drift-gate", "the nightly drift gate passes: PostHog matches the program", undefined);
+/** The outside change: someone unpauses the warehouse export through the API. Returns its id (if one was paused). */
+async function outsideChangeStep(d: Demo): Promise<string | undefined> {
+  const exportId = Object.entries(await snapshot(d.a).then((s) => s.batchExports)).find(
+    ([, paused]) => paused,
+  )?.[0];
+  if (!d.opts.json) d.write("=== outside-change: someone unpauses the batch export through the API");
+  await requestLog(d);
+  const outside: string[] = [];
+  if (exportId) await d.a.call("POST", `/api/organizations/@current/batch_exports/${exportId}/unpause/`, {});
+  else outside.push("no paused batch export found (the dev stack should have paused it)");
+  report(d, {
+    label: "outside-change",
+    command: `POST …/batch_exports/${exportId ?? "?"}/unpause/`,
+    title: "someone unpauses the batch export outside Pulumi",
+    failures: outside,
+    requests: await requestLog(d),
+  });
+  return exportId;
+}
 
-    const doc = parseDocument(readFileSync(configFile, "utf8"));
-    doc.setIn(["config", `${project.name}:publicKpis`], true);
-    writeFileSync(configFile, doc.toString());
-    if (!opts.json)
-      write(
-        `Changed stack setting: ${project.name}:publicKpis: false → true (in a copy of Pulumi.dev.yaml)\n`,
-      );
-    await cliStep(
-      "up-setting",
-      "up",
-      {},
-      "after changing publicKpis, up updates exactly the dashboard sharing",
-      (r) => {
-        const c = changed(r);
-        const only = c.length === 1 && c[0]?.op === "update" && c[0].type.endsWith(":DashboardSharing");
-        return [
-          ...(only ? [] : [`expected exactly one update of DashboardSharing, got ${describe(c)}`]),
-          ...(c[0]?.diffs.includes("enabled") ? [] : ["the update did not change `enabled`"]),
-          ...(r.outputs.kpiShareToken === "[secret]" ? [] : ["the share token output is not secret"]),
-        ];
-      },
-    );
+/** `refresh` reporting the unpaused batch export as drift, writing nothing. */
+async function refreshDriftStep(d: Demo): Promise<void> {
+  await cliStep(d, {
+    label: "refresh-drift",
+    operation: "refresh",
+    more: {},
+    title: "refresh reports the unpaused batch export as drift",
+    check: (r, req) => {
+      const drift = r.steps.find((s) => s.type.endsWith(":BatchExportPause"));
+      return [
+        ...(drift?.op === "update" && drift.diffs.includes("paused")
+          ? []
+          : [`expected drift of BatchExportPause.paused, got ${describe(changed(r))}`]),
+        ...(writes(req).length === 0 ? [] : [`refresh wrote to the API: ${writes(req).join(", ")}`]),
+      ];
+    },
+  });
+}
 
-    // The outside change: someone unpauses the warehouse export in the PostHog UI.
-    const exportId = Object.entries(await snapshot(a).then((s) => s.batchExports)).find(
-      ([, paused]) => paused,
-    )?.[0];
-    if (!opts.json) write("=== outside-change: someone unpauses the batch export through the API");
-    await requestLog();
-    const outside: string[] = [];
-    if (exportId) await a.call("POST", `/api/organizations/@current/batch_exports/${exportId}/unpause/`, {});
-    else outside.push("no paused batch export found (the dev stack should have paused it)");
-    report({
-      label: "outside-change",
-      command: `POST …/batch_exports/${exportId ?? "?"}/unpause/`,
-      title: "someone unpauses the batch export outside Pulumi",
-      failures: outside,
-      requests: await requestLog(),
-    });
-
-    await gate(
-      "drift-gate-fails",
-      "the drift gate fails on the outside change, naming the batch export, and writes nothing",
-      "warehouse-export",
-    );
-
-    await cliStep(
-      "refresh-drift",
-      "refresh",
-      {},
-      "refresh reports the unpaused batch export as drift",
-      (r, req) => {
-        const drift = r.steps.find((s) => s.type.endsWith(":BatchExportPause"));
-        return [
-          ...(drift?.op === "update" && drift.diffs.includes("paused")
-            ? []
-            : [`expected drift of BatchExportPause.paused, got ${describe(changed(r))}`]),
-          ...(writes(req).length === 0 ? [] : [`refresh wrote to the API: ${writes(req).join(", ")}`]),
-        ];
-      },
-    );
-
-    await cliStep("up-heal", "up", {}, "up heals the drift: the batch export is paused again", async (r) => {
+/** `up` healing the drift: the batch export `exportId` is paused again on the server. */
+async function healStep(d: Demo, exportId: string | undefined): Promise<void> {
+  await cliStep(d, {
+    label: "up-heal",
+    operation: "up",
+    more: {},
+    title: "up heals the drift: the batch export is paused again",
+    check: async (r) => {
       const healed = r.steps.find((s) => s.type.endsWith(":BatchExportPause"));
-      const live = exportId ? (await snapshot(a)).batchExports[exportId] : undefined;
+      const live = exportId ? (await snapshot(d.a)).batchExports[exportId] : undefined;
       return [
         ...(healed?.op === "update"
           ? []
           : [`expected an update of BatchExportPause, got ${describe(changed(r))}`]),
         ...(live === true ? [] : ["the batch export is not paused on the server"]),
       ];
-    });
+    },
+  });
+}
 
-    await gate("drift-gate-healed", "the drift gate passes again", undefined);
+/**
+ * `destroy`: `total` deletes, every dashboard of `made` soft-deleted (PATCH, never HTTP DELETE), and the
+ * organization as `before` (the snapshot taken before anything ran).
+ */
+async function destroyStep(
+  d: Demo,
+  before: Snapshot,
+  total: number,
+  made: { dashboards: Record<string, string>; projectId: string },
+): Promise<void> {
+  await cliStep(d, {
+    label: "destroy",
+    operation: "destroy",
+    more: {},
+    title: "destroy leaves the organization as found (dashboards soft-deleted, batch export unpaused)",
+    check: async (r, req) => {
+      const after = await snapshot(d.a);
+      const dashboardPaths = Object.values(made.dashboards).map(
+        (id) => `/api/projects/${made.projectId}/dashboards/${id}/`,
+      );
+      const hardDeletes = req.filter((x) =>
+        /^DELETE \/api\/(projects|environments)\/[^/]+\/dashboards\/\d+\/$/.test(x),
+      );
+      const softDeletes = dashboardPaths.filter((p) => req.includes(`PATCH ${p}`));
+      const diffs = (Object.keys(before) as (keyof Snapshot)[]).filter(
+        (k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]),
+      );
+      return [
+        ...(r.counts.delete === total ? [] : [`expected ${total} deletes, got ${r.counts.delete}`]),
+        ...(hardDeletes.length === 0 ? [] : [`HTTP DELETE sent for dashboards: ${hardDeletes.join(", ")}`]),
+        ...(dashboardPaths.length > 0 && softDeletes.length === dashboardPaths.length
+          ? []
+          : [`expected a soft delete (PATCH) of ${dashboardPaths.join(", ")}`]),
+        ...diffs.map(
+          (k) => `${k} differ: before ${JSON.stringify(before[k])}, after ${JSON.stringify(after[k])}`,
+        ),
+      ];
+    },
+  });
+}
 
-    await cliStep(
-      "destroy",
-      "destroy",
-      {},
-      "destroy leaves the organization as found (dashboards soft-deleted, batch export unpaused)",
-      async (r, req) => {
-        const after = await snapshot(a);
-        const dashboardPaths = Object.values(dashboards).map(
-          (id) => `/api/projects/${projectId}/dashboards/${id}/`,
-        );
-        const hardDeletes = req.filter((x) =>
-          /^DELETE \/api\/(projects|environments)\/[^/]+\/dashboards\/\d+\/$/.test(x),
-        );
-        const softDeletes = dashboardPaths.filter((p) => req.includes(`PATCH ${p}`));
-        const diffs = (Object.keys(before) as (keyof Snapshot)[]).filter(
-          (k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]),
-        );
-        return [
-          ...(r.counts.delete === total ? [] : [`expected ${total} deletes, got ${r.counts.delete}`]),
-          ...(hardDeletes.length === 0 ? [] : [`HTTP DELETE sent for dashboards: ${hardDeletes.join(", ")}`]),
-          ...(dashboardPaths.length > 0 && softDeletes.length === dashboardPaths.length
-            ? []
-            : [`expected a soft delete (PATCH) of ${dashboardPaths.join(", ")}`]),
-          ...diffs.map(
-            (k) => `${k} differ: before ${JSON.stringify(before[k])}, after ${JSON.stringify(after[k])}`,
-          ),
-        ];
-      },
-    );
-  } finally {
-    await dns?.stop();
-    await emulator.close();
-    rmSync(work, { recursive: true, force: true });
-  }
+/** The steps in order (see the module doc); each reports itself on `d.steps`. */
+async function runSteps(d: Demo): Promise<void> {
+  const before = await snapshot(d.a);
+  await configStep(d);
+  const total = await previewStep(d);
+  const made = await upStep(d, total);
+  await upRefreshStep(d);
+  await gate(d, "drift-gate", "the nightly drift gate passes: PostHog matches the program", undefined);
+  await settingStep(d);
+  const exportId = await outsideChangeStep(d);
+  await gate(
+    d,
+    "drift-gate-fails",
+    "the drift gate fails on the outside change, naming the batch export, and writes nothing",
+    "warehouse-export",
+  );
+  await refreshDriftStep(d);
+  await healStep(d, exportId);
+  await gate(d, "drift-gate-healed", "the drift gate passes again", undefined);
+  await destroyStep(d, before, total, made);
+}
 
+/** The demo's result from its steps; prints the summary line (a JSON line with `--json`). */
+function finishDemo(d: Demo): DemoResult {
+  const { steps, pulumiVersion } = d;
   const passed = steps.filter((s) => s.failures.length === 0).length;
   const ok = passed === steps.length;
   const summary = ok
@@ -454,9 +556,25 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
         .filter((s) => s.failures.length > 0)
         .map((s) => s.label)
         .join(", ")}`;
-  if (opts.json) write(JSON.stringify({ summary, ok, passed, steps: steps.length, pulumiVersion }));
-  else write(summary);
+  if (d.opts.json) d.write(JSON.stringify({ summary, ok, passed, steps: steps.length, pulumiVersion }));
+  else d.write(summary);
   return { ok, pulumiVersion, steps, summary };
+}
+
+/**
+ * Runs the demo (see the module doc). Starts and stops its own emulator; never throws for a step that did
+ * not do what it should (that step lists `failures`), only for setup errors (no CLI: run `npm run pulumi-cli`).
+ */
+export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
+  const d = await startDemo(opts);
+  try {
+    await runSteps(d);
+  } finally {
+    await d.dns?.stop();
+    await d.emulator.close();
+    rmSync(d.work, { recursive: true, force: true });
+  }
+  return finishDemo(d);
 }
 
 if (require.main === module) {
