@@ -63,6 +63,35 @@ export function compile(
 }
 
 /**
+ * Type-checks the ```ts blocks `blocks` of the docs in one {@link compile} run, each as a module of its own (`export
+ * {}` appended, so two blocks never share top-level names): each block's diagnostics, keyed by `page:line` (its first
+ * code line), as `page:line: TS<code> <message>` with the line of the page. An empty list: the block compiles.
+ */
+export function blockDiagnostics(
+  blocks: readonly { page: string; line: number; code: string }[],
+): Map<string, string[]> {
+  const programs = new Map(
+    blocks.map((b) => [`blocks/${b.page.replace(/[^\w]+/g, "_")}_${b.line}`, b] as const),
+  );
+  const results = compile(
+    Object.fromEntries([...programs].map(([name, b]) => [name, `${b.code}\nexport {};\n`])),
+  );
+  return new Map(
+    [...programs].map(([name, b]) => {
+      const diagnostics = results[name];
+      if (!diagnostics) throw new Error(`${b.page}:${b.line} was not compiled`);
+      return [
+        `${b.page}:${b.line}`,
+        diagnostics.map((d) => {
+          const [line, ...rest] = d.message.split(": ");
+          return `${b.page}:${b.line + Number(line) - 1}: ${rest.join(": ")}`;
+        }),
+      ];
+    }),
+  );
+}
+
+/**
  * What an editor shows on hover for each property of the type aliases that `text` declares, compiled as the file
  * `file` (held in memory) with `options`: the properties with no documentation (`Alias.property`), how many
  * properties were seen, the file's semantic diagnostics, and the names of the files the program loaded.
