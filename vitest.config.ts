@@ -38,7 +38,7 @@ export default defineConfig({
     reporters: ["default", "./test/support/slowest-files.ts"],
     env: {
       // Provider hosts started by tests journal their creates here, never in the user's state directory: the
-      // emulator's ids repeat from run to run (provider/create-journal.ts).
+      // emulator's ids repeat from run to run (provider/framework/create-journal.ts).
       POSTHOG_CREATE_JOURNAL_DIR: join(tmpdir(), `posthog-test-journal-${process.pid}`),
       ...(quick ? { POSTHOG_TEST_QUICK: "1" } : {}),
     },

@@ -1,5 +1,5 @@
 /**
- * The audit at scale (issue 49, item 5): `pulumi-posthog audit`'s read (provider/governance/audit.ts `runAudit`,
+ * The audit at scale (issue 49, item 5): `pulumi-posthog audit`'s read (provider/apps/governance/audit.ts `runAudit`,
  * in this process, a fresh API key and client per run) of an organization whose one project holds --audit-dashboards
  * (1,500) dashboards, against an emulator child (bench/emulator-process.ts: its CPU is not charged to the audit).
  * Of the dashboards, every 100th is shared publicly, --audit-restricted (15) are tagged `restricted` and
@@ -27,10 +27,10 @@
  */
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { type AuditReport, runAudit } from "../provider/apps/governance/audit";
+import { parseGovernanceConfig } from "../provider/apps/governance/rules";
+import { mapLimit } from "../provider/apps/organization";
 import { closeAllConnections, createClient } from "../provider/client";
-import { mapLimit } from "../provider/export/organization";
-import { type AuditReport, runAudit } from "../provider/governance/audit";
-import { parseGovernanceConfig } from "../provider/governance/rules";
 import { type Emu, round, startEmu } from "./emulator-process";
 
 /** Mia, a member of the seeded organization: each restricted dashboard's collaborator. */

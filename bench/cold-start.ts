@@ -5,7 +5,7 @@
  * the engine can send its first call); then kills it. The two kinds alternate (ABAB…), so that the machine's load
  * hits both alike; medians and their ratio (plugin ÷ dynamic host) are reported.
  *
- * - plugin: `plugin/pulumi-resource-posthog` (dist/provider/plugin/main.js: it loads the resources, the client and
+ * - plugin: `plugin/pulumi-resource-posthog` (dist/provider/adapters/plugin/main.js: it loads the resources, the client and
  *   zod at start);
  * - dynamic host: `@pulumi/pulumi`'s `cmd/dynamic-provider` (it loads a provider's code at its first `configure`,
  *   which the engine sends at once, so its port line comes before that cost).
@@ -54,8 +54,8 @@ async function timeToPort(command: string, args: string[], env: NodeJS.ProcessEn
 export async function runColdStart(samples = 15): Promise<ColdStartResults> {
   const root = repoRoot();
   const plugin = join(root, "plugin", "pulumi-resource-posthog");
-  if (!existsSync(join(root, "dist", "provider", "plugin", "main.js")))
-    throw new Error("dist/provider/plugin/main.js is missing: run `npm run build` first");
+  if (!existsSync(join(root, "dist", "provider", "adapters", "plugin", "main.js")))
+    throw new Error("dist/provider/adapters/plugin/main.js is missing: run `npm run build` first");
   const dynamicHost = createRequire(join(root, "package.json")).resolve(
     "@pulumi/pulumi/cmd/dynamic-provider",
   );

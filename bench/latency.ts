@@ -513,7 +513,10 @@ export function providerHostMemoryKiB(field: "VmRSS" | "VmHWM"): number[] {
   for (const pid of descendantsOf(process.pid)) {
     try {
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      if (!cmdline.includes("dynamic-provider") && !/provider[\\/]plugin[\\/]main\.js/.test(cmdline))
+      if (
+        !cmdline.includes("dynamic-provider") &&
+        !/provider[\\/]adapters[\\/]plugin[\\/]main\.js/.test(cmdline)
+      )
         continue;
       // the shell script's own `node -e "require.resolve('@pulumi/pulumi/cmd/dynamic-provider')"` is not a host
       if (cmdline.includes("require.resolve")) continue;

@@ -22,7 +22,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { startEmulator } from "../emulator";
-import { mapLimit } from "../provider/export/organization";
+import { mapLimit } from "../provider/apps/organization";
 import { type ProviderHost, startProviderHost } from "../tools/provider-host";
 
 /** The checkout root (the directory with package.json), from bench/ or dist/bench/. */
@@ -99,7 +99,7 @@ export interface StateEntry {
  * The program at `version` 1 (initial) or 2 (every kind that can change, changed), N resources in all. The Invites
  * named in `adopting` are declared with `adopt: true` and `deleteAdoptedOnDestroy: true`: what a user does when a
  * create whose answer was lost fails naming the invite and `adopt: true` (PostHog's invite carries no marker that
- * would prove which create made it: provider/lost-create.ts).
+ * would prove which create made it: provider/framework/lost-create.ts).
  */
 function program(
   n: number,

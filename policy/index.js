@@ -7,7 +7,7 @@ const { existsSync } = require("node:fs");
 const { join } = require("node:path");
 
 const root = join(__dirname, "..");
-const pack = join(root, "dist", "provider", "governance", "pack.js");
+const pack = join(root, "dist", "provider", "apps", "governance", "pack.js");
 if (!existsSync(pack)) throw new Error(`${pack} is missing: run \`npm run build\` in the clone first`);
 process.chdir(root);
 require(pack).servePolicyPack();

@@ -6,7 +6,7 @@
  *   pulumi-posthog export dashboard ID [--project ID] --out FILE
  *   pulumi-posthog audit [--config FILE] [--format table|json|markdown] [--project ID ...]
  *
- * `audit` runs the governance rules (provider/governance/rules.ts) against the organization export reads, with
+ * `audit` runs the governance rules (provider/apps/governance/rules.ts) against the organization export reads, with
  * the same connection settings: its report goes to stdout; exit code 0 clean (advisory findings allowed), 1 on a
  * mandatory violation, 2 when something could not be read or the input is bad (one line on stderr).
  *
@@ -14,14 +14,14 @@
  * `:read` scopes is enough), POSTHOG_HOST (default https://us.posthog.com), POSTHOG_ORGANIZATION_ID (default
  * the key's current organization), POSTHOG_RATE_LIMIT. Every project the key can read is exported unless
  * --project narrows it (POSTHOG_PROJECT_ID does not; it is only the project of `export dashboard`). The generated
- * package.json installs pulumi-posthog from where this copy was installed (provider/export/package-source.ts).
- * `--import-file FILE` also writes the list `pulumi import --file FILE` takes (provider/export/import-file.ts);
+ * package.json installs pulumi-posthog from where this copy was installed (provider/apps/export/package-source.ts).
+ * `--import-file FILE` also writes the list `pulumi import --file FILE` takes (provider/apps/export/import-file.ts);
  * with `--no-program`, only that list.
  * Only GET requests are sent. Progress and the summary go to stderr; exit code 0
  * on success, 1 on an error (one line saying what to fix), 2 on bad usage, which includes an output path that
  * cannot be written (checked before the first request, see {@link outputPathProblem}).
  */
-import "../node-version"; // first: fails early, in one line, on a Node.js too old for undici
+import "./client/node-version"; // first: fails early, in one line, on a Node.js too old for undici
 import {
   accessSync,
   constants,
@@ -38,7 +38,11 @@ import {
 } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { closeAllConnections, createClient, type PostHogClient, resolveSettings } from "../client";
+import { dashboardTemplate, dashboardTemplateText } from "./apps/dashboard-template";
+import { IMPORT_FILE_OMITS, importFileText, renderImportFile } from "./apps/export/import-file";
+import { type PackageSource, packageSource } from "./apps/export/package-source";
+import { PENDING_USAGE, pendingMain } from "./apps/export/pending";
+import { renderProgram } from "./apps/export/program";
 import {
   AUDIT_FORMATS,
   type AuditFormat,
@@ -46,14 +50,10 @@ import {
   inertText,
   renderReport,
   runAudit,
-} from "../governance/audit";
-import { type GovernanceConfig, parseGovernanceConfig } from "../governance/rules";
-import { dashboardTemplate, dashboardTemplateText } from "./dashboard-template";
-import { IMPORT_FILE_OMITS, importFileText, renderImportFile } from "./import-file";
-import { EXPORT_KINDS, parseKinds, readOrganization, type Snapshot } from "./organization";
-import { type PackageSource, packageSource } from "./package-source";
-import { PENDING_USAGE, pendingMain } from "./pending";
-import { renderProgram } from "./program";
+} from "./apps/governance/audit";
+import { type GovernanceConfig, parseGovernanceConfig } from "./apps/governance/rules";
+import { EXPORT_KINDS, parseKinds, readOrganization, type Snapshot } from "./apps/organization";
+import { closeAllConnections, createClient, type PostHogClient, resolveSettings } from "./client";
 
 /** The usage of `audit` (part of {@link USAGE}). */
 export const AUDIT_USAGE = `Audit:

@@ -3,7 +3,7 @@
  * token `pulumi-nodejs:dynamic/posthog:<Name>`). The SDK's serialized `__provider` shims `require` this
  * module and call `[Name].check/diff/create/read/update/delete`.
  */
-import "./node-version"; // first: fails early, in one line, on a Node.js too old for undici
+import "./client/node-version"; // first: fails early, in one line, on a Node.js too old for undici
 import { batchExportPauseProvider } from "./resources/batch-export-pause";
 import { dashboardProvider } from "./resources/dashboard";
 import { dashboardCollaboratorProvider } from "./resources/dashboard-collaborator";
@@ -14,7 +14,7 @@ import { inviteProvider } from "./resources/invite";
 import { memberProvider } from "./resources/member";
 import { projectProvider } from "./resources/project";
 
-export { defineResource, type Provider, type ResourceDefinition } from "./lifecycle";
+export { defineResource, type Provider, type ResourceDefinition } from "./framework/lifecycle";
 export * from "./resources/batch-export-pause";
 export * from "./resources/dashboard";
 export * from "./resources/dashboard-collaborator";

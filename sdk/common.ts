@@ -1,6 +1,6 @@
 /** Helpers shared by the SDK resource classes. */
 import * as pulumi from "@pulumi/pulumi";
-import { refusedText, type TextFailure, wellFormed } from "../provider/text";
+import { refusedText, type TextFailure, wellFormed } from "../provider/framework/text";
 import { OUTPUT_KEYS } from "./output-keys";
 
 /**
@@ -30,14 +30,14 @@ export function outputKeys(kind: keyof typeof OUTPUT_KEYS): Record<string, undef
  * `{__resource: {name, stack}}`: the resource's Pulumi name and `<project>/<stack>`, for the provider's `check`,
  * which takes it out of the inputs it returns (it never reaches the state). The dynamic-provider interface passes
  * no URN: the name lets two resources of one program that manage the same object fail naming both
- * (provider/claims.ts), and with the stack it keys the create journal (provider/create-journal.ts), so one stack
+ * (provider/framework/claims.ts), and with the stack it keys the create journal (provider/framework/create-journal.ts), so one stack
  * never adopts what a create of another stack made. One property, not two: Pulumi's runtime spends ~0.6 ms of
  * the program's CPU per declared property of every resource (four promises, each with a stack trace).
  *
  * Also, for the provider's `check`: `preview: true` in a preview (`pulumi.runtime.isDryRun()`), so a preview that
- * changes something proves the settings reach PostHog and says what it will adopt (provider/lifecycle.ts,
- * provider/adoption.ts); and `refused`, the text PostHog refuses found in the inputs (`args`) known now
- * (provider/text.ts: NUL characters, lone UTF-16 surrogates, nesting too deep), which `check` reports as check
+ * changes something proves the settings reach PostHog and says what it will adopt (provider/framework/lifecycle.ts,
+ * provider/framework/adoption.ts); and `refused`, the text PostHog refuses found in the inputs (`args`) known now
+ * (provider/framework/text.ts: NUL characters, lone UTF-16 surrogates, nesting too deep), which `check` reports as check
  * failures naming the property. The program is the one place a lone high surrogate followed by another character
  * is still visible: Pulumi's gRPC encoding drops it on the way to the provider, which would then store the text
  * without it. Inputs that are outputs of other resources are checked by `check` alone. Warns once when

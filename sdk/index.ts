@@ -9,7 +9,7 @@
  * Configure the connection with `pulumi config set --secret posthog:apiKey phx_…` (and `posthog:host`,
  * `posthog:organizationId`, `posthog:projectId`), or the environment (`POSTHOG_API_KEY` …).
  */
-import "../provider/node-version"; // first: fails early, in one line, on a Node.js too old for undici
+import "../provider/client/node-version"; // first: fails early, in one line, on a Node.js too old for undici
 
 export * from "./batch-export-pause";
 export * from "./dashboard";

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { InvalidInputError } from "../provider/client/errors";
-import { integerIdInput } from "../provider/inputs";
+import { integerIdInput } from "../provider/framework/inputs";
 
 const text = z
   .string({ error: "must be a non-empty string" })

@@ -5,7 +5,7 @@
  * 2 KB), holds no key and no path of the machine, is identical from one package version, checkout or machine
  * to the next (no `~__provider` churn), and refresh/destroy run the INSTALLED provider code after an upgrade.
  */
-// The type only: the shim has every method of a dynamic provider (`Provider` of provider/lifecycle.ts, the same
+// The type only: the shim has every method of a dynamic provider (`Provider` of provider/framework/lifecycle.ts, the same
 // type, named from @pulumi/pulumi here so that the SDK's declaration files import nothing that reads zod).
 import type * as pulumi from "@pulumi/pulumi";
 

@@ -11,7 +11,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assertNodeVersion, isSupportedNodeVersion, minimumNodeVersion } from "../provider/node-version";
+import {
+  assertNodeVersion,
+  isSupportedNodeVersion,
+  minimumNodeVersion,
+} from "../provider/client/node-version";
 
 const root = join(__dirname, "..");
 const json = (file: string) => JSON.parse(readFileSync(file, "utf8")) as { engines: { node: string } };

@@ -37,7 +37,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
-import { RULES } from "../provider/governance/rules";
+import { RULES } from "../provider/apps/governance/rules";
 import { EXAMPLES, exampleOf, examplesPart, type PackageSchema } from "./examples";
 
 /** The repository root: tools/.. from the source, dist/tools/../.. from the build. */
@@ -876,7 +876,7 @@ const JUDGED: Record<(typeof RULES)[number]["judgedOn"], string> = {
 };
 
 /**
- * The rules table of docs/governance.md, from RULES (provider/governance/rules.ts): each rule's id, description, when
+ * The rules table of docs/governance.md, from RULES (provider/apps/governance/rules.ts): each rule's id, description, when
  * the policy pack judges it (its `judgedOn`), and configuration keys with their JSON types and defaults (the defaults
  * its zod schema gives an empty object).
  */

@@ -18,7 +18,7 @@
  * - C# (codegen/dotnet/gen.go of pulumi/pkg/v3@v3.206.0): the namespace `<rootNamespace>.<Title(package)>`,
  *   properties `Title(name)`, functions as classes `GetX` with `Invoke` (Output form) and `InvokeAsync`.
  */
-import { IMPORT_IDS } from "../provider/plugin/index";
+import { IMPORT_IDS } from "../provider/adapters/plugin/index";
 
 /** A reference to another statement of the example: a resource's `id` (no `prop`) or one of its outputs, or a field of a function's result. */
 export interface Ref {

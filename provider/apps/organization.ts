@@ -4,7 +4,7 @@
  * at the same time; for export at most one request per dashboard (its detail, for the template) plus the
  * collaborator list of each dashboard restricted to collaborators; for the audit (`details: false`, `strict`) no
  * detail at all (the list carries what its rules read) and only the collaborator lists its rules need. The result
- * is plain data ({@link Snapshot}) that provider/export/program.ts turns into files and the audit into its model;
+ * is plain data ({@link Snapshot}) that provider/apps/export/program.ts turns into files and the audit into its model;
  * nothing here writes to the API or to disk.
  *
  * Endpoints (all GET): `/api/organizations/:org/domains/`, `…/members/`, `…/invites/`, `…/projects/` (or

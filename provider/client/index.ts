@@ -10,7 +10,7 @@
  * Every operation takes one params object; `organizationId`/`projectId` default to the client's settings,
  * else `@current`; write bodies are `body`. Results are the parsed (zod) wire objects.
  */
-import "../node-version"; // first: fails early, in one line, on a Node.js too old for undici
+import "./node-version"; // first: fails early, in one line, on a Node.js too old for undici
 import { inspect } from "node:util";
 import { type AccessProof, type CheckAccessParams, checkAccess } from "./access";
 import { batchExports } from "./batch-exports";

@@ -24,7 +24,6 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { Pool } from "undici";
-import { userAgent } from "../version";
 import { diagnoseConnection, diagnoseResponse } from "./diagnosis";
 import {
   AmbiguousWriteError,
@@ -40,6 +39,7 @@ import {
 } from "./errors";
 import { type RateLimiter, scopeOf, sharedRateLimiter } from "./rate-limit";
 import { revealApiKey, type Settings } from "./settings";
+import { userAgent } from "./version";
 
 /** HTTP methods the API uses. */
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";

@@ -18,7 +18,7 @@
  * before). DashboardCollaborator's adoption (a user who already is a collaborator) is not announced. An Invite without
  * `adopt: true` whose address has a pending invite is said too, as a warning: its create will fail on it.
  */
-import type { PostHogClient } from "./client";
+import type { PostHogClient } from "../client";
 
 /** Pulumi's marker for a value not known during preview. */
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";

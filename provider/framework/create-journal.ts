@@ -17,7 +17,7 @@
  *   turns it off.
  * - **How it is used.** A create that finds an entry of its own key (a previous create of the same resource whose
  *   object no later run recorded) adopts the object that carries the entry's nonce (a Project or Dashboard create
- *   names its object provisionally until it has the answer: provider/lost-create.ts), else the entry's `madeId` when
+ *   names its object provisionally until it has the answer: provider/framework/lost-create.ts), else the entry's `madeId` when
  *   that object still exists and no resource of this run holds it. An entry with neither (an Invite's) proves nothing:
  *   an object of that name made since its start may be someone else's, so the create fails naming it and the explicit
  *   adoption input. None: the dead create did not apply once `POSTHOG_LOST_CREATE_WINDOW` has passed since it started;
@@ -77,7 +77,7 @@ export interface JournalEntry extends JournalKey {
   after?: number;
   /**
    * The create's nonce (12 hex digits), for a create that names its object provisionally (Project, Dashboard): the
-   * object it made carries it in its name until the create saw its answer and renamed it (provider/lost-create.ts,
+   * object it made carries it in its name until the create saw its answer and renamed it (provider/framework/lost-create.ts,
    * {@link markerOf}). Absent for the other types, and in entries of earlier versions.
    */
   nonce?: string;
@@ -87,7 +87,7 @@ export interface JournalEntry extends JournalKey {
  * An entry kept after its create was taken as not applied (a list read started `POSTHOG_LOST_CREATE_WINDOW` after
  * it showed no object with its nonce) and its resource's object was made again, or the resource went on without it:
  * if PostHog applies it later, the object is an orphan, and the next operations of the stack report it
- * (provider/lost-create.ts, {@link reportLostObjects}). Written as `lost-<nonce>.json` beside the entries.
+ * (provider/framework/lost-create.ts, {@link reportLostObjects}). Written as `lost-<nonce>.json` beside the entries.
  */
 export interface AbandonedEntry extends JournalEntry {
   nonce: string;

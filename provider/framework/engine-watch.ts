@@ -7,10 +7,10 @@
  * (issue 26). This watch connects to the engine's address (the host's first argument) every
  * {@link ENGINE_WATCH_INTERVAL_MS}; after two refused connections in a row the engine is gone, and the host exits
  * as soon as no provider operation is under way (an operation under way finishes first, so its create journal
- * records what it made: provider/lost-create.ts), or after {@link ENGINE_GONE_GRACE_MS} at most.
+ * records what it made: provider/framework/lost-create.ts), or after {@link ENGINE_GONE_GRACE_MS} at most.
  *
  * Only in the dynamic-provider host (`@pulumi/pulumi/cmd/dynamic-provider`) and in the provider plugin
- * (`pulumi-resource-posthog`, `dist/provider/plugin/main.js`), both started by the engine with its address as
+ * (`pulumi-resource-posthog`, `dist/provider/adapters/plugin/main.js`), both started by the engine with its address as
  * argument: anywhere else (a program, a test loading the providers) it does nothing.
  */
 import { connect } from "node:net";
@@ -27,12 +27,12 @@ let goneSince: number | undefined;
 /**
  * The entries the engine starts with its address as argument: Pulumi's dynamic-provider host
  * (`@pulumi/pulumi/cmd/dynamic-provider`, started by `pulumi-resource-pulumi-nodejs`), and this package's provider
- * plugin (`dist/provider/plugin/main.js`, started by `plugin/pulumi-resource-posthog`, from a checkout, an npm
+ * plugin (`dist/provider/adapters/plugin/main.js`, started by `plugin/pulumi-resource-posthog`, from a checkout, an npm
  * install or a plugin tarball alike).
  */
 const ENGINE_STARTED = [
   /cmd[\\/]dynamic-provider([\\/]index\.js)?$/,
-  /[\\/]provider[\\/]plugin[\\/]main\.js$/,
+  /[\\/]provider[\\/]adapters[\\/]plugin[\\/]main\.js$/,
 ];
 
 /**

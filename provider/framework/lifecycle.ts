@@ -5,15 +5,15 @@
  *
  * - `configure`: keeps the stack config (`posthog:apiKey`, `posthog:host`, …) in memory; the next operation
  *   builds its client from it (else from the environment), and later ones reuse that client. It also starts the
- *   watch that ends the provider host once the engine is gone (provider/engine-watch.ts).
+ *   watch that ends the provider host once the engine is gone (provider/framework/engine-watch.ts).
  * - `check`: zod validation of the inputs, failures naming the property and the accepted values (lengths, time
  *   zones, template shape, request body size: whatever the API would refuse for its form), defaults applied;
- *   and one object, one resource (provider/claims.ts): a second resource of the program managing the same
- *   object fails, naming both; NUL characters, lone surrogates and nesting PostHog refuses (provider/text.ts);
+ *   and one object, one resource (provider/framework/claims.ts): a second resource of the program managing the same
+ *   object fails, naming both; NUL characters, lone surrogates and nesting PostHog refuses (provider/framework/text.ts);
  *   the settings' form (a malformed host, organization or project id fails as the first write would). No HTTP
  *   request, except in a preview (the SDK's `__resource.preview`) or through the plugin (`__resource.prove`): once
  *   the inputs pass, the run's one access check proves the settings reach PostHog, changes or none; and in a
- *   preview a create reads the object it will adopt, if any, to say which (provider/adoption.ts).
+ *   preview a create reads the object it will adopt, if any, to say which (provider/framework/adoption.ts).
  * - `diff`: compares the old OUTPUTS with the new inputs (an input left unset is not compared, so server
  *   defaults never show as changes); `replaces` and `deleteBeforeReplace`; fails when the old outputs show the
  *   new inputs can never be applied (`unsatisfiable`, e.g. a server without a field). No HTTP request, except
@@ -29,6 +29,14 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import {
+  type ConfigGetter,
+  createClient,
+  isObjectGone,
+  MissingApiKeyError,
+  NotFoundError,
+  type PostHogClient,
+} from "../client";
 import { announceAdoption } from "./adoption";
 import {
   byId,
@@ -40,14 +48,6 @@ import {
   nameOf,
   rememberName,
 } from "./claims";
-import {
-  type ConfigGetter,
-  createClient,
-  isObjectGone,
-  MissingApiKeyError,
-  NotFoundError,
-  type PostHogClient,
-} from "./client";
 import { completionsWritten } from "./create-journal";
 import { underWayWhile, watchEngine } from "./engine-watch";
 import { integerIdInput, shown } from "./inputs";
@@ -126,7 +126,7 @@ export const LIST_PAGE_SIZE = 500;
  * the outcome is shared by key, host, organization and project). A wrong key, host, organization or project
  * therefore fails the run's first operation, before any write, and every later one with the same error.
  * @throws MissingApiKeyError when neither source has a key (nothing is kept: the next operation tries again).
- * @throws InvalidInputError when a setting is malformed (provider/settings.ts `checkProviderSettings`),
+ * @throws InvalidInputError when a setting is malformed (provider/framework/settings.ts `checkProviderSettings`),
  *   before any request.
  * @throws the access check's errors (UnauthenticatedError, NotFoundError, ForbiddenError, ConnectionError…),
  *   naming the setting to check and where it came from.
@@ -153,7 +153,7 @@ function clients(): PostHogClient {
   if (!current || !refreshing) {
     const retry = { maxTotalWaitMs: PACING_MAX_WAIT_MS };
     const pageSize = LIST_PAGE_SIZE;
-    // Every setting the provider reads (provider/settings.ts), whether the key is set or not: a malformed one fails
+    // Every setting the provider reads (provider/framework/settings.ts), whether the key is set or not: a malformed one fails
     // here, before any request (check calls this in every run, a preview's included).
     checkProviderSettings(stackConfig);
     const made = createClient({ coalescing: { findCacheMs: 0 }, retry, pageSize }, stackConfig);
@@ -240,7 +240,7 @@ export interface ReadMode {
  * The property the provider plugin adds to the props of `pulumi import`'s read (`{[IMPORT_READ]: {name}}`, the
  * resource's Pulumi name from the URN; `true` names none), so that `read` knows no resource of the state holds the
  * object ({@link ReadMode.importing}) and claims it for that resource (two entries of one import naming one object
- * fail, naming both: provider/claims.ts). Never in outputs or inputs.
+ * fail, naming both: provider/framework/claims.ts). Never in outputs or inputs.
  */
 export const IMPORT_READ = "__import";
 
@@ -297,7 +297,7 @@ export interface ResourceDefinition<S extends z.ZodType<Record<string, unknown>>
   liveInputs?: (outs: O) => Record<string, unknown>;
   /**
    * The objects a resource manages, from its checked inputs (in `check`) or its outputs (in `diff`): two
-   * resources of one program may not manage the same one (provider/claims.ts). Identities whose key holds a
+   * resources of one program may not manage the same one (provider/framework/claims.ts). Identities whose key holds a
    * value unknown during preview are skipped.
    */
   identity?: (values: Record<string, unknown>) => Identity[];
@@ -311,7 +311,7 @@ export interface ResourceDefinition<S extends z.ZodType<Record<string, unknown>>
    * way (e.g. the person a Member names by e-mail, by user UUID) before anything is changed: it throws, naming
    * both resources, when another resource of the program manages one of them. `resourceName` is the resource's
    * Pulumi name when the SDK passed it (`__resourceName`), else undefined: it keys the create journal
-   * (provider/create-journal.ts).
+   * (provider/framework/create-journal.ts).
    */
   create(
     api: PostHogClient,
@@ -339,12 +339,12 @@ export interface ResourceDefinition<S extends z.ZodType<Record<string, unknown>>
   /**
    * What the policy pack may need of this resource's object when another resource refers to it (a Dashboard's name
    * and tags, for a DashboardSharing's allow list), from its inputs or outputs: recorded for this run by `diff` (the
-   * plan), `create` and `update` (the result), per object id (provider/policy-facts.ts).
+   * plan), `create` and `update` (the result), per object id (provider/framework/policy-facts.ts).
    */
   factsOf?: (values: Record<string, unknown>) => Record<string, unknown>;
   /**
    * What the policy pack needs to judge this resource before its write beyond its own inputs (the name and tags of a
-   * DashboardSharing's dashboard, as this run plans them: provider/policy-facts.ts): `check` keeps it in the checked
+   * DashboardSharing's dashboard, as this run plans them: provider/framework/policy-facts.ts): `check` keeps it in the checked
    * inputs as `_policy`, which create and update never send. No request. Values unknown during preview arrive as
    * {@link UNKNOWN}. Undefined: nothing to add.
    */
@@ -571,7 +571,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
    * (`checkSettings`, one GET per run), whether or not the plan changes anything, so a preview with nothing to change
    * (the nightly `preview --refresh --expect-no-changes`) fails with a wrong key as `up` would; and, in a preview, for
    * a resource new to the stack (a create), says which existing object the create will adopt, if it adopts one
-   * (provider/adoption.ts: one read per object). Only after the inputs passed: a bad input is named first.
+   * (provider/framework/adoption.ts: one read per object). Only after the inputs passed: a bad input is named first.
    */
   const planned = async (inputs: Record<string, unknown>, established: boolean): Promise<void> => {
     const api = await checkSettings(previewing || proving);
@@ -586,7 +586,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
    * Checked inputs with the policy pack's `_policy` facts ({@link ResourceDefinition.policyFacts}), if any; and, for a
    * resource whose facts others need ({@link ResourceDefinition.factsOf}), whether this run creates its object (new to
    * the stack, or an input that replaces it changes: its id unknown until then), for a preview's policy
-   * (provider/policy-facts.ts `noteCreating`).
+   * (provider/framework/policy-facts.ts `noteCreating`).
    */
   const withPolicyFacts = (
     inputs: Record<string, unknown>,
@@ -612,7 +612,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
    * Outputs with `__inputs`: the input properties `check` returned for them (given or defaulted), which `read` then
    * reports as the live inputs, so that a refresh and the plan after it name only what the program declares; and
    * `__resource` (the SDK's {name, stack} from the checked inputs `checked`) and `_policy` (the policy pack's facts,
-   * provider/policy-facts.ts), which `read` reports back as inputs. The engine hides `__` properties from plans (not
+   * provider/framework/policy-facts.ts), which `read` reports back as inputs. The engine hides `__` properties from plans (not
    * `_policy`, which the policy pack must see) and the SDK exposes none.
    */
   const withDeclared = (outs: Outputs, inputs: Record<string, unknown>, checked: unknown): Outputs => {
@@ -673,7 +673,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       // ({name, stack}; `__resourceName` and `__stack` in earlier versions): the name is used for claims, both key
       // the create journal (lost-create.ts); never part of the inputs.
       // In a preview the SDK adds `preview: true`, and `refused`: the text PostHog refuses that only the program
-      // could see (provider/text.ts).
+      // could see (provider/framework/text.ts).
       const passed = (raw.__resource ?? {}) as {
         name?: unknown;
         stack?: unknown;
@@ -835,7 +835,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       const inputs = declared
         ? Object.fromEntries(Object.entries(all).filter(([k]) => declared.includes(k)))
         : all;
-      // The SDK's {name, stack} and the policy pack's facts as the last check recorded them (provider/policy-facts.ts),
+      // The SDK's {name, stack} and the policy pack's facts as the last check recorded them (provider/framework/policy-facts.ts),
       // kept so a refresh changes no input of its own: a refresh runs no check, and the next check records them anew.
       const kept = {
         ...(old.__resource !== undefined ? { __resource: old.__resource } : {}),

@@ -17,7 +17,7 @@
  * the id its answer gave, so after an unknown outcome a pending invite of the address is never taken for this
  * create's (the create fails naming it and `adopt: true`, sending nothing).
  *
- * What else is known, per provider host process (one per Pulumi run, see provider/claims.ts):
+ * What else is known, per provider host process (one per Pulumi run, see provider/framework/claims.ts):
  * - every create of the process is registered with its type, scope (organization or project) and object name,
  *   and the time it started and ended ({@link beginCreate});
  * - every id a resource of the run holds is taken: the ids creates of this process returned (made or adopted),
@@ -27,14 +27,14 @@
  *   operations ({@link reportLostObjects}).
  *
  * Limits (docs/how-it-works.md, "Lost creates"): across processes (an engine killed mid-create) the create journal
- * (provider/create-journal.ts) tells the next run what the dead create was; a fresh runner without it recognises an
+ * (provider/framework/create-journal.ts) tells the next run what the dead create was; a fresh runner without it recognises an
  * object by its marker only in the list read its first create makes in that scope.
  */
 
 import { createHash, randomBytes } from "node:crypto";
-import type { PostHogClient } from "./client";
-import { InvalidInputError, ServerError } from "./client/errors";
-import { parseDurationMs } from "./client/settings";
+import type { PostHogClient } from "../client";
+import { InvalidInputError, ServerError } from "../client/errors";
+import { parseDurationMs } from "../client/settings";
 import {
   abandonCreate,
   completeCreate,

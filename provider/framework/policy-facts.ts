@@ -1,5 +1,5 @@
 /**
- * Facts for the governance policy pack (provider/governance/pack.ts) that a resource's own inputs do not carry: a
+ * Facts for the governance policy pack (provider/apps/governance/pack.ts) that a resource's own inputs do not carry: a
  * DashboardSharing's policy is judged by its dashboard's name and tags (posthog-sharing-allow-list), and the engine
  * hands a resource policy only the inputs of the resource it judges. So the provider's `check` adds them to the
  * checked inputs, as `_policy`, which create and update never send: the engine runs the policy on those inputs before

@@ -7,8 +7,8 @@
  * the list does not name.
  */
 import { isAbsolute } from "node:path";
-import { InvalidInputError } from "./client/errors";
-import { type ConfigGetter, idSettingProblems, settingProblems } from "./client/settings";
+import { InvalidInputError } from "../client/errors";
+import { type ConfigGetter, idSettingProblems, settingProblems } from "../client/settings";
 import { envDuration } from "./lost-create";
 
 /** One setting: its stack config key (none: the environment only), its environment variable, what it accepts. */
@@ -62,7 +62,7 @@ export const SETTINGS: readonly SettingInfo[] = [
 ];
 
 /**
- * The form of `POSTHOG_CREATE_JOURNAL_DIR` (provider/create-journal.ts): unset or empty (the default directory),
+ * The form of `POSTHOG_CREATE_JOURNAL_DIR` (provider/framework/create-journal.ts): unset or empty (the default directory),
  * `off`, or an absolute path. A relative one (`~/…` too: nothing expands it) would be taken from the directory each
  * run's provider host starts in, the program's, so a value such as `false` or `0` would write a journal into it.
  * @throws InvalidInputError naming the variable, its value and the accepted forms
@@ -83,7 +83,7 @@ function checkJournalDir(env: NodeJS.ProcessEnv): void {
  * Checks every setting of {@link SETTINGS} the stack config (`config`) and the environment set, before any
  * request, whether the API key is set or not: the client's ({@link settingProblems}: the key's form, host, timeouts,
  * rate limit, waits), the organization and project ids' forms, the lost-create wait and window (read from
- * `process.env` as provider/lost-create.ts `lostCreateTimes` reads them) and the create journal's directory. No
+ * `process.env` as provider/framework/lost-create.ts `lostCreateTimes` reads them) and the create journal's directory. No
  * request.
  * @throws InvalidInputError naming each malformed setting, where its value came from and the accepted forms (one:
  *   its own error; several: one error listing them all, so that one preview names everything to fix)
@@ -94,7 +94,7 @@ export function checkProviderSettings(
 ): void {
   const problems = [...settingProblems(config, env), ...idSettingProblems(config, env)];
   const more: (() => void)[] = [
-    // As lostCreateTimes (provider/lost-create.ts) reads them, each on its own so that both are named.
+    // As lostCreateTimes (provider/framework/lost-create.ts) reads them, each on its own so that both are named.
     () => envDuration("POSTHOG_LOST_CREATE_WAIT", 0),
     () => envDuration("POSTHOG_LOST_CREATE_WINDOW", 0),
     () => checkJournalDir(env),

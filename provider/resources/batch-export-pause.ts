@@ -12,8 +12,8 @@
  */
 import { z } from "zod";
 import { AmbiguousWriteError, type BatchExport, type PostHogClient } from "../client";
-import { defineResource, listedOrRetrieved } from "../lifecycle";
-import { beginCreate, journalContext } from "../lost-create";
+import { defineResource, listedOrRetrieved } from "../framework/lifecycle";
+import { beginCreate, journalContext } from "../framework/lost-create";
 
 /** Inputs of a BatchExportPause. */
 export const BatchExportPauseInputsSchema = z.strictObject({

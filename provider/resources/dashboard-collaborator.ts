@@ -11,7 +11,6 @@
  * (`adopted: true`) is left as found on destroy; any other is removed.
  */
 import { z } from "zod";
-import type { Adopted } from "../bookkeeping";
 import {
   AmbiguousWriteError,
   type Collaborator,
@@ -19,9 +18,10 @@ import {
   NotFoundError,
   ValidationError,
 } from "../client";
-import { dashboardIdInput } from "../inputs";
-import { defineResource, ProjectIdInput, resolveProjectId } from "../lifecycle";
-import { madeFromScratch } from "../lost-create";
+import type { Adopted } from "../framework/bookkeeping";
+import { dashboardIdInput } from "../framework/inputs";
+import { defineResource, ProjectIdInput, resolveProjectId } from "../framework/lifecycle";
+import { madeFromScratch } from "../framework/lost-create";
 
 /** Ids (`<dashboardId>/<userUuid>`) of the collaborators creates of this process added. */
 const addedHere = new Set<string>();

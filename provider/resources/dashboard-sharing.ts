@@ -9,9 +9,9 @@
  */
 import { z } from "zod";
 import type { Sharing } from "../client";
-import { dashboardIdInput } from "../inputs";
-import { defineResource, ProjectIdInput, resolveProjectId } from "../lifecycle";
-import { creatingFacts, plannedFacts } from "../policy-facts";
+import { dashboardIdInput } from "../framework/inputs";
+import { defineResource, ProjectIdInput, resolveProjectId } from "../framework/lifecycle";
+import { creatingFacts, plannedFacts } from "../framework/policy-facts";
 
 /** Inputs of a DashboardSharing. */
 export const DashboardSharingInputsSchema = z.strictObject({

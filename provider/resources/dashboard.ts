@@ -12,8 +12,6 @@
  * - Adoption: `dashboardId` takes over an existing dashboard (restoring it if soft-deleted) and converges it.
  */
 import { z } from "zod";
-import { keptOnDestroy } from "../adopted";
-import type { Adopted } from "../bookkeeping";
 import {
   AmbiguousWriteError,
   type Dashboard,
@@ -21,8 +19,10 @@ import {
   isObjectGone,
   type PostHogClient,
 } from "../client";
-import { dashboardIdInput, exclusive } from "../inputs";
-import { defineResource, listedOrRetrieved, ProjectIdInput, resolveProjectId } from "../lifecycle";
+import { keptOnDestroy } from "../framework/adopted";
+import type { Adopted } from "../framework/bookkeeping";
+import { dashboardIdInput, exclusive } from "../framework/inputs";
+import { defineResource, listedOrRetrieved, ProjectIdInput, resolveProjectId } from "../framework/lifecycle";
 import {
   beginCreate,
   type CreateOperation,
@@ -32,15 +32,15 @@ import {
   markedObjects,
   noteMadeFromScratch,
   oneAtATime,
-} from "../lost-create";
+} from "../framework/lost-create";
 
 /**
  * The longest dashboard name PostHog stores (its model's `varchar(400)`), in characters; the provisional name of a
- * create's dashboard is kept within it (provider/lost-create.ts, `provisionalName`).
+ * create's dashboard is kept within it (provider/framework/lost-create.ts, `provisionalName`).
  */
 const NAME_LIMIT = 400;
 
-// What reportLostObjects (provider/lost-create.ts) needs to name a dashboard that a create with an unknown outcome
+// What reportLostObjects (provider/framework/lost-create.ts) needs to name a dashboard that a create with an unknown outcome
 // made and no resource holds.
 lostObjectKind("Dashboard", {
   list: (api, scope) => api.dashboards.all({ projectId: scope }),
@@ -335,7 +335,7 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
       : [["name", "description", "pinned", "tags", "restrictionLevel", "useTemplate", "useDashboard"]],
   // The plan after a refresh names a soft-deleted dashboard's restore: `~ update [diff: -deleted]`.
   driftShown: (o) => (o.deleted === true ? { deleted: true } : undefined),
-  // A DashboardSharing's policy is judged by its dashboard's name and tags (provider/policy-facts.ts).
+  // A DashboardSharing's policy is judged by its dashboard's name and tags (provider/framework/policy-facts.ts).
   factsOf: (v) => ({ name: v.name, tags: v.tags }),
   // A soft-deleted dashboard must be restored: that is a change even when every input matches.
   changes(olds, news, changed) {
@@ -457,7 +457,7 @@ export const dashboardProvider = defineResource<typeof DashboardInputsSchema, Da
  * earlier create of this resource made (killed run, or a lost answer earlier in this run: it carries that create's
  * marker), else a new one; after a lost answer, the one that carries this create's marker ({@link adoptLost}).
  * @throws the client's errors; when which dashboard a lost create made cannot be proved, or its outcome stays
- *   unknown, an error naming the look-alikes and the input dashboardId (provider/lost-create.ts)
+ *   unknown, an error naming the look-alikes and the input dashboardId (provider/framework/lost-create.ts)
  */
 async function createPlain(
   api: PostHogClient,
@@ -499,7 +499,7 @@ async function createPlain(
     }
   } catch (e) {
     // A create whose answer was lost (applied or not): adopt only the dashboard this create provably made
-    // (provider/lost-create.ts), never a duplicate, never another resource's dashboard, never a look-alike.
+    // (provider/framework/lost-create.ts), never a duplicate, never another resource's dashboard, never a look-alike.
     if (!(e instanceof AmbiguousWriteError)) {
       op.failed();
       throw e;
@@ -571,7 +571,7 @@ function dashboardWatermark(api: PostHogClient, projectId: string): Promise<numb
  * it: the one carrying the create's marker (GETs of the list: more than one only while PostHog may still be
  * processing the create: {@link CreateOperation.settleLost}). `lost` is the create's error, or undefined when it
  * answered 2xx without a body (then it did apply).
- * @throws when none is found, or when the outcome stays unknown (provider/lost-create.ts), naming the look-alikes of
+ * @throws when none is found, or when the outcome stays unknown (provider/framework/lost-create.ts), naming the look-alikes of
  *   its name and `dashboardId`.
  */
 async function adoptLost(

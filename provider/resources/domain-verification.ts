@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { type Domain, ForbiddenError, type PostHogClient, ValidationError } from "../client";
-import { defineResource, listedOrRetrieved } from "../lifecycle";
+import { defineResource, listedOrRetrieved } from "../framework/lifecycle";
 
 /** Inputs of a DomainVerification. */
 export const DomainVerificationInputsSchema = z.strictObject({

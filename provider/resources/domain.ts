@@ -18,8 +18,6 @@
  *   domain it just made; never as a perpetual diff.
  */
 import { z } from "zod";
-import { keptOnDestroy } from "../adopted";
-import type { Adopted } from "../bookkeeping";
 import {
   AmbiguousWriteError,
   DOMAIN_PATTERN,
@@ -27,8 +25,10 @@ import {
   type PostHogClient,
   ValidationError,
 } from "../client";
-import { defineResource, listedOrRetrieved, UNKNOWN } from "../lifecycle";
-import { beginCreate, journalContext } from "../lost-create";
+import { keptOnDestroy } from "../framework/adopted";
+import type { Adopted } from "../framework/bookkeeping";
+import { defineResource, listedOrRetrieved, UNKNOWN } from "../framework/lifecycle";
+import { beginCreate, journalContext } from "../framework/lost-create";
 
 /** SSO providers PostHog can enforce ("" = none). */
 export const SSO_PROVIDERS = ["", "google-oauth2", "github", "gitlab", "saml"] as const;

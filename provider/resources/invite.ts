@@ -11,9 +11,6 @@
  *   sending a new one.
  */
 import { z } from "zod";
-import { keptOnDestroy } from "../adopted";
-import type { Adopted } from "../bookkeeping";
-import type { Identity } from "../claims";
 import {
   AmbiguousWriteError,
   type Invite,
@@ -23,9 +20,12 @@ import {
   RateLimitedError,
   ValidationError,
 } from "../client";
-import { integerIdInput } from "../inputs";
-import { defineResource, EmailInput, OrganizationLevelInput } from "../lifecycle";
-import { beginCreate, type CreateOperation, journalContext } from "../lost-create";
+import { keptOnDestroy } from "../framework/adopted";
+import type { Adopted } from "../framework/bookkeeping";
+import type { Identity } from "../framework/claims";
+import { integerIdInput } from "../framework/inputs";
+import { defineResource, EmailInput, OrganizationLevelInput } from "../framework/lifecycle";
+import { beginCreate, type CreateOperation, journalContext } from "../framework/lost-create";
 
 /** Inputs of an Invite. */
 export const InviteInputsSchema = z.strictObject({

@@ -10,13 +10,13 @@
  * which gives a clear error).
  */
 import { z } from "zod";
-import { keptOnDestroy } from "../adopted";
-import type { IdentifiedBy } from "../bookkeeping";
-import type { Identity } from "../claims";
 import { AmbiguousWriteError, type Member, type PostHogClient, PostHogError } from "../client";
-import { exclusive } from "../inputs";
-import { defineResource, EmailInput, OrganizationLevelInput } from "../lifecycle";
-import { beginCreate, journalContext } from "../lost-create";
+import { keptOnDestroy } from "../framework/adopted";
+import type { IdentifiedBy } from "../framework/bookkeeping";
+import type { Identity } from "../framework/claims";
+import { exclusive } from "../framework/inputs";
+import { defineResource, EmailInput, OrganizationLevelInput } from "../framework/lifecycle";
+import { beginCreate, journalContext } from "../framework/lost-create";
 
 /** The mutually exclusive inputs of a Member (checked by the schema, unions in the SDK's MemberArgs). */
 export const MemberExclusiveInputs = [{ kind: "exactlyOne", keys: ["userUuid", "email"] }] as const;
@@ -190,7 +190,7 @@ export const memberProvider = defineResource<typeof MemberInputsSchema, MemberOu
     // them the other way.
     claim(memberIdentity({ userUuid: m.user.uuid, email: m.user.email }));
     // A create of this resource whose run was killed may have changed the level already: the level found before
-    // it is in the create journal (provider/create-journal.ts).
+    // it is in the create journal (provider/framework/create-journal.ts).
     const organization = api.settings.organizationId ?? "";
     const op = beginCreate("Member", organization, m.user.uuid, journalContext(api.settings, resourceName));
     const levelBefore = op.previous?.levelBefore ?? m.level;

@@ -7,11 +7,11 @@
  * secret outputs. Adoption: `projectId` takes over an existing project and converges its settings.
  */
 import { z } from "zod";
-import { keptOnDestroy } from "../adopted";
-import type { Adopted } from "../bookkeeping";
 import { AmbiguousWriteError, type PostHogClient, type Project, ValidationError } from "../client";
-import { defineResource, ProjectIdInput } from "../lifecycle";
-import { TimeZoneInput } from "../limits";
+import { keptOnDestroy } from "../framework/adopted";
+import type { Adopted } from "../framework/bookkeeping";
+import { defineResource, ProjectIdInput } from "../framework/lifecycle";
+import { TimeZoneInput } from "../framework/limits";
 import {
   beginCreate,
   type CreateOperation,
@@ -20,15 +20,15 @@ import {
   lostObjectKind,
   markedObjects,
   oneAtATime,
-} from "../lost-create";
+} from "../framework/lost-create";
 
 /**
  * The longest project name PostHog takes (its serializer's `max_length`), in characters; the provisional name of a
- * create's project is kept within it (provider/lost-create.ts, `provisionalName`).
+ * create's project is kept within it (provider/framework/lost-create.ts, `provisionalName`).
  */
 const NAME_LIMIT = 200;
 
-// What reportLostObjects (provider/lost-create.ts) needs to name a project that a create with an unknown outcome made
+// What reportLostObjects (provider/framework/lost-create.ts) needs to name a project that a create with an unknown outcome made
 // and no resource holds.
 lostObjectKind("Project", {
   list: (api) => api.projects.all(),
@@ -317,7 +317,7 @@ async function createProject(
     op.made(String(made.id));
   } catch (e) {
     // A create whose answer was lost (applied or not): adopt only the project this create provably made
-    // (provider/lost-create.ts), never a duplicate, never another resource's project, never a look-alike.
+    // (provider/framework/lost-create.ts), never a duplicate, never another resource's project, never a look-alike.
     if (!(e instanceof AmbiguousWriteError)) {
       op.failed();
       if (e instanceof ValidationError) throw new Error(`Project ${want.name}: ${e.message}`, { cause: e });

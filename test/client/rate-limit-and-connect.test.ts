@@ -9,7 +9,7 @@ import {
   RateLimiter,
   type RetryInfo,
 } from "../../provider/client";
-import { userAgent } from "../../provider/version";
+import { userAgent } from "../../provider/client/version";
 
 /** A local port nobody listens on (bound, then released). */
 async function closedPort(): Promise<number> {

@@ -10,13 +10,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
+import { main } from "../../provider/cli";
 import {
   createClient,
   DashboardTileSchema,
   InvalidInputError,
   type PostHogClient,
 } from "../../provider/client";
-import { main } from "../../provider/export/cli";
 import { type FakePostHog, startFakePostHog } from "../support/fake-posthog";
 import { dashboardDetail, invites, ORG, PROJECT, realRoutes, tiles } from "../support/real-bodies";
 

@@ -7,7 +7,7 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { RULES } from "../../provider/governance/rules";
+import { RULES } from "../../provider/apps/governance/rules";
 import {
   diff,
   generate,

@@ -82,7 +82,7 @@ describe("the SDK's declaration files (dist/sdk, as `npm run build` emits them)"
     // …and the client's zod-typed modules are not among them (option-types.d.ts holds ApiKey and RetryInfo).
     expect(
       ours.filter((f) => f.includes("/dist/provider/")).map((f) => f.slice(repoRoot.length + 1)),
-    ).toEqual(["dist/provider/node-version.d.ts", "dist/provider/client/option-types.d.ts"]);
+    ).toEqual(["dist/provider/client/node-version.d.ts", "dist/provider/client/option-types.d.ts"]);
   });
 
   it("while the client's own declarations do read zod's (what the SDK's no longer pull in)", () => {

@@ -37,8 +37,8 @@ import {
   UnauthenticatedError,
 } from "../../provider/client";
 import * as errors from "../../provider/client/errors";
-import { type ExclusiveGroup, ruleOf } from "../../provider/inputs";
-import { assertNodeVersion, minimumNodeVersion } from "../../provider/node-version";
+import { assertNodeVersion, minimumNodeVersion } from "../../provider/client/node-version";
+import { type ExclusiveGroup, ruleOf } from "../../provider/framework/inputs";
 import { control, type Emulator, startTestEmulator } from "../client/helpers";
 
 const root = join(__dirname, "..", "..");
@@ -63,20 +63,22 @@ const ls = (dir: string) =>
 const SOURCES = [
   ...ls("provider/client"),
   ...ls("provider"),
+  ...ls("provider/framework"),
   ...ls("provider/resources"),
-  ...(existsSync(join(root, "provider/export")) ? ls("provider/export") : []),
+  ...ls("provider/apps"),
+  ...ls("provider/apps/export"),
   ...ls("sdk"),
   "emulator/cli.ts",
   "emulator/fastify-installed.ts",
 ].filter((rel) => existsSync(join(root, rel)));
 /** Files whose zod `error:`/`message:` texts and `reason:` texts are check failures (shown by preview). */
-const CHECK_FAILURE_FILES = /^provider\/(resources\/[^/]+|lifecycle|limits|inputs)\.ts$/;
+const CHECK_FAILURE_FILES = /^provider\/(resources\/[^/]+|framework\/(lifecycle|limits|inputs))\.ts$/;
 /** Functions whose returned text becomes part of a message (the hint, a setting's origin, a check failure). */
 const MESSAGE_FUNCTIONS: Record<string, RegExp> = {
   "provider/client/diagnosis.ts": /./,
   "provider/client/settings.ts": /^settingOrigin$/,
-  "provider/limits.ts": /^timeZoneProblem$/,
-  "provider/claims.ts": /^conflictMessage$/,
+  "provider/framework/limits.ts": /^timeZoneProblem$/,
+  "provider/framework/claims.ts": /^conflictMessage$/,
   "provider/resources/domain.ts": /^(pendingOf|samlElsewhere)$/,
   "emulator/fastify-installed.ts": /^fastifyProblem$/,
   "sdk/dashboard.ts": /^restrictionNotInEffect$/,
@@ -314,7 +316,7 @@ describe("docs/troubleshooting.md quotes every message template of the sources",
 describe("docs/troubleshooting.md quotes no message the sources no longer have", () => {
   const { templates } = scan();
   const texts = new Set(templates.map((t) => squash(t.pieces.join(PLACEHOLDER)).trim()));
-  // The rules of the exclusive inputs are composed at run time from their groups (provider/inputs.ts).
+  // The rules of the exclusive inputs are composed at run time from their groups (provider/framework/inputs.ts).
   for (const [name, groups] of Object.entries(providers)) {
     if (!name.endsWith("ExclusiveInputs")) continue;
     for (const g of groups as readonly ExclusiveGroup[]) {

@@ -1,15 +1,15 @@
 /**
- * provider/export/dashboard-template.ts: template JSON of a live dashboard. Over real HTTP against the emulator
+ * provider/apps/dashboard-template.ts: template JSON of a live dashboard. Over real HTTP against the emulator
  * through the client: create_from_template_json → retrieve → template → create_from_template_json in another
  * project → template again gives an equal template (insights with queries, text cards, layouts, colours).
  */
 import { describe, expect, it } from "vitest";
-import { type Dashboard, DashboardTileSchema, type PostHogClient } from "../../provider/client";
 import {
   canonicalJson,
   dashboardTemplate,
   dashboardTemplateText,
-} from "../../provider/export/dashboard-template";
+} from "../../provider/apps/dashboard-template";
+import { type Dashboard, DashboardTileSchema, type PostHogClient } from "../../provider/client";
 import { DashboardTemplateJsonSchema } from "../../provider/resources/dashboard";
 import { clientFor } from "../client/helpers";
 import { useEmulator } from "../support/emulator";

@@ -2,7 +2,7 @@
  * Issue 34, item 6: `pulumi-posthog export` never hangs on an output path it cannot write. Node's recursive mkdir
  * never returns under /proc (mkdir there fails with ENOENT, which it answers by making the parent, again and
  * again): `--import-file /proc/nope/x.json` read the whole organization, then spun at 100% CPU for ever. The
- * built CLI (dist/provider/export/cli.js, as `npx pulumi-posthog` runs it) now checks every output path before
+ * built CLI (dist/provider/cli.js, as `npx pulumi-posthog` runs it) now checks every output path before
  * its first request and exits 2 with one line naming the flag, the path and what to fix.
  *
  * The CLI runs as a child process (killed after 20 s) against the emulator over real HTTP; the emulator's
@@ -24,7 +24,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
-const CLI = join(__dirname, "..", "..", "dist", "provider", "export", "cli.js");
+const CLI = join(__dirname, "..", "..", "dist", "provider", "cli.js");
 const KILL_AFTER = 20_000;
 const work = mkdtempSync(join(tmpdir(), "export-output-paths-"));
 let emu: TestEmulator;

@@ -3,7 +3,7 @@
  * key can read unless `--project` narrows it (POSTHOG_PROJECT_ID does not), a project the key may not read left
  * out and named in the summary with PostHog's reason (a key scoped to some projects: the organization's list is
  * refused to it, so the projects come from `/api/projects/`), a scope the key lacks said once; and what the
- * generated package.json depends on for pulumi-posthog (provider/export/package-source.ts), for each way npm
+ * generated package.json depends on for pulumi-posthog (provider/apps/export/package-source.ts), for each way npm
  * records an install.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { main } from "../../provider/export/cli";
-import { packageSource } from "../../provider/export/package-source";
+import { packageSource } from "../../provider/apps/export/package-source";
+import { main } from "../../provider/cli";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
 const root = join(__dirname, "..", "..");

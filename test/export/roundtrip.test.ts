@@ -1,5 +1,5 @@
 /**
- * `pulumi-posthog export` (provider/export/cli.ts) against the emulator, over real HTTP: an organization seeded
+ * `pulumi-posthog export` (provider/cli.ts) against the emulator, over real HTTP: an organization seeded
  * with the awkward cases (non-ASCII and duplicate dashboard names, 150 dashboards across two list pages, a
  * soft-deleted one, a pending and an expired invite, a verified and an unverified domain, a paused and a running
  * batch export, a collaborator on a restricted dashboard, sharing on and off) is exported with a key holding only
@@ -28,7 +28,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import type { RequestLogEntry } from "../../emulator/runtime";
-import { main } from "../../provider/export/cli";
+import { main } from "../../provider/cli";
 import { type EngineEvent, linkPackage, type RunOptions, type RunResult, runStack } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator, type TestResponse } from "../support/emulator";
 

@@ -11,9 +11,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CliIo, main } from "../../provider/export/cli";
-import { COLLABORATOR_RULES } from "../../provider/governance/audit";
-import { evaluate, parseGovernanceConfig, RULES } from "../../provider/governance/rules";
+import { COLLABORATOR_RULES } from "../../provider/apps/governance/audit";
+import { evaluate, parseGovernanceConfig, RULES } from "../../provider/apps/governance/rules";
+import { type CliIo, main } from "../../provider/cli";
 import { requestsSince, startTestEmulator, type TestEmulator } from "../support/emulator";
 import { ACTIVE, cellsOf, codeSpanText, HOSTILE_NAMES, unescapeShown } from "../support/inert";
 

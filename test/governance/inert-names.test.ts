@@ -1,5 +1,5 @@
 /**
- * Issue 49, item 3: names are printed inertly. The audit's escaping (provider/governance/audit.ts `inertText`,
+ * Issue 49, item 3: names are printed inertly. The audit's escaping (provider/apps/governance/audit.ts `inertText`,
  * `markdownCode`) and the drift summary's (examples/ci/drift-summary.cjs, plain Node.js users copy) are the same,
  * character for character, on hostile names; and the drift summary's job summary, fed a preview whose resource
  * names and diagnostics are hostile (a newline forging a row, ANSI colours, a carriage return, a live markdown link,
@@ -8,7 +8,7 @@
  */
 import { stripVTControlCharacters } from "node:util";
 import { describe, expect, it } from "vitest";
-import { inertText, markdownCode } from "../../provider/governance/audit";
+import { inertText, markdownCode } from "../../provider/apps/governance/audit";
 import { ACTIVE, cellsOf, codeSpanText, HOSTILE_NAMES, unescapeShown } from "../support/inert";
 
 const summary = require("../../examples/ci/drift-summary.cjs") as {

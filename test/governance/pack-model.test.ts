@@ -1,5 +1,5 @@
 /**
- * Issue 37: the policy pack's model of a stack (provider/governance/pack.ts `modelFromResources`), over resources
+ * Issue 37: the policy pack's model of a stack (provider/apps/governance/pack.ts `modelFromResources`), over resources
  * shaped as @pulumi/policy hands them to a stack policy: both type-token families, references through property
  * dependencies, literal ids, and values not known in a preview (reading them throws, as @pulumi/policy's
  * unknown-checking proxy does). The pack's version and the error without @pulumi/policy. The pack through the real
@@ -18,13 +18,13 @@ import {
   type RunMemory,
   ruleConfig,
   type StackResource,
-} from "../../provider/governance/pack";
+} from "../../provider/apps/governance/pack";
 import {
   evaluate,
   GovernanceConfigError,
   parseGovernanceConfig,
   RULES,
-} from "../../provider/governance/rules";
+} from "../../provider/apps/governance/rules";
 
 /** A resource of `type` (a token), name and props. */
 function res(
@@ -278,7 +278,7 @@ describe("the pack's package", () => {
     const dir = mkdtempSync(join(tmpdir(), "pack-no-policy-"));
     try {
       for (const f of ["pack.js", "rules.js", "pattern.js"])
-        copyFileSync(join(root, "dist", "provider", "governance", f), join(dir, f));
+        copyFileSync(join(root, "dist", "provider", "apps", "governance", f), join(dir, f));
       mkdirSync(join(dir, "node_modules"));
       for (const m of ["zod", "re2js"])
         symlinkSync(join(root, "node_modules", m), join(dir, "node_modules", m));

@@ -1,13 +1,13 @@
 /**
  * Issue 49, item 4: `namePattern` (posthog-project-name-pattern) runs on a linear-time engine, RE2
- * (provider/governance/pattern.ts), in the rule itself, so the audit and the policy pack alike: `^(a+)+$` against a
+ * (provider/apps/governance/pattern.ts), in the rule itself, so the audit and the policy pack alike: `^(a+)+$` against a
  * project named 34 a's then `!` (catastrophic backtracking for JavaScript's RegExp: hours) is judged at once, and a
  * pattern RE2 cannot run (lookahead, lookbehind, backreferences) is refused when the configuration is parsed, by
  * parseGovernanceConfig (the audit) and parseRuleKeys (the pack), naming the key and why. The audit through its
  * CLI: audit.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { linearPatternProblem, linearTest } from "../../provider/governance/pattern";
+import { linearPatternProblem, linearTest } from "../../provider/apps/governance/pattern";
 import {
   evaluate,
   GovernanceConfigError,
@@ -15,7 +15,7 @@ import {
   parseGovernanceConfig,
   parseRuleKeys,
   RULES,
-} from "../../provider/governance/rules";
+} from "../../provider/apps/governance/rules";
 
 const RULE = "posthog-project-name-pattern";
 const rule = RULES.find((r) => r.id === RULE);

@@ -1,5 +1,5 @@
 /**
- * The governance rules (provider/governance/rules.ts, issue 37) over literal models: each rule failing and
+ * The governance rules (provider/apps/governance/rules.ts, issue 37) over literal models: each rule failing and
  * passing, an unknown value (undefined) never reported, each rule's config defaults and tuning, enforcement levels
  * (advisory by default, `all`, per rule, disabled), and a configuration of the wrong shape refused naming the rule
  * and the key. The pack and the audit build these models; here the rules alone.
@@ -13,7 +13,7 @@ import {
   parseGovernanceConfig,
   RULE_IDS,
   RULES,
-} from "../../provider/governance/rules";
+} from "../../provider/apps/governance/rules";
 
 /** A model of the given objects (the other lists empty). */
 const model = (objects: Partial<GovModel>): GovModel => ({

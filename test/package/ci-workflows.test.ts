@@ -186,7 +186,7 @@ describe("pulumi-drift.yml", () => {
       mkdirSync(join(work, ".github", "policy"), { recursive: true });
       writeFileSync(join(work, ".github", "policy", "prod.json"), "null");
       mkdirSync(join(work, "bin"));
-      const cli = join(root, "dist", "provider", "export", "cli.js");
+      const cli = join(root, "dist", "provider", "cli.js");
       writeFileSync(
         join(work, "bin", "npx"),
         `#!/usr/bin/env bash\nshift\nexec "${process.execPath}" "${cli}" "$@"\n`,

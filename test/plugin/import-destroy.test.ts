@@ -238,7 +238,7 @@ describe("destroy of imported objects (real CLI, provider plugin)", () => {
     const output = `${destroyed.stdout}${destroyed.stderr}`;
     expect(destroyed.exitCode, output).toBe(0);
     expect(output).toMatch(/- 15 deleted/); // the nine kept, the five deleted and the stack
-    // The providers' notes reach the CLI's output through the engine's Log RPC (provider/plugin/main.ts
+    // The providers' notes reach the CLI's output through the engine's Log RPC (provider/adapters/plugin/main.ts
     // forwardNotes), not only its debug log: one "destroy kept" warning per kept Project, say.
     expect(output).toMatch(new RegExp(`warning: destroy kept Project ${project}\\b`));
 

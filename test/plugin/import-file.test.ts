@@ -1,5 +1,5 @@
 /**
- * Issue 29, item 4: `pulumi-posthog export --import-file FILE` (provider/export/import-file.ts) writes the list
+ * Issue 29, item 4: `pulumi-posthog export --import-file FILE` (provider/apps/export/import-file.ts) writes the list
  * `pulumi import --file FILE` takes, for an organization holding each kind the export reads (a project; a plain,
  * a restricted and a shared dashboard, two of the same name and one named in Japanese; a collaborator; a verified
  * and an unverified domain; a member; a pending invite; a paused and a running batch export). The real CLI
@@ -23,8 +23,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
-import { main } from "../../provider/export/cli";
-import type { ImportSpec } from "../../provider/export/import-file";
+import type { ImportSpec } from "../../provider/apps/export/import-file";
+import { main } from "../../provider/cli";
 import { PULUMI_BIN, pulumi, runStack, savedState } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator, type TestResponse } from "../support/emulator";
 import { NO_POSTHOG_ENV, root, stackWithSettings, why } from "./support";
@@ -85,7 +85,7 @@ async function ok(method: string, path: string, body?: unknown): Promise<TestRes
 beforeAll(async () => {
   for (const needed of [
     join(PULUMI_BIN, "pulumi-language-yaml"),
-    join(root, "dist", "provider", "plugin", "main.js"),
+    join(root, "dist", "provider", "adapters", "plugin", "main.js"),
   ])
     if (!existsSync(needed))
       throw new Error(`${needed} is missing: run \`npm run build\` and \`npm run pulumi-cli\` first`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { IMPORT_IDS, importTarget, parseUrn } from "../../provider/adapters/plugin/index";
 import { resourceNames } from "../../provider/index";
-import { IMPORT_IDS, importTarget, parseUrn } from "../../provider/plugin/index";
 
 // Issue 29, item 4: the import id of each resource (README, "Other languages"). test/plugin/yaml.test.ts imports
 // through the real CLI; these cover every resource's form and refusal.

@@ -3,7 +3,7 @@
  * the `node` first on PATH, and there loading the providers fails (undici 8). The plugin used to exit before
  * printing its port, and the CLI wrapped the package's message in "Detected that …/pulumi-resource-posthog exited
  * prematurely. This is *always* a bug in the provider" with a stack trace. Now it serves a refusing plugin
- * (provider/plugin/main.ts), and what the user sees is the provider's one line, as a check failure of the
+ * (provider/adapters/plugin/main.ts), and what the user sees is the provider's one line, as a check failure of the
  * provider.
  *
  * Runs a Pulumi YAML program naming `<clone>/plugin` through the real CLI with the machine's own older `node` first
@@ -25,7 +25,7 @@ import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify as stringifyYaml } from "yaml";
-import { isSupportedNodeVersion } from "../../provider/node-version";
+import { isSupportedNodeVersion } from "../../provider/client/node-version";
 import { ensureStack, PULUMI_BIN, pulumi, pulumiOk, writeStackSettings } from "../../tools/pulumi";
 import { NO_POSTHOG_ENV, requireBuilt, root } from "./support";
 

@@ -2,9 +2,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { SECRET_OUTPUTS, typeToken } from "../../provider/adapters/plugin/index";
 import { resolveSettings } from "../../provider/client/settings";
 import * as resources from "../../provider/index";
-import { SECRET_OUTPUTS, typeToken } from "../../provider/plugin/index";
 import { ROOT, readResources } from "../../tools/codegen";
 import { SETTINGS, schemaJson } from "../../tools/schema";
 
@@ -141,7 +141,7 @@ describe("schema.json as well-kept providers write it (issue 35)", () => {
       'e.g. `fs.readFileSync("x")`.',
       "Mock token: `posthog:index:getMember`.",
       "PATCH as the real service has it; the seed shows only GET.",
-      "See provider/create-journal.ts.",
+      "See provider/framework/create-journal.ts.",
       "`getProjectOutput` returns it secret.",
     ];
     for (const text of bad)

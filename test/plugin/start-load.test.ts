@@ -1,5 +1,5 @@
 /**
- * What the provider plugin loads at its start (provider/plugin/index.ts): not the whole `@pulumi/pulumi`, whose
+ * What the provider plugin loads at its start (provider/adapters/plugin/index.ts): not the whole `@pulumi/pulumi`, whose
  * index brings the automation API, arborist and TypeScript (about 0.7 CPU-s of every plugin start, measured in
  * bench/RESULTS.md, 2026-11-29). Only a lookup needs it, through sdk/lookups.ts, loaded on the first one. In a
  * child Node.js, the built module, as the plugin's main.js loads it.
@@ -25,13 +25,13 @@ function pulumiFilesAfter(script: string): string[] {
 
 describe("the provider plugin's start", () => {
   it("loads no @pulumi/pulumi index (automation, TypeScript) until a lookup runs", async () => {
-    const atStart = pulumiFilesAfter(`require("./dist/provider/plugin/index.js")`);
+    const atStart = pulumiFilesAfter(`require("./dist/provider/adapters/plugin/index.js")`);
     expect(atStart).not.toContain("index.js");
     expect(atStart.filter((f) => f.startsWith("automation/"))).toEqual([]);
     expect(atStart).not.toContain("typescript-shim.js");
     // The first lookup loads it (the check can fail: the lookups do need it).
     const afterLookup = pulumiFilesAfter(
-      `const { LOOKUPS } = require("./dist/provider/plugin/index.js"); LOOKUPS.getMember.run({}, {}).catch(() => {})`,
+      `const { LOOKUPS } = require("./dist/provider/adapters/plugin/index.js"); LOOKUPS.getMember.run({}, {}).catch(() => {})`,
     );
     expect(afterLookup).toContain("index.js");
   });

@@ -32,7 +32,7 @@ export const NO_POSTHOG_ENV: NodeJS.ProcessEnv = {
  * make it (default `npm run build` and `npm run pulumi-cli`).
  */
 export function requireBuilt(files: string[], how = "`npm run build` and `npm run pulumi-cli`"): void {
-  for (const needed of [join(root, "dist", "provider", "plugin", "main.js"), ...files])
+  for (const needed of [join(root, "dist", "provider", "adapters", "plugin", "main.js"), ...files])
     if (!existsSync(needed)) throw new Error(`${needed} is missing: run ${how} first`);
 }
 

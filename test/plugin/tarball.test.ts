@@ -79,7 +79,7 @@ describe("the plugin tarball", () => {
       "pulumi-resource-posthog",
       "node/bin/node",
       "node/LICENSE",
-      "dist/provider/plugin/main.js",
+      "dist/provider/adapters/plugin/main.js",
       "schema.json",
       "package.json",
     ])

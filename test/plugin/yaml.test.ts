@@ -24,7 +24,7 @@ import {
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { NO_POSTHOG_ENV, ops, pluginProject, refreshOf, requireBuilt, root, why } from "./support";
 
-// Issue 29: the provider plugin (plugin/pulumi-resource-posthog → dist/provider/plugin/main.js) serving a Pulumi
+// Issue 29: the provider plugin (plugin/pulumi-resource-posthog → dist/provider/adapters/plugin/main.js) serving a Pulumi
 // YAML program through the real CLI and the YAML language host (`pulumi-language-yaml`, built by
 // `npm run pulumi-cli` from github.com/pulumi/pulumi-yaml), against the emulator, on a local backend. The default
 // provider's settings reach the plugin only through the stack config (`posthog:host`, `posthog:organizationId`, and

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { BODY_LIMIT_BYTES as EMULATOR_BODY_LIMIT } from "../../emulator";
-import { BODY_LIMIT_BYTES } from "../../provider/limits";
+import { BODY_LIMIT_BYTES } from "../../provider/framework/limits";
 import type { ProviderHost } from "../../tools/provider-host";
 import { create, destroy, serializeProvider, type TestEmulator, urnOf, useProviderHost } from "./harness";
 

@@ -6,7 +6,7 @@
  * passed them all and `up` got a 400.
  */
 import { describe, expect, it } from "vitest";
-import { MAX_INPUT_DEPTH } from "../../provider/text";
+import { MAX_INPUT_DEPTH } from "../../provider/framework/text";
 import type { ProviderHost } from "../../tools/provider-host";
 import { create, destroy, serializeProvider, type TestEmulator, urnOf, useProviderHost } from "./harness";
 

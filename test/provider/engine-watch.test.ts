@@ -1,5 +1,5 @@
 /**
- * The provider host ends once the engine is gone (provider/engine-watch.ts): the CLI starts plugins in process
+ * The provider host ends once the engine is gone (provider/framework/engine-watch.ts): the CLI starts plugins in process
  * groups of their own, so a SIGKILLed `pulumi` left Pulumi's dynamic-provider host running forever (measured on
  * the real CLI, issue 26). Through the real host: it stays while the engine's address accepts connections, exits
  * within seconds once it does not, and an operation under way finishes first (its create made and answered).
@@ -14,7 +14,7 @@ import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { describe, expect, it } from "vitest";
-import { ENGINE_WATCH_INTERVAL_MS, engineArgument } from "../../provider/engine-watch";
+import { ENGINE_WATCH_INTERVAL_MS, engineArgument } from "../../provider/framework/engine-watch";
 import { PARENT_WATCH } from "../../tools/provider-host";
 import { repoRoot, serializeProvider, startConfiguredHost, startTestEmulator, urnOf } from "./harness";
 
@@ -87,8 +87,8 @@ describe.concurrent("the provider host and the engine", () => {
     }
   }, 60_000);
 
-  it("the provider plugin (dist/provider/plugin/main.js) exits too once its engine is gone, flags before the address", async () => {
-    const main = join(repoRoot, "dist", "provider", "plugin", "main.js");
+  it("the provider plugin (dist/provider/adapters/plugin/main.js) exits too once its engine is gone, flags before the address", async () => {
+    const main = join(repoRoot, "dist", "provider", "adapters", "plugin", "main.js");
     if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
     // The engine's address, as the engine gives it, after the logging flags it adds at -v (plugin.go,
     // buildPluginArguments): a listener of this test, closed as a dead engine's is.

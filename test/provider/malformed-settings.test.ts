@@ -10,7 +10,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SETTINGS } from "../../provider/settings";
+import { SETTINGS } from "../../provider/framework/settings";
 import type { ProviderHost } from "../../tools/provider-host";
 import {
   repoRoot,
@@ -96,7 +96,7 @@ describe("Check refuses malformed settings, naming the setting and where it came
 
 /**
  * Issue 49, item 4: every `POSTHOG_*` variable and `posthog:*` setting the package reads is checked by a preview's
- * Check before any request. A malformed value of each (`MALFORMED`, one per setting of provider/settings.ts
+ * Check before any request. A malformed value of each (`MALFORMED`, one per setting of provider/framework/settings.ts
  * `SETTINGS`, which must name every setting the code reads) fails the Check of a preview that plans a create,
  * naming the setting as its source spells it, where its value came from and the accepted forms, and the emulator
  * sees no request; from the stack config one at a time (one host, configured again for each), from the environment

@@ -109,7 +109,7 @@ describe("two resources managing one object fail in check, naming both", () => {
   });
   for (const [type, given, again, property] of cases) {
     it(`${type} (same ${property})`, async () => {
-      // A DashboardSharing's check reads its dashboard (the policy pack's facts: provider/policy-facts.ts), so it
+      // A DashboardSharing's check reads its dashboard (the policy pack's facts: provider/framework/policy-facts.ts), so it
       // names one that exists.
       const sharing = type === "DashboardSharing";
       const board = sharing

@@ -8,8 +8,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
+import { configure, pluginProvider, reveal, typeToken } from "../../provider/adapters/plugin/index";
 import * as resources from "../../provider/index";
-import { configure, pluginProvider, reveal, typeToken } from "../../provider/plugin/index";
 import type { ProviderHost } from "../../tools/provider-host";
 import { create, type Managed, refresh, type TestEmulator, update, useProviderHost } from "./harness";
 
@@ -25,7 +25,7 @@ const MIA = { uuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d03", email: "mia.member@e
 
 /**
  * What the providers record for themselves, not outputs of the package schema (`_policy`: the policy pack's facts a
- * DashboardSharing's check recorded, kept for a refresh: provider/policy-facts.ts).
+ * DashboardSharing's check recorded, kept for a refresh: provider/framework/policy-facts.ts).
  */
 const BOOKKEEPING = new Set(["__provider", "__inputs", "_policy", "adopted", "identifiedBy"]);
 

@@ -106,7 +106,7 @@ describe("Invite provider (real host over gRPC)", () => {
   });
 
   // before the test that moves the emulator's clock on: a lost create adopts only an invite created in its
-  // window of this machine's clock (provider/lost-create.ts)
+  // window of this machine's clock (provider/framework/lost-create.ts)
   // Issue 49, item 6: an invite of the address made since the create started may be a person's (PostHog's invite
   // carries nothing a create could mark it with): it used to be adopted as made by the stack.
   it("a create whose answer was lost takes no invite for its own: it fails naming the invite and adopt: true, and sends nothing again; adopt: true takes it over", async () => {

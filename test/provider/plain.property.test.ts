@@ -9,7 +9,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "./harness";
 
-const { plain } = createRequire(__filename)(join(repoRoot, "dist", "provider", "lifecycle.js")) as {
+const { plain } = createRequire(__filename)(
+  join(repoRoot, "dist", "provider", "framework", "lifecycle.js"),
+) as {
   plain<T>(v: T): T;
 };
 

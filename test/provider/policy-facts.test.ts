@@ -1,13 +1,13 @@
 /**
  * Issue 49, item 1: a DashboardSharing's check records its dashboard's name and tags in the checked inputs
- * (`_policy`, provider/policy-facts.ts), so that the policy pack's resource policy (posthog-sharing-allow-list)
+ * (`_policy`, provider/framework/policy-facts.ts), so that the policy pack's resource policy (posthog-sharing-allow-list)
  * judges the sharing before the engine writes it, even under `pulumi up --skip-preview`. Through the real
  * dynamic-provider host: what this run plans for a dashboard it declares (whether the sharing is on or off, so that
  * turning it on or off changes no fact), nothing for another dashboard or an unknown id; never a request, and never a
  * byte of it sent to PostHog. The pack through the real CLI: test/stack/policy-pack.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { UNKNOWN } from "../../provider/lifecycle";
+import { UNKNOWN } from "../../provider/framework/lifecycle";
 import type { ProviderHost } from "../../tools/provider-host";
 import { create, plan, serializeProvider, type TestEmulator, urnOf, useProviderHost } from "./harness";
 

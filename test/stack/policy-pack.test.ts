@@ -1,5 +1,5 @@
 /**
- * Issue 37: the governance policy pack (policy/posthog-policy, provider/governance/pack.ts) through the real Pulumi
+ * Issue 37: the governance policy pack (policy/posthog-policy, provider/apps/governance/pack.ts) through the real Pulumi
  * CLI against the emulator. The program (test/stack/fixtures/policy) breaks every rule, or none of them with
  * `pf:compliant: true`; its resources reference each other as users write them, so the pack reads a sharing's
  * dashboard, a domain's verification and a dashboard's collaborators through the engine's property dependencies in
@@ -18,8 +18,8 @@
 import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { policies } from "../../provider/governance/pack";
-import { RULES } from "../../provider/governance/rules";
+import { policies } from "../../provider/apps/governance/pack";
+import { RULES } from "../../provider/apps/governance/rules";
 import { linkPackage, pulumiEnv, type RunResult, runStack, writeStackSettings } from "../../tools/pulumi";
 import { pluginProject } from "../plugin/support";
 import { requestsSince } from "../support/emulator";

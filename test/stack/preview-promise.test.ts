@@ -384,7 +384,7 @@ describe("one object, one resource (a program using the SDK, through the real Pu
       /Invite "dup-(upper|lower)" and Invite "dup-(?!\1)(lower|upper)"/,
     );
     // Whichever of the two the engine checks first (the order registrations reach it is not fixed), the one in
-    // the state keeps its invite: the other fails before its request leaves (provider/claims.ts).
+    // the state keeps its invite: the other fails before its request leaves (provider/framework/claims.ts).
     expect(await writesSince()).toEqual([]);
   }, 300_000);
 

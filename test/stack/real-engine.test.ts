@@ -848,7 +848,7 @@ describe("the real Pulumi CLI with the SDK against the emulator", () => {
       // The processes of the run left behind, found by the journal directory in their environment.
       const leftBehind = () => processesWithMarker(`POSTHOG_CREATE_JOURNAL_DIR=${journal}\0`);
       const providerHosts = () => leftBehind().filter((p) => p.cmd.includes("dynamic-provider"));
-      // Our provider host ends once the engine is gone and its create is answered (provider/engine-watch.ts):
+      // Our provider host ends once the engine is gone and its create is answered (provider/framework/engine-watch.ts):
       // before, it outlived the killed CLI forever.
       for (let i = 0; i < 300 && providerHosts().length > 0; i++)
         await new Promise((r) => setTimeout(r, 100));
@@ -971,12 +971,7 @@ describe("the real Pulumi CLI with the SDK against the emulator", () => {
     expect(ops(warned)).toEqual({ kpis: "same" });
     const clear = spawnSync(
       process.execPath,
-      [
-        join(__dirname, "..", "..", "dist", "provider", "export", "cli.js"),
-        "clear-pending",
-        "--stack",
-        s.name,
-      ],
+      [join(__dirname, "..", "..", "dist", "provider", "cli.js"), "clear-pending", "--stack", s.name],
       { cwd: fixtureDir, env: pulumiEnv(stateDir, env), encoding: "utf8" },
     );
     expect(clear.status, clear.stderr).toBe(0);

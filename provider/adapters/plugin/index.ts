@@ -26,9 +26,11 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
 import type * as provider from "@pulumi/pulumi/provider";
-import type { LookupOptions } from "../../sdk/lookup-types";
-import type * as Lookups from "../../sdk/lookups";
-import { InvalidInputError, NotFoundError } from "../client/errors";
+import type { LookupOptions } from "../../../sdk/lookup-types";
+import type * as Lookups from "../../../sdk/lookups";
+import { InvalidInputError, NotFoundError } from "../../client/errors";
+import { packageRoot, packageVersion } from "../../client/version";
+import { type Provider as DynamicProvider, IMPORT_READ } from "../../framework/lifecycle";
 import {
   BatchExportPause,
   BatchExportPauseInputsSchema,
@@ -50,9 +52,7 @@ import {
   ProjectInputsSchema,
   type ResourceName,
   resourceNames,
-} from "../index";
-import { type Provider as DynamicProvider, IMPORT_READ } from "../lifecycle";
-import { packageRoot, packageVersion } from "../version";
+} from "../../index";
 
 /** The Pulumi package name of the plugin and its schema. */
 export const PACKAGE = "posthog";
@@ -388,7 +388,7 @@ let configured: ConfigGetter | undefined;
 
 /**
  * Hands the provider settings to the resources' providers: the settings and clients are the process's, shared by
- * every provider `defineResource` built (provider/lifecycle.ts), so one `configure` serves all nine.
+ * every provider `defineResource` built (provider/framework/lifecycle.ts), so one `configure` serves all nine.
  */
 export async function configure(config: ConfigGetter): Promise<void> {
   configured = config;
@@ -434,7 +434,7 @@ export const LOOKUPS: Readonly<
  * (bench/RESULTS.md, 2026-11-29).
  */
 function lookups(): typeof Lookups {
-  return require("../../sdk/lookups");
+  return require("../../../sdk/lookups");
 }
 
 /** The connection options of a lookup: the provider's settings ({@link configure}); the environment otherwise. */

@@ -7,7 +7,7 @@
  * executable gives its `configure` method the request's settings first ({@link withConfigure}): the provider's
  * `args` (or `variables`) become the stack config of the resources' providers, as under the dynamic-provider host.
  *
- * On a Node.js older than the package needs (provider/node-version.ts), loading the providers would fail, the
+ * On a Node.js older than the package needs (provider/client/node-version.ts), loading the providers would fail, the
  * plugin would exit before printing its port, and the engine would show its "exited prematurely … This is *always*
  * a bug in the provider" block with a stack trace around the message. So this executable checks first, and on
  * such a Node serves a plugin that refuses ({@link refusingService}): its GetSchema answers (schema.json needs no
@@ -19,8 +19,8 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { main } from "@pulumi/pulumi/provider";
-import { engineArgument } from "../engine-watch";
-import { packageRoot, packageVersion } from "../version";
+import { packageRoot, packageVersion } from "../../client/version";
+import { engineArgument } from "../../framework/engine-watch";
 
 /** The pieces of a gRPC unary call the Configure handler uses. */
 interface ConfigureCall {
@@ -152,13 +152,13 @@ function forwardNotes(engineAddress: string): void {
 }
 
 /**
- * The message of a Node.js too old for the package (provider/node-version.ts, which throws it when loaded on
+ * The message of a Node.js too old for the package (provider/client/node-version.ts, which throws it when loaded on
  * one), with where else to get a Node.js for the plugin; undefined on a supported Node.js.
- * @throws any other error of loading provider/node-version.ts, as it is.
+ * @throws any other error of loading provider/client/node-version.ts, as it is.
  */
 export function nodeVersionRefusal(): string | undefined {
   try {
-    require("../node-version");
+    require("../../client/node-version");
     return undefined;
   } catch (e) {
     if (!(e instanceof Error) || !e.message.startsWith("pulumi-posthog needs Node.js")) throw e;

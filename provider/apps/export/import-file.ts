@@ -1,7 +1,7 @@
 /**
  * The list `pulumi import --file FILE` takes, from a {@link Snapshot}: every object the exported program declares,
  * with its type token (`posthog:index:<Name>`, the provider plugin's), its import id (README, "Other languages":
- * provider/plugin/index.ts `IMPORT_IDS`) and the resource name the program gives it, so that the state `pulumi
+ * provider/adapters/plugin/index.ts `IMPORT_IDS`) and the resource name the program gives it, so that the state `pulumi
  * import` writes and the program `pulumi-posthog export` writes name the same resources.
  *
  * The file's shape is the CLI's own (pulumi/pulumi pkg/v3 cmd/pulumi/operations/import.go, v3.274.1: `importFile`
@@ -13,7 +13,7 @@
  * two to the other). Pure: same snapshot, same text.
  */
 
-import type { Snapshot } from "./organization";
+import type { Snapshot } from "../organization";
 import { identifierMaker, programKeys, slugify } from "./program";
 
 /** One entry of the import file (the CLI's `importSpec`: the fields this file uses). */

@@ -12,7 +12,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
-import { packageName, packageRoot, packageVersion } from "../version";
+import { packageName, packageRoot, packageVersion } from "../../client/version";
 
 /** The dependency spec to write, and a note for the summary when the user should check it. */
 export interface PackageSource {

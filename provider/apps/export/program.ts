@@ -13,9 +13,9 @@
  * template can carry.
  */
 import { createHash } from "node:crypto";
-import { DEFAULT_HOST } from "../client";
-import { dashboardTemplateText } from "./dashboard-template";
-import type { DashboardSnapshot, ProjectSnapshot, Snapshot } from "./organization";
+import { DEFAULT_HOST } from "../../client";
+import { dashboardTemplateText } from "../dashboard-template";
+import type { DashboardSnapshot, ProjectSnapshot, Snapshot } from "../organization";
 
 /** The Pulumi project name of the generated program (its stack settings are `posthog-org:<key>`). */
 export const PROGRAM_PROJECT = "posthog-org";
@@ -70,7 +70,7 @@ const RESERVED = new Set(
  * dashboard's (`dashboards[i][j]`, project i), each batch export's (`batchExports[i]`). The resources of the
  * program are named by them (a dashboard's sharing by its dashboard's key, a collaborator by
  * `<dashboard key>/<e-mail>`); `pulumi-posthog export --import-file` names the resources of its list the same way
- * (provider/export/import-file.ts).
+ * (provider/apps/export/import-file.ts).
  */
 export function programKeys(snapshot: Snapshot): {
   projects: string[];
@@ -244,7 +244,7 @@ export interface RenderOptions {
   stack: string;
   /**
    * The generated package.json's dependency on pulumi-posthog: where the running copy was installed from (a
-   * tarball path, a git URL: provider/export/package-source.ts).
+   * tarball path, a git URL: provider/apps/export/package-source.ts).
    */
   dependency: string;
 }

@@ -1,6 +1,6 @@
 /**
- * `pulumi-posthog audit`: the governance rules (provider/governance/rules.ts) run against the live organization,
- * with no Pulumi stack. It reads only what the rules need, with GET requests only (provider/export/organization.ts
+ * `pulumi-posthog audit`: the governance rules (provider/apps/governance/rules.ts) run against the live organization,
+ * with no Pulumi stack. It reads only what the rules need, with GET requests only (provider/apps/organization.ts
  * `readOrganization` with `details: false` and `strict`): the organization's domains, members, invites, batch
  * exports and projects at the same time, each project's dashboard list (which carries the name, tags, is_shared,
  * restriction_level and deleted the rules read: no dashboard detail), and the collaborator list of each dashboard
@@ -22,7 +22,7 @@
  * add a line, move the cursor or colour the terminal; in markdown every cell that can hold a name is a code span
  * ({@link markdownCode}), so no link, image, HTML or emphasis in a name is rendered. JSON keeps every name exact.
  */
-import { type Dashboard, ForbiddenError, type Invite, type PostHogClient, PostHogError } from "../client";
+import { type Dashboard, ForbiddenError, type Invite, type PostHogClient, PostHogError } from "../../client";
 import {
   EXPORT_KINDS,
   newTally,
@@ -30,7 +30,7 @@ import {
   readOrganization,
   type Skipped,
   type Snapshot,
-} from "../export/organization";
+} from "../organization";
 import {
   type Enforcement,
   type EnforcementLevel,

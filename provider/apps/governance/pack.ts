@@ -1,6 +1,6 @@
 /**
  * The governance policy pack (`pulumi preview --policy-pack …/policy/posthog-policy`, and `pulumi up` with the same
- * flag): the rules of provider/governance/rules.ts over the resources of a stack, as `@pulumi/policy` policies. Both
+ * flag): the rules of provider/apps/governance/rules.ts over the resources of a stack, as `@pulumi/policy` policies. Both
  * resource families are read: the dynamic SDK's (`pulumi-nodejs:dynamic/posthog:<Kind>`) and the provider plugin's
  * (`posthog:index:<Kind>`). A resource's `props` are its inputs after the provider's Check (levels 1/8/15,
  * restriction levels 21/37, and the `_policy` facts a DashboardSharing's check adds: its dashboard's name and tags).

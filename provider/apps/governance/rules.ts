@@ -1,7 +1,7 @@
 /**
  * Governance rules for a PostHog organization: one implementation for the policy pack (`pulumi preview
- * --policy-pack`, provider/governance/pack.ts, over the resources of a stack) and the audit (`pulumi-posthog
- * audit`, provider/governance/audit.ts, over the live organization). Each adapter builds a {@link GovModel}; the
+ * --policy-pack`, provider/apps/governance/pack.ts, over the resources of a stack) and the audit (`pulumi-posthog
+ * audit`, provider/apps/governance/audit.ts, over the live organization). Each adapter builds a {@link GovModel}; the
  * rules here read only that model, never a stack or the API.
  *
  * In the model, `undefined` means unknown (e.g. an output not known in a preview, or an object the audit could
@@ -125,7 +125,7 @@ export interface Violation extends Finding {
 }
 
 /**
- * What the policy pack needs to judge a rule (provider/governance/pack.ts), and so when it can stop a write:
+ * What the policy pack needs to judge a rule (provider/apps/governance/pack.ts), and so when it can stop a write:
  * - `resource`: the inputs of the one resource judged. A resource policy: the engine runs it when it registers the
  *   resource, before it creates or updates it, in `pulumi preview` and in `pulumi up --skip-preview` alike.
  * - `run`: that resource and resources the engine registered before it in the same run (a DashboardSharing's
