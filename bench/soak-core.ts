@@ -324,19 +324,14 @@ interface Live {
   identity: string;
 }
 
-/**
- * Runs the soak against a fresh in-process emulator (rate limit off, faults armed while applying) and a real
- * provider host. Never throws for failed operations: they are counted in the report.
- */
-export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
-  const n = options.resources ?? 30;
-  const parallel = options.parallel ?? 10;
-  const maxRounds = options.maxRounds ?? 8;
-  const faults = options.faults ?? SOAK_FAULTS;
-  const log = options.log ?? (() => {});
-  const t0 = performance.now();
+/** A small client of the soak's emulator with its seed key: one request (throws on a status ≥ 400), or every page of a list. */
+interface EmuClient {
+  send(method: string, path: string, body?: unknown): Promise<unknown>;
+  all(path: string): Promise<Record<string, unknown>[]>;
+}
 
-  const emu = await startEmulator({ rateLimit: false, inviteBudget: false });
+/** The {@link EmuClient} of `emu`. */
+function emulatorClient(emu: { url: string; apiKey: string }): EmuClient {
   const send = async (method: string, path: string, body?: unknown): Promise<unknown> => {
     const res = await fetch(`${emu.url}${path}`, {
       method,
@@ -347,8 +342,6 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     if (res.status >= 400) throw new Error(`${method} ${path} → ${res.status} ${text}`);
     return text ? (JSON.parse(text) as unknown) : undefined;
   };
-  const org = `/api/organizations/${emu.organizationId}`;
-  const proj = `/api/projects/${emu.projectId}`;
   const all = async (path: string): Promise<Record<string, unknown>[]> => {
     const out: Record<string, unknown>[] = [];
     let url: string | null = `${path}${path.includes("?") ? "&" : "?"}limit=100`;
@@ -359,36 +352,40 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     }
     return out;
   };
-  /** Every live object of the kinds the soak manages, with the identity a declared resource gives it. */
-  const live = async (): Promise<Live[]> => {
-    const out: Live[] = [];
-    const dashboards = await all(`${proj}/dashboards/`);
-    for (const d of dashboards) {
-      out.push({ kind: "Dashboard", id: String(d.id), identity: `Dashboard:${String(d.name)}` });
-      if (d.restriction_level === 37) {
-        const cs = (await send("GET", `${proj}/dashboards/${d.id}/collaborators/`)) as
-          | { user: { uuid: string } }[]
-          | { results: { user: { uuid: string } }[] };
-        for (const c of Array.isArray(cs) ? cs : cs.results) {
-          const id = `${d.id}/${c.user.uuid}`;
-          out.push({ kind: "DashboardCollaborator", id, identity: `DashboardCollaborator:${id}` });
-        }
+  return { send, all };
+}
+
+/**
+ * Every live object of the kinds the soak manages, with the identity a declared resource gives it: the dashboards
+ * of project `proj` (and the collaborators of the restricted ones), then the projects, invites and domains of `org`.
+ */
+async function liveObjects(api: EmuClient, org: string, proj: string): Promise<Live[]> {
+  const out: Live[] = [];
+  const dashboards = await api.all(`${proj}/dashboards/`);
+  for (const d of dashboards) {
+    out.push({ kind: "Dashboard", id: String(d.id), identity: `Dashboard:${String(d.name)}` });
+    if (d.restriction_level === 37) {
+      const cs = (await api.send("GET", `${proj}/dashboards/${d.id}/collaborators/`)) as
+        | { user: { uuid: string } }[]
+        | { results: { user: { uuid: string } }[] };
+      for (const c of Array.isArray(cs) ? cs : cs.results) {
+        const id = `${d.id}/${c.user.uuid}`;
+        out.push({ kind: "DashboardCollaborator", id, identity: `DashboardCollaborator:${id}` });
       }
     }
-    for (const p of await all(`${org}/projects/`))
-      out.push({ kind: "Project", id: String(p.id), identity: `Project:${String(p.name)}` });
-    for (const i of await all(`${org}/invites/`))
-      out.push({ kind: "Invite", id: String(i.id), identity: `Invite:${String(i.target_email)}` });
-    for (const d of await all(`${org}/domains/`))
-      out.push({ kind: "Domain", id: String(d.id), identity: `Domain:${String(d.domain)}` });
-    return out;
-  };
+  }
+  for (const p of await api.all(`${org}/projects/`))
+    out.push({ kind: "Project", id: String(p.id), identity: `Project:${String(p.name)}` });
+  for (const i of await api.all(`${org}/invites/`))
+    out.push({ kind: "Invite", id: String(i.id), identity: `Invite:${String(i.target_email)}` });
+  for (const d of await api.all(`${org}/domains/`))
+    out.push({ kind: "Domain", id: String(d.id), identity: `Domain:${String(d.domain)}` });
+  return out;
+}
 
-  const hostOutput: string[] = [];
-  const errors: string[] = [];
-  const stateDir = mkdtempSync(join(tmpdir(), "posthog-soak-"));
-  const run = `soak${Date.now().toString(36)}`;
-  const host = await startProviderHost({
+/** The real provider host of a soak, its output collected in `hostOutput` (scanned for the API key at the end). */
+function startSoakHost(options: SoakOptions, hostOutput: string[]): Promise<ProviderHost> {
+  return startProviderHost({
     cwd: repoRoot(),
     project: "posthog-soak",
     deadlineMs: 120_000,
@@ -401,131 +398,216 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     },
     onOutput: (t) => hostOutput.push(t),
   });
-  try {
-    await host.configure(
-      {
-        "posthog:apiKey": emu.apiKey,
-        "posthog:host": emu.url,
-        "posthog:organizationId": emu.organizationId,
-        "posthog:projectId": String(emu.projectId),
-        "posthog:rateLimit": "off",
-      },
-      ["posthog:apiKey"],
+}
+
+/** One soak's state, made by {@link readySoak} and handed to each phase. */
+interface SoakRun {
+  parallel: number;
+  maxRounds: number;
+  faults: readonly FaultRule[];
+  log: (line: string) => void;
+  emu: { apiKey: string };
+  api: EmuClient;
+  /** The organization's and the project's API paths. */
+  org: string;
+  proj: string;
+  host: ProviderHost;
+  /** The minimal engine driving the host, with its state. */
+  eng: ReturnType<typeof engine>;
+  /** Live objects of the seeded world (`Kind:id`): never orphans. */
+  seeded: Set<string>;
+  /** The seeded member Mia's uuid: the restricted dashboards' collaborator. */
+  collaboratorUuid: string;
+  /** Where each round's checkpoint is saved. */
+  stateDir: string;
+  /** The Invites a failure told to declare with `adopt: true` (see {@link program}); the user follows it. */
+  adopting: Set<string>;
+  /** Every failure message of every round; the phases so far; API requests while armed and how many faulted. */
+  errors: string[];
+  phases: PhaseReport[];
+  requests: number;
+  faulted: number;
+}
+
+/**
+ * Readies a soak once its emulator and host run: configures the host (the API key as a secret), finds the seeded
+ * member Mia, serializes the providers, records the seeded world and makes the engine. Returns the soak's state.
+ * Throws when Mia is missing.
+ */
+async function readySoak(
+  options: SoakOptions,
+  emu: { url: string; apiKey: string; organizationId: string; projectId: number },
+  host: ProviderHost,
+  stateDir: string,
+): Promise<SoakRun> {
+  const api = emulatorClient(emu);
+  const org = `/api/organizations/${emu.organizationId}`;
+  const proj = `/api/projects/${emu.projectId}`;
+  await host.configure(
+    {
+      "posthog:apiKey": emu.apiKey,
+      "posthog:host": emu.url,
+      "posthog:organizationId": emu.organizationId,
+      "posthog:projectId": String(emu.projectId),
+      "posthog:rateLimit": "off",
+    },
+    ["posthog:apiKey"],
+  );
+  const members = await api.all(`${org}/members/`);
+  const mia = members.find((m) => (m.user as { email: string }).email === "mia.member@example.com");
+  const miaUuid = (mia?.user as { uuid: string } | undefined)?.uuid;
+  if (!miaUuid) throw new Error("the seeded member mia.member@example.com is missing");
+  const providers: Record<string, string> = {};
+  for (const k of ["Dashboard", "Invite", "Domain", "Project", "DashboardCollaborator"])
+    providers[k] = await serializeOurs(k);
+  const seeded = new Set((await liveObjects(api, org, proj)).map((l) => `${l.kind}:${l.id}`));
+  return {
+    parallel: options.parallel ?? 10,
+    maxRounds: options.maxRounds ?? 8,
+    faults: options.faults ?? SOAK_FAULTS,
+    log: options.log ?? (() => {}),
+    emu,
+    api,
+    org,
+    proj,
+    host,
+    eng: engine(host, providers, "soak"),
+    seeded,
+    collaboratorUuid: miaUuid,
+    stateDir,
+    adopting: new Set(),
+    errors: [],
+    phases: [],
+    requests: 0,
+    faulted: 0,
+  };
+}
+
+/** The identities (`Kind:…`) the declared resources give their objects, from their inputs in `state`. */
+function declaredIdentities(declared: Declared[], state: Map<string, StateEntry>): Set<string> {
+  const ids = new Set<string>();
+  for (const d of declared) {
+    const inputs = d.inputs(state);
+    if (!inputs) continue;
+    if (d.type === "Dashboard") ids.add(`Dashboard:${inputs.name}`);
+    if (d.type === "Project") ids.add(`Project:${inputs.name}`);
+    if (d.type === "Invite") ids.add(`Invite:${inputs.targetEmail}`);
+    if (d.type === "Domain") ids.add(`Domain:${inputs.domain}`);
+    if (d.type === "DashboardCollaborator")
+      ids.add(`DashboardCollaborator:${inputs.dashboardId}/${inputs.userUuid}`);
+  }
+  return ids;
+}
+
+/** Server vs state after a phase (faults off): duplicates, orphans, missing, and entries a fresh read contradicts. */
+async function audit(s: SoakRun, declared: Declared[]): Promise<Audit> {
+  const { eng } = s;
+  const objects = (await liveObjects(s.api, s.org, s.proj)).filter((l) => !s.seeded.has(`${l.kind}:${l.id}`));
+  const counts = new Map<string, number>();
+  for (const o of objects) counts.set(o.identity, (counts.get(o.identity) ?? 0) + 1);
+  const wanted = declaredIdentities(declared, eng.state);
+  const duplicates = [...counts].filter(([k, c]) => c > 1 && wanted.has(k)).map(([k, c]) => `${k} ×${c}`);
+  const known = new Set([...eng.state.values()].map((e) => `${e.type}:${e.id}`));
+  const orphans = objects.filter((o) => !known.has(`${o.kind}:${o.id}`)).map((o) => o.identity);
+  const liveIds = new Set(objects.map((o) => `${o.kind}:${o.id}`));
+  const missing = [...eng.state.values()]
+    .filter((e) => !liveIds.has(`${e.type}:${e.id}`))
+    .map((e) => `${e.name} (${e.type} ${e.id})`);
+  const stale: string[] = [];
+  for (const e of eng.state.values()) {
+    const read = await s.host.read(e.id, e.urn, e.outs, e.inputs);
+    const diffs = Object.keys({ ...read.props, ...e.outs }).filter(
+      (k) => JSON.stringify(read.props[k]) !== JSON.stringify(e.outs[k]),
     );
-    const members = await all(`${org}/members/`);
-    const mia = members.find((m) => (m.user as { email: string }).email === "mia.member@example.com");
-    const miaUuid = (mia?.user as { uuid: string } | undefined)?.uuid;
-    if (!miaUuid) throw new Error("the seeded member mia.member@example.com is missing");
+    if (read.id !== e.id || diffs.length > 0) stale.push(`${e.name}: ${diffs.join(", ") || "id"}`);
+  }
+  return { duplicates, orphans, missing, stale };
+}
 
-    const providers: Record<string, string> = {};
-    for (const k of ["Dashboard", "Invite", "Domain", "Project", "DashboardCollaborator"])
-      providers[k] = await serializeOurs(k);
-    const seeded = new Set((await live()).map((l) => `${l.kind}:${l.id}`));
-    const eng = engine(host, providers, "soak");
-    const declaredIdentities = (declared: Declared[]): Set<string> => {
-      const ids = new Set<string>();
-      for (const d of declared) {
-        const inputs = d.inputs(eng.state);
-        if (!inputs) continue;
-        if (d.type === "Dashboard") ids.add(`Dashboard:${inputs.name}`);
-        if (d.type === "Project") ids.add(`Project:${inputs.name}`);
-        if (d.type === "Invite") ids.add(`Invite:${inputs.targetEmail}`);
-        if (d.type === "Domain") ids.add(`Domain:${inputs.domain}`);
-        if (d.type === "DashboardCollaborator")
-          ids.add(`DashboardCollaborator:${inputs.dashboardId}/${inputs.userUuid}`);
-      }
-      return ids;
-    };
-
-    const audit = async (declared: Declared[]): Promise<Audit> => {
-      const objects = (await live()).filter((l) => !seeded.has(`${l.kind}:${l.id}`));
-      const counts = new Map<string, number>();
-      for (const o of objects) counts.set(o.identity, (counts.get(o.identity) ?? 0) + 1);
-      const wanted = declaredIdentities(declared);
-      const duplicates = [...counts].filter(([k, c]) => c > 1 && wanted.has(k)).map(([k, c]) => `${k} ×${c}`);
-      const known = new Set([...eng.state.values()].map((e) => `${e.type}:${e.id}`));
-      const orphans = objects.filter((o) => !known.has(`${o.kind}:${o.id}`)).map((o) => o.identity);
-      const liveIds = new Set(objects.map((o) => `${o.kind}:${o.id}`));
-      const missing = [...eng.state.values()]
-        .filter((e) => !liveIds.has(`${e.type}:${e.id}`))
-        .map((e) => `${e.name} (${e.type} ${e.id})`);
-      const stale: string[] = [];
-      for (const e of eng.state.values()) {
-        const read = await host.read(e.id, e.urn, e.outs, e.inputs);
-        const diffs = Object.keys({ ...read.props, ...e.outs }).filter(
-          (k) => JSON.stringify(read.props[k]) !== JSON.stringify(e.outs[k]),
-        );
-        if (read.id !== e.id || diffs.length > 0) stale.push(`${e.name}: ${diffs.join(", ") || "id"}`);
-      }
-      return { duplicates, orphans, missing, stale };
-    };
-
-    const phases: PhaseReport[] = [];
-    let requests = 0;
-    let faulted = 0;
-    /** The Invites a failure told to declare with `adopt: true` (see {@link program}); the user follows it. */
-    const adopting = new Set<string>();
-    const runPhase = async (phase: PhaseReport["phase"], program: () => Declared[]) => {
-      await send("DELETE", "/_emulator/requests");
-      for (const f of faults) await send("POST", "/_emulator/faults", f);
-      const failuresPerRound: number[] = [];
-      let declared = program();
-      for (let round = 1; round <= maxRounds; round++) {
-        const failures = await eng.up(declared, parallel);
-        for (const f of failures) {
-          const told = /^(invite-\d+): [\s\S]*(explicitly with adopt: true|declare it with adopt: true)/.exec(
-            f,
-          );
-          if (told?.[1]) adopting.add(told[1]);
-        }
-        declared = program();
-        errors.push(...failures);
-        failuresPerRound.push(failures.length);
-        // the saved checkpoint, as a user's state file (scanned for the key at the end)
-        writeFileSync(
-          join(stateDir, `${phase}-${round}.json`),
-          JSON.stringify({ resources: [...eng.state.values()], pendingDeletes: eng.pendingDeletes }),
-        );
-        log(`${phase} round ${round}: ${failures.length} failed of ${declared.length} declared`);
-        if (failures.length === 0) break;
-      }
-      await send("DELETE", "/_emulator/faults");
-      const seen = (await send("GET", "/_emulator/requests")) as { status: number }[];
-      requests += seen.length;
-      faulted += seen.filter((r) => r.status === 0 || r.status === 429 || r.status >= 500).length;
-      const report: PhaseReport = {
-        phase,
-        failuresPerRound,
-        converged: failuresPerRound.at(-1) === 0,
-        audit: await audit(declared),
-        stateSize: eng.state.size + eng.pendingDeletes.length,
-      };
-      log(`${phase} audit: ${JSON.stringify(report.audit)}`);
-      phases.push(report);
-    };
-
-    await runPhase("apply", () => program(n, run, 1, miaUuid, adopting));
-    await runPhase("change", () => program(n, run, 2, miaUuid, adopting));
-    await runPhase("destroy", () => []);
-
-    await host.close();
-
-    const keyLeaks: string[] = [];
-    for (const p of phases) {
-      for (let round = 1; round <= p.failuresPerRound.length; round++) {
-        const file = join(stateDir, `${p.phase}-${round}.json`);
-        if (readFileSync(file, "utf8").includes(emu.apiKey)) keyLeaks.push(file);
-      }
+/**
+ * One phase: arms the faults, runs `up` rounds of `program()` until one has no failure (at most `maxRounds`; an
+ * invite a failure asks to declare with `adopt: true` is, from the next round), saving each round's checkpoint;
+ * disarms, counts the requests and faults, audits. Appends its report to `s.phases`.
+ */
+async function runPhase(s: SoakRun, phase: PhaseReport["phase"], program: () => Declared[]): Promise<void> {
+  const { api, eng } = s;
+  await api.send("DELETE", "/_emulator/requests");
+  for (const f of s.faults) await api.send("POST", "/_emulator/faults", f);
+  const failuresPerRound: number[] = [];
+  let declared = program();
+  for (let round = 1; round <= s.maxRounds; round++) {
+    const failures = await eng.up(declared, s.parallel);
+    for (const f of failures) {
+      const told = /^(invite-\d+): [\s\S]*(explicitly with adopt: true|declare it with adopt: true)/.exec(f);
+      if (told?.[1]) s.adopting.add(told[1]);
     }
-    if (hostOutput.join("").includes(emu.apiKey)) keyLeaks.push("provider host stdout/stderr");
-    for (const e of errors) if (e.includes(emu.apiKey)) keyLeaks.push(`error message: ${e.slice(0, 80)}…`);
+    declared = program();
+    s.errors.push(...failures);
+    failuresPerRound.push(failures.length);
+    // the saved checkpoint, as a user's state file (scanned for the key at the end)
+    writeFileSync(
+      join(s.stateDir, `${phase}-${round}.json`),
+      JSON.stringify({ resources: [...eng.state.values()], pendingDeletes: eng.pendingDeletes }),
+    );
+    s.log(`${phase} round ${round}: ${failures.length} failed of ${declared.length} declared`);
+    if (failures.length === 0) break;
+  }
+  await api.send("DELETE", "/_emulator/faults");
+  const seen = (await api.send("GET", "/_emulator/requests")) as { status: number }[];
+  s.requests += seen.length;
+  s.faulted += seen.filter((r) => r.status === 0 || r.status === 429 || r.status >= 500).length;
+  const report: PhaseReport = {
+    phase,
+    failuresPerRound,
+    converged: failuresPerRound.at(-1) === 0,
+    audit: await audit(s, declared),
+    stateSize: eng.state.size + eng.pendingDeletes.length,
+  };
+  s.log(`${phase} audit: ${JSON.stringify(report.audit)}`);
+  s.phases.push(report);
+}
+
+/** Where the API key is in clear text: a saved checkpoint, the host's output, an error message. */
+function keyLeaksOf(s: SoakRun, hostOutput: string[]): string[] {
+  const keyLeaks: string[] = [];
+  for (const p of s.phases) {
+    for (let round = 1; round <= p.failuresPerRound.length; round++) {
+      const file = join(s.stateDir, `${p.phase}-${round}.json`);
+      if (readFileSync(file, "utf8").includes(s.emu.apiKey)) keyLeaks.push(file);
+    }
+  }
+  if (hostOutput.join("").includes(s.emu.apiKey)) keyLeaks.push("provider host stdout/stderr");
+  for (const e of s.errors) if (e.includes(s.emu.apiKey)) keyLeaks.push(`error message: ${e.slice(0, 80)}…`);
+  return keyLeaks;
+}
+
+/**
+ * Runs the soak against a fresh in-process emulator (rate limit off, faults armed while applying) and a real
+ * provider host: the phases apply, change and destroy. Never throws for failed operations: they are counted in
+ * the report.
+ */
+export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
+  const n = options.resources ?? 30;
+  const t0 = performance.now();
+  const emu = await startEmulator({ rateLimit: false, inviteBudget: false });
+  const hostOutput: string[] = [];
+  const stateDir = mkdtempSync(join(tmpdir(), "posthog-soak-"));
+  const run = `soak${Date.now().toString(36)}`;
+  const host = await startSoakHost(options, hostOutput);
+  try {
+    const s = await readySoak(options, emu, host, stateDir);
+    const uuid = s.collaboratorUuid;
+    await runPhase(s, "apply", () => program(n, run, 1, uuid, s.adopting));
+    await runPhase(s, "change", () => program(n, run, 2, uuid, s.adopting));
+    await runPhase(s, "destroy", () => []);
+    await host.close();
     return {
       resources: n,
-      phases,
-      requests,
-      faulted,
-      keyLeaks,
-      sampleErrors: errors.slice(0, 5),
+      phases: s.phases,
+      requests: s.requests,
+      faulted: s.faulted,
+      keyLeaks: keyLeaksOf(s, hostOutput),
+      sampleErrors: s.errors.slice(0, 5),
       wallMs: Math.round(performance.now() - t0),
     };
   } finally {
