@@ -219,17 +219,22 @@ const norm = (r: { id: string; outs?: unknown }) => ({
   outs: (r.outs ?? {}) as Record<string, unknown>,
 });
 
-/** (b) requests per operation, ours and naive, and the cost of refreshing many members/invites/collaborators. */
-async function requestCounts(emu: Emu, sizes: { members: number; invites: number; collaborators: number }) {
-  await configureOurs(emu, "off");
-  const naive = naiveProviders(naiveConfig(emu));
-  const perOp: Record<string, Record<string, { ours: number; naive?: number }>> = {};
-  const count = (fn: () => Promise<unknown>) => requestsOf(emu, fn);
+/** Requests per operation of one resource kind: ours, and the naive provider's where it has the operation. */
+type OpRow = Record<string, { ours: number; naive?: number }>;
 
-  // The access check (issue 12, point 7): the first create/read/update/delete of a provider process proves the
-  // organization and project with one GET, none after. Counted on a client of its own (this process may have
-  // made it already); then made here, uncounted, so the per-operation rows below show the operations alone.
-  perOp["once per run"] = {
+/** Counts the API requests a call makes ({@link requestsOf} on the section's emulator). */
+type Count = (fn: () => Promise<unknown>) => Promise<number>;
+
+/** The naive baseline's providers (bench/naive-provider.ts). */
+type Naive = ReturnType<typeof naiveProviders>;
+
+/**
+ * The access check (issue 12, point 7): the first create/read/update/delete of a provider process proves the
+ * organization and project with one GET, none after. Counted on a client of its own (this process may have made it
+ * already). Returns the "once per run" row.
+ */
+async function accessCheckRow(emu: Emu, count: Count): Promise<OpRow> {
+  return {
     accessCheck: {
       ours: await count(() =>
         createClient({
@@ -243,83 +248,102 @@ async function requestCounts(emu: Emu, sizes: { members: number; invites: number
       naive: 0,
     },
   };
-  await ours.Project.read(String(emu.projectId), {});
+}
 
-  // Dashboard: every operation
-  {
-    const D = ours.Dashboard;
-    const c = await D.check({}, { name: "Counted" });
-    const inputs = c.inputs as Record<string, unknown>;
-    const row: Record<string, { ours: number; naive?: number }> = {};
-    row.check = { ours: await count(() => D.check({}, { name: "Counted" })), naive: 0 };
-    let made = { id: "", outs: {} as Record<string, unknown> };
-    row.create = { ours: await count(async () => (made = norm(await D.create(inputs)))) };
-    row.diff = {
-      ours: await count(() => D.diff(made.id, made.outs, { ...inputs, description: "x" })),
-      naive: 0,
-    };
-    row.read = { ours: await count(() => D.read(made.id, made.outs)) };
-    let upd: Record<string, unknown> = {};
-    row.update = {
-      ours: await count(
-        async () => (upd = (await D.update(made.id, made.outs, { ...inputs, description: "x" })).outs),
-      ),
-    };
-    row.delete = { ours: await count(() => D.delete(made.id, upd)) };
-    let n = { id: "", outs: {} as Record<string, unknown> };
-    const nd = naive.Dashboard as NonNullable<(typeof naive)["Dashboard"]>;
-    (row.create as { naive?: number }).naive = await count(
-      async () => (n = await nd.create({ name: "Naive" })),
-    );
-    (row.read as { naive?: number }).naive = await count(() => nd.read(n.id, n.outs));
-    (row.update as { naive?: number }).naive = await count(() =>
-      (nd.update as NonNullable<typeof nd.update>)(n.id, n.outs, { name: "Naive", description: "x" }),
-    );
-    (row.delete as { naive?: number }).naive = await count(() => nd.delete(n.id, n.outs));
-    perOp.Dashboard = row;
-  }
-  // Project: every operation
-  {
-    const P = ours.Project;
-    const inputs = (await P.check({}, { name: "Counted project" })).inputs as Record<string, unknown>;
-    const row: Record<string, { ours: number; naive?: number }> = {};
-    row.check = { ours: await count(() => P.check({}, { name: "Counted project" })) };
-    let made = { id: "", outs: {} as Record<string, unknown> };
-    row.create = { ours: await count(async () => (made = norm(await P.create(inputs)))) };
-    row.diff = { ours: await count(() => P.diff(made.id, made.outs, { ...inputs, name: "Renamed" })) };
-    row.read = { ours: await count(() => P.read(made.id, made.outs)) };
-    let upd: Record<string, unknown> = {};
-    row.update = {
-      ours: await count(
-        async () => (upd = (await P.update(made.id, made.outs, { ...inputs, name: "Renamed" })).outs),
-      ),
-    };
-    row.delete = { ours: await count(() => P.delete(made.id, upd)) };
-    perOp.Project = row;
-  }
-  // Invite (no update: a change replaces it)
-  {
-    const I = ours.Invite;
-    const raw = { targetEmail: "counted@example.com", sendEmail: false };
-    const inputs = (await I.check({}, raw)).inputs as Record<string, unknown>;
-    const row: Record<string, { ours: number; naive?: number }> = {};
-    row.check = { ours: await count(() => I.check({}, raw)), naive: 0 };
-    let made = { id: "", outs: {} as Record<string, unknown> };
-    row.create = { ours: await count(async () => (made = norm(await I.create(inputs)))) };
-    row.diff = { ours: await count(() => I.diff(made.id, made.outs, inputs)), naive: 0 };
-    row.read = { ours: await count(() => I.read(made.id, made.outs)) };
-    row.delete = { ours: await count(() => I.delete(made.id, made.outs)) };
-    const ni = naive.Invite as NonNullable<(typeof naive)["Invite"]>;
-    let n = { id: "", outs: {} as Record<string, unknown> };
-    (row.create as { naive?: number }).naive = await count(
-      async () => (n = await ni.create({ target_email: "naive@example.com" })),
-    );
-    (row.read as { naive?: number }).naive = await count(() => ni.read(n.id, n.outs));
-    (row.delete as { naive?: number }).naive = await count(() => ni.delete(n.id, n.outs));
-    perOp.Invite = row;
-  }
+/** Dashboard: the requests of every operation, ours then naive (create, read, update, delete). */
+async function dashboardRow(count: Count, naive: Naive): Promise<OpRow> {
+  const D = ours.Dashboard;
+  const c = await D.check({}, { name: "Counted" });
+  const inputs = c.inputs as Record<string, unknown>;
+  const row: OpRow = {};
+  row.check = { ours: await count(() => D.check({}, { name: "Counted" })), naive: 0 };
+  let made = { id: "", outs: {} as Record<string, unknown> };
+  row.create = { ours: await count(async () => (made = norm(await D.create(inputs)))) };
+  row.diff = {
+    ours: await count(() => D.diff(made.id, made.outs, { ...inputs, description: "x" })),
+    naive: 0,
+  };
+  row.read = { ours: await count(() => D.read(made.id, made.outs)) };
+  let upd: Record<string, unknown> = {};
+  row.update = {
+    ours: await count(
+      async () => (upd = (await D.update(made.id, made.outs, { ...inputs, description: "x" })).outs),
+    ),
+  };
+  row.delete = { ours: await count(() => D.delete(made.id, upd)) };
+  let n = { id: "", outs: {} as Record<string, unknown> };
+  const nd = naive.Dashboard as NonNullable<Naive["Dashboard"]>;
+  (row.create as { naive?: number }).naive = await count(
+    async () => (n = await nd.create({ name: "Naive" })),
+  );
+  (row.read as { naive?: number }).naive = await count(() => nd.read(n.id, n.outs));
+  (row.update as { naive?: number }).naive = await count(() =>
+    (nd.update as NonNullable<typeof nd.update>)(n.id, n.outs, { name: "Naive", description: "x" }),
+  );
+  (row.delete as { naive?: number }).naive = await count(() => nd.delete(n.id, n.outs));
+  return row;
+}
 
-  // Refresh at scale: seed members, invites, collaborators
+/** Project: the requests of every operation, ours (the naive baseline has no Project). */
+async function projectRow(count: Count): Promise<OpRow> {
+  const P = ours.Project;
+  const inputs = (await P.check({}, { name: "Counted project" })).inputs as Record<string, unknown>;
+  const row: OpRow = {};
+  row.check = { ours: await count(() => P.check({}, { name: "Counted project" })) };
+  let made = { id: "", outs: {} as Record<string, unknown> };
+  row.create = { ours: await count(async () => (made = norm(await P.create(inputs)))) };
+  row.diff = { ours: await count(() => P.diff(made.id, made.outs, { ...inputs, name: "Renamed" })) };
+  row.read = { ours: await count(() => P.read(made.id, made.outs)) };
+  let upd: Record<string, unknown> = {};
+  row.update = {
+    ours: await count(
+      async () => (upd = (await P.update(made.id, made.outs, { ...inputs, name: "Renamed" })).outs),
+    ),
+  };
+  row.delete = { ours: await count(() => P.delete(made.id, upd)) };
+  return row;
+}
+
+/** Invite: the requests of every operation, ours then naive (no update: a change replaces it). */
+async function inviteRow(count: Count, naive: Naive): Promise<OpRow> {
+  const I = ours.Invite;
+  const raw = { targetEmail: "counted@example.com", sendEmail: false };
+  const inputs = (await I.check({}, raw)).inputs as Record<string, unknown>;
+  const row: OpRow = {};
+  row.check = { ours: await count(() => I.check({}, raw)), naive: 0 };
+  let made = { id: "", outs: {} as Record<string, unknown> };
+  row.create = { ours: await count(async () => (made = norm(await I.create(inputs)))) };
+  row.diff = { ours: await count(() => I.diff(made.id, made.outs, inputs)), naive: 0 };
+  row.read = { ours: await count(() => I.read(made.id, made.outs)) };
+  row.delete = { ours: await count(() => I.delete(made.id, made.outs)) };
+  const ni = naive.Invite as NonNullable<Naive["Invite"]>;
+  let n = { id: "", outs: {} as Record<string, unknown> };
+  (row.create as { naive?: number }).naive = await count(
+    async () => (n = await ni.create({ target_email: "naive@example.com" })),
+  );
+  (row.read as { naive?: number }).naive = await count(() => ni.read(n.id, n.outs));
+  (row.delete as { naive?: number }).naive = await count(() => ni.delete(n.id, n.outs));
+  return row;
+}
+
+/** What {@link seedForRefresh} made: members' uuids, invites' ids, the restricted dashboard, the lists' sizes. */
+interface RefreshWorld {
+  uuids: string[];
+  inviteIds: string[];
+  dashId: number;
+  /** How many members and invites the organization's lists hold. */
+  orgMembers: number;
+  orgInvites: number;
+}
+
+/**
+ * Seeds the organization for the refresh at scale: `sizes.members` members (control plane), `sizes.invites`
+ * invites (bulk, 20 a request), a restricted dashboard with `sizes.collaborators` collaborators. Returns them.
+ */
+async function seedForRefresh(
+  emu: Emu,
+  sizes: { members: number; invites: number; collaborators: number },
+): Promise<RefreshWorld> {
   const org = `/api/organizations/${emu.organizationId}`;
   const uuids: string[] = [];
   for (let i = 0; i < sizes.members; i++) {
@@ -354,18 +378,31 @@ async function requestCounts(emu: Emu, sizes: { members: number; invites: number
     });
   const orgMembers = ((await emu.api("GET", `${org}/members/?limit=1`)) as { count: number }).count;
   const orgInvites = ((await emu.api("GET", `${org}/invites/?limit=1`)) as { count: number }).count;
+  return { uuids, inviteIds, dashId: dash.id, orgMembers, orgInvites };
+}
 
+/**
+ * The refresh at scale: reading every seeded member, invite and collaborator at once, ours (one list read per
+ * page, `limit`) and naive (one GET each). Returns, per kind, resources, list size, the limit and both counts.
+ */
+async function refreshCounts(
+  count: Count,
+  naive: Naive,
+  sizes: { members: number; invites: number; collaborators: number },
+  w: RefreshWorld,
+) {
+  const { uuids, inviteIds, dashId } = w;
   const memberProps = (uuid: string) => ({ userUuid: uuid, level: 1, retainOnDelete: true });
   const inviteProps = { targetEmail: "x@example.com", level: 1, accepted: false };
-  const collabProps = (uuid: string) => ({ dashboardId: dash.id, userUuid: uuid, level: 37 });
-  const nm = naive.Member as NonNullable<(typeof naive)["Member"]>;
-  const ni = naive.Invite as NonNullable<(typeof naive)["Invite"]>;
-  const nc = naive.DashboardCollaborator as NonNullable<(typeof naive)["DashboardCollaborator"]>;
-  const refresh = {
+  const collabProps = (uuid: string) => ({ dashboardId: dashId, userUuid: uuid, level: 37 });
+  const nm = naive.Member as NonNullable<Naive["Member"]>;
+  const ni = naive.Invite as NonNullable<Naive["Invite"]>;
+  const nc = naive.DashboardCollaborator as NonNullable<Naive["DashboardCollaborator"]>;
+  return {
     Member: {
       resources: sizes.members,
-      listed: orgMembers,
-      limit: 1 + Math.ceil(orgMembers / 100),
+      listed: w.orgMembers,
+      limit: 1 + Math.ceil(w.orgMembers / 100),
       ours: await count(() =>
         Promise.all(uuids.slice(0, sizes.members).map((u) => ours.Member.read(u, memberProps(u)))),
       ),
@@ -373,8 +410,8 @@ async function requestCounts(emu: Emu, sizes: { members: number; invites: number
     },
     Invite: {
       resources: inviteIds.length,
-      listed: orgInvites,
-      limit: 1 + Math.ceil(orgInvites / 100),
+      listed: w.orgInvites,
+      limit: 1 + Math.ceil(w.orgInvites / 100),
       ours: await count(() => Promise.all(inviteIds.map((id) => ours.Invite.read(id, inviteProps)))),
       naive: await count(() => Promise.all(inviteIds.map((id) => ni.read(id, {})))),
     },
@@ -386,14 +423,30 @@ async function requestCounts(emu: Emu, sizes: { members: number; invites: number
         Promise.all(
           uuids
             .slice(0, sizes.collaborators)
-            .map((u) => ours.DashboardCollaborator.read(`${dash.id}/${u}`, collabProps(u))),
+            .map((u) => ours.DashboardCollaborator.read(`${dashId}/${u}`, collabProps(u))),
         ),
       ),
       naive: await count(() =>
-        Promise.all(uuids.slice(0, sizes.collaborators).map((u) => nc.read(`${dash.id}/${u}`, {}))),
+        Promise.all(uuids.slice(0, sizes.collaborators).map((u) => nc.read(`${dashId}/${u}`, {}))),
       ),
     },
   };
+}
+
+/** (b) requests per operation, ours and naive, and the cost of refreshing many members/invites/collaborators. */
+async function requestCounts(emu: Emu, sizes: { members: number; invites: number; collaborators: number }) {
+  await configureOurs(emu, "off");
+  const naive = naiveProviders(naiveConfig(emu));
+  const perOp: Record<string, OpRow> = {};
+  const count: Count = (fn) => requestsOf(emu, fn);
+  perOp["once per run"] = await accessCheckRow(emu, count);
+  // made here, uncounted, so the per-operation rows below show the operations alone
+  await ours.Project.read(String(emu.projectId), {});
+  perOp.Dashboard = await dashboardRow(count, naive);
+  perOp.Project = await projectRow(count);
+  perOp.Invite = await inviteRow(count, naive);
+  const seeded = await seedForRefresh(emu, sizes);
+  const refresh = await refreshCounts(count, naive, sizes, seeded);
   return { perOperation: perOp, refresh };
 }
 
@@ -546,8 +599,9 @@ async function fleet(size: number, perMinute: number) {
   };
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
+/** `npm run bench`'s options (see the module doc). */
+function parseBenchArgs() {
+  return parseArgs({
     options: {
       json: { type: "boolean", default: false },
       samples: { type: "string", default: "1000" },
@@ -567,25 +621,36 @@ async function main(): Promise<void> {
       "audit-restricted": { type: "string", default: "15" },
       "audit-over": { type: "string", default: "500" },
     },
-  });
-  const progress = (s: string) => process.stderr.write(`bench: ${s}\n`);
-  const started = performance.now();
-  const results: Record<string, unknown> = { machine: machine(), startedAt: new Date().toISOString() };
+  }).values;
+}
 
-  const only = new Set(values.only.split(","));
-  // Sections not run this time keep their figures from the previous run (an --only run updates its own).
-  const file = join(root, "bench", "results.json");
-  let previous: Record<string, unknown> = {};
+/** One bench run: its options, the sections asked for (`--only`), the results so far, where progress goes. */
+interface BenchRun {
+  values: ReturnType<typeof parseBenchArgs>;
+  only: Set<string>;
+  results: Record<string, unknown>;
+  /** The figures of the previous run (bench/results.json), kept for sections not run this time. */
+  previous: Record<string, unknown>;
+  progress: (s: string) => void;
+}
+
+/** The previous run's results from `file`, or none when it is missing or unreadable. */
+function readPrevious(file: string): Record<string, unknown> {
   try {
-    previous = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    return JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
   } catch {
-    previous = {};
+    return {};
   }
+}
+
+/** Sections (a), (b), (c), in this process against one emulator child with the rate limit off. */
+async function inProcessSections(b: BenchRun): Promise<void> {
+  const { only, results, progress } = b;
   const emu = await startEmuChild("off");
   try {
     if (only.has("a")) {
       progress("(a) overhead");
-      results.overhead = await overhead(emu, Number(values.samples));
+      results.overhead = await overhead(emu, Number(b.values.samples));
     }
     if (only.has("b")) {
       progress("(b) requests per operation and refresh");
@@ -599,6 +664,11 @@ async function main(): Promise<void> {
     await closeAllConnections();
     await emu.stop();
   }
+}
+
+/** The sibling benches (`sub`: client and emulator) and the fleet (d, e) through the provider host. */
+async function childSections(b: BenchRun): Promise<void> {
+  const { only, results, progress, values } = b;
   if (only.has("sub")) {
     progress("client and emulator benches");
     results.clientBench = (
@@ -610,34 +680,45 @@ async function main(): Promise<void> {
     progress("(d) fleet through the provider host (rate limit on)");
     results.fleet = await fleet(Number(values.fleet), Number(values["fleet-rate"]));
   }
-  if (only.has("latency") || only.has("shared-key")) {
-    progress("latency: up, preview --refresh, destroy at real latency and rate limits (bench/latency.ts)");
-    const latency = await runLatencyBench({
-      latencyMs: Number(values["latency-ms"]),
-      jitterMs: Number(values["latency-jitter-ms"]),
-      size: Number(values["latency-size"]),
-      repeat: Number(values["latency-repeat"]),
-      scenarios: only.has("latency"),
-      sharedKey: only.has("shared-key") || only.has("latency"),
-      progress,
-    });
-    // The targets of issue 15: a failing one sets the exit status (the table says which).
-    const refresh = latency.scenarios["generated.ours.previewRefresh"];
-    if (
-      latency.refreshLists?.some((l) => !l.ok) ||
-      (refresh && refresh.ratioToFloor > 1.5) ||
-      (latency.sharedKey && latency.sharedKey.failed > 0)
-    )
-      process.exitCode = 1;
-    // --only shared-key keeps the scenarios of the last latency run
-    results.latency = only.has("latency")
-      ? latency
-      : {
-          ...(previous.latency as object),
-          ...latency,
-          scenarios: (previous.latency as LatencyResults | undefined)?.scenarios ?? {},
-        };
-  }
+}
+
+/**
+ * The latency bench (`latency`, `shared-key`): sets the exit status when one of issue 15's targets fails; with
+ * `--only shared-key` alone, the scenarios of the last latency run are kept.
+ */
+async function latencySection(b: BenchRun): Promise<void> {
+  const { only, values, previous } = b;
+  b.progress("latency: up, preview --refresh, destroy at real latency and rate limits (bench/latency.ts)");
+  const latency = await runLatencyBench({
+    latencyMs: Number(values["latency-ms"]),
+    jitterMs: Number(values["latency-jitter-ms"]),
+    size: Number(values["latency-size"]),
+    repeat: Number(values["latency-repeat"]),
+    scenarios: only.has("latency"),
+    sharedKey: only.has("shared-key") || only.has("latency"),
+    progress: b.progress,
+  });
+  // The targets of issue 15: a failing one sets the exit status (the table says which).
+  const refresh = latency.scenarios["generated.ours.previewRefresh"];
+  if (
+    latency.refreshLists?.some((l) => !l.ok) ||
+    (refresh && refresh.ratioToFloor > 1.5) ||
+    (latency.sharedKey && latency.sharedKey.failed > 0)
+  )
+    process.exitCode = 1;
+  // --only shared-key keeps the scenarios of the last latency run
+  b.results.latency = only.has("latency")
+    ? latency
+    : {
+        ...(previous.latency as object),
+        ...latency,
+        scenarios: (previous.latency as LatencyResults | undefined)?.scenarios ?? {},
+      };
+}
+
+/** The CLI benches asked for: scale, cold start, profile, audit (a missed target sets the exit status). */
+async function cliSections(b: BenchRun): Promise<void> {
+  const { only, values, results, progress } = b;
   if (only.has("scale")) {
     progress("scale: up, preview --refresh, destroy of 300 to 3,000 resources (bench/scale.ts)");
     const scale = await runScaleBench({
@@ -674,15 +755,30 @@ async function main(): Promise<void> {
     if (audit.targets.some((t) => !t.ok)) process.exitCode = 1;
     results.audit = audit;
   }
+}
+
+async function main(): Promise<void> {
+  const values = parseBenchArgs();
+  const progress = (s: string) => process.stderr.write(`bench: ${s}\n`);
+  const started = performance.now();
+  const results: Record<string, unknown> = { machine: machine(), startedAt: new Date().toISOString() };
+  const only = new Set(values.only.split(","));
+  // Sections not run this time keep their figures from the previous run (an --only run updates its own).
+  const file = join(root, "bench", "results.json");
+  const b: BenchRun = { values, only, results, previous: readPrevious(file), progress };
+  await inProcessSections(b);
+  await childSections(b);
+  if (only.has("latency") || only.has("shared-key")) await latencySection(b);
+  await cliSections(b);
   results.machine = { ...(results.machine as object), loadAverageAfter: loadavg().map((l) => round(l)) };
   results.totalSeconds = round((performance.now() - started) / 1000, 1);
-  writeFileSync(file, `${JSON.stringify({ ...previous, ...results }, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify({ ...b.previous, ...results }, null, 2)}\n`);
   if (values.json) console.log(JSON.stringify(results, null, 2));
   else console.log(table(results));
 }
 
-/** The human-readable table of {@link main}'s results. */
-function table(r: Record<string, unknown>): string {
+/** The machine line and section (a)'s lines: overhead per operation, the client and emulator benches. */
+function overheadLines(r: Record<string, unknown>): string[] {
   const lines: string[] = [];
   const m = r.machine as ReturnType<typeof machine> & { loadAverageAfter: number[] };
   lines.push(
@@ -708,6 +804,12 @@ function table(r: Record<string, unknown>): string {
       lines.push(`  client bench: ${ep}: client/bare ${v.ratio}`);
   for (const e of (r.emulatorBench as { name?: string; rps?: number; ratio?: number }[] | undefined) ?? [])
     lines.push(`  emulator bench: ${JSON.stringify(e).slice(0, 160)}`);
+  return lines;
+}
+
+/** Section (b)'s lines: requests per operation, ours / naive, and the refresh at scale. */
+function requestLines(r: Record<string, unknown>): string[] {
+  const lines: string[] = [];
   if (r.requests) {
     lines.push("");
     lines.push("(b) requests per operation (emulator request log) — ours / naive");
@@ -731,7 +833,11 @@ function table(r: Record<string, unknown>): string {
     lines.push(
       `  refresh ${v.resources} ${kind}s (${v.listed} in the list): ours ${v.ours} requests (limit ${v.limit}), naive ${v.naive}`,
     );
-  lines.push("");
+  return lines;
+}
+
+/** Section (c)'s lines: `__provider` bytes per resource, ours / naive, the same across versions, the key inside. */
+function providerBytesLines(r: Record<string, unknown>): string[] {
   const pb = r.providerBytes as
     | undefined
     | {
@@ -741,14 +847,18 @@ function table(r: Record<string, unknown>): string {
         oursHoldsApiKey: boolean;
         naiveHoldsApiKey: boolean;
       };
-  if (pb) {
-    lines.push("(c) __provider bytes per resource — ours / naive");
-    for (const k of Object.keys(pb.ours))
-      lines.push(`  ${k.padEnd(22)} ${pb.ours[k]}${pb.naive[k] ? ` / ${pb.naive[k]}` : ""}`);
-    lines.push(
-      `  ours identical across versions 0.1.0 and 9.9.9: ${pb.oursIdenticalAcrossVersions}; API key inside: ours ${pb.oursHoldsApiKey}, naive ${pb.naiveHoldsApiKey}`,
-    );
-  }
+  if (!pb) return [];
+  const lines = ["(c) __provider bytes per resource — ours / naive"];
+  for (const k of Object.keys(pb.ours))
+    lines.push(`  ${k.padEnd(22)} ${pb.ours[k]}${pb.naive[k] ? ` / ${pb.naive[k]}` : ""}`);
+  lines.push(
+    `  ours identical across versions 0.1.0 and 9.9.9: ${pb.oursIdenticalAcrossVersions}; API key inside: ours ${pb.oursHoldsApiKey}, naive ${pb.naiveHoldsApiKey}`,
+  );
+  return lines;
+}
+
+/** Sections (d) and (e)'s lines: the fleet beside its floors, the provider host's RSS after it. */
+function fleetLines(r: Record<string, unknown>): string[] {
   const f = r.fleet as
     | {
         rate: { perMinute: number };
@@ -758,24 +868,27 @@ function table(r: Record<string, unknown>): string {
         naive: Record<string, unknown>;
       }
     | undefined;
-  if (f) {
-    lines.push("");
+  if (!f) return [];
+  const lines = [
+    "",
+    `(d) fleet: ${f.ours.resources} resources through the provider host, rate limit ${f.rate.perMinute}/min (server and client)`,
+    `  floor: requests ÷ rate ${f.floorRequestsOverRateSeconds} s; sliding 60 s window ${f.floorSlidingWindowSeconds} s`,
+  ];
+  for (const k of ["ours", "naive"] as const) {
+    const v = f[k];
     lines.push(
-      `(d) fleet: ${f.ours.resources} resources through the provider host, rate limit ${f.rate.perMinute}/min (server and client)`,
-    );
-    lines.push(
-      `  floor: requests ÷ rate ${f.floorRequestsOverRateSeconds} s; sliding 60 s window ${f.floorSlidingWindowSeconds} s`,
-    );
-    for (const k of ["ours", "naive"] as const) {
-      const v = f[k];
-      lines.push(
-        `  ${k.padEnd(6)} failed ${v.failed}, wall ${v.wallSeconds} s, requests ${v.requests} (429: ${v.throttled})${k === "ours" ? `, ratio to requests÷rate ${v.ratioToRequestsOverRate}, to the window floor ${v.ratioToSlidingWindowFloor}` : ""}`,
-      );
-    }
-    lines.push(
-      `(e) provider host RSS after the fleet: ours ${f.ours.hostRssMiB} MiB, naive ${f.naive.hostRssMiB} MiB`,
+      `  ${k.padEnd(6)} failed ${v.failed}, wall ${v.wallSeconds} s, requests ${v.requests} (429: ${v.throttled})${k === "ours" ? `, ratio to requests÷rate ${v.ratioToRequestsOverRate}, to the window floor ${v.ratioToSlidingWindowFloor}` : ""}`,
     );
   }
+  lines.push(
+    `(e) provider host RSS after the fleet: ours ${f.ours.hostRssMiB} MiB, naive ${f.naive.hostRssMiB} MiB`,
+  );
+  return lines;
+}
+
+/** The CLI benches' tables (cold start, latency, scale, profile, audit), each after a blank line. */
+function cliBenchLines(r: Record<string, unknown>): string[] {
+  const lines: string[] = [];
   if (r.coldStart) {
     const c = r.coldStart as ColdStartResults;
     lines.push(
@@ -784,25 +897,25 @@ function table(r: Record<string, unknown>): string {
         `dynamic-provider host ${c.dynamicHostMedianMs} ms, ratio ${c.ratio}`,
     );
   }
-  if (r.latency) {
-    lines.push("");
-    lines.push(latencyTable(r.latency as LatencyResults));
-  }
-  if (r.scale) {
-    lines.push("");
-    lines.push(scaleTable(r.scale as ScaleResults));
-  }
-  if (r.profile) {
-    lines.push("");
-    lines.push(profileTable(r.profile as Parameters<typeof profileTable>[0]));
-  }
-  if (r.audit) {
-    lines.push("");
-    lines.push(auditTable(r.audit as AuditBenchResults));
-  }
-  lines.push("");
-  lines.push(`total ${r.totalSeconds} s; written to bench/results.json`);
-  return lines.join("\n");
+  if (r.latency) lines.push("", latencyTable(r.latency as LatencyResults));
+  if (r.scale) lines.push("", scaleTable(r.scale as ScaleResults));
+  if (r.profile) lines.push("", profileTable(r.profile as Parameters<typeof profileTable>[0]));
+  if (r.audit) lines.push("", auditTable(r.audit as AuditBenchResults));
+  return lines;
+}
+
+/** The human-readable table of {@link main}'s results. */
+function table(r: Record<string, unknown>): string {
+  return [
+    ...overheadLines(r),
+    ...requestLines(r),
+    "",
+    ...providerBytesLines(r),
+    ...fleetLines(r),
+    ...cliBenchLines(r),
+    "",
+    `total ${r.totalSeconds} s; written to bench/results.json`,
+  ].join("\n");
 }
 
 main().catch((err: unknown) => {
