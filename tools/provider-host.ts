@@ -8,7 +8,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { type AddressInfo, createServer } from "node:net";
+import { type AddressInfo, createServer, type Server } from "node:net";
 import { dirname, join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
@@ -79,11 +79,11 @@ export interface ProviderHost {
   ): Promise<{ outs: Record<string, unknown> }>;
   /** `Delete`. */
   delete(id: string, urn: string, props: object, timeoutMs?: number): Promise<void>;
-  /** Closes the client and stops the host process. */
   /** Stops accepting connections at the engine's address the host was given, as a dead engine does. */
   engineGone(): Promise<void>;
   /** Resolves when the host process has exited. */
   exited(): Promise<void>;
+  /** Closes the client and stops the host process. */
   close(): Promise<void>;
 }
 
@@ -154,15 +154,19 @@ export function readPort(child: ChildProcess): Promise<number> {
   });
 }
 
+/** A host process started by {@link spawnHost}: the process, the stand-in engine's listener, the host's port. */
+interface SpawnedHost {
+  child: ChildProcess;
+  engine: Server;
+  port: number;
+}
+
 /**
- * Starts the real dynamic-provider host (`node <@pulumi/pulumi>/cmd/dynamic-provider/index.js <engine>`) in
- * `opts.cwd` with `PULUMI_NODEJS_PROJECT` set, reads its port from stdout and connects a gRPC client.
- * Startup takes about 1.3 s. Calls have no deadline unless `deadlineMs` or the call's `timeoutMs` sets one;
- * errors reject with the gRPC `ServiceError`, whose `details` carries the provider's message. The host exits
- * when this process does (even on SIGKILL: see {@link PARENT_WATCH}).
- * @throws Error when the host exits before printing its port.
+ * Spawns the real dynamic-provider host (`node <@pulumi/pulumi>/cmd/dynamic-provider/index.js <engine>`) in
+ * `opts.cwd` with `PULUMI_NODEJS_PROJECT` set, and a listener standing in for the engine; reads the host's port and
+ * forwards its later output to `opts.onOutput`. Throws when the host exits before printing its port.
  */
-export async function startProviderHost(opts: ProviderHostOptions): Promise<ProviderHost> {
+async function spawnHost(opts: ProviderHostOptions): Promise<SpawnedHost> {
   const hostJs = require.resolve("@pulumi/pulumi/cmd/dynamic-provider/index.js");
   // argv[2] is the engine's address: Pulumi's Node.js host never dials it, our providers' watch does
   // (provider/framework/engine-watch.ts: the host ends once nothing accepts connections there). This process stands in for
@@ -180,26 +184,41 @@ export async function startProviderHost(opts: ProviderHostOptions): Promise<Prov
   const forward = (chunk: Buffer) => opts.onOutput?.(chunk.toString());
   child.stdout?.on("data", forward);
   child.stderr?.on("data", forward);
+  return { child, engine, port };
+}
 
-  const client = new provrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+/** A unary method of the generated gRPC client. */
+type Unary<Req, Res> = (
+  req: Req,
+  md: grpc.Metadata,
+  options: Partial<grpc.CallOptions>,
+  cb: (err: grpc.ServiceError | null, res: Res) => void,
+) => grpc.ClientUnaryCall;
 
-  type Unary<Req, Res> = (
-    req: Req,
-    md: grpc.Metadata,
-    options: Partial<grpc.CallOptions>,
-    cb: (err: grpc.ServiceError | null, res: Res) => void,
-  ) => grpc.ClientUnaryCall;
-  const call = <Req, Res>(method: Unary<Req, Res>, req: Req, timeoutMs?: number): Promise<Res> =>
+/** Calls a unary method of the client; rejects with the gRPC `ServiceError`. */
+type Call = <Req, Res>(method: Unary<Req, Res>, req: Req, timeoutMs?: number) => Promise<Res>;
+
+/** The {@link Call} of `client`, with the call's `timeoutMs` or else `deadlineMs` as its deadline (none if neither). */
+function unaryCaller(client: provrpc.ResourceProviderClient, deadlineMs: number | undefined): Call {
+  return (method, req, timeoutMs) =>
     new Promise((resolve, reject) => {
-      const ms = timeoutMs ?? opts.deadlineMs;
+      const ms = timeoutMs ?? deadlineMs;
       const options = ms === undefined ? {} : { deadline: Date.now() + ms };
       method.call(client, req, new grpc.Metadata(), options, (err, res) =>
         err ? reject(err) : resolve(res),
       );
     });
+}
 
+/** The host's calls of the `ResourceProvider` service (Configure, Check, Diff, Create, Read, Update, Delete). */
+type ResourceCalls = Pick<
+  ProviderHost,
+  "configure" | "check" | "diff" | "create" | "read" | "update" | "delete"
+>;
+
+/** {@link ResourceCalls} over `client`: each builds its request, calls, and reads the response into plain values. */
+function resourceCalls(client: provrpc.ResourceProviderClient, call: Call): ResourceCalls {
   return {
-    port,
     async configure(config, secretKeys = []) {
       const req = new provproto.ConfigureRequest();
       const args = Object.fromEntries(
@@ -274,6 +293,16 @@ export async function startProviderHost(opts: ProviderHostOptions): Promise<Prov
       req.setProperties(toStruct(props));
       await call(client.delete, req, timeoutMs);
     },
+  };
+}
+
+/** The host's life: the engine's address going away, its exit, closing the client and stopping it (SIGTERM, then SIGKILL after 3 s). */
+function hostLifecycle(
+  host: SpawnedHost,
+  client: provrpc.ResourceProviderClient,
+): Pick<ProviderHost, "engineGone" | "exited" | "close"> {
+  const { child, engine } = host;
+  return {
     engineGone() {
       return new Promise<void>((resolve) => engine.close(() => resolve()));
     },
@@ -290,5 +319,26 @@ export async function startProviderHost(opts: ProviderHostOptions): Promise<Prov
       await exited;
       clearTimeout(timer);
     },
+  };
+}
+
+/**
+ * Starts the real dynamic-provider host (`node <@pulumi/pulumi>/cmd/dynamic-provider/index.js <engine>`) in
+ * `opts.cwd` with `PULUMI_NODEJS_PROJECT` set, reads its port from stdout and connects a gRPC client.
+ * Startup takes about 1.3 s. Calls have no deadline unless `deadlineMs` or the call's `timeoutMs` sets one;
+ * errors reject with the gRPC `ServiceError`, whose `details` carries the provider's message. The host exits
+ * when this process does (even on SIGKILL: see {@link PARENT_WATCH}).
+ * @throws Error when the host exits before printing its port.
+ */
+export async function startProviderHost(opts: ProviderHostOptions): Promise<ProviderHost> {
+  const host = await spawnHost(opts);
+  const client = new provrpc.ResourceProviderClient(
+    `127.0.0.1:${host.port}`,
+    grpc.credentials.createInsecure(),
+  );
+  return {
+    port: host.port,
+    ...resourceCalls(client, unaryCaller(client, opts.deadlineMs)),
+    ...hostLifecycle(host, client),
   };
 }

@@ -10,8 +10,9 @@
  *   naming its own. Shell sequences run with bash in a user's project (the package and @pulumi/pulumi linked as
  *   `npm install` puts them, the package's bins in node_modules/.bin), against the emulator, and the Pulumi
  *   commands through the real CLI of .pulumi-cli/bin on a local backend in a temporary HOME;
- * - any other ```ts block is a program for the reader's own organization: test/docs/code-blocks.test.ts
- *   type-checks it, and it is listed here as not run, with that reason;
+ * - any other ```ts block is a program for the reader's own organization: it is type-checked here (its case fails
+ *   naming the page, the line and the compiler's message; all of them in one compiler run, as
+ *   test/docs/code-blocks.test.ts compiles every ```ts block), and not run, with that reason;
  * - a block deliberately not run carries `<!-- docs-test: not run: <reason> -->` in the doc source, and is
  *   listed here as skipped with its reason: so are the ```python, ```go and ```csharp examples of the generated
  *   SDKs on the resource and lookup pages (tools/examples.ts), until those SDKs are generated here (their ```yaml
@@ -40,6 +41,7 @@ import { linkPackage, PULUMI_BIN, pulumiEnv } from "../../tools/pulumi";
 import { repoRoot } from "../provider/harness";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { allBlocks, type Block, CODE_LANGS, isTestFile } from "./blocks";
+import { blockDiagnostics } from "./compile";
 
 const TIMEOUT = 240_000;
 const blocks = allBlocks();
@@ -450,10 +452,16 @@ describe("every code block of README.md and docs/ is run, type-checked, or marke
       expect(reason.length).toBeGreaterThan(20); // a reason, not a placeholder
     },
   );
+  // One compiler run for them all (as test/docs/code-blocks.test.ts compiles every ```ts block), against dist/ types.
+  let diagnostics = new Map<string, string[]>();
+  beforeAll(() => {
+    diagnostics = blockDiagnostics(typeChecked);
+  }, TIMEOUT);
   it.each(typeChecked.map(where))(
-    "%s: type-checked (test/docs/code-blocks.test.ts), not run: a program for your own organization needs your PostHog account and a Pulumi stack",
+    "%s: type-checks as a strict CommonJS program importing pulumi-posthog; not run: a program for your own organization needs your PostHog account and a Pulumi stack",
     (w) => {
-      expect(w).toBeTruthy();
+      expect(diagnostics.get(w), `${w} was compiled`).toBeDefined();
+      expect(diagnostics.get(w)).toEqual([]);
     },
   );
 });
