@@ -25,6 +25,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { MockMonitor } from "@pulumi/pulumi/runtime/mocks";
 import type { PostHogClient } from "../provider/client";
+import type { Lookup, LookupName } from "../provider/lookups";
+import type { MemberInfo } from "../provider/lookups/types";
 // The options and results as plain types generated from the client's schemas: this module's declaration file
 // imports no zod type (a user's compile reads none of zod's declarations).
 import type {
@@ -36,6 +38,7 @@ import type {
   SharingInfo,
 } from "./lookup-types";
 
+export type { MemberInfo } from "../provider/lookups/types";
 export type {
   AccessControlsInfo,
   BatchExportInfo,
@@ -102,12 +105,33 @@ async function invokeMock(fn: string, args: Record<string, unknown>): Promise<Re
 }
 
 /**
- * The argument checks (zod schemas), loaded on the first lookup: a program that makes none does not load zod
- * (nor the client: {@link client}), which would cost every program start ~0.2 s (bench/profile.ts).
+ * The lookups' plain code (provider/lookups: argument checks and reads), loaded on the first lookup: a program that
+ * makes none does not load zod nor the client, which would cost every program start ~0.2 s (bench/profile.ts).
  */
-function checks(): typeof import("./lookup-args") {
+function lookups(): typeof import("../provider/lookups") {
   // require, not import(): a dynamic import fails in test runners that run CommonJS in a VM (Jest)
-  return require("./lookup-args");
+  return require("../provider/lookups");
+}
+
+/**
+ * Runs lookup `name` on `args`: checked first (no request, no mock call with bad arguments), then the invoke of
+ * mocks (`pulumi.runtime.setMocks`), else the read with a client for `options`.
+ */
+async function run<R>(name: LookupName, args: unknown, options: LookupOptions | undefined): Promise<R> {
+  const lookup = lookups().LOOKUPS[name] as Lookup<unknown, R>;
+  const a = lookup.check(args);
+  if (mocksSet()) {
+    const result = await invokeMock(name, a as Record<string, unknown>);
+    if (lookup.listKey === undefined) return result as R;
+    const list = result[lookup.listKey];
+    if (!Array.isArray(list)) {
+      throw new Error(
+        `mocks.call for ${lookupToken(name)} must return { ${lookup.listKey}: [...] }, got keys ${Object.keys(result).join(", ") || "(none)"}`,
+      );
+    }
+    return list as R;
+  }
+  return lookup.run(client(options), a);
 }
 
 /** `obj` without its undefined properties (for exact optional property types). */
@@ -164,21 +188,6 @@ export interface GetMemberByUuid {
 /** Arguments of {@link getMemberOutput}: those of {@link getMember}, each a `pulumi.Input`. */
 export type GetMemberOutputArgs = InputArgs<GetMemberByEmail> | InputArgs<GetMemberByUuid>;
 
-/** A member as returned by {@link getMember}. */
-export interface MemberInfo {
-  /** The user's UUID (what Member, DashboardCollaborator take). */
-  userUuid: string;
-  email: string;
-  firstName: string;
-  lastName: string;
-  /** Organization level: 1 member, 8 admin, 15 owner. */
-  level: number;
-  /** The membership id (UUID). */
-  membershipId: string;
-  /** When the person joined (ISO 8601). */
-  joinedAt: string | null;
-}
-
 /**
  * Finds an organization member by e-mail (case-insensitive) or user UUID.
  * API: GET `/api/organizations/:organization_id/members/` (all pages; scope `organization_member:read`).
@@ -187,33 +196,7 @@ export interface MemberInfo {
  *   string; Error when there is no such member; client errors (UnauthenticatedError, ForbiddenError, …).
  */
 export async function getMember(args: GetMemberArgs, options?: LookupOptions): Promise<MemberInfo> {
-  const { checkArgs, exactlyOne, MemberByEmailSchema, MemberByUuidSchema } = checks();
-  const a = exactlyOne("getMember", args, "email", "userUuid")
-    ? checkArgs("getMember", MemberByEmailSchema, args)
-    : checkArgs("getMember", MemberByUuidSchema, args);
-  if (mocksSet()) return (await invokeMock("getMember", a)) as unknown as MemberInfo;
-  const api = client(options);
-  const org = a.organizationId === undefined ? {} : { organizationId: a.organizationId };
-  const m =
-    "email" in a
-      ? await api.members.find({ ...org, email: a.email })
-      : await api.members.find({ ...org, userUuid: a.userUuid });
-  if (!m) {
-    const who = "email" in a ? `e-mail ${a.email}` : `user UUID ${a.userUuid}`;
-    throw new Error(
-      `getMember: no member with ${who} in organization ${api.settings.organizationId ?? "@current"}: ` +
-        "check the address (invite the person with an Invite first) or the organizationId",
-    );
-  }
-  return {
-    userUuid: m.user.uuid,
-    email: m.user.email,
-    firstName: m.user.first_name ?? "",
-    lastName: m.user.last_name ?? "",
-    level: m.level,
-    membershipId: m.id,
-    joinedAt: m.joined_at ?? null,
-  };
+  return run("getMember", args, options);
 }
 
 /**
@@ -258,23 +241,7 @@ export type GetProjectOutputArgs = InputArgs<GetProjectById> | InputArgs<GetProj
  *   unknown id; client errors.
  */
 export async function getProject(args: GetProjectArgs, options?: LookupOptions): Promise<ProjectInfo> {
-  const { checkArgs, exactlyOne, ProjectByIdSchema, ProjectByNameSchema } = checks();
-  const a = exactlyOne("getProject", args, "id", "name")
-    ? checkArgs("getProject", ProjectByIdSchema, args)
-    : checkArgs("getProject", ProjectByNameSchema, args);
-  if (mocksSet()) return (await invokeMock("getProject", a)) as ProjectInfo;
-  const api = client(options);
-  const org = a.organizationId === undefined ? {} : { organizationId: a.organizationId };
-  if ("id" in a) return api.projects.retrieve({ ...org, id: a.id });
-  const matches = (await api.projects.all(org)).filter((p) => p.name === a.name);
-  if (matches.length !== 1) {
-    throw new Error(
-      matches.length === 0
-        ? `getProject: no project named "${a.name}" visible to the key: check the name (exact, case-sensitive) or look it up by id`
-        : `getProject: ${matches.length} projects are named "${a.name}": look it up by id (ids ${matches.map((p) => p.id).join(", ")})`,
-    );
-  }
-  return api.projects.retrieve({ ...org, id: (matches[0] as ProjectInfo).id });
+  return run("getProject", args, options);
 }
 
 /**
@@ -309,10 +276,7 @@ export type GetDashboardOutputArgs = InputArgs<GetDashboardArgs>;
  *   not exist or is soft-deleted; client errors.
  */
 export async function getDashboard(args: GetDashboardArgs, options?: LookupOptions): Promise<DashboardInfo> {
-  const { checkArgs, DashboardArgsSchema } = checks();
-  const a = checkArgs("getDashboard", DashboardArgsSchema, args);
-  if (mocksSet()) return (await invokeMock("getDashboard", a)) as DashboardInfo;
-  return client(options).dashboards.retrieve(defined({ id: a.id, projectId: a.projectId }));
+  return run("getDashboard", args, options);
 }
 
 /**
@@ -352,10 +316,7 @@ export async function getDashboardSharing(
   args: GetDashboardSharingArgs,
   options?: LookupOptions,
 ): Promise<SharingInfo> {
-  const { checkArgs, DashboardRefArgsSchema } = checks();
-  const a = checkArgs("getDashboardSharing", DashboardRefArgsSchema, args);
-  if (mocksSet()) return (await invokeMock("getDashboardSharing", a)) as SharingInfo;
-  return client(options).sharing.retrieve(defined({ dashboardId: a.dashboardId, projectId: a.projectId }));
+  return run("getDashboardSharing", args, options);
 }
 
 /**
@@ -389,10 +350,7 @@ export async function getDashboardAccessControls(
   args: GetDashboardAccessControlsArgs,
   options?: LookupOptions,
 ): Promise<AccessControlsInfo> {
-  const { checkArgs, DashboardRefArgsSchema } = checks();
-  const a = checkArgs("getDashboardAccessControls", DashboardRefArgsSchema, args);
-  if (mocksSet()) return (await invokeMock("getDashboardAccessControls", a)) as AccessControlsInfo;
-  return client(options).dashboards.accessControls(defined({ id: a.dashboardId, projectId: a.projectId }));
+  return run("getDashboardAccessControls", args, options);
 }
 
 /**
@@ -429,18 +387,7 @@ export async function getBatchExports(
   args: GetBatchExportsArgs = {},
   options?: LookupOptions,
 ): Promise<BatchExportInfo[]> {
-  const { checkArgs, withOrg } = checks();
-  const a = checkArgs("getBatchExports", withOrg, args);
-  if (mocksSet()) {
-    const result = await invokeMock("getBatchExports", a);
-    if (!Array.isArray(result.batchExports)) {
-      throw new Error(
-        `mocks.call for ${lookupToken("getBatchExports")} must return { batchExports: [...] }, got keys ${Object.keys(result).join(", ") || "(none)"}`,
-      );
-    }
-    return result.batchExports as BatchExportInfo[];
-  }
-  return client(options).batchExports.all(defined({ organizationId: a.organizationId }));
+  return run("getBatchExports", args, options);
 }
 
 /**

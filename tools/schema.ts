@@ -29,14 +29,15 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { z } from "zod";
-import { LOOKUPS, PACKAGE, SECRET_OUTPUTS, typeToken } from "../provider/adapters/plugin/index";
+import { PACKAGE, SECRET_OUTPUTS, typeToken } from "../provider/adapters/plugin/index";
 import { BatchExportSchema } from "../provider/client/batch-exports";
 import { AccessControlsSchema, DashboardSchema } from "../provider/client/dashboards";
 import { ProjectSchema } from "../provider/client/projects";
 import { DEFAULT_FIND_CACHE_MS, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_HOST } from "../provider/client/settings";
 import { SharingSchema } from "../provider/client/sharing";
 import * as resources from "../provider/index";
-import { LookupArgsSchemas } from "../sdk/lookup-args";
+import { LOOKUPS } from "../provider/lookups";
+import { LookupArgsSchemas } from "../provider/lookups/args";
 import { diff, type InputProperty, type OutputProperty, ROOT, readResources } from "./codegen";
 
 /** A Pulumi schema type reference (`type`, `items`, `additionalProperties`, `$ref`, `oneOf`). */
@@ -334,9 +335,11 @@ function docsOf(file: string): Map<string, string> {
   return docs;
 }
 
-/** Where each lookup's result is declared: a zod schema of the client, or an interface of sdk/lookups.ts. */
-const LOOKUP_RESULTS: Readonly<Record<string, { schema: string; file: string } | { interface: string }>> = {
-  getMember: { interface: "MemberInfo" },
+/** Where each lookup's result is declared: a zod schema of the client, or a plain interface (provider/lookups/types.ts). */
+const LOOKUP_RESULTS: Readonly<
+  Record<string, { schema: string; file: string } | { interface: string; file: string }>
+> = {
+  getMember: { interface: "MemberInfo", file: "provider/lookups/types.ts" },
   getProject: { schema: "ProjectSchema", file: "provider/client/projects.ts" },
   getDashboard: { schema: "DashboardSchema", file: "provider/client/dashboards.ts" },
   getDashboardSharing: { schema: "SharingSchema", file: "provider/client/sharing.ts" },
@@ -371,7 +374,7 @@ function clientSchema(name: string): z.ZodType {
 }
 
 /**
- * The functions (`posthog:index:<lookup>`): inputs from the lookups' zod argument schemas (sdk/lookup-args.ts; the
+ * The functions (`posthog:index:<lookup>`): inputs from the lookups' zod argument schemas (provider/lookups/args.ts; the
  * properties of every form, required only when every form requires them), described by the SDK's argument
  * interfaces; outputs from the client's zod schema of the result (`io: "output"`; `getBatchExports` as
  * `{batchExports: [...]}`), or for `getMember` from its result interface `MemberInfo` ({@link outputType}).
@@ -399,16 +402,17 @@ function functionsOf(root: string, types: Record<string, ObjectTypeSpec>): Recor
     }
     const result = LOOKUP_RESULTS[name];
     if (!result) throw new Error(`schema: no result declared for lookup ${name}`);
-    const secret = new Set(LOOKUPS[name]?.secret ?? []);
+    const secret = new Set((LOOKUPS as Record<string, { secret?: readonly string[] }>)[name]?.secret ?? []);
     let properties: Record<string, PropertySpec> = {};
     let requiredOutputs: string[] = [];
     if ("interface" in result) {
-      const text = readFileSync(join(root, "sdk", "lookups.ts"), "utf8");
+      const text = readFileSync(join(root, result.file), "utf8");
+      const resultDocs = docsOf(join(root, result.file));
       const body =
         new RegExp(`export interface ${result.interface} \\{([\\s\\S]*?)\\n\\}`).exec(text)?.[1] ?? "";
       for (const m of body.matchAll(/^\s+(\w+)(\?)?: ([^;]+);/gm)) {
         const [, key = "", optional, type = ""] = m;
-        const doc = sdkDocs.get(`${result.interface}.${key}`);
+        const doc = resultDocs.get(`${result.interface}.${key}`);
         properties[key] = { ...outputType(type), ...(doc ? { description: doc } : {}) };
         if (!optional && !type.includes("null")) requiredOutputs.push(key);
       }

@@ -16,7 +16,7 @@ import {
   ProjectSchema,
   SharingSchema,
 } from "../../provider/client";
-import { LookupArgsSchemas } from "../../sdk/lookup-args";
+import { LookupArgsSchemas } from "../../provider/lookups/args";
 import type * as Lookups from "../../sdk/lookups";
 import { repoRoot, startTestEmulator, type TestEmulator } from "./harness";
 

@@ -14,7 +14,7 @@
  * - configuration: `posthog:host`, `posthog:apiKey`, `posthog:organizationId`, `posthog:projectId` and the tuning
  *   settings reach the providers' `configure` as the stack config does under the dynamic host
  *   ({@link configFromRequest}); unset ones fall back to the same environment variables (`POSTHOG_API_KEY`, …);
- * - the lookups of sdk/lookups.ts as functions `posthog:index:get<Name>` ({@link LOOKUPS});
+ * - the lookups of provider/lookups as functions `posthog:index:get<Name>` (its `LOOKUPS`);
  * - `pulumi import`: a read with no outputs takes the resource's import id ({@link IMPORT_IDS}), and claims the object
  *   for the resource the URN names (two entries of one import naming one object fail, naming both).
  *
@@ -26,8 +26,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type * as pulumi from "@pulumi/pulumi";
 import type * as provider from "@pulumi/pulumi/provider";
-import type { LookupOptions } from "../../../sdk/lookup-types";
-import type * as Lookups from "../../../sdk/lookups";
+import { createClient, type PostHogClient } from "../../client";
 import { InvalidInputError, NotFoundError } from "../../client/errors";
 import { packageRoot, packageVersion } from "../../client/version";
 import { type Provider as DynamicProvider, IMPORT_READ } from "../../framework/lifecycle";
@@ -53,6 +52,7 @@ import {
   type ResourceName,
   resourceNames,
 } from "../../index";
+import { LOOKUPS, type Lookup } from "../../lookups";
 
 /** The Pulumi package name of the plugin and its schema. */
 export const PACKAGE = "posthog";
@@ -410,41 +410,16 @@ export function schemaText(): string {
 }
 
 /**
- * The lookups the plugin serves as functions (`posthog:index:<name>`), each the SDK's own (sdk/lookups.ts: its
- * argument checks, its requests), and the result fields that carry tokens (returned as secrets). Results are
- * objects: `getBatchExports` returns `{batchExports: [...]}` (as its mock invoke does).
+ * A client for a lookup: the connection settings of the provider ({@link configure}: `apiKey`, `host`,
+ * `organizationId`, `projectId`), else the environment, as the SDK's lookups take them.
  */
-export const LOOKUPS: Readonly<
-  Record<string, { run: (args: never, options: LookupOptions) => Promise<unknown>; secret?: string[] }>
-> = {
-  getMember: { run: (a: never, o) => lookups().getMember(a, o) },
-  getProject: { run: (a: never, o) => lookups().getProject(a, o), secret: ["api_token"] },
-  getDashboard: { run: (a: never, o) => lookups().getDashboard(a, o) },
-  getDashboardSharing: {
-    run: (a: never, o) => lookups().getDashboardSharing(a, o),
-    secret: ["access_token"],
-  },
-  getDashboardAccessControls: { run: (a: never, o) => lookups().getDashboardAccessControls(a, o) },
-  getBatchExports: { run: async (a: never, o) => ({ batchExports: await lookups().getBatchExports(a, o) }) },
-};
-
-/**
- * sdk/lookups.ts, loaded on the first lookup: it imports the whole `@pulumi/pulumi` (its `Output` forms), which a
- * plugin serving no lookup never needs; loading it at the start cost every plugin start about 0.7 CPU-s
- * (bench/RESULTS.md, 2026-11-29).
- */
-function lookups(): typeof Lookups {
-  return require("../../../sdk/lookups");
-}
-
-/** The connection options of a lookup: the provider's settings ({@link configure}); the environment otherwise. */
-function lookupOptions(): LookupOptions {
+function lookupClient(): PostHogClient {
   const options: Record<string, string> = {};
   for (const k of ["apiKey", "host", "organizationId", "projectId"] as const) {
     const v = configured?.get(`posthog:${k}`);
     if (v !== undefined) options[k] = v;
   }
-  return options as LookupOptions;
+  return createClient(options);
 }
 
 /** Outputs as they go back to the engine: the properties that came in secret, and the always-secret outputs, wrapped. */
@@ -541,7 +516,9 @@ export function pluginProvider(): provider.Provider {
 
     async invoke(token, inputs) {
       const name = token.startsWith(`${PACKAGE}:index:`) ? token.slice(`${PACKAGE}:index:`.length) : token;
-      const lookup = LOOKUPS[name];
+      const lookup: Lookup<unknown, unknown> | undefined = (
+        LOOKUPS as Record<string, Lookup<unknown, unknown>>
+      )[name];
       if (!lookup) {
         throw new Error(
           `the posthog plugin has no function ${token}; it serves ${Object.keys(LOOKUPS).map(typeToken).join(", ")}`,
@@ -550,7 +527,11 @@ export function pluginProvider(): provider.Provider {
       const secret = secretKeys(inputs);
       let result: Record<string, unknown>;
       try {
-        result = (await lookup.run(reveal(inputs ?? {}) as never, lookupOptions())) as Record<
+        // Checked before any request (a failure names the argument), then read; a list is an object's key (an
+        // invoke's result is an object), as under the SDK's mocks.
+        const args = lookup.check(reveal(inputs ?? {}));
+        const value = await lookup.run(lookupClient(), args);
+        result = (lookup.listKey === undefined ? value : { [lookup.listKey]: value }) as Record<
           string,
           unknown
         >;

@@ -1,10 +1,10 @@
 /**
- * The arguments of each lookup (sdk/lookups.ts): zod schemas, checked before any request or mock call. Loaded by
- * the first lookup, not with the SDK (a program that makes no lookup loads no zod).
+ * The arguments of each lookup (provider/lookups/index.ts): zod schemas, checked before any request or mock call.
+ * Loaded by the first lookup, not with the SDK (a program that makes no lookup loads no zod).
  */
 import { z } from "zod";
-import { InvalidInputError } from "../provider/client/errors";
-import { integerIdInput } from "../provider/framework/inputs";
+import { InvalidInputError } from "../client/errors";
+import { integerIdInput } from "../framework/inputs";
 
 const text = z
   .string({ error: "must be a non-empty string" })
