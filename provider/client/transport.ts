@@ -216,220 +216,355 @@ function isIdempotent(req: HttpRequest): boolean {
   return req.method !== "POST" || req.idempotent === true;
 }
 
-/** Creates the transport for `settings` (pools and the rate limiter are shared process-wide). */
-export function createTransport(settings: Settings): Transport {
+/**
+ * What one transport sends with, made once by {@link createTransport} and handed to each stage: the settings, the
+ * API key in clear (the Bearer token, and what errors are scrubbed of), the scope, the path prefix, the shared pool,
+ * rate limiter and in-flight GETs, the headers, and the count of attempts.
+ */
+interface Sender {
+  settings: Settings;
+  /** The API key in clear: sent as the Bearer token, and scrubbed from every error. */
+  key: string;
+  /** `sha256(key)|origin` (see {@link Transport.scope}). */
+  scope: string;
+  /** The path prefix of a self-hosted PostHog served under one (e.g. `/posthog`), else "". */
+  prefix: string;
+  pool: Pool;
+  /** The client-side rate limiter of the scope; undefined when `rateLimit` is false. */
+  limiter: RateLimiter | undefined;
+  /** Headers of a request without a body, and of one with a JSON body. */
+  baseHeaders: Record<string, string>;
+  jsonHeaders: Record<string, string>;
+  /** In-flight GETs of the scope (see {@link sharedInflight}). */
+  inflight: Map<string, InflightGet>;
+  /** HTTP attempts made so far (retries included). */
+  attempts: number;
+}
+
+/** The {@link Sender} of `settings`: its pool, rate limiter and in-flight GETs are those shared by its scope. */
+function senderFor(settings: Settings): Sender {
   const key = revealApiKey(settings.apiKey);
   const scope = scopeOf(key, settings.host);
   const base = new URL(settings.host);
-  const origin = base.origin;
-  /** The path prefix of a self-hosted PostHog served under one (e.g. `/posthog`), else "". */
-  const prefix = base.pathname.replace(/\/+$/, "");
-  const pool = poolFor(origin, settings.timeouts);
-  const onResponse = (f: Parameters<typeof diagnoseResponse>[1]) => diagnoseResponse(settings, f);
-  const onConnection = (f: Parameters<typeof diagnoseConnection>[1]) => diagnoseConnection(settings, f);
-  const limiter: RateLimiter | undefined =
-    settings.rateLimit === false ? undefined : sharedRateLimiter(scope, settings.rateLimit);
   const baseHeaders = {
     authorization: `Bearer ${key}`,
     "user-agent": userAgent,
     accept: "application/json",
   };
-  const jsonHeaders = { ...baseHeaders, "content-type": "application/json" };
-  const inflight = sharedInflight(scope);
-  let attempts = 0;
+  return {
+    settings,
+    key,
+    scope,
+    prefix: base.pathname.replace(/\/+$/, ""),
+    pool: poolFor(base.origin, settings.timeouts),
+    limiter: settings.rateLimit === false ? undefined : sharedRateLimiter(scope, settings.rateLimit),
+    baseHeaders,
+    jsonHeaders: { ...baseHeaders, "content-type": "application/json" },
+    inflight: sharedInflight(scope),
+    attempts: 0,
+  };
+}
 
-  /**
-   * One attempt. It may wait up to `budgetMs` for the client-side rate limit (adding the time spent to
-   * `waited.ms`), else throws a client-side RateLimitedError without sending.
-   */
-  async function once(
-    req: HttpRequest,
-    url: string,
-    payload: string | null,
-    budgetMs: number,
-    waited: { ms: number },
-  ): Promise<HttpResponse> {
-    if (limiter && !limiter.tryAcquire()) {
-      const now = Date.now();
-      const estimate = limiter.estimateWaitMs(now);
-      if (estimate > budgetMs) {
-        const limits = settings.rateLimit as { perMinute: number; perHour: number };
-        const seconds = Math.ceil(estimate / 1000);
-        throw new RateLimitedError(
-          {
-            method: req.method,
-            path: req.path,
-            code: "client_rate_limit",
-            detail:
-              `client-side rate limit of ${limits.perMinute}/minute and ${limits.perHour}/hour for this key: ` +
-              `next slot in about ${seconds} s, beyond retry.maxTotalWaitMs (no request was sent)`,
-          },
-          seconds,
-          true,
-        );
-      }
-      await limiter.acquire(req.signal);
-      waited.ms += Date.now() - now;
-    }
-    attempts++;
-    let res: Awaited<ReturnType<Pool["request"]>>;
-    let text: string;
-    try {
-      res = await pool.request({
-        method: req.method,
-        path: prefix + url,
-        headers: payload === null ? baseHeaders : jsonHeaders,
-        body: payload,
-        signal: req.signal ?? null,
-      });
-      text = await res.body.text();
-    } catch (err) {
-      if (req.signal?.aborted) throw err;
-      throw fromConnectionFailure(req.method, req.path, err, key, onConnection);
-    }
-    let body: unknown;
-    if (text.length > 0) {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = text;
-      }
-    }
-    if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, body };
-    throw fromResponse({
-      method: req.method,
-      path: req.path,
-      status: res.statusCode,
-      headers: res.headers,
-      body,
-      secret: key,
-      diagnose: (f) => {
-        const location = res.headers.location;
-        return onResponse({ ...f, location: Array.isArray(location) ? location[0] : location });
-      },
-    });
-  }
+/** The retries of one request: what every attempt sends, and the time spent so far. */
+interface RetryRun {
+  req: HttpRequest;
+  /** The path with its query string. */
+  url: string;
+  /** The JSON body, serialized once (every attempt sends the same bytes), or null. */
+  payload: string | null;
+  /** When the first attempt started (epoch ms). */
+  started: number;
+  /** Milliseconds slept between attempts. */
+  slept: number;
+  /** Milliseconds spent waiting for the client-side rate limiter (added to by {@link waitForSlot}). */
+  limiterWait: { ms: number };
+  /** `<scope> <method> <path>`: the key of {@link throttledUntil}. */
+  throttleKey: string;
+}
 
-  async function withRetries(req: HttpRequest): Promise<HttpResponse> {
-    const url = buildUrl(req.path, req.query);
-    // Serialized once: every attempt sends the same bytes, whatever the caller does with its object meanwhile.
-    const payload = req.body === undefined ? null : JSON.stringify(req.body);
-    const { maxAttempts, maxTotalWaitMs, baseDelayMs, maxDelayMs, onRetry } = settings.retry;
-    const limiterWait = { ms: 0 };
-    let slept = 0;
-    const started = Date.now();
-    const throttleKey = `${scope} ${req.method} ${req.path}`;
-    const throttled = throttledUntil.get(throttleKey);
-    if (throttled && throttled.until > started) {
-      // PostHog said this request is refused until then: fail without sending it.
-      throw new RateLimitedError(
-        {
-          method: req.method,
-          path: req.path,
-          // the answer PostHog gave this request earlier, standing until `until` (clientSide: not sent now)
-          status: 429,
-          code: "throttled",
-          detail: `not sent: ${throttled.detail}`,
-          hint: throttled.hint,
-        },
-        Math.ceil((throttled.until - started) / 1000),
-        true,
-      );
-    }
-    for (let attempt = 1; ; attempt++) {
-      let error: PostHogError;
-      try {
-        return await once(req, url, payload, maxTotalWaitMs - slept - limiterWait.ms, limiterWait);
-      } catch (err) {
-        if (!(err instanceof PostHogError)) throw err; // aborted, or a programming error
-        if (err instanceof RateLimitedError && err.clientSide) throw err;
-        error = err;
-      }
-      const waited = slept + limiterWait.ms;
-      if (isMisconfiguredConnection(error)) throw error; // from the settings: neither retried nor ambiguous
-      const retryable =
-        error instanceof RateLimitedError ||
-        (error instanceof ConnectionError && (isIdempotent(req) || error.notSent)) ||
-        (error instanceof ServerError && isIdempotent(req));
-      if (!retryable) {
-        if (!isIdempotent(req) && (error instanceof ServerError || error instanceof ConnectionError)) {
-          throw new AmbiguousWriteError(error);
-        }
-        throw error;
-      }
-      const advisedSeconds =
-        error instanceof RateLimitedError || error instanceof ServerError
-          ? error.retryAfterSeconds
-          : undefined;
-      const delayMs =
-        advisedSeconds !== undefined
-          ? Math.ceil(advisedSeconds * 1000)
-          : Math.floor(Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1)));
-      if (
-        error instanceof RateLimitedError &&
-        advisedSeconds !== undefined &&
-        delayMs > settings.maxRateLimitWaitMs
-      ) {
-        const tooLong = tooLongThrottle(req, error, advisedSeconds, settings);
-        throttledUntil.set(throttleKey, {
-          until: Date.now() + delayMs,
-          detail: tooLong.detail ?? "",
-          hint: tooLong.hint ?? "",
-        });
-        throw tooLong;
-      }
-      if (attempt >= maxAttempts || waited + delayMs > maxTotalWaitMs) throw error;
-      // No connection at all: keep trying only within the connect timeout (a closed port fails within it).
-      if (isConnectFailure(error) && Date.now() - started + delayMs > settings.timeouts.connectMs)
-        throw error;
-      if (limiter && error instanceof RateLimitedError) limiter.blockUntil(Date.now() + delayMs);
-      onRetry?.({
+/**
+ * Waits for the next slot of the client-side rate limiter when it comes within `budgetMs` (milliseconds), adding the
+ * time spent to `waited.ms`.
+ * @throws RateLimitedError (client side: no request was sent) when the next slot is beyond `budgetMs`
+ */
+async function waitForSlot(
+  s: Sender,
+  limiter: RateLimiter,
+  req: HttpRequest,
+  budgetMs: number,
+  waited: { ms: number },
+): Promise<void> {
+  const now = Date.now();
+  const estimate = limiter.estimateWaitMs(now);
+  if (estimate > budgetMs) {
+    const limits = s.settings.rateLimit as { perMinute: number; perHour: number };
+    const seconds = Math.ceil(estimate / 1000);
+    throw new RateLimitedError(
+      {
         method: req.method,
         path: req.path,
-        attempt,
-        delayMs,
-        reason:
-          error.status !== undefined
-            ? String(error.status)
-            : ((error as ConnectionError).errorCode ?? "connection"),
-        serverAdvised: advisedSeconds !== undefined,
-      });
-      slept += delayMs;
-      if (delayMs > 0) await sleep(delayMs, undefined, req.signal ? { signal: req.signal } : undefined);
+        code: "client_rate_limit",
+        detail:
+          `client-side rate limit of ${limits.perMinute}/minute and ${limits.perHour}/hour for this key: ` +
+          `next slot in about ${seconds} s, beyond retry.maxTotalWaitMs (no request was sent)`,
+      },
+      seconds,
+      true,
+    );
+  }
+  await limiter.acquire(req.signal);
+  waited.ms += Date.now() - now;
+}
+
+/**
+ * One attempt of `run`. It may wait for the client-side rate limit as long as the retries' time left
+ * (`retry.maxTotalWaitMs` less the time slept and waited), else throws a client-side RateLimitedError without
+ * sending.
+ * @returns the 2xx answer; @throws the PostHogError of any other answer or of the connection
+ */
+async function once(s: Sender, run: RetryRun): Promise<HttpResponse> {
+  const { req, url, payload } = run;
+  const budgetMs = s.settings.retry.maxTotalWaitMs - run.slept - run.limiterWait.ms;
+  if (s.limiter && !s.limiter.tryAcquire()) await waitForSlot(s, s.limiter, req, budgetMs, run.limiterWait);
+  s.attempts++;
+  let res: Awaited<ReturnType<Pool["request"]>>;
+  let text: string;
+  try {
+    res = await s.pool.request({
+      method: req.method,
+      path: s.prefix + url,
+      headers: payload === null ? s.baseHeaders : s.jsonHeaders,
+      body: payload,
+      signal: req.signal ?? null,
+    });
+    text = await res.body.text();
+  } catch (err) {
+    if (req.signal?.aborted) throw err;
+    throw fromConnectionFailure(req.method, req.path, err, s.key, (f) => diagnoseConnection(s.settings, f));
+  }
+  return answerOf(s, req, res, text);
+}
+
+/**
+ * The answer of `req` from its status, headers and body text (JSON when it parses, else the text; undefined when
+ * empty).
+ * @returns the 2xx answer; @throws the PostHogError of any other status (see `fromResponse`)
+ */
+function answerOf(
+  s: Sender,
+  req: HttpRequest,
+  res: Awaited<ReturnType<Pool["request"]>>,
+  text: string,
+): HttpResponse {
+  let body: unknown;
+  if (text.length > 0) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
     }
   }
+  if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, body };
+  throw fromResponse({
+    method: req.method,
+    path: req.path,
+    status: res.statusCode,
+    headers: res.headers,
+    body,
+    secret: s.key,
+    diagnose: (f) => {
+      const location = res.headers.location;
+      return diagnoseResponse(s.settings, {
+        ...f,
+        location: Array.isArray(location) ? location[0] : location,
+      });
+    },
+  });
+}
 
+/**
+ * The retries of `req`, before its first attempt.
+ * @throws RateLimitedError (client side: not sent) when PostHog said earlier that this request is refused until a
+ *   time not yet reached (see {@link throttledUntil})
+ */
+function startRetries(s: Sender, req: HttpRequest): RetryRun {
+  const url = buildUrl(req.path, req.query);
+  // Serialized once: every attempt sends the same bytes, whatever the caller does with its object meanwhile.
+  const payload = req.body === undefined ? null : JSON.stringify(req.body);
+  const started = Date.now();
+  const throttleKey = `${s.scope} ${req.method} ${req.path}`;
+  const throttled = throttledUntil.get(throttleKey);
+  if (throttled && throttled.until > started) {
+    // PostHog said this request is refused until then: fail without sending it.
+    throw new RateLimitedError(
+      {
+        method: req.method,
+        path: req.path,
+        // the answer PostHog gave this request earlier, standing until `until` (clientSide: not sent now)
+        status: 429,
+        code: "throttled",
+        detail: `not sent: ${throttled.detail}`,
+        hint: throttled.hint,
+      },
+      Math.ceil((throttled.until - started) / 1000),
+      true,
+    );
+  }
+  return { req, url, payload, started, slept: 0, limiterWait: { ms: 0 }, throttleKey };
+}
+
+/** The wait PostHog advised for a retry, in seconds (`Retry-After` or a 429's body), if any. */
+function advisedSecondsOf(error: PostHogError): number | undefined {
+  return error instanceof RateLimitedError || error instanceof ServerError
+    ? error.retryAfterSeconds
+    : undefined;
+}
+
+/**
+ * Throws `error` when no retry may follow it: a connection misconfigured by the settings, or an error the request's
+ * method may not retry (a write that may have been applied becomes an AmbiguousWriteError).
+ */
+function throwUnlessRetryable(req: HttpRequest, error: PostHogError): void {
+  if (isMisconfiguredConnection(error)) throw error; // from the settings: neither retried nor ambiguous
+  const retryable =
+    error instanceof RateLimitedError ||
+    (error instanceof ConnectionError && (isIdempotent(req) || error.notSent)) ||
+    (error instanceof ServerError && isIdempotent(req));
+  if (!retryable) {
+    if (!isIdempotent(req) && (error instanceof ServerError || error instanceof ConnectionError)) {
+      throw new AmbiguousWriteError(error);
+    }
+    throw error;
+  }
+}
+
+/**
+ * The wait before the attempt after `attempt`, which failed with `error`, in milliseconds: PostHog's, else a full
+ * jitter backoff.
+ * @throws `error` (or AmbiguousWriteError) when it is not retried, when `maxAttempts` or `maxTotalWaitMs` is
+ *   reached, or when a connection is still refused at the connect timeout; a RateLimitedError naming the budget
+ *   (remembered in {@link throttledUntil}) when PostHog's wait is beyond `maxRateLimitWaitMs`
+ */
+function retryDelayMs(s: Sender, run: RetryRun, error: PostHogError, attempt: number): number {
+  const { maxAttempts, maxTotalWaitMs, baseDelayMs, maxDelayMs } = s.settings.retry;
+  const waited = run.slept + run.limiterWait.ms;
+  throwUnlessRetryable(run.req, error);
+  const advisedSeconds = advisedSecondsOf(error);
+  const delayMs =
+    advisedSeconds !== undefined
+      ? Math.ceil(advisedSeconds * 1000)
+      : Math.floor(Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1)));
+  if (
+    error instanceof RateLimitedError &&
+    advisedSeconds !== undefined &&
+    delayMs > s.settings.maxRateLimitWaitMs
+  ) {
+    const tooLong = tooLongThrottle(run.req, error, advisedSeconds, s.settings);
+    throttledUntil.set(run.throttleKey, {
+      until: Date.now() + delayMs,
+      detail: tooLong.detail ?? "",
+      hint: tooLong.hint ?? "",
+    });
+    throw tooLong;
+  }
+  if (attempt >= maxAttempts || waited + delayMs > maxTotalWaitMs) throw error;
+  // No connection at all: keep trying only within the connect timeout (a closed port fails within it).
+  if (isConnectFailure(error) && Date.now() - run.started + delayMs > s.settings.timeouts.connectMs)
+    throw error;
+  return delayMs;
+}
+
+/**
+ * Before waiting `delayMs` to retry after `attempt` failed with `error`: a 429 blocks the scope's rate limiter for
+ * that long, `retry.onRetry` is told, and the wait counts in `run.slept`.
+ */
+function announceRetry(
+  s: Sender,
+  run: RetryRun,
+  error: PostHogError,
+  attempt: number,
+  delayMs: number,
+): void {
+  const { req } = run;
+  if (s.limiter && error instanceof RateLimitedError) s.limiter.blockUntil(Date.now() + delayMs);
+  s.settings.retry.onRetry?.({
+    method: req.method,
+    path: req.path,
+    attempt,
+    delayMs,
+    reason:
+      error.status !== undefined
+        ? String(error.status)
+        : ((error as ConnectionError).errorCode ?? "connection"),
+    serverAdvised: advisedSecondsOf(error) !== undefined,
+  });
+  run.slept += delayMs;
+}
+
+/**
+ * Sends `req`, retrying by the rules of this module (see its docstring).
+ * @returns the 2xx answer; @throws the last PostHogError, AmbiguousWriteError, a client-side RateLimitedError, or
+ *   the abort of `req.signal`
+ */
+async function withRetries(s: Sender, req: HttpRequest): Promise<HttpResponse> {
+  const run = startRetries(s, req);
+  for (let attempt = 1; ; attempt++) {
+    let error: PostHogError;
+    try {
+      return await once(s, run);
+    } catch (err) {
+      if (!(err instanceof PostHogError)) throw err; // aborted, or a programming error
+      if (err instanceof RateLimitedError && err.clientSide) throw err;
+      error = err;
+    }
+    const delayMs = retryDelayMs(s, run, error, attempt);
+    announceRetry(s, run, error, attempt, delayMs);
+    if (delayMs > 0) await sleep(delayMs, undefined, req.signal ? { signal: req.signal } : undefined);
+  }
+}
+
+/**
+ * Sends `req` with {@link withRetries}, sharing a GET (without a signal) with an identical one in flight in the
+ * scope: a joiner gets its own copy of the answer. A write, once settled, stops the in-flight GETs of its path or
+ * its list from being shared.
+ */
+function sendShared(s: Sender, req: HttpRequest): Promise<HttpResponse> {
+  const { inflight } = s;
+  if (req.method !== "GET") {
+    // A GET sent after this write settles must not join a GET that started before it (it could miss
+    // the write): once the write settles, in-flight GETs of the same path or its list stop being shared.
+    const forget = () => {
+      for (const [id, entry] of inflight) if (pathsOverlap(req.path, entry.path)) inflight.delete(id);
+    };
+    return withRetries(s, req).finally(forget);
+  }
+  if (req.signal) return withRetries(s, req);
+  const id = buildUrl(req.path, req.query);
+  const pending = inflight.get(id);
+  // A joiner gets its own copy of the body: zod's output (parseResponse) shares the values it does not
+  // check (a loose object's unknown keys, `z.unknown()` fields) with the body it was given.
+  if (pending) return pending.promise.then(copyOf);
+  const entry = { path: req.path, promise: withRetries(s, req) };
+  entry.promise
+    .finally(() => {
+      if (inflight.get(id) === entry) inflight.delete(id);
+    })
+    .catch(() => {});
+  inflight.set(id, entry);
+  return entry.promise;
+}
+
+/** Creates the transport for `settings` (pools and the rate limiter are shared process-wide). */
+export function createTransport(settings: Settings): Transport {
+  const s = senderFor(settings);
   return {
-    send(req) {
-      if (req.method !== "GET") {
-        // A GET sent after this write settles must not join a GET that started before it (it could miss
-        // the write): once the write settles, in-flight GETs of the same path or its list stop being shared.
-        const forget = () => {
-          for (const [id, entry] of inflight) if (pathsOverlap(req.path, entry.path)) inflight.delete(id);
-        };
-        return withRetries(req).finally(forget);
-      }
-      if (req.signal) return withRetries(req);
-      const id = buildUrl(req.path, req.query);
-      const pending = inflight.get(id);
-      // A joiner gets its own copy of the body: zod's output (parseResponse) shares the values it does not
-      // check (a loose object's unknown keys, `z.unknown()` fields) with the body it was given.
-      if (pending) return pending.promise.then(copyOf);
-      const entry = { path: req.path, promise: withRetries(req) };
-      entry.promise
-        .finally(() => {
-          if (inflight.get(id) === entry) inflight.delete(id);
-        })
-        .catch(() => {});
-      inflight.set(id, entry);
-      return entry.promise;
-    },
+    send: (req) => sendShared(s, req),
     get queued() {
-      return limiter?.queued ?? 0;
+      return s.limiter?.queued ?? 0;
     },
-    scope,
+    scope: s.scope,
     get attempts() {
-      return attempts;
+      return s.attempts;
     },
   };
 }
