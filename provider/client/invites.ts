@@ -126,10 +126,13 @@ export type InviteFindParams = OrgParams &
 const listPath = (ctx: ClientContext, p: OrgParams | undefined) =>
   path`/api/organizations/${ctx.org(p)}/invites/`;
 
-/** Operations on invites. */
-export function invites(ctx: ClientContext) {
+/**
+ * The requests on invites, one each: `list`/`iterate`/`all`, `create`, `bulkCreate`, `delete` and `find` (see
+ * {@link invites}, which adds `createCoalesced`).
+ */
+function inviteOperations(ctx: ClientContext) {
   const reads = listOperations(ctx, (p?: OrgParams & PageParams) => listPath(ctx, p), InviteSchema);
-  const api = {
+  return {
     /** GET `/api/organizations/:organization_id/invites/` (organization_member:read): `list` (one page), `iterate`, `all`. */
     ...reads,
     /**
@@ -183,65 +186,133 @@ export function invites(ctx: ClientContext) {
       return items.find((i) => typeof i.target_email === "string" && i.target_email.toLowerCase() === email);
     },
   };
+}
 
-  /** Settles `item` with the answer of its own POST `…/invites/`. */
-  const sendAlone = (p: OrgParams, item: QueuedInvite): Promise<void> =>
-    api.create({ ...p, body: item.body }).then(item.resolve, item.reject);
+/** What sends the invites `createCoalesced` queued: the client's context and its requests on invites. */
+interface InviteSender {
+  ctx: ClientContext;
+  api: ReturnType<typeof inviteOperations>;
+}
 
-  /**
-   * Sends `items` (1 to 20 invites of one organization): one alone as POST `…/invites/`, more as one POST
-   * `…/invites/bulk/`, each caller getting its own invite from the answer. When PostHog refuses the bulk:
-   * - 400 (one invite is invalid, e.g. already a member: PostHog validates all before saving any, so none was
-   *   made): each is sent alone, for its own answer;
-   * - 429 beyond `maxRateLimitWaitMs` (the invites do not all fit the organization's budget): each is sent alone,
-   *   one after another, so those that fit are sent and the others fail with the budget's error (unsent once
-   *   PostHog has named the time it frees);
-   * - anything else (a lost answer, 403, …): every caller gets that error (a lost answer: each looks for its own).
-   */
-  async function sendBatch(p: OrgParams, items: QueuedInvite[]): Promise<void> {
-    const [only] = items;
-    if (only && items.length === 1) return sendAlone(p, only);
-    let answer: Invite[] | undefined;
-    try {
-      answer = await api.bulkCreate({ ...p, body: items.map((i) => i.body) });
-    } catch (e) {
-      if (e instanceof ValidationError) {
-        await Promise.all(items.map((item) => sendAlone(p, item)));
-      } else if (e instanceof RateLimitedError) {
-        for (const item of items) await sendAlone(p, item);
-      } else {
-        for (const item of items) item.reject(e);
-      }
-      return;
+/** Settles `item` with the answer of its own POST `…/invites/`. */
+const sendAlone = (s: InviteSender, p: OrgParams, item: QueuedInvite): Promise<void> =>
+  s.api.create({ ...p, body: item.body }).then(item.resolve, item.reject);
+
+/**
+ * Sends `items` (1 to 20 invites of one organization): one alone as POST `…/invites/`, more as one POST
+ * `…/invites/bulk/`, each caller getting its own invite from the answer. When PostHog refuses the bulk:
+ * - 400 (one invite is invalid, e.g. already a member: PostHog validates all before saving any, so none was
+ *   made): each is sent alone, for its own answer;
+ * - 429 beyond `maxRateLimitWaitMs` (the invites do not all fit the organization's budget): each is sent alone,
+ *   one after another, so those that fit are sent and the others fail with the budget's error (unsent once
+ *   PostHog has named the time it frees);
+ * - anything else (a lost answer, 403, …): every caller gets that error (a lost answer: each looks for its own).
+ */
+async function sendBatch(s: InviteSender, p: OrgParams, items: QueuedInvite[]): Promise<void> {
+  const [only] = items;
+  if (only && items.length === 1) return sendAlone(s, p, only);
+  let answer: Invite[] | undefined;
+  try {
+    answer = await s.api.bulkCreate({ ...p, body: items.map((i) => i.body) });
+  } catch (e) {
+    if (e instanceof ValidationError) {
+      await Promise.all(items.map((item) => sendAlone(s, p, item)));
+    } else if (e instanceof RateLimitedError) {
+      for (const item of items) await sendAlone(s, p, item);
+    } else {
+      for (const item of items) item.reject(e);
     }
-    const byEmail = new Map<string, Invite>();
-    for (const invite of answer ?? []) {
-      if (typeof invite.target_email === "string") byEmail.set(invite.target_email.toLowerCase(), invite);
-    }
-    await Promise.all(
-      items.map(async (item) => {
-        try {
-          // The seed's bulk answers "200, no body": each invite is then read from the list (one shared read).
-          const invite = byEmail.get(item.email) ?? (await api.find({ ...p, email: item.email }));
-          if (invite) return item.resolve(invite);
-          item.reject(
-            new UnexpectedResponseError({
-              method: "POST",
-              path: path`/api/organizations/${ctx.org(p)}/invites/bulk/`,
-              status: answer === undefined ? 200 : 201,
-              detail: `neither the answer nor the invite list shows the invite for ${item.email}`,
-              hint: "run `pulumi refresh`, then `pulumi up` again",
-            }),
-          );
-        } catch (e) {
-          item.reject(e);
-        }
-      }),
-    );
+    return;
   }
+  await settleFromBulk(s, p, items, answer);
+}
 
+/**
+ * Settles each of `items` with its invite from the bulk request's `answer` (by e-mail), or, when the answer holds
+ * none (the seed's "200, no body"), from the invite list (one shared read); an invite found in neither gets an
+ * UnexpectedResponseError, a failed list read its error.
+ */
+async function settleFromBulk(
+  s: InviteSender,
+  p: OrgParams,
+  items: QueuedInvite[],
+  answer: Invite[] | undefined,
+): Promise<void> {
+  const byEmail = new Map<string, Invite>();
+  for (const invite of answer ?? []) {
+    if (typeof invite.target_email === "string") byEmail.set(invite.target_email.toLowerCase(), invite);
+  }
+  await Promise.all(
+    items.map(async (item) => {
+      try {
+        // The seed's bulk answers "200, no body": each invite is then read from the list (one shared read).
+        const invite = byEmail.get(item.email) ?? (await s.api.find({ ...p, email: item.email }));
+        if (invite) return item.resolve(invite);
+        item.reject(
+          new UnexpectedResponseError({
+            method: "POST",
+            path: path`/api/organizations/${s.ctx.org(p)}/invites/bulk/`,
+            status: answer === undefined ? 200 : 201,
+            detail: `neither the answer nor the invite list shows the invite for ${item.email}`,
+            hint: "run `pulumi refresh`, then `pulumi up` again",
+          }),
+        );
+      } catch (e) {
+        item.reject(e);
+      }
+    }),
+  );
+}
+
+/**
+ * Sends `batch` (queued under `key`, for organization `org`) now: it stops collecting, each invite's `beforeSend`
+ * runs (one that throws is rejected with that error and not sent), and the others go in one {@link sendBatch}.
+ */
+function flushBatch(s: InviteSender, key: string, org: string, batch: InviteBatch): void {
+  clearTimeout(batch.timer);
+  if (inviteBatches.get(key) === batch) inviteBatches.delete(key);
+  const ready = batch.items.filter((item) => {
+    try {
+      item.beforeSend?.();
+      return true;
+    } catch (e) {
+      item.reject(e);
+      return false;
+    }
+  });
+  if (ready.length > 0) void sendBatch(s, { organizationId: org }, ready);
+}
+
+/**
+ * Queues `item` in the batch of `key` (organization `org`): a batch already holding its e-mail is sent first and a
+ * new one started; the batch is sent once it holds {@link MAX_INVITES_PER_BULK} invites, else when no invite has
+ * joined it for {@link INVITE_BATCH_WINDOW_MS} or {@link INVITE_BATCH_MAX_WAIT_MS} after its first.
+ */
+function queueInvite(s: InviteSender, key: string, org: string, item: QueuedInvite): void {
+  let batch = inviteBatches.get(key);
+  if (batch?.items.some((i) => i.email === item.email)) {
+    flushBatch(s, key, org, batch);
+    batch = undefined;
+  }
+  if (!batch) {
+    batch = { items: [], first: Date.now(), timer: undefined };
+    inviteBatches.set(key, batch);
+  }
+  const current = batch;
+  current.items.push(item);
+  clearTimeout(current.timer);
+  if (current.items.length >= MAX_INVITES_PER_BULK) flushBatch(s, key, org, current);
+  else {
+    const wait = Math.min(INVITE_BATCH_WINDOW_MS, current.first + INVITE_BATCH_MAX_WAIT_MS - Date.now());
+    current.timer = setTimeout(() => flushBatch(s, key, org, current), Math.max(0, wait));
+  }
+}
+
+/** Operations on invites: the requests of {@link inviteOperations}, and `createCoalesced`. */
+export function invites(ctx: ClientContext) {
+  const sender: InviteSender = { ctx, api: inviteOperations(ctx) };
   return {
-    ...api,
+    ...sender.api,
     /**
      * Creates one invite like `create`, sharing one POST `…/invites/bulk/` with the other invites of the same
      * organization created within {@link INVITE_BATCH_WINDOW_MS} of each other by any client of the process with
@@ -251,7 +322,7 @@ export function invites(ctx: ClientContext) {
      * before the request leaves: when it throws, that invite is not sent and its caller gets the error.
      * @returns the created invite, as `create` does.
      * @throws InvalidInputError (before anything is queued); the errors of `create`, each caller its own (see
-     *   the 400 and 429 fallbacks of the bulk request above); AmbiguousWriteError for every invite of a bulk
+     *   the 400 and 429 fallbacks of {@link sendBatch}); AmbiguousWriteError for every invite of a bulk
      *   request whose answer was lost.
      */
     createCoalesced: (
@@ -262,40 +333,7 @@ export function invites(ctx: ClientContext) {
       const key = `${ctx.transport.scope} ${org}`;
       const email = body.target_email.toLowerCase();
       return new Promise<Invite>((resolve, reject) => {
-        const flush = (batch: InviteBatch) => {
-          clearTimeout(batch.timer);
-          if (inviteBatches.get(key) === batch) inviteBatches.delete(key);
-          const ready = batch.items.filter((item) => {
-            try {
-              item.beforeSend?.();
-              return true;
-            } catch (e) {
-              item.reject(e);
-              return false;
-            }
-          });
-          if (ready.length > 0) void sendBatch({ organizationId: org }, ready);
-        };
-        let batch = inviteBatches.get(key);
-        if (batch?.items.some((i) => i.email === email)) {
-          flush(batch);
-          batch = undefined;
-        }
-        if (!batch) {
-          batch = { items: [], first: Date.now(), timer: undefined };
-          inviteBatches.set(key, batch);
-        }
-        const current = batch;
-        current.items.push({ body, email, resolve, reject, beforeSend: p.beforeSend });
-        clearTimeout(current.timer);
-        if (current.items.length >= MAX_INVITES_PER_BULK) flush(current);
-        else {
-          const wait = Math.min(
-            INVITE_BATCH_WINDOW_MS,
-            current.first + INVITE_BATCH_MAX_WAIT_MS - Date.now(),
-          );
-          current.timer = setTimeout(() => flush(current), Math.max(0, wait));
-        }
+        queueInvite(sender, key, org, { body, email, resolve, reject, beforeSend: p.beforeSend });
       });
     },
   };
