@@ -38,6 +38,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { RULES } from "../provider/apps/governance/rules";
+import { resourceOf } from "../provider/resources/index";
 import { EXAMPLES, exampleOf, examplesPart, type PackageSchema } from "./examples";
 
 /** The repository root: tools/.. from the source, dist/tools/../.. from the build. */
@@ -185,70 +186,9 @@ function constInitializer(sf: ts.SourceFile, name: string): ts.Expression | unde
   return undefined;
 }
 
-/** The string elements of an array literal; spreads of same-file constant arrays are followed. */
-function stringsOf(e: ts.Expression, sf: ts.SourceFile, where: string): string[] {
-  if (!ts.isArrayLiteralExpression(e)) return fail(`${where}: expected an array literal`);
-  return e.elements.flatMap((el) => {
-    if (ts.isStringLiteral(el)) return [el.text];
-    if (ts.isSpreadElement(el) && ts.isIdentifier(el.expression)) {
-      const inner = constInitializer(sf, el.expression.text);
-      if (inner) return stringsOf(inner, sf, `${where} (...${el.expression.text})`);
-    }
-    return fail(`${where}: expected string literals or spreads of constant arrays, got ${el.getText(sf)}`);
-  });
-}
-
-/** The groups of `<Name>ExclusiveInputs = [{kind, keys: [...]}, …] as const`, if declared. */
-function groupsOf(sf: ts.SourceFile, name: string): Group[] {
-  const e = constInitializer(sf, `${name}ExclusiveInputs`);
-  if (!e) return [];
-  const where = `${sf.fileName}: ${name}ExclusiveInputs`;
-  if (!ts.isArrayLiteralExpression(e)) return fail(`${where}: expected an array literal`);
-  return e.elements.map((el) => {
-    if (!ts.isObjectLiteralExpression(el)) return fail(`${where}: expected {kind, keys} objects`);
-    let kind: string | undefined;
-    let keys: string[] | undefined;
-    for (const p of el.properties) {
-      if (!ts.isPropertyAssignment(p) || !ts.isIdentifier(p.name)) continue;
-      if (p.name.text === "kind" && ts.isStringLiteral(p.initializer)) kind = p.initializer.text;
-      if (p.name.text === "keys") keys = stringsOf(p.initializer, sf, `${where}.keys`);
-    }
-    if ((kind !== "exactlyOne" && kind !== "atMostOne") || !keys || keys.length < 2)
-      return fail(`${where}: expected kind "exactlyOne" or "atMostOne" and at least two keys`);
-    return { kind, keys };
-  });
-}
-
-/** `replaceOnChanges` and `update` of the `defineResource({…})` call of a resource file. */
-function lifecycleOf(sf: ts.SourceFile): {
-  replaceOnChanges: string[];
-  hasUpdate: boolean;
-  deleteBeforeReplace: boolean;
-} {
-  let def: ts.ObjectLiteralExpression | undefined;
-  const visit = (n: ts.Node): void => {
-    if (def) return;
-    if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && n.expression.text === "defineResource") {
-      const arg = n.arguments[0];
-      if (arg && ts.isObjectLiteralExpression(arg)) def = arg;
-      return;
-    }
-    ts.forEachChild(n, visit);
-  };
-  visit(sf);
-  if (!def) return fail(`${sf.fileName}: no defineResource({…}) call`);
-  let replaceOnChanges: string[] = [];
-  let hasUpdate = false;
-  let deleteBeforeReplace = false;
-  for (const p of def.properties) {
-    const key = p.name && ts.isIdentifier(p.name) ? p.name.text : undefined;
-    if (key === "update") hasUpdate = true;
-    if (key === "deleteBeforeReplace" && ts.isPropertyAssignment(p))
-      deleteBeforeReplace = p.initializer.kind === ts.SyntaxKind.TrueKeyword;
-    if (key === "replaceOnChanges" && ts.isPropertyAssignment(p))
-      replaceOnChanges = stringsOf(p.initializer, sf, `${sf.fileName}: replaceOnChanges`);
-  }
-  return { replaceOnChanges, hasUpdate, deleteBeforeReplace };
+/** The card of resource `name` (provider/resources/index.ts). */
+function cardOf(name: string) {
+  return resourceOf(name)?.card ?? fail(`no resource ${name} in provider/resources/index.ts`);
 }
 
 /** `dashboard-collaborator` → `DashboardCollaborator`. */
@@ -386,7 +326,8 @@ export function readResources(root = ROOT): ResourceInfo[] {
     }
     if (props.size !== inputs.length)
       fail(`${r.name}: z.input has properties ${[...props.keys()].join(", ")}, the literal ${inputs.length}`);
-    const groups = groupsOf(r.sf, r.name);
+    const card = cardOf(r.name);
+    const groups: Group[] = card.exclusiveInputs.map((g) => ({ kind: g.kind, keys: [...g.keys] }));
     for (const g of groups)
       for (const k of g.keys)
         if (!props.has(k)) fail(`${r.file}: ${r.name}ExclusiveInputs names ${k}, not an input`);
@@ -397,7 +338,11 @@ export function readResources(root = ROOT): ResourceInfo[] {
         `${r.file}: ${r.name}OutputsSchema lacks the input(s) ${missing.join(", ")}: the provider returns every ` +
           "input as an output; declare each (its type as the provider returns it) with its JSDoc",
       );
-    const life = lifecycleOf(r.sf);
+    const life = {
+      replaceOnChanges: [...(card.replaceOnChanges ?? [])],
+      hasUpdate: card.update !== undefined,
+      deleteBeforeReplace: card.deleteBeforeReplace === true,
+    };
     return {
       name: r.name,
       kebab: r.kebab,

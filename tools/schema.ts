@@ -282,11 +282,11 @@ const paragraphs = (lines: readonly string[]) =>
     .map((p) => p.replace(/\s*\n\s*/g, " ").trim())
     .join("\n\n");
 
-/** The text of the first JSDoc comment of a file (the resource module's description). */
-function moduleDoc(file: string): string {
-  const m = /\/\*\*([\s\S]*?)\*\//.exec(readFileSync(file, "utf8"));
-  const lines = (m?.[1] ?? "").split("\n").map((l) => l.replace(/^\s*\* ?/, ""));
-  return lines.join("\n").trim();
+/** The description of resource `name`, from its card (provider/resources/<kebab>.ts). */
+function cardDescription(name: string): string {
+  const r = resources.resourceOf(name);
+  if (!r) throw new Error(`schema: no resource ${name} in provider/resources/index.ts`);
+  return r.card.description;
 }
 
 /** JSDoc of the declarations of a TypeScript file: `<name>` (functions, interfaces, consts) and `<name>.<member>`. */
@@ -571,9 +571,8 @@ export function packageSchema(root = ROOT): Json {
         ...(secret.has(o.name) ? { secret: true } : {}),
       };
     }
-    const file = join(root, "provider", "resources", `${info.kebab}.ts`);
     out[typeToken(name)] = {
-      description: moduleDoc(file),
+      description: cardDescription(name),
       inputProperties,
       requiredInputs: (js.required ?? []) as string[],
       properties,

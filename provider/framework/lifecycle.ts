@@ -37,7 +37,7 @@ import {
   NotFoundError,
   type PostHogClient,
 } from "../client";
-import { announceAdoption } from "./adoption";
+import { type AdoptionProbe, announceAdoption } from "./adoption";
 import {
   byId,
   type Claimant,
@@ -336,6 +336,8 @@ export interface ResourceDefinition<S extends z.ZodType<Record<string, unknown>>
   driftShown?: (outs: O) => Record<string, unknown> | undefined;
   /** Updates in place; absent means every change replaces. */
   update?(api: PostHogClient, id: string, olds: O, news: z.output<S>): Promise<O>;
+  /** What a preview says the create will adopt (provider/framework/adoption.ts); absent: nothing. */
+  adoption?: AdoptionProbe;
   /**
    * What the policy pack may need of this resource's object when another resource refers to it (a Dashboard's name
    * and tags, for a DashboardSharing's allow list), from its inputs or outputs: recorded for this run by `diff` (the
@@ -577,7 +579,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
     const api = await checkSettings(previewing || proving);
     if (api && previewing && !established) {
       sayScopesUnproven();
-      await announceAdoption(def.name, nameOf(def.name, inputs), api, inputs);
+      await announceAdoption(def.adoption, def.name, nameOf(def.name, inputs), api, inputs);
     }
   };
 

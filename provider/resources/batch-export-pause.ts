@@ -1,18 +1,12 @@
 /**
  * BatchExportPause: keeps a batch export paused (or unpaused).
- * API: GET `/api/organizations/:organization_id/batch_exports/:id/`, POST `…/:id/pause/` and `…/:id/unpause/`.
- *
- * The id is the batch export's id. Create records whether the export was paused (`pausedBefore`), then
- * pauses or unpauses it; update does the same; `pulumi import` records it as found; delete restores the state
- * found before Pulumi took over, with no write when the export is so already. A create
- * whose run was killed leaves `pausedBefore` in the provider's create journal, so the next
- * create records what was found before the first one, not its own pause. When `pausedBefore` is unknown (not in
- * the state), delete leaves the export as it is and says so.
- * Refresh shows someone unpausing it as drift; the next `up` pauses it again.
+ * The whole description is the card's (`batchExportPause.card.description`), which schema.json and the SDK class take.
  */
 import { z } from "zod";
 import { AmbiguousWriteError, type BatchExport, type PostHogClient } from "../client";
-import { defineResource, listedOrRetrieved } from "../framework/lifecycle";
+import { known } from "../framework/adoption";
+import { resource, UUID } from "../framework/card";
+import { listedOrRetrieved } from "../framework/lifecycle";
 import { beginCreate, journalContext } from "../framework/lost-create";
 
 /** Inputs of a BatchExportPause. */
@@ -73,12 +67,49 @@ async function setPaused(
   return api.batchExports.retrieve({ id });
 }
 
-/** The BatchExportPause provider. */
-export const batchExportPauseProvider = defineResource<
+/** The BatchExportPause resource: its card (everything about it) and its provider. */
+export const batchExportPause = resource<
   typeof BatchExportPauseInputsSchema,
-  BatchExportPauseOutputs
+  BatchExportPauseOutputs,
+  "BatchExportPause"
 >({
   name: "BatchExportPause",
+  description: [
+    "BatchExportPause: keeps a batch export paused (or unpaused).",
+    "API: GET `/api/organizations/:organization_id/batch_exports/:id/`, POST `\u2026/:id/pause/` and `\u2026/:id/unpause/`.",
+    "",
+    "The id is the batch export's id. Create records whether the export was paused (`pausedBefore`), then",
+    "pauses or unpauses it; update does the same; `pulumi import` records it as found; delete restores the state",
+    "found before Pulumi took over, with no write when the export is so already. A create",
+    "whose run was killed leaves `pausedBefore` in the provider's create journal, so the next",
+    "create records what was found before the first one, not its own pause. When `pausedBefore` is unknown (not in",
+    "the state), delete leaves the export as it is and says so.",
+    "Refresh shows someone unpausing it as drift; the next `up` pauses it again.",
+  ].join("\n"),
+  outputs: BatchExportPauseOutputsSchema,
+  secretOutputs: [],
+  exclusiveInputs: [],
+  importId: {
+    form: "<batchExportId> (a UUID)",
+    pattern: new RegExp(`^(${UUID})$`),
+    parse: (m) => ({ id: m[1] ?? "", props: {} }),
+    object: (m) => `BatchExportPause ${m[1]}`,
+  },
+  adoption: {
+    // A BatchExportPause always takes over an existing batch export: GET `…/batch_exports/:id/`.
+    async probe(api, inputs) {
+      if (!known(inputs.batchExportId)) return undefined;
+      const b = await api.batchExports.retrieve({ id: String(inputs.batchExportId) });
+      return {
+        kind: "batch export",
+        id: b.id,
+        name: b.name ?? "",
+        by: "a BatchExportPause always takes over an existing batch export",
+        note: b.paused ? "paused now" : "running now",
+      };
+    },
+  },
+  records: { adopted: false, found: { found: "pausedBefore", from: "paused" } },
   inputs: BatchExportPauseInputsSchema,
   identity: (v) =>
     typeof v.batchExportId === "string"

@@ -1,14 +1,6 @@
 /**
  * DashboardCollaborator: gives a user edit access to a dashboard whose restriction level is 37 (only
- * collaborators can edit).
- * API: `/api/projects/:project_id/dashboards/:dashboard_id/collaborators/` (GET list, POST add,
- * DELETE `:user__uuid/`).
- *
- * The id is `<dashboardId>/<userUuid>`. The level is always 37 (the only one PostHog accepts); there is no
- * update, every change replaces. Adding a user who already is a collaborator adopts them (no error, no
- * duplicate). When the dashboard's restriction level does not allow collaborators, create fails with a
- * clear error saying to set `restrictionLevel: 37` on the Dashboard. A collaborator taken in by `pulumi import`
- * (`adopted: true`) is left as found on destroy; any other is removed.
+ * The whole description is the card's (`dashboardCollaborator.card.description`), which schema.json and the SDK class take.
  */
 import { z } from "zod";
 import {
@@ -19,8 +11,9 @@ import {
   ValidationError,
 } from "../client";
 import type { Adopted } from "../framework/bookkeeping";
+import { resource, UUID } from "../framework/card";
 import { dashboardIdInput } from "../framework/inputs";
-import { defineResource, ProjectIdInput, resolveProjectId } from "../framework/lifecycle";
+import { ProjectIdInput, resolveProjectId } from "../framework/lifecycle";
 import { madeFromScratch } from "../framework/lost-create";
 
 /** Ids (`<dashboardId>/<userUuid>`) of the collaborators creates of this process added. */
@@ -89,11 +82,37 @@ function parseId(id: string): { dashboardId: number; userUuid: string } {
 }
 
 /** The DashboardCollaborator provider (no update: every change replaces). */
-export const dashboardCollaboratorProvider = defineResource<
+/** The DashboardCollaborator resource: its card (everything about it) and its provider. */
+export const dashboardCollaborator = resource<
   typeof DashboardCollaboratorInputsSchema,
-  DashboardCollaboratorOutputs
+  DashboardCollaboratorOutputs,
+  "DashboardCollaborator"
 >({
   name: "DashboardCollaborator",
+  description: [
+    "DashboardCollaborator: gives a user edit access to a dashboard whose restriction level is 37 (only",
+    "collaborators can edit).",
+    "API: `/api/projects/:project_id/dashboards/:dashboard_id/collaborators/` (GET list, POST add,",
+    "DELETE `:user__uuid/`).",
+    "",
+    "The id is `<dashboardId>/<userUuid>`. The level is always 37 (the only one PostHog accepts); there is no",
+    "update, every change replaces. Adding a user who already is a collaborator adopts them (no error, no",
+    "duplicate). When the dashboard's restriction level does not allow collaborators, create fails with a",
+    "clear error saying to set `restrictionLevel: 37` on the Dashboard. A collaborator taken in by `pulumi import`",
+    "(`adopted: true`) is left as found on destroy; any other is removed.",
+  ].join("\n"),
+  outputs: DashboardCollaboratorOutputsSchema,
+  secretOutputs: [],
+  exclusiveInputs: [],
+  importId: {
+    form: "<projectId>/<dashboardId>/<userUuid>",
+    pattern: new RegExp(`^(\\d+)/(\\d+)/(${UUID})$`),
+    parse: (m) => ({ id: `${m[2]}/${m[3]}`, props: { projectId: m[1] } }),
+    object: (m) => `DashboardCollaborator ${m[3]} of dashboard ${m[2]} of project ${m[1]}`,
+    why: () => "That user is not a collaborator of the dashboard, or the dashboard does not exist",
+  },
+  adoption: "never" /* a user who already is a collaborator is taken over, not announced */,
+  records: { adopted: true },
   inputs: DashboardCollaboratorInputsSchema,
   // Dashboard ids are unique across projects: the dashboard and the user name the collaborator.
   identity: (v) =>

@@ -1,16 +1,12 @@
 /**
  * DashboardSharing: public sharing of a dashboard, on or off.
- * API: GET / PATCH `/api/projects/:project_id/dashboards/:dashboard_id/sharing/`.
- *
- * The id is the dashboard id. `accessToken` (the token in the public link) is a secret output. Create (and
- * `pulumi import`) records the sharing found (`enabledBefore`); delete sets it back to that, with no write when it
- * is so already: sharing that existed before Pulumi stays as found. State written before `enabledBefore` existed:
- * delete turns sharing off, as it did then.
+ * The whole description is the card's (`dashboardSharing.card.description`), which schema.json and the SDK class take.
  */
 import { z } from "zod";
 import type { Sharing } from "../client";
+import { resource } from "../framework/card";
 import { dashboardIdInput } from "../framework/inputs";
-import { defineResource, ProjectIdInput, resolveProjectId } from "../framework/lifecycle";
+import { ProjectIdInput, resolveProjectId } from "../framework/lifecycle";
 import { creatingFacts, plannedFacts } from "../framework/policy-facts";
 
 /** Inputs of a DashboardSharing. */
@@ -67,12 +63,35 @@ function toOutputs(
   };
 }
 
-/** The DashboardSharing provider. */
-export const dashboardSharingProvider = defineResource<
+/** The DashboardSharing resource: its card (everything about it) and its provider. */
+export const dashboardSharing = resource<
   typeof DashboardSharingInputsSchema,
-  DashboardSharingOutputs
+  DashboardSharingOutputs,
+  "DashboardSharing"
 >({
   name: "DashboardSharing",
+  description: [
+    "DashboardSharing: public sharing of a dashboard, on or off.",
+    "API: GET / PATCH `/api/projects/:project_id/dashboards/:dashboard_id/sharing/`.",
+    "",
+    "The id is the dashboard id. `accessToken` (the token in the public link) is a secret output. Create (and",
+    "`pulumi import`) records the sharing found (`enabledBefore`); delete sets it back to that, with no write when it",
+    "is so already: sharing that existed before Pulumi stays as found. State written before `enabledBefore` existed:",
+    "delete turns sharing off, as it did then.",
+  ].join("\n"),
+  outputs: DashboardSharingOutputsSchema,
+  secretOutputs: ["accessToken"],
+  exclusiveInputs: [],
+  importId: {
+    form: "<projectId>/<dashboardId>",
+    pattern: /^(\d+)\/(\d+)$/,
+    parse: (m) => ({ id: m[2] ?? "", props: { projectId: m[1] } }),
+    object: (m) => `DashboardSharing of dashboard ${m[2]} of project ${m[1]}`,
+    why: () =>
+      "PostHog answers 404 for its dashboard: there is no dashboard of that id, or it is soft-deleted",
+  },
+  adoption: "never" /* the sharing found is taken as it is (enabledBefore), not announced */,
+  records: { adopted: false, found: { found: "enabledBefore", from: "enabled" } },
   inputs: DashboardSharingInputsSchema,
   identity: (v) =>
     v.dashboardId !== undefined

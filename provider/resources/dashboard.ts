@@ -1,15 +1,6 @@
 /**
  * Dashboard: a dashboard of a project.
- * API: `/api/projects/:project_id/dashboards/` (POST create, GET/PATCH `:id/`, POST `create_from_template_json/`).
- *
- * - Created plain, from a template key (`useTemplate`), as a duplicate of another dashboard (`useDashboard`),
- *   or from template JSON (`templateJson`, e.g. a file in your repository). These are create-only: changing
- *   them replaces the dashboard. Updates are one PATCH.
- * - Delete is a soft delete, `PATCH {"deleted": true}` (with `delete_insights` when `deleteInsights`), never an
- *   HTTP DELETE (the API refuses it).
- * - A dashboard soft-deleted outside Pulumi reads as `deleted: true` (PostHog answers 404 for it, and it can
- *   never be hard-deleted); the next `up` restores it with `PATCH {"deleted": false}`, same id, no duplicate.
- * - Adoption: `dashboardId` takes over an existing dashboard (restoring it if soft-deleted) and converges it.
+ * The whole description is the card's (`dashboard.card.description`), which schema.json and the SDK class take.
  */
 import { z } from "zod";
 import {
@@ -20,9 +11,11 @@ import {
   type PostHogClient,
 } from "../client";
 import { keptOnDestroy } from "../framework/adopted";
+import { known } from "../framework/adoption";
 import type { Adopted } from "../framework/bookkeeping";
+import { resource } from "../framework/card";
 import { dashboardIdInput, exclusive } from "../framework/inputs";
-import { defineResource, listedOrRetrieved, ProjectIdInput, resolveProjectId } from "../framework/lifecycle";
+import { listedOrRetrieved, ProjectIdInput, resolveProjectId } from "../framework/lifecycle";
 import {
   beginCreate,
   type CreateOperation,
@@ -323,9 +316,49 @@ async function patch(
   return api.dashboards.update({ projectId, id, body });
 }
 
-/** The Dashboard provider. */
-export const dashboardProvider = defineResource<typeof DashboardInputsSchema, DashboardOutputs>({
+/** The Dashboard resource: its card (everything about it) and its provider. */
+export const dashboard = resource<typeof DashboardInputsSchema, DashboardOutputs, "Dashboard">({
   name: "Dashboard",
+  description: [
+    "Dashboard: a dashboard of a project.",
+    "API: `/api/projects/:project_id/dashboards/` (POST create, GET/PATCH `:id/`, POST `create_from_template_json/`).",
+    "",
+    "- Created plain, from a template key (`useTemplate`), as a duplicate of another dashboard (`useDashboard`),",
+    "  or from template JSON (`templateJson`, e.g. a file in your repository). These are create-only: changing",
+    "  them replaces the dashboard. Updates are one PATCH.",
+    '- Delete is a soft delete, `PATCH {"deleted": true}` (with `delete_insights` when `deleteInsights`), never an',
+    "  HTTP DELETE (the API refuses it).",
+    "- A dashboard soft-deleted outside Pulumi reads as `deleted: true` (PostHog answers 404 for it, and it can",
+    '  never be hard-deleted); the next `up` restores it with `PATCH {"deleted": false}`, same id, no duplicate.',
+    "- Adoption: `dashboardId` takes over an existing dashboard (restoring it if soft-deleted) and converges it.",
+  ].join("\n"),
+  outputs: DashboardOutputsSchema,
+  secretOutputs: [],
+  exclusiveInputs: DashboardExclusiveInputs,
+  importId: {
+    form: "<projectId>/<dashboardId>",
+    pattern: /^(\d+)\/(\d+)$/,
+    parse: (m) => ({ id: m[2] ?? "", props: { projectId: m[1] } }),
+    object: (m) => `Dashboard ${m[2]} of project ${m[1]}`,
+    why: (m) =>
+      "PostHog answers 404 for it: there is no dashboard of that id, or it is soft-deleted (a Dashboard declared " +
+      `with dashboardId: ${m[2]} takes a soft-deleted one over and restores it)`,
+  },
+  adoption: {
+    // With `dashboardId`: GET `/api/projects/:project_id/dashboards/:id/` (a soft-deleted one answers 404).
+    async probe(api, inputs) {
+      if (!known(inputs.dashboardId)) return undefined;
+      const projectId = known(inputs.projectId) ? String(inputs.projectId) : undefined;
+      const id = Number(inputs.dashboardId);
+      try {
+        const d = await api.dashboards.retrieve({ projectId, id });
+        return { kind: "dashboard", id: String(d.id), name: d.name ?? "", by: "dashboardId" };
+      } catch {
+        return undefined;
+      }
+    },
+  },
+  records: { adopted: true },
   inputs: DashboardInputsSchema,
   replaceOnChanges: ["projectId", ...CREATE_ONLY],
   // From template JSON the template is posted alone, then the other settings are PATCHed.

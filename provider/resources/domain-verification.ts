@@ -1,15 +1,11 @@
 /**
  * DomainVerification: verifies a Domain once its TXT record is published, like AWS's CertificateValidation.
- * API: POST `/api/organizations/:organization_id/domains/:id/verify/`, GET `…/domains/:id/`.
- *
- * Create (and update after drift) calls verify and waits with backoff (1 s, 2 s, 4 s, then every 5 s) until the
- * domain is verified or `timeoutSeconds` pass; the timeout error names the TXT record
- * and its expected value. The id is the domain's id. Refresh shows a domain that is no longer verified as
- * drift; the next `up` verifies again. Delete does nothing on the server (a verification cannot be undone).
+ * The whole description is the card's (`domainVerification.card.description`), which schema.json and the SDK class take.
  */
 import { z } from "zod";
 import { type Domain, ForbiddenError, type PostHogClient, ValidationError } from "../client";
-import { defineResource, listedOrRetrieved } from "../framework/lifecycle";
+import { resource, UUID } from "../framework/card";
+import { listedOrRetrieved } from "../framework/lifecycle";
 
 /** Inputs of a DomainVerification. */
 export const DomainVerificationInputsSchema = z.strictObject({
@@ -130,12 +126,34 @@ function notVerifiedOnImport(d: Domain): Error {
   );
 }
 
-/** The DomainVerification provider. */
-export const domainVerificationProvider = defineResource<
+/** The DomainVerification resource: its card (everything about it) and its provider. */
+export const domainVerification = resource<
   typeof DomainVerificationInputsSchema,
-  DomainVerificationOutputs
+  DomainVerificationOutputs,
+  "DomainVerification"
 >({
   name: "DomainVerification",
+  description: [
+    "DomainVerification: verifies a Domain once its TXT record is published, like AWS's CertificateValidation.",
+    "API: POST `/api/organizations/:organization_id/domains/:id/verify/`, GET `\u2026/domains/:id/`.",
+    "",
+    "Create (and update after drift) calls verify and waits with backoff (1 s, 2 s, 4 s, then every 5 s) until the",
+    "domain is verified or `timeoutSeconds` pass; the timeout error names the TXT record",
+    "and its expected value. The id is the domain's id. Refresh shows a domain that is no longer verified as",
+    "drift; the next `up` verifies again. Delete does nothing on the server (a verification cannot be undone).",
+  ].join("\n"),
+  outputs: DomainVerificationOutputsSchema,
+  secretOutputs: [],
+  exclusiveInputs: [],
+  importId: {
+    form: "<domainId> (a UUID)",
+    pattern: new RegExp(`^(${UUID})$`),
+    parse: (m) => ({ id: m[1] ?? "", props: {} }),
+    object: (m) => `DomainVerification ${m[1]}`,
+    why: () => "Its id is the id of the domain it verifies: the organization has no domain of that id",
+  },
+  adoption: "never" /* it verifies a domain; nothing is taken over */,
+  records: { adopted: false },
   inputs: DomainVerificationInputsSchema,
   replaceOnChanges: ["domainId"],
   // A domain that lost its verification (refresh) is verified again by the next up.

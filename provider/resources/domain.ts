@@ -1,21 +1,6 @@
 /**
  * Domain: an organization's verified e-mail domain with its SAML / SSO settings.
- * API: `/api/organizations/:organization_id/domains/` (POST create, GET retrieve, PATCH update, DELETE).
- *
- * - `domain` is immutable and unique across the whole instance: changing it replaces the domain, deleting the
- *   old one first.
- * - `jitProvisioningEnabled` and `ssoEnforcement` can only be set once the domain is verified (the server
- *   drops them on create and refuses them on update). Until then the outputs keep the declared values and
- *   `pendingSettings` says what is waiting, so there is no perpetual diff; after verification (see
- *   DomainVerification) the next `pulumi up --refresh` (or refresh, then up) applies them.
- * - Creating a Domain never waits for DNS.
- * - Adoption: `adopt: true` takes over a domain of that name already in the organization and converges it.
- * - Current PostHog keeps SAML settings off the domain, in its linked `identity_provider_config`
- *   (posthog/api/organization_domain.py): its domains carry no `saml_*` field and it ignores them when sent. The
- *   outputs record what the server's answers showed (`samlOnDomain`), and a Domain declaring SAML inputs on such a
- *   PostHog fails, saying where SAML lives there: in preview (diff) once create, read or update recorded it; at
- *   create before any write when the organization's domain list shows it, else after the POST, deleting the
- *   domain it just made; never as a perpetual diff.
+ * The whole description is the card's (`domain.card.description`), which schema.json and the SDK class take.
  */
 import { z } from "zod";
 import {
@@ -26,8 +11,10 @@ import {
   ValidationError,
 } from "../client";
 import { keptOnDestroy } from "../framework/adopted";
+import { known } from "../framework/adoption";
 import type { Adopted } from "../framework/bookkeeping";
-import { defineResource, listedOrRetrieved, UNKNOWN } from "../framework/lifecycle";
+import { resource, UUID } from "../framework/card";
+import { listedOrRetrieved, UNKNOWN } from "../framework/lifecycle";
 import { beginCreate, journalContext } from "../framework/lost-create";
 
 /** SSO providers PostHog can enforce ("" = none). */
@@ -279,9 +266,46 @@ function announce(outs: DomainOutputs): DomainOutputs {
   return outs;
 }
 
-/** The Domain provider. */
-export const domainProvider = defineResource<typeof DomainInputsSchema, DomainOutputs>({
+/** The Domain resource: its card (everything about it) and its provider. */
+export const domain = resource<typeof DomainInputsSchema, DomainOutputs, "Domain">({
   name: "Domain",
+  description: [
+    "Domain: an organization's verified e-mail domain with its SAML / SSO settings.",
+    "API: `/api/organizations/:organization_id/domains/` (POST create, GET retrieve, PATCH update, DELETE).",
+    "",
+    "- `domain` is immutable and unique across the whole instance: changing it replaces the domain, deleting the",
+    "  old one first.",
+    "- `jitProvisioningEnabled` and `ssoEnforcement` can only be set once the domain is verified (the server",
+    "  drops them on create and refuses them on update). Until then the outputs keep the declared values and",
+    "  `pendingSettings` says what is waiting, so there is no perpetual diff; after verification (see",
+    "  DomainVerification) the next `pulumi up --refresh` (or refresh, then up) applies them.",
+    "- Creating a Domain never waits for DNS.",
+    "- Adoption: `adopt: true` takes over a domain of that name already in the organization and converges it.",
+    "- Current PostHog keeps SAML settings off the domain, in its linked `identity_provider_config`",
+    "  (posthog/api/organization_domain.py): its domains carry no `saml_*` field and it ignores them when sent. The",
+    "  outputs record what the server's answers showed (`samlOnDomain`), and a Domain declaring SAML inputs on such a",
+    "  PostHog fails, saying where SAML lives there: in preview (diff) once create, read or update recorded it; at",
+    "  create before any write when the organization's domain list shows it, else after the POST, deleting the",
+    "  domain it just made; never as a perpetual diff.",
+  ].join("\n"),
+  outputs: DomainOutputsSchema,
+  secretOutputs: [],
+  exclusiveInputs: [],
+  importId: {
+    form: "<domainId> (a UUID)",
+    pattern: new RegExp(`^(${UUID})$`),
+    parse: (m) => ({ id: m[1] ?? "", props: {} }),
+    object: (m) => `Domain ${m[1]}`,
+  },
+  adoption: {
+    // With `adopt: true`: the organization's domains (one list read), the one of that name.
+    async probe(api, inputs) {
+      if (inputs.adopt !== true || !known(inputs.domain)) return undefined;
+      const d = (await api.domains.all()).find((x) => x.domain === inputs.domain);
+      return d && { kind: "domain", id: d.id, name: d.domain, by: "adopt: true" };
+    },
+  },
+  records: { adopted: true },
   inputs: DomainInputsSchema,
   identity: (v) =>
     typeof v.domain === "string"

@@ -1,14 +1,6 @@
 /**
  * Invite: an invitation to join the organization.
- * API: `/api/organizations/:organization_id/invites/` (POST create, GET list, DELETE `:id/`).
- *
- * - There is no update endpoint: every input change replaces the invite (PostHog itself drops the older
- *   invites of the same e-mail when a new one is created, so no duplicates pile up).
- * - Read finds the invite in the list. An invite that disappeared because it was accepted (its e-mail is now
- *   a member) stays satisfied: `accepted` becomes true and nothing is re-sent. An expired invite shows as
- *   drift (`isExpired`) and the next `up` re-invites.
- * - Adoption: `adopt: true` takes over a pending, unexpired invite for the same e-mail and level instead of
- *   sending a new one.
+ * The whole description is the card's (`invite.card.description`), which schema.json and the SDK class take.
  */
 import { z } from "zod";
 import {
@@ -21,10 +13,12 @@ import {
   ValidationError,
 } from "../client";
 import { keptOnDestroy } from "../framework/adopted";
+import { known } from "../framework/adoption";
 import type { Adopted } from "../framework/bookkeeping";
+import { resource, UUID } from "../framework/card";
 import type { Identity } from "../framework/claims";
 import { integerIdInput } from "../framework/inputs";
-import { defineResource, EmailInput, OrganizationLevelInput } from "../framework/lifecycle";
+import { EmailInput, OrganizationLevelInput } from "../framework/lifecycle";
 import { beginCreate, type CreateOperation, journalContext } from "../framework/lost-create";
 
 /** Inputs of an Invite. */
@@ -262,9 +256,73 @@ class InviteReplacedError extends Error {
   }
 }
 
+/**
+ * The line a preview prints when the create of an Invite without `adopt: true` (checked `inputs`) will fail because
+ * its address already has a pending invite (PostHog keeps one per address; the create refuses to replace one that
+ * no resource of the run holds: provider/resources/invite.ts), else undefined. One list read (GET
+ * `/api/organizations/:organization_id/invites/`); never writes.
+ * @throws the client's errors of that read (the caller ignores them: the create decides)
+ */
+async function pendingInviteNotice(
+  api: PostHogClient,
+  inputs: Record<string, unknown>,
+  resource: string | undefined,
+): Promise<string | undefined> {
+  if (inputs.adopt === true || !known(inputs.targetEmail)) return undefined;
+  const email = String(inputs.targetEmail);
+  const i = await api.invites.find({ email });
+  if (!i || i.is_expired) return undefined;
+  return (
+    `${resource === undefined ? "Invite" : `Invite "${resource}"`}: PostHog already has a pending invite for ` +
+    `${email}, ${i.id} (level ${i.level}, created ${i.created_at ?? "at an unknown time"}): pulumi up will fail on ` +
+    "it, sending nothing, unless the Invite declares adopt: true (PostHog keeps one invite per address: creating " +
+    "would replace it and send a second e-mail)"
+  );
+}
+
 /** The Invite provider (no update: every change replaces). */
-export const inviteProvider = defineResource<typeof InviteInputsSchema, InviteOutputs>({
+/** The Invite resource: its card (everything about it) and its provider. */
+export const invite = resource<typeof InviteInputsSchema, InviteOutputs, "Invite">({
   name: "Invite",
+  description: [
+    "Invite: an invitation to join the organization.",
+    "API: `/api/organizations/:organization_id/invites/` (POST create, GET list, DELETE `:id/`).",
+    "",
+    "- There is no update endpoint: every input change replaces the invite (PostHog itself drops the older",
+    "  invites of the same e-mail when a new one is created, so no duplicates pile up).",
+    "- Read finds the invite in the list. An invite that disappeared because it was accepted (its e-mail is now",
+    "  a member) stays satisfied: `accepted` becomes true and nothing is re-sent. An expired invite shows as",
+    "  drift (`isExpired`) and the next `up` re-invites.",
+    "- Adoption: `adopt: true` takes over a pending, unexpired invite for the same e-mail and level instead of",
+    "  sending a new one.",
+  ].join("\n"),
+  outputs: InviteOutputsSchema,
+  secretOutputs: [],
+  exclusiveInputs: [],
+  importId: {
+    form: "<inviteId> (a UUID)",
+    pattern: new RegExp(`^(${UUID})$`),
+    parse: (m) => ({ id: m[1] ?? "", props: {} }),
+    object: (m) => `Invite ${m[1]}`,
+    why: () =>
+      "The organization has no pending invite of that id: an accepted or revoked invite leaves its list",
+  },
+  adoption: {
+    // With `adopt: true`: the organization's invites (one list read), a pending unexpired one of that e-mail and level.
+    async probe(api, inputs) {
+      if (inputs.adopt !== true || !known(inputs.targetEmail)) return undefined;
+      const i = await api.invites.find({ email: String(inputs.targetEmail) });
+      if (!i || i.is_expired || i.level !== inputs.level) return undefined;
+      return {
+        kind: "invite",
+        id: i.id,
+        name: i.target_email ?? String(inputs.targetEmail),
+        by: "adopt: true",
+      };
+    },
+    notice: pendingInviteNotice,
+  },
+  records: { adopted: true },
   inputs: InviteInputsSchema,
   // PostHog keeps one invite per address (case-insensitively): two Invites of one address replace each other.
   identity: inviteIdentity,

@@ -1,21 +1,16 @@
 /**
  * Member: takes over an existing organization member and manages their `level`.
- * API: GET `/api/organizations/:organization_id/members/` (find), PATCH / DELETE `…/members/:user__uuid/`.
- *
- * Members cannot be created (invite them with Invite): create finds the member by `userUuid` or `email` and
- * sets the level. The id is the user's UUID. Every Member adopts, so delete leaves the person as found: the level
- * is set back to the one they had when this resource (its create, or `pulumi import`) took them over
- * (`levelBefore`; no write when they have it), and they stay in the
- * organization. `removeFromOrganizationOnDestroy: true` removes them instead (PostHog refuses to remove an owner,
- * which gives a clear error).
+ * The whole description is the card's (`member.card.description`), which schema.json and the SDK class take.
  */
 import { z } from "zod";
 import { AmbiguousWriteError, type Member, type PostHogClient, PostHogError } from "../client";
 import { keptOnDestroy } from "../framework/adopted";
+import { known } from "../framework/adoption";
 import type { IdentifiedBy } from "../framework/bookkeeping";
+import { resource, UUID } from "../framework/card";
 import type { Identity } from "../framework/claims";
 import { exclusive } from "../framework/inputs";
-import { defineResource, EmailInput, OrganizationLevelInput } from "../framework/lifecycle";
+import { EmailInput, OrganizationLevelInput } from "../framework/lifecycle";
 import { beginCreate, journalContext } from "../framework/lost-create";
 
 /** The mutually exclusive inputs of a Member (checked by the schema, unions in the SDK's MemberArgs). */
@@ -155,9 +150,49 @@ async function setLevel(
   }
 }
 
-/** The Member provider. */
-export const memberProvider = defineResource<typeof MemberInputsSchema, MemberOutputs>({
+/** The Member resource: its card (everything about it) and its provider. */
+export const member = resource<typeof MemberInputsSchema, MemberOutputs, "Member">({
   name: "Member",
+  description: [
+    "Member: takes over an existing organization member and manages their `level`.",
+    "API: GET `/api/organizations/:organization_id/members/` (find), PATCH / DELETE `\u2026/members/:user__uuid/`.",
+    "",
+    "Members cannot be created (invite them with Invite): create finds the member by `userUuid` or `email` and",
+    "sets the level. The id is the user's UUID. Every Member adopts, so delete leaves the person as found: the level",
+    "is set back to the one they had when this resource (its create, or `pulumi import`) took them over",
+    "(`levelBefore`; no write when they have it), and they stay in the",
+    "organization. `removeFromOrganizationOnDestroy: true` removes them instead (PostHog refuses to remove an owner,",
+    "which gives a clear error).",
+  ].join("\n"),
+  outputs: MemberOutputsSchema,
+  secretOutputs: [],
+  exclusiveInputs: MemberExclusiveInputs,
+  importId: {
+    form: "<userUuid>",
+    pattern: new RegExp(`^(${UUID})$`),
+    parse: (m) => ({ id: m[1] ?? "", props: {} }),
+    object: (m) => `Member ${m[1]}`,
+    why: () => "No member of the organization has that user UUID",
+  },
+  adoption: {
+    // Always: the organization's members (one list read), the one of that e-mail or user UUID.
+    async probe(api, inputs) {
+      const by = known(inputs.userUuid) ? { userUuid: String(inputs.userUuid) } : undefined;
+      const email = known(inputs.email) ? String(inputs.email) : undefined;
+      if (!by && email === undefined) return undefined;
+      const m = await api.members.find(by ?? { email: email ?? "" });
+      if (!m) return undefined;
+      const who = [m.user.first_name, m.user.last_name].filter(Boolean).join(" ");
+      return {
+        kind: "member",
+        id: m.user.uuid,
+        name: who ? `${m.user.email} (${who})` : m.user.email,
+        by: "a Member always takes over an existing member",
+        note: `level ${m.level} now`,
+      };
+    },
+  },
+  records: { adopted: false, found: { found: "levelBefore", from: "level" } },
   inputs: MemberInputsSchema,
   replaceOnChanges: ["userUuid", "email"],
   // Refreshed inputs identify the member as the program does (exactly one identifier passes check), so a

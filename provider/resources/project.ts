@@ -1,16 +1,14 @@
 /**
  * Project: a project of the organization.
- * API: `/api/organizations/:organization_id/projects/` (POST create, GET `:id/`, PATCH `:id/`, DELETE `:id/`).
- *
- * Settings left unset are not managed (the server's defaults stand, and never show as a diff). `isDemo`
- * can only be chosen at creation: changing it replaces the project. `apiToken` and `liveEventsToken` are
- * secret outputs. Adoption: `projectId` takes over an existing project and converges its settings.
+ * The whole description is the card's (`project.card.description`), which schema.json and the SDK class take.
  */
 import { z } from "zod";
 import { AmbiguousWriteError, type PostHogClient, type Project, ValidationError } from "../client";
 import { keptOnDestroy } from "../framework/adopted";
+import { known } from "../framework/adoption";
 import type { Adopted } from "../framework/bookkeeping";
-import { defineResource, ProjectIdInput } from "../framework/lifecycle";
+import { resource } from "../framework/card";
+import { ProjectIdInput } from "../framework/lifecycle";
 import { TimeZoneInput } from "../framework/limits";
 import {
   beginCreate,
@@ -228,9 +226,35 @@ async function converge(api: PostHogClient, live: Project, want: In): Promise<Pr
   return Object.keys(b).length === 0 ? live : api.projects.update({ id: live.id, body: b });
 }
 
-/** The Project provider. */
-export const projectProvider = defineResource<typeof ProjectInputsSchema, ProjectOutputs>({
+/** The Project resource: its card (everything about it) and its provider. */
+export const project = resource<typeof ProjectInputsSchema, ProjectOutputs, "Project">({
   name: "Project",
+  description: [
+    "Project: a project of the organization.",
+    "API: `/api/organizations/:organization_id/projects/` (POST create, GET `:id/`, PATCH `:id/`, DELETE `:id/`).",
+    "",
+    "Settings left unset are not managed (the server's defaults stand, and never show as a diff). `isDemo`",
+    "can only be chosen at creation: changing it replaces the project. `apiToken` and `liveEventsToken` are",
+    "secret outputs. Adoption: `projectId` takes over an existing project and converges its settings.",
+  ].join("\n"),
+  outputs: ProjectOutputsSchema,
+  secretOutputs: ["apiToken", "liveEventsToken"],
+  exclusiveInputs: [],
+  importId: {
+    form: "<projectId>",
+    pattern: /^(\d+)$/,
+    parse: (m) => ({ id: m[1] ?? "", props: {} }),
+    object: (m) => `Project ${m[1]}`,
+  },
+  adoption: {
+    // With `projectId`: GET `/api/organizations/:organization_id/projects/:id/`.
+    async probe(api, inputs) {
+      if (!known(inputs.projectId) || inputs.projectId === "@current") return undefined;
+      const p = await api.projects.retrieve({ id: String(inputs.projectId) });
+      return { kind: "project", id: String(p.id), name: p.name ?? "", by: "projectId" };
+    },
+  },
+  records: { adopted: true },
   inputs: ProjectInputsSchema,
   replaceOnChanges: ["isDemo", "projectId"],
   async create(api, want, _claim, resourceName) {

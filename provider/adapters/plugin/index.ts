@@ -30,29 +30,8 @@ import { createClient, type PostHogClient } from "../../client";
 import { InvalidInputError, NotFoundError } from "../../client/errors";
 import { packageRoot, packageVersion } from "../../client/version";
 import { type Provider as DynamicProvider, IMPORT_READ } from "../../framework/lifecycle";
-import {
-  BatchExportPause,
-  BatchExportPauseInputsSchema,
-  Dashboard,
-  DashboardCollaborator,
-  DashboardCollaboratorInputsSchema,
-  DashboardInputsSchema,
-  DashboardSharing,
-  DashboardSharingInputsSchema,
-  Domain,
-  DomainInputsSchema,
-  DomainVerification,
-  DomainVerificationInputsSchema,
-  Invite,
-  InviteInputsSchema,
-  Member,
-  MemberInputsSchema,
-  Project,
-  ProjectInputsSchema,
-  type ResourceName,
-  resourceNames,
-} from "../../index";
 import { LOOKUPS, type Lookup } from "../../lookups";
+import { RESOURCES, type ResourceName, resourceNames } from "../../resources/index";
 
 /** The Pulumi package name of the plugin and its schema. */
 export const PACKAGE = "posthog";
@@ -60,25 +39,6 @@ export const PACKAGE = "posthog";
 /** The engine's mark of a secret value in a property map, and the value of that mark. */
 export const SECRET_SIG = "4dabf18193072939515e22adb298388d";
 const SECRET_VALUE = "1b47061264138c4ac30d75fd1eb44270";
-
-/** Outputs that are secret whatever the inputs (as the SDK classes' `additionalSecretOutputs`). */
-export const SECRET_OUTPUTS: Readonly<Partial<Record<ResourceName, readonly string[]>>> = {
-  Project: ["apiToken", "liveEventsToken"],
-  DashboardSharing: ["accessToken"],
-};
-
-/** The provider of each resource (exports of provider/index.ts, what the SDK's `__provider` shims call). */
-const PROVIDERS: Readonly<Record<ResourceName, DynamicProvider>> = {
-  BatchExportPause,
-  Dashboard,
-  DashboardCollaborator,
-  DashboardSharing,
-  Domain,
-  DomainVerification,
-  Invite,
-  Member,
-  Project,
-};
 
 /** The type token of resource `name`: `posthog:index:<name>`. */
 export const typeToken = (name: string): string => `${PACKAGE}:index:${name}`;
@@ -137,136 +97,34 @@ export function parseUrn(urn: string): { stack: string; project: string; type: s
   };
 }
 
-/** The dynamic provider serving type token `type`, or an error naming the tokens this plugin serves. */
-export function providerOf(type: string): { name: ResourceName; provider: DynamicProvider } {
-  const name = resourceNames.find((n) => typeToken(n) === type);
-  if (name === undefined) {
+/** The resource serving type token `type`, or an error naming the tokens this plugin serves. */
+export function providerOf(type: string): { name: ResourceName; provider: DynamicProvider; card: Card } {
+  const r = RESOURCES.find((x) => typeToken(x.card.name) === type);
+  if (r === undefined) {
     throw new Error(
       `the posthog plugin has no resource type ${type}; it serves ${resourceNames.map(typeToken).join(", ")}`,
     );
   }
-  return { name, provider: PROVIDERS[name] };
+  return { name: r.card.name, provider: r.provider, card: r.card as Card };
 }
 
-const UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
+/** A card as the plugin reads it (every resource's, whatever its schemas). */
+type Card = (typeof RESOURCES)[number]["card"];
 
-/**
- * The id `pulumi import <type> <name> <id>` takes for each resource (documented in README "Other languages"): its
- * form, how it gives the id the resource keeps in the state and the outputs `read` starts from (the project of
- * a project-scoped object), and the object it names, as the error of an import of a missing one says it
- * (`object`, and `why`: what PostHog's answer means for it). The engine keeps the id `read` returns.
- */
-export const IMPORT_IDS: Readonly<
-  Record<
-    ResourceName,
-    {
-      form: string;
-      pattern: RegExp;
-      parse: (m: RegExpExecArray) => { id: string; props: object };
-      object: (m: RegExpExecArray) => string;
-      why?: (m: RegExpExecArray) => string;
-    }
-  >
-> = {
-  Project: {
-    form: "<projectId>",
-    pattern: /^(\d+)$/,
-    parse: (m) => ({ id: m[1] ?? "", props: {} }),
-    object: (m) => `Project ${m[1]}`,
-  },
-  Dashboard: {
-    form: "<projectId>/<dashboardId>",
-    pattern: /^(\d+)\/(\d+)$/,
-    parse: (m) => ({ id: m[2] ?? "", props: { projectId: m[1] } }),
-    object: (m) => `Dashboard ${m[2]} of project ${m[1]}`,
-    why: (m) =>
-      "PostHog answers 404 for it: there is no dashboard of that id, or it is soft-deleted (a Dashboard declared " +
-      `with dashboardId: ${m[2]} takes a soft-deleted one over and restores it)`,
-  },
-  DashboardSharing: {
-    form: "<projectId>/<dashboardId>",
-    pattern: /^(\d+)\/(\d+)$/,
-    parse: (m) => ({ id: m[2] ?? "", props: { projectId: m[1] } }),
-    object: (m) => `DashboardSharing of dashboard ${m[2]} of project ${m[1]}`,
-    why: () =>
-      "PostHog answers 404 for its dashboard: there is no dashboard of that id, or it is soft-deleted",
-  },
-  DashboardCollaborator: {
-    form: "<projectId>/<dashboardId>/<userUuid>",
-    pattern: new RegExp(`^(\\d+)/(\\d+)/(${UUID})$`),
-    parse: (m) => ({ id: `${m[2]}/${m[3]}`, props: { projectId: m[1] } }),
-    object: (m) => `DashboardCollaborator ${m[3]} of dashboard ${m[2]} of project ${m[1]}`,
-    why: () => "That user is not a collaborator of the dashboard, or the dashboard does not exist",
-  },
-  Domain: {
-    form: "<domainId> (a UUID)",
-    pattern: new RegExp(`^(${UUID})$`),
-    parse: (m) => ({ id: m[1] ?? "", props: {} }),
-    object: (m) => `Domain ${m[1]}`,
-  },
-  DomainVerification: {
-    form: "<domainId> (a UUID)",
-    pattern: new RegExp(`^(${UUID})$`),
-    parse: (m) => ({ id: m[1] ?? "", props: {} }),
-    object: (m) => `DomainVerification ${m[1]}`,
-    why: () => "Its id is the id of the domain it verifies: the organization has no domain of that id",
-  },
-  Invite: {
-    form: "<inviteId> (a UUID)",
-    pattern: new RegExp(`^(${UUID})$`),
-    parse: (m) => ({ id: m[1] ?? "", props: {} }),
-    object: (m) => `Invite ${m[1]}`,
-    why: () =>
-      "The organization has no pending invite of that id: an accepted or revoked invite leaves its list",
-  },
-  Member: {
-    form: "<userUuid>",
-    pattern: new RegExp(`^(${UUID})$`),
-    parse: (m) => ({ id: m[1] ?? "", props: {} }),
-    object: (m) => `Member ${m[1]}`,
-    why: () => "No member of the organization has that user UUID",
-  },
-  BatchExportPause: {
-    form: "<batchExportId> (a UUID)",
-    pattern: new RegExp(`^(${UUID})$`),
-    parse: (m) => ({ id: m[1] ?? "", props: {} }),
-    object: (m) => `BatchExportPause ${m[1]}`,
-  },
-};
+/** The card of resource `name` (one of {@link resourceNames}). */
+function cardOf(name: ResourceName): Card {
+  return providerOf(typeToken(name)).card;
+}
 
-/** The inputs schema of each resource (what its `check` applies). */
-const INPUT_SCHEMAS: Readonly<
-  Record<ResourceName, { safeParse(v: unknown): { success: boolean; data?: unknown } }>
-> = {
-  BatchExportPause: BatchExportPauseInputsSchema,
-  Dashboard: DashboardInputsSchema,
-  DashboardCollaborator: DashboardCollaboratorInputsSchema,
-  DashboardSharing: DashboardSharingInputsSchema,
-  Domain: DomainInputsSchema,
-  DomainVerification: DomainVerificationInputsSchema,
-  Invite: InviteInputsSchema,
-  Member: MemberInputsSchema,
-  Project: ProjectInputsSchema,
-};
+/** Outputs that are secret whatever the inputs, by resource (each card's `secretOutputs`). */
+export const SECRET_OUTPUTS: Readonly<Partial<Record<ResourceName, readonly string[]>>> = Object.fromEntries(
+  RESOURCES.map((r) => [r.card.name, r.card.secretOutputs]),
+);
 
-/** The resources whose outputs record `adopted` (an object this resource did not create is left as found on destroy). */
-const RECORDS_ADOPTED: ReadonlySet<ResourceName> = new Set([
-  "Dashboard",
-  "DashboardCollaborator",
-  "Domain",
-  "Invite",
-  "Project",
-]);
-
-/**
- * The outputs in which a resource records the state it found when it took the object over (destroy sets it back),
- * and the output an import finds it in: an imported object was found as it is.
- */
-const RECORDS_FOUND: Readonly<Partial<Record<ResourceName, { found: string; from: string }>>> = {
-  BatchExportPause: { found: "pausedBefore", from: "paused" },
-  DashboardSharing: { found: "enabledBefore", from: "enabled" },
-  Member: { found: "levelBefore", from: "level" },
-};
+/** The import id of each resource (each card's `importId`: form, pattern, parse, the object it names). */
+export const IMPORT_IDS: Readonly<Record<ResourceName, Card["importId"]>> = Object.fromEntries(
+  RESOURCES.map((r) => [r.card.name, r.card.importId]),
+) as Record<ResourceName, Card["importId"]>;
 
 /**
  * What `pulumi import` records of an object: the read's outputs and inputs, plus each input the resource's `check`
@@ -274,20 +132,22 @@ const RECORDS_FOUND: Readonly<Partial<Record<ResourceName, { found: string; from
  * the generated code plans no change (`diff` compares the outputs with the program's checked inputs); and
  * `adopted: true` where the resource records it: an imported object was not created by Pulumi, so destroy leaves it
  * as it was found unless `deleteAdoptedOnDestroy` (as for an object adopted by its id); and the state found
- * ({@link RECORDS_FOUND}: a Member's level, a batch export's pause, a dashboard's sharing), which destroy sets back.
+ * (its card's `records.found`: a Member's level, a batch export's pause, a dashboard's sharing), which destroy sets
+ * back.
  */
 function withImportDefaults(
   name: ResourceName,
   outs: Record<string, unknown>,
   inputs: Record<string, unknown>,
 ): { outs: Record<string, unknown>; inputs: Record<string, unknown> } {
-  const found = RECORDS_FOUND[name];
+  const card = cardOf(name);
+  const found = card.records.found;
   const marked = {
     ...outs,
-    ...(RECORDS_ADOPTED.has(name) ? { adopted: true } : {}),
+    ...(card.records.adopted ? { adopted: true } : {}),
     ...(found && outs[found.from] !== undefined ? { [found.found]: outs[found.from] } : {}),
   };
-  const parsed = INPUT_SCHEMAS[name].safeParse(inputs);
+  const parsed = card.inputs.safeParse(inputs);
   if (!parsed.success || !parsed.data || typeof parsed.data !== "object") return { outs: marked, inputs };
   const added = Object.entries(parsed.data).filter(([k, v]) => v !== undefined && outs[k] === undefined);
   return {
@@ -388,11 +248,12 @@ let configured: ConfigGetter | undefined;
 
 /**
  * Hands the provider settings to the resources' providers: the settings and clients are the process's, shared by
- * every provider `defineResource` built (provider/framework/lifecycle.ts), so one `configure` serves all nine.
+ * every provider `defineResource` built (provider/framework/lifecycle.ts), so one `configure` (the first resource's)
+ * serves them all.
  */
 export async function configure(config: ConfigGetter): Promise<void> {
   configured = config;
-  await Project.configure({ config } as unknown as pulumi.dynamic.ConfigureRequest);
+  await RESOURCES[0].provider.configure({ config } as unknown as pulumi.dynamic.ConfigureRequest);
 }
 
 /**

@@ -1,0 +1,82 @@
+/**
+ * The resource card: everything about one resource in one typed value, declared in its own file
+ * (provider/resources/<kebab>.ts) and listed once (provider/resources/index.ts `RESOURCES`). Its operations and
+ * lifecycle facts are the {@link ResourceDefinition} that {@link defineResource} turns into a provider; the rest is
+ * what the adapters, the generators and the docs read of it: the description, the outputs, the secret outputs, the
+ * import id, what a create adopts, and what it records of an object it did not make. Nothing about a resource is kept
+ * in a table beside the list (test/tools/one-list.test.ts).
+ */
+import type { z } from "zod";
+import type { AdoptionProbe } from "./adoption";
+import type { ExclusiveGroup } from "./inputs";
+import { defineResource, type Outputs, type Provider, type ResourceDefinition } from "./lifecycle";
+
+/** A UUID, as a regular expression's source (an import id's part). */
+export const UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
+
+/**
+ * The id `pulumi import <type> <name> <id>` takes: its form, how it gives the id the resource keeps and the outputs
+ * `read` starts from (the project of a project-scoped object), and the object it names, as the error of an import of a
+ * missing one says it (`object`, and `why`: what PostHog's answer means for it).
+ */
+export interface ImportId {
+  /** The form, as the docs and errors show it, e.g. `<projectId>/<dashboardId>`. */
+  form: string;
+  /** The whole id's pattern; its groups feed `parse`, `object` and `why`. */
+  pattern: RegExp;
+  parse(m: RegExpExecArray): { id: string; props: object };
+  object(m: RegExpExecArray): string;
+  why?(m: RegExpExecArray): string;
+}
+
+/** What a resource records of an object it did not create, so that destroy leaves it as found. */
+export interface Records {
+  /** Its outputs record `adopted` (an imported object is marked adopted: kept on destroy). */
+  adopted: boolean;
+  /** The output recording the state found (destroy sets it back), and the output an import finds it in. */
+  found?: { found: string; from: string };
+}
+
+/** One resource's card: its {@link ResourceDefinition} and the facts every other part derives from it. */
+export interface ResourceCard<
+  S extends z.ZodType<Record<string, unknown>>,
+  O extends Outputs,
+  N extends string = string,
+> extends ResourceDefinition<S, O> {
+  /** The resource's name, as in type tokens (`Dashboard`). */
+  name: N;
+  /**
+   * What the resource manages and how (its id, replacements, delete, adoption): schema.json's description of the
+   * resource, and of the SDK class.
+   */
+  description: string;
+  /** The outputs create, read and update return (every input among them), each property described. */
+  outputs: z.ZodObject;
+  /** Outputs that are secret whatever the inputs (the SDK class's `additionalSecretOutputs`, the plugin's secrets). */
+  secretOutputs: readonly string[];
+  /** Mutually exclusive inputs (also enforced by the inputs schema). */
+  exclusiveInputs: readonly ExclusiveGroup[];
+  /** The id `pulumi import` takes. */
+  importId: ImportId;
+  /** What a preview says the create will adopt (provider/framework/adoption.ts). */
+  adoption: AdoptionProbe;
+  /** What it records of an object it did not create. */
+  records: Records;
+}
+
+/** A resource: its card and the provider built from it. */
+export interface Resource<
+  S extends z.ZodType<Record<string, unknown>> = z.ZodType<Record<string, unknown>>,
+  O extends Outputs = Outputs,
+  N extends string = string,
+> {
+  card: ResourceCard<S, O, N>;
+  provider: Provider;
+}
+
+/** The resource of `card`: the card and its provider ({@link defineResource}). */
+export function resource<S extends z.ZodType<Record<string, unknown>>, O extends Outputs, N extends string>(
+  card: ResourceCard<S, O, N>,
+): Resource<S, O, N> {
+  return { card, provider: defineResource(card) };
+}
