@@ -226,6 +226,162 @@ export async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Pr
 /** The collaborators the program declares: those of dashboards restricted to collaborators (level 37). */
 const restricted = (d: Dashboard) => (d.restriction_level ?? 21) === 37;
 
+/** One {@link readOrganization}, handed to each of its stages: the client, the options and what is gathered. */
+interface OrganizationRead {
+  client: PostHogClient;
+  options: ReadOptions;
+  kinds: Set<ExportKind>;
+  progress: (line: string) => void;
+  strict: boolean;
+  tally: ReadTally;
+  skipped: Skipped[];
+  requests: Snapshot["requests"];
+  /** The client's HTTP attempts before the read (see {@link Snapshot.requests}). */
+  attemptsBefore: number;
+  /** Progress lines of the organization's lists, said in a fixed order once all are read. */
+  said: Map<string, string>;
+}
+
+/** What the organization's lists hold (undefined: a kind not read, or skipped). */
+interface OrganizationLists {
+  domains: Domain[] | undefined;
+  members: Member[] | undefined;
+  invites: Invite[] | undefined;
+  batchExports: BatchExport[] | undefined;
+  listed: { projects: Project[] } | undefined;
+}
+
+/** Reads a whole list of `kind` (progress line under `label`); a 403 skips `kind` (undefined), unless strict. */
+async function readList<T>(
+  r: OrganizationRead,
+  kind: ExportKind,
+  all: () => Promise<T[]>,
+  label: string,
+): Promise<T[] | undefined> {
+  if (!r.kinds.has(kind)) return undefined;
+  r.tally.listsDue++;
+  let items: T[];
+  try {
+    items = await all();
+  } catch (e) {
+    if (r.strict || !(e instanceof ForbiddenError)) throw e;
+    r.skipped.push({ kind, what: `all ${kind}`, why: forbiddenWhy(e, kind) });
+    r.said.set(label, `${label}: not readable with this key (${forbiddenWhy(e, kind)})`);
+    return undefined;
+  }
+  r.tally.lists++;
+  r.said.set(label, `${label}: ${items.length}`);
+  return items;
+}
+
+/**
+ * The organization's lists of the kinds read, all at the same time (projects from {@link listProjects}); their
+ * progress lines are said once all are read, in a fixed order.
+ */
+async function readOrganizationLists(r: OrganizationRead): Promise<OrganizationLists> {
+  const { client } = r;
+  const projectsLabel: string[] = [];
+  const [domains, members, invites, batchExports, listed] = await Promise.all([
+    readList(r, "domains", () => client.domains.all(), "domains"),
+    readList(r, "members", () => client.members.all(), "members"),
+    readList(r, "invites", () => client.invites.all(), "invites"),
+    readList(r, "batch-exports", () => client.batchExports.all(), "batch exports"),
+    r.kinds.has("projects")
+      ? listProjects(
+          client,
+          client.settings.organizationId,
+          r.skipped,
+          (line) => projectsLabel.push(line),
+          r.strict,
+          r.tally,
+        )
+      : undefined,
+  ]);
+  for (const label of ["domains", "members", "invites", "batch exports"]) {
+    const line = r.said.get(label);
+    if (line !== undefined) r.progress(line);
+  }
+  for (const line of projectsLabel) r.progress(line);
+  return { domains, members, invites, batchExports, listed };
+}
+
+/** The pending invites of `read` with an e-mail address; those without one, and expired ones, are reported skipped. */
+function addressedInvites(r: OrganizationRead, read: Invite[] | undefined): AddressedInvite[] {
+  const invites: AddressedInvite[] = [];
+  for (const i of read ?? []) {
+    if (typeof i.target_email !== "string") {
+      r.skipped.push({
+        kind: "invites",
+        what: `invite ${i.id}`,
+        why: "it has no e-mail address (target_email is null), and an Invite is declared by its e-mail",
+      });
+    } else if (i.is_expired === true) {
+      r.skipped.push({
+        kind: "invites",
+        what: `invite of ${i.target_email}`,
+        why: "expired (an expired invite cannot be adopted; send a new one)",
+      });
+    } else invites.push({ ...i, target_email: i.target_email });
+  }
+  return invites;
+}
+
+/**
+ * The projects to read, without their dashboards yet: every project listed, or those `wanted` names (in its order);
+ * none when the projects were not listed.
+ * @throws Error naming a project of `wanted` that is not among those listed, and the projects listed
+ */
+function wantedProjects(
+  listed: { projects: Project[] } | undefined,
+  wanted: ReadOptions["projects"],
+): ProjectSnapshot[] {
+  if (listed === undefined) return [];
+  const allProjects = listed.projects;
+  const projects: ProjectSnapshot[] = [];
+  // Every project the key can read, unless --project narrows the export.
+  const ids = wanted?.length ? wanted.map(String) : allProjects.map((p) => String(p.id));
+  for (const id of ids) {
+    const project = allProjects.find((p) => String(p.id) === id);
+    if (!project) {
+      throw new Error(
+        `Project ${id} is not in this organization (its projects: ${allProjects.map((p) => `${p.id} "${p.name}"`).join(", ")}): ` +
+          "check --project",
+      );
+    }
+    projects.push({ project, dashboards: [] });
+  }
+  return projects;
+}
+
+/**
+ * Reads the dashboards of `projects` (see {@link readProjectDashboards}): strict (the audit), every project at once,
+ * 4 at a time; else one project after another, until a missing scope stops them.
+ */
+async function readDashboards(r: OrganizationRead, projects: ProjectSnapshot[]): Promise<void> {
+  const { options } = r;
+  const read: ProjectDashboards = {
+    client: r.client,
+    kinds: r.kinds,
+    skipped: r.skipped,
+    requests: r.requests,
+    progress: r.progress,
+    tally: r.tally,
+    details: options.details !== false,
+    collaboratorsOf: options.collaboratorsOf ?? restricted,
+    concurrency: options.concurrency ?? (options.details === false ? 16 : 4),
+    strict: r.strict,
+  };
+  r.tally.projectsDue = projects.length;
+  if (r.strict) {
+    // The audit: every project at once (each one's pages and collaborator lists paced by the client's limiter).
+    await mapLimit([...projects], 4, (p) => readProjectDashboards(read, p, projects));
+  } else {
+    for (const p of [...projects]) {
+      if ((await readProjectDashboards(read, p, projects)) === "stop") break;
+    }
+  }
+}
+
 /**
  * Reads the organization the client's settings point at (GET only): every project the key can read, or those
  * `options.projects` names. The organization's lists are read at the same time (each list whole and checked by the
@@ -243,130 +399,41 @@ const restricted = (d: Dashboard) => (d.restriction_level ?? 21) === 37;
  *   when the key sees projects of several organizations and none is set
  */
 export async function readOrganization(client: PostHogClient, options: ReadOptions = {}): Promise<Snapshot> {
-  const kinds = options.kinds ?? new Set(EXPORT_KINDS);
-  const progress = options.progress ?? (() => {});
-  const strict = options.strict === true;
-  const tally = options.tally ?? newTally();
-  const skipped: Skipped[] = [];
-  const requests = { lists: 0, dashboardDetails: 0, collaboratorLists: 0 };
-  const attemptsBefore = client.stats().attempts;
-  /** Progress lines of the organization's lists, said in a fixed order once all are read. */
-  const said = new Map<string, string>();
-  /** Reads a whole list; a 403 skips `kind` (and returns undefined), unless strict. */
-  const list = async <T>(
-    kind: ExportKind,
-    all: () => Promise<T[]>,
-    label: string,
-  ): Promise<T[] | undefined> => {
-    if (!kinds.has(kind)) return undefined;
-    tally.listsDue++;
-    let items: T[];
-    try {
-      items = await all();
-    } catch (e) {
-      if (strict || !(e instanceof ForbiddenError)) throw e;
-      skipped.push({ kind, what: `all ${kind}`, why: forbiddenWhy(e, kind) });
-      said.set(label, `${label}: not readable with this key (${forbiddenWhy(e, kind)})`);
-      return undefined;
-    }
-    tally.lists++;
-    said.set(label, `${label}: ${items.length}`);
-    return items;
+  const r: OrganizationRead = {
+    client,
+    options,
+    kinds: options.kinds ?? new Set(EXPORT_KINDS),
+    progress: options.progress ?? (() => {}),
+    strict: options.strict === true,
+    tally: options.tally ?? newTally(),
+    skipped: [],
+    requests: { lists: 0, dashboardDetails: 0, collaboratorLists: 0 },
+    attemptsBefore: client.stats().attempts,
+    said: new Map(),
   };
-
-  let organizationId = client.settings.organizationId;
-  const projectsLabel: string[] = [];
-  const [domainsRead, membersRead, invitesRead, exportsRead, listed] = await Promise.all([
-    list("domains", () => client.domains.all(), "domains"),
-    list("members", () => client.members.all(), "members"),
-    list("invites", () => client.invites.all(), "invites"),
-    list("batch-exports", () => client.batchExports.all(), "batch exports"),
-    kinds.has("projects")
-      ? listProjects(client, organizationId, skipped, (line) => projectsLabel.push(line), strict, tally)
-      : undefined,
-  ]);
-  for (const label of ["domains", "members", "invites", "batch exports"]) {
-    const line = said.get(label);
-    if (line !== undefined) progress(line);
-  }
-  for (const line of projectsLabel) progress(line);
-  const domains = domainsRead ?? [];
-  const members = membersRead ?? [];
-  const invites: AddressedInvite[] = [];
-  for (const i of invitesRead ?? []) {
-    if (typeof i.target_email !== "string") {
-      skipped.push({
-        kind: "invites",
-        what: `invite ${i.id}`,
-        why: "it has no e-mail address (target_email is null), and an Invite is declared by its e-mail",
-      });
-    } else if (i.is_expired === true) {
-      skipped.push({
-        kind: "invites",
-        what: `invite of ${i.target_email}`,
-        why: "expired (an expired invite cannot be adopted; send a new one)",
-      });
-    } else invites.push({ ...i, target_email: i.target_email });
-  }
-  const batchExports = exportsRead ?? [];
-
-  const allProjects = listed?.projects ?? [];
-  organizationId ??= allProjects.find((p) => typeof p.organization === "string")?.organization ?? undefined;
-  const projects: ProjectSnapshot[] = [];
-  if (listed !== undefined) {
-    // Every project the key can read, unless --project narrows the export.
-    const wanted = options.projects?.length
-      ? options.projects.map(String)
-      : allProjects.map((p) => String(p.id));
-    for (const id of wanted) {
-      const project = allProjects.find((p) => String(p.id) === id);
-      if (!project) {
-        throw new Error(
-          `Project ${id} is not in this organization (its projects: ${allProjects.map((p) => `${p.id} "${p.name}"`).join(", ")}): ` +
-            "check --project",
-        );
-      }
-      projects.push({ project, dashboards: [] });
-    }
-  }
-
-  if (kinds.has("dashboards")) {
-    const read: ProjectDashboards = {
-      client,
-      kinds,
-      skipped,
-      requests,
-      progress,
-      tally,
-      details: options.details !== false,
-      collaboratorsOf: options.collaboratorsOf ?? restricted,
-      concurrency: options.concurrency ?? (options.details === false ? 16 : 4),
-      strict,
-    };
-    tally.projectsDue = projects.length;
-    if (strict) {
-      // The audit: every project at once (each one's pages and collaborator lists paced by the client's limiter).
-      await mapLimit([...projects], 4, (p) => readProjectDashboards(read, p, projects));
-    } else {
-      for (const p of [...projects]) {
-        if ((await readProjectDashboards(read, p, projects)) === "stop") break;
-      }
-    }
-  }
-
+  const lists = await readOrganizationLists(r);
+  const invites = addressedInvites(r, lists.invites);
+  const allProjects = lists.listed?.projects ?? [];
+  const organizationId =
+    client.settings.organizationId ??
+    allProjects.find((p) => typeof p.organization === "string")?.organization ??
+    undefined;
+  const projects = wantedProjects(lists.listed, options.projects);
+  if (r.kinds.has("dashboards")) await readDashboards(r, projects);
   // Every HTTP attempt of this client since the start, retries included; what is not a detail is a list page.
+  const { requests } = r;
   requests.lists =
-    client.stats().attempts - attemptsBefore - requests.dashboardDetails - requests.collaboratorLists;
+    client.stats().attempts - r.attemptsBefore - requests.dashboardDetails - requests.collaboratorLists;
   return {
     organizationId,
     host: client.settings.host,
-    kinds,
-    domains: [...domains].sort(byString((d) => d.domain)),
-    members: [...members].sort(byString((m) => m.user.email.toLowerCase())),
+    kinds: r.kinds,
+    domains: [...(lists.domains ?? [])].sort(byString((d) => d.domain)),
+    members: [...(lists.members ?? [])].sort(byString((m) => m.user.email.toLowerCase())),
     invites: invites.sort(byString((i) => i.target_email.toLowerCase())),
     projects,
-    batchExports: [...batchExports].sort(byString((b) => b.id)),
-    skipped,
+    batchExports: [...(lists.batchExports ?? [])].sort(byString((b) => b.id)),
+    skipped: r.skipped,
     requests,
   };
 }
