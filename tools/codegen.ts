@@ -1,28 +1,29 @@
 /**
- * The SDK's Args types and the resource pages' tables, generated from the zod inputs schemas
- * (provider/resources/*.ts), so a property cannot be added without its documentation and its type.
+ * What derives from the resources' cards (provider/resources/index.ts `RESOURCES`, provider/framework/card.ts): the
+ * SDK's Args types, the SDK classes, their output keys, and the resource pages' generated parts, so that a property
+ * cannot be added without its documentation and its type, nor a resource without its class and its page.
  *
  * `npm run codegen` writes; `npm run codegen -- --check` writes nothing and exits 1 with a diff when a
  * generated file is stale (both build first and run dist/tools/codegen.js).
  *
- * Read with the TypeScript compiler API (public API only), per resource `<Name>` of `provider/resources/<kebab>.ts`:
- * - each property of `<Name>InputsSchema`'s object literal: its JSDoc (required: the generator fails naming the
- *   property without one), its `.default(…)`, and its type as the checker prints `z.input<typeof Schema>[prop]`
- *   (without the `undefined` of an optional property), optionality from the checker too;
- * - `<Name>ExclusiveInputs` (optional): groups of mutually exclusive inputs, turned into unions;
- * - the `defineResource` call: `replaceOnChanges` and whether it has `update` (without it, every change replaces);
- * - each property of `<Name>OutputsSchema` (the outputs create, read and update return, beside the inputs schema):
- *   its JSDoc (required, as for inputs), its type as the checker prints `z.output<typeof Schema>[prop]`, whether it
- *   is optional (absent when unknown) or nullable; every input must be an output too (the provider returns them).
+ * Read from the list's values: each card's exclusive inputs, lifecycle facts (`replaceOnChanges`, whether it has
+ * `update`: without it, every change replaces; `deleteBeforeReplace`), summary, examples, secret outputs and
+ * resolved inputs. Read with the TypeScript compiler API (public API only), per resource `<Name>` of
+ * `provider/resources/<kebab>.ts`: each property of `<Name>InputsSchema`'s object literal: its JSDoc (required: the
+ * generator fails naming the property without one), its `.default(…)`, and its type as the checker prints
+ * `z.input<typeof Schema>[prop]` (without the `undefined` of an optional property), optionality from the checker
+ * too; each property of `<Name>OutputsSchema` (the outputs create, read and update return): its JSDoc (required, as
+ * for inputs), its type as the checker prints `z.output<typeof Schema>[prop]`, whether it is optional (absent when
+ * unknown) or nullable; every input must be an output too (the provider returns them).
  *
- * Writes `sdk/args.ts` (an `<Name>Args` per resource, every property documented and `pulumi.Input<T>`), the
- * `declare readonly` outputs of each SDK class `<Name>` in `sdk/<kebab>.ts` (between `// generated:outputs` markers,
- * from `<Name>OutputsSchema`, so that class, schema.json and the docs' outputs table come from one definition), the
- * parts of `docs/resources/<kebab>.md` between `<!-- generated:… -->` markers (the prose around them is kept: the
- * inputs and outputs tables, and the examples in Pulumi YAML, Python, Go and C# of tools/examples.ts with the type
- * token and import id), the examples part of each `docs/lookups/<kebab>.md`, and
- * `sdk/lookup-types.ts`: the lookups' options and results as plain interfaces, from the client's schemas
- * ({@link LOOKUP_TYPES}), so that the SDK's declaration files import no zod type.
+ * Writes `sdk/args.ts` (an `<Name>Args` per resource, every property documented and `pulumi.Input<T>`), each SDK
+ * class `sdk/<kebab>.ts` whole ({@link classModule}: a hand hook `sdk/hooks/<kebab>.ts` where a class truly needs
+ * one), `sdk/output-keys.ts` ({@link outputKeysModule}), the parts of `docs/resources/<kebab>.md` between
+ * `<!-- generated:… -->` markers (the prose around them is kept: the TypeScript example, the inputs and outputs
+ * tables, and the examples in Pulumi YAML, Python, Go and C# of tools/examples.ts with the type token and import id),
+ * the examples part of each `docs/lookups/<kebab>.md`, and `sdk/lookup-types.ts`: the lookups' options and results as
+ * plain interfaces, from the client's schemas ({@link LOOKUP_TYPES}), so that the SDK's declaration files import no
+ * zod type.
  */
 import { execFileSync } from "node:child_process";
 import {
@@ -764,37 +765,91 @@ export function outputsTable(r: ResourceInfo): string {
   ].join("\n");
 }
 
-/** The markers around the generated `declare readonly` outputs of an SDK class. */
-export const CLASS_MARKERS = {
-  begin: "// generated:outputs (npm run codegen, from the resource's OutputsSchema; do not edit)",
-  end: "// /generated:outputs",
-} as const;
-
 /**
- * An SDK class file (`sdk/<kebab>.ts`, `text`) with the members between its {@link CLASS_MARKERS} replaced by a
- * `declare readonly <name>: pulumi.Output<T>` per output of `r`, each with its JSDoc (`T | undefined` when the output
- * is optional). Before formatting.
- * @throws naming the file when the markers are missing
+ * The SDK class of resource `r` (`sdk/<kebab>.ts`), whole, from its card: the class documentation (the card's summary
+ * and TypeScript example), a `declare readonly` per output, and the constructor registering the output keys and the
+ * card's secret outputs; when `sdk/hooks/<kebab>.ts` exists (a hand hook, where a class truly needs one), its
+ * `afterConstruct(this, name)` runs last. Before formatting.
  */
-export function withClassOutputs(text: string, r: ResourceInfo, path: string): string {
-  const a = text.indexOf(CLASS_MARKERS.begin);
-  const b = text.indexOf(CLASS_MARKERS.end);
-  if (a < 0 || b < a)
-    return fail(
-      `${path} lacks the markers of its generated outputs: put the lines\n  ${CLASS_MARKERS.begin}\n  ` +
-        `${CLASS_MARKERS.end}\nat the top of the body of class ${r.name}`,
-    );
+export function classModule(r: ResourceInfo, root = ROOT): string {
+  const card = cardOf(r.name);
+  const hook = existsSync(join(root, "sdk", "hooks", `${r.kebab}.ts`));
+  const secret = card.secretOutputs;
+  const imports = ["MODULE", "named", "outputKeys", ...(secret.length > 0 ? ["withSecretOutputs"] : [])];
+  const doc = [...card.summary.split("\n"), "", "```ts", ...card.examples.typescript, "```"];
   const members = r.outputs
-    .map((o) => {
-      const type = o.optional ? `${o.type} | undefined` : o.type;
-      return `${jsdoc(o.doc, "  ")}  declare readonly ${o.name}: pulumi.Output<${type}>;\n`;
-    })
+    .map(
+      (o) =>
+        `${jsdoc(o.doc, "  ")}  declare readonly ${o.name}: pulumi.Output<${o.optional ? `${o.type} | undefined` : o.type}>;\n`,
+    )
     .join("");
-  return `${text.slice(0, a + CLASS_MARKERS.begin.length)}\n${members}  ${text.slice(b)}`;
+  const secretNote =
+    secret.length === 0
+      ? ""
+      : ` (${secret.map((k) => `\`${k}\``).join(" and ")} ${secret.length === 1 ? "is" : "are"} always added as ${secret.length === 1 ? "a secret output" : "secret outputs"})`;
+  const opts = secret.length === 0 ? "opts" : `withSecretOutputs(opts, ${JSON.stringify(secret)})`;
+  return [
+    `// The ${r.name} class: generated by \`npm run codegen\` from the resource's card (provider/resources/${r.kebab}.ts); do not edit.`,
+    'import * as pulumi from "@pulumi/pulumi";',
+    `import type { ${r.name}Args } from "./args";`,
+    `import { ${imports.join(", ")} } from "./common";`,
+    ...(hook ? [`import { afterConstruct } from "./hooks/${r.kebab}";`] : []),
+    'import { providerShim } from "./provider-shim";',
+    "",
+    `export type { ${r.name}Args } from "./args";`,
+    "",
+    `const provider = providerShim("${r.name}");`,
+    "",
+    jsdoc(doc, "").trimEnd(),
+    `export class ${r.name} extends pulumi.dynamic.Resource {`,
+    `${members}`,
+    "  /**",
+    "   * @param name the Pulumi resource name",
+    `   * @param args the resource's inputs (see {@link ${r.name}Args})`,
+    `   * @param opts resource options${secretNote}`,
+    "   */",
+    `  constructor(name: string, args: ${r.name}Args, opts?: pulumi.CustomResourceOptions) {`,
+    `    const outs = outputKeys("${r.name}");`,
+    `    super(provider, name, { ...outs, ...args, ...named(name, args) }, ${opts}, MODULE, "${r.name}");`,
+    ...(hook ? ["    afterConstruct(this, name);"] : []),
+    "  }",
+    "}",
+    "",
+  ].join("\n");
 }
 
-/** A generated part of a page: the inputs and outputs tables, the examples in other languages, the governance rules. */
-export type Part = "inputs" | "outputs" | "examples" | "rules";
+/**
+ * sdk/output-keys.ts, from the cards: the output properties each SDK class registers beyond the inputs it is given
+ * (the outputs that are no inputs, and the inputs the provider fills in when unset: the card's `resolvedInputs`).
+ * Before formatting.
+ */
+export function outputKeysModule(resources: readonly ResourceInfo[]): string {
+  const entries = resources
+    .map((r) => {
+      const card = cardOf(r.name);
+      const inputs = new Set(r.inputs.map((i) => i.name));
+      const keys = [...card.resolvedInputs, ...r.outputs.map((o) => o.name).filter((o) => !inputs.has(o))];
+      return `  ${r.name}: ${JSON.stringify(keys)},`;
+    })
+    .join("\n");
+  return [
+    "// Generated by `npm run codegen` from the resources' cards (provider/resources/index.ts); do not edit.",
+    "/**",
+    " * The output properties each resource class registers beyond the inputs it is given (as `undefined` inputs, so",
+    " * the engine's outputs fill them), by class name (sdk/common.ts `outputKeys`): the outputs that are no inputs, and",
+    " * the inputs its provider fills in when unset. bench/latency.ts's naive provider with outputs declares the same",
+    " * ones, so the scale bench's baseline pays the program's cost of the properties ours declares. A module of its own",
+    " * that imports nothing: the bench reads it without loading `@pulumi/pulumi`.",
+    " */",
+    "export const OUTPUT_KEYS = {",
+    entries,
+    "} as const satisfies Record<string, readonly string[]>;",
+    "",
+  ].join("\n");
+}
+
+/** A generated part of a page: its TypeScript example, the inputs and outputs tables, the examples in other languages, the governance rules. */
+export type Part = "typescript" | "inputs" | "outputs" | "examples" | "rules";
 
 /** The markers around a generated part of a page. */
 export const markers = (part: Part) => ({
@@ -802,12 +857,22 @@ export const markers = (part: Part) => ({
   end: `<!-- /generated:${part} -->`,
 });
 
+/** The TypeScript example of resource `r`'s page: its card's, as one ```ts block. */
+function typescriptPart(r: ResourceInfo): string {
+  return ["```ts", ...cardOf(r.name).examples.typescript, "```"].join("\n");
+}
+
 /** `page` with the text between the markers of `part` replaced by `body`. @throws when the markers are missing */
 export function withPart(page: string, part: Part, body: string, path: string): string {
   const { begin, end } = markers(part);
   const a = page.indexOf(begin);
   const b = page.indexOf(end);
-  const what = part === "examples" || part === "rules" ? part : `${part} table`;
+  const what =
+    part === "examples" || part === "rules"
+      ? part
+      : part === "typescript"
+        ? "TypeScript example"
+        : `${part} table`;
   if (a < 0 || b < a)
     return fail(`${path} lacks the markers of its generated ${what}: add the lines\n${begin}\n${end}`);
   return `${page.slice(0, a + begin.length)}\n\n${body}\n\n${page.slice(b)}`;
@@ -888,10 +953,8 @@ export function generate(root = ROOT, resources = readResources(root)): Generate
   const modules = [
     { path: "sdk/args.ts", text: argsModule(resources) },
     { path: "sdk/lookup-types.ts", text: lookupTypesModule(root) },
-    ...resources.map((r) => {
-      const path = `sdk/${r.kebab}.ts`;
-      return { path, text: withClassOutputs(readFileSync(join(root, path), "utf8"), r, path) };
-    }),
+    { path: "sdk/output-keys.ts", text: outputKeysModule(resources) },
+    ...resources.map((r) => ({ path: `sdk/${r.kebab}.ts`, text: classModule(r, root) })),
   ];
   const formatted = formatTs(modules);
   const out: Generated[] = modules.map((m, i) => ({ path: m.path, content: formatted[i] ?? "" }));
@@ -899,6 +962,7 @@ export function generate(root = ROOT, resources = readResources(root)): Generate
     const path = `docs/resources/${r.kebab}.md`;
     const file = join(root, path);
     let page = existsSync(file) ? readFileSync(file, "utf8") : skeleton(r);
+    page = withPart(page, "typescript", typescriptPart(r), path);
     page = withPart(page, "inputs", inputsTable(r), path);
     page = withPart(page, "outputs", outputsTable(r), path);
     page = withPart(page, "examples", examplesPart(schema, exampleOf(r.name)), path);

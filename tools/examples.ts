@@ -1,6 +1,7 @@
 /**
- * One example per resource and lookup page, as plain data, and the functions that render it in each language of
- * the provider plugin's package (`posthog:index:<Name>` resources, `posthog:index:get<Name>` functions): Pulumi
+ * One example per resource page (each resource card's `examples.program`, provider/resources/<kebab>.ts) and per
+ * lookup page (here), as plain data, and the functions that render it in each language of the provider plugin's
+ * package (`posthog:index:<Name>` resources, `posthog:index:get<Name>` functions): Pulumi
  * YAML, Python, Go and C#. tools/codegen.ts writes the renderings between the `<!-- generated:examples … -->`
  * markers of docs/resources/<kebab>.md and docs/lookups/<kebab>.md; test/docs/examples-yaml.test.ts runs each
  * page's YAML through the real CLI and the plugin against the emulator.
@@ -19,155 +20,41 @@
  *   properties `Title(name)`, functions as classes `GetX` with `Invoke` (Output form) and `InvokeAsync`.
  */
 import { IMPORT_IDS } from "../provider/adapters/plugin/index";
+import {
+  call,
+  type ExampleProgram,
+  type InvokeStatement,
+  type Ref,
+  type ResourceStatement,
+  ref,
+  res,
+  type Statement,
+  type Value,
+} from "../provider/framework/examples";
+import { RESOURCES } from "../provider/resources/index";
 
-/** A reference to another statement of the example: a resource's `id` (no `prop`) or one of its outputs, or a field of a function's result. */
-export interface Ref {
-  ref: string;
-  prop?: string;
-}
+export type { Ref, Statement, Value } from "../provider/framework/examples";
 
-/** A property value: a literal, a list of values, or a reference. */
-export type Value = string | number | boolean | readonly Value[] | Ref;
-
-/** A resource of the example: its type name (`Dashboard`), its logical name, its inputs. */
-export interface ResourceStatement {
-  kind: "resource";
-  type: string;
-  name: string;
-  args: Readonly<Record<string, Value>>;
-}
-
-/** A function call (its Output form) of the example: the function (`getMember`), a name for its result, arguments. */
-export interface InvokeStatement {
-  kind: "invoke";
-  fn: string;
-  name: string;
-  args: Readonly<Record<string, Value>>;
-}
-
-export type Statement = ResourceStatement | InvokeStatement;
-
-/** One page's example. */
-export interface Example {
-  /** The resource (`Dashboard`) or function (`getDashboard`) the page documents. */
+/** One page's example: the resource (`Dashboard`) or function (`getDashboard`) it documents, its page, its program. */
+export interface Example extends ExampleProgram {
   subject: string;
   /** The page, relative to the root. */
   page: string;
-  /** The statements, in order: what the subject refers to first. */
-  statements: readonly Statement[];
-  /** The stack outputs: name → reference. */
-  outputs: Readonly<Record<string, Ref>>;
-  /**
-   * Why `pulumi up` of this example is not run by test/docs/examples-yaml.test.ts (only `preview`), if it is not:
-   * e.g. a DomainVerification waits for a DNS record no one publishes.
-   */
-  previewOnly?: string;
 }
 
-const res = (type: string, name: string, args: Record<string, Value>): ResourceStatement => ({
-  kind: "resource",
-  type,
-  name,
-  args,
-});
-const call = (fn: string, name: string, args: Record<string, Value> = {}): InvokeStatement => ({
-  kind: "invoke",
-  fn,
-  name,
-  args,
-});
-const ref = (name: string, prop?: string): Ref => (prop === undefined ? { ref: name } : { ref: name, prop });
-
-/** The emulator's seeded batch export "Events to S3" (emulator/world.ts), so that the example runs as printed. */
-const EVENTS_TO_S3 = "9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c01";
 /** A seeded member of the emulator (emulator/world.ts: Mia Member). */
 const MIA = "mia.member@example.com";
 
-/** The examples, one per resource page and one per lookup page. */
+/** `DashboardCollaborator` → `dashboard-collaborator`. */
+const kebab = (name: string) => name.replace(/(?<!^)([A-Z])/g, "-$1").toLowerCase();
+
+/** The examples, one per resource page (from each resource's card) and one per lookup page. */
 export const EXAMPLES: readonly Example[] = [
-  {
-    subject: "Project",
-    page: "docs/resources/project.md",
-    statements: [
-      res("Project", "web", {
-        name: "Web",
-        timezone: "Europe/Berlin",
-        anonymizeIps: true,
-        appUrls: ["https://www.example.com"],
-      }),
-    ],
-    outputs: { projectId: ref("web"), apiToken: ref("web", "apiToken") },
-  },
-  {
-    subject: "Dashboard",
-    page: "docs/resources/dashboard.md",
-    statements: [
-      res("Project", "web", { name: "Web" }),
-      res("Dashboard", "kpis", { name: "KPIs", projectId: ref("web"), pinned: true, tags: ["kpi"] }),
-    ],
-    outputs: { kpisId: ref("kpis") },
-  },
-  {
-    subject: "DashboardCollaborator",
-    page: "docs/resources/dashboard-collaborator.md",
-    statements: [
-      res("Dashboard", "kpis", { name: "KPIs", restrictionLevel: "only-collaborators-can-edit" }),
-      call("getMember", "mia", { email: MIA }),
-      res("DashboardCollaborator", "mia-kpis", {
-        dashboardId: ref("kpis"),
-        userUuid: ref("mia", "userUuid"),
-      }),
-    ],
-    outputs: { collaboratorEmail: ref("mia-kpis", "email") },
-  },
-  {
-    subject: "DashboardSharing",
-    page: "docs/resources/dashboard-sharing.md",
-    statements: [
-      res("Dashboard", "kpis", { name: "KPIs" }),
-      res("DashboardSharing", "kpis-sharing", { dashboardId: ref("kpis"), enabled: true }),
-    ],
-    outputs: { shareToken: ref("kpis-sharing", "accessToken") },
-  },
-  {
-    subject: "Domain",
-    page: "docs/resources/domain.md",
-    statements: [res("Domain", "corp", { domain: "example.com" })],
-    outputs: {
-      txtName: ref("corp", "challengeRecordName"),
-      txtValue: ref("corp", "verificationChallenge"),
-    },
-  },
-  {
-    subject: "DomainVerification",
-    page: "docs/resources/domain-verification.md",
-    statements: [
-      res("Domain", "corp", { domain: "example.com" }),
-      res("DomainVerification", "corp-verified", { domainId: ref("corp"), timeoutSeconds: 600 }),
-    ],
-    outputs: { verifiedAt: ref("corp-verified", "verifiedAt") },
-    previewOnly: "up waits until the domain's TXT record is published, which no one does here",
-  },
-  {
-    subject: "Invite",
-    page: "docs/resources/invite.md",
-    statements: [
-      res("Invite", "jane", { targetEmail: "jane@example.com", level: "admin", firstName: "Jane" }),
-    ],
-    outputs: { inviteId: ref("jane") },
-  },
-  {
-    subject: "Member",
-    page: "docs/resources/member.md",
-    statements: [res("Member", "mia", { email: MIA, level: "admin", retainOnDelete: true })],
-    outputs: { miaUuid: ref("mia") },
-  },
-  {
-    subject: "BatchExportPause",
-    page: "docs/resources/batch-export-pause.md",
-    statements: [res("BatchExportPause", "events-to-s3", { batchExportId: EVENTS_TO_S3, paused: true })],
-    outputs: { exportName: ref("events-to-s3", "name") },
-  },
+  ...RESOURCES.map((r) => ({
+    subject: r.card.name,
+    page: `docs/resources/${kebab(r.card.name)}.md`,
+    ...r.card.examples.program,
+  })),
   {
     subject: "getMember",
     page: "docs/lookups/get-member.md",

@@ -8,6 +8,7 @@
  */
 import type { z } from "zod";
 import type { AdoptionProbe } from "./adoption";
+import type { Examples } from "./examples";
 import type { ExclusiveGroup } from "./inputs";
 import { defineResource, type Outputs, type Provider, type ResourceDefinition } from "./lifecycle";
 
@@ -46,10 +47,19 @@ export interface ResourceCard<
   /** The resource's name, as in type tokens (`Dashboard`). */
   name: N;
   /**
-   * What the resource manages and how (its id, replacements, delete, adoption): schema.json's description of the
-   * resource, and of the SDK class.
+   * What the resource manages and how (its id, replacements, delete, adoption, the API it calls): schema.json's
+   * description of the resource.
    */
   description: string;
+  /** What it is, for a program's author: the SDK class's documentation, before its example. */
+  summary: string;
+  /** Its example: the TypeScript program (the docs page's and the SDK class's) and the same one for the other languages. */
+  examples: Examples;
+  /**
+   * Inputs the provider fills in when the program leaves them unset (a Dashboard's `projectId`: the key's current
+   * project), which the SDK class registers as outputs too, beside the outputs that are no inputs.
+   */
+  resolvedInputs: readonly string[];
   /** The outputs create, read and update return (every input among them), each property described. */
   outputs: z.ZodObject;
   /** Outputs that are secret whatever the inputs (the SDK class's `additionalSecretOutputs`, the plugin's secrets). */

@@ -95,23 +95,12 @@ export function claim(
 }
 
 /**
- * The input of each resource type that names its object by the id the state keeps for it (the adoption by id of
- * docs/how-it-works.md, "The adoption pattern"; a DomainVerification's domain id is its own): two resources
- * declaring the same one, or one declaring the id of an object another resource holds, manage one object.
- */
-export const ID_INPUTS: Readonly<Record<string, string>> = {
-  Dashboard: "dashboardId",
-  Project: "projectId",
-  DomainVerification: "domainId",
-};
-
-/**
  * The identity of the object of resource type `type` whose id, as the state keeps it, is `id` (a dashboard's
  * `42`, a domain's UUID, a collaborator's `<dashboardId>/<userUuid>`): digits compare as numbers (`007` is `7`),
- * anything else case-insensitively (UUIDs). `property` is the input a failure points at (default: the type's
- * {@link ID_INPUTS} entry, else `id`). No request.
+ * anything else case-insensitively (UUIDs). `property` is the input a failure points at (the resource's adoption-by-id
+ * input, its card's `idInput`, else `id`). No request.
  */
-export function byId(type: string, id: string, property = ID_INPUTS[type] ?? "id"): Identity {
+export function byId(type: string, id: string, property = "id"): Identity {
   const key = id
     .split("/")
     .map((part) => (/^\d+$/.test(part) ? part.replace(/^0+(?=\d)/, "") : part.toLowerCase()))
@@ -120,11 +109,17 @@ export function byId(type: string, id: string, property = ID_INPUTS[type] ?? "id
 }
 
 /**
- * {@link byId} of the id `values` (checked inputs, or outputs) declare in the type's {@link ID_INPUTS} property, as a
- * list: empty when the type has none, or the value is missing or unknown during preview (`unknown`).
+ * {@link byId} of the id `values` (checked inputs, or outputs) declare in `property` (the resource's adoption-by-id
+ * input: a Dashboard's `dashboardId`; a DomainVerification's domain id is its own), as a list: empty when the
+ * resource has none, or the value is missing or unknown during preview (`unknown`). Two resources declaring the same
+ * one, or one declaring the id of an object another resource holds, manage one object.
  */
-export function declaredId(type: string, values: Record<string, unknown>, unknown: string): Identity[] {
-  const property = ID_INPUTS[type];
+export function declaredId(
+  type: string,
+  property: string | undefined,
+  values: Record<string, unknown>,
+  unknown: string,
+): Identity[] {
   const v = property === undefined ? undefined : values[property];
   if ((typeof v !== "string" && typeof v !== "number") || v === "" || String(v).includes(unknown)) return [];
   return [byId(type, String(v), property)];

@@ -336,6 +336,12 @@ export interface ResourceDefinition<S extends z.ZodType<Record<string, unknown>>
   driftShown?: (outs: O) => Record<string, unknown> | undefined;
   /** Updates in place; absent means every change replaces. */
   update?(api: PostHogClient, id: string, olds: O, news: z.output<S>): Promise<O>;
+  /**
+   * The input that names the resource's object by the id the state keeps for it (its adoption by id: a Dashboard's
+   * `dashboardId`; a DomainVerification's `domainId`, its own id): claimed in check, so that two resources declaring
+   * one id, or one declaring the id another resource holds, fail naming both (provider/framework/claims.ts).
+   */
+  idInput?: string;
   /** What a preview says the create will adopt (provider/framework/adoption.ts); absent: nothing. */
   adoption?: AdoptionProbe;
   /**
@@ -530,10 +536,10 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
   };
   /**
    * The known identities of some inputs or outputs: what `def.identity` names, and the object's id declared in the
-   * type's adoption-by-id input (claims.ts `ID_INPUTS`: a Dashboard's `dashboardId`, …).
+   * resource's adoption-by-id input (`def.idInput`: a Dashboard's `dashboardId`, …).
    */
   const identities = (values: Record<string, unknown>): Identity[] =>
-    [...(def.identity?.(values) ?? []), ...declaredId(def.name, values, UNKNOWN)].filter(
+    [...(def.identity?.(values) ?? []), ...declaredId(def.name, def.idInput, values, UNKNOWN)].filter(
       (i) => !i.key.includes(UNKNOWN),
     );
   /** Claims for the resource `name` (the SDK's `__resource.name`); check failures naming both resources on conflict. */
@@ -771,7 +777,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       // imported twice, or adopted by id by another resource: claims.ts `byId`). A claim taken from a resource new
       // to the stack fails this diff too, naming both, so a preview fails whichever of the two is checked first.
       if (replaces.length === 0) {
-        claimOrThrow(n, [...identities(o), byId(def.name, id)], true, true);
+        claimOrThrow(n, [...identities(o), byId(def.name, id, def.idInput)], true, true);
         plan(id, o, n);
       }
       return {
@@ -797,7 +803,11 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       // The object it made or adopted is this resource's now, by its id and what its outputs name: another resource
       // of the run declaring it later (a Dashboard's `dashboardId: a.id`) fails naming both. A fresh object can
       // conflict with nothing; an adopted one whose id another resource of the state holds fails the create here.
-      claimOrThrow(checked, [byId(def.name, id), ...identities(outs as Record<string, unknown>)], true);
+      claimOrThrow(
+        checked,
+        [byId(def.name, id, def.idInput), ...identities(outs as Record<string, unknown>)],
+        true,
+      );
       plan(id, outs);
       return { id, outs: withDeclared(plain(outs), inputs, news) };
     },
@@ -825,7 +835,12 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       // same import (or of the same run) that imports it again fails naming both, and nothing is imported.
       if (importedAs !== undefined) {
         const claimant: Claimant = { type: def.name, name: importedAs };
-        const conflict = claim(claimant, [byId(def.name, id), ...identities(outs)], true, true)[0];
+        const conflict = claim(
+          claimant,
+          [byId(def.name, id, def.idInput), ...identities(outs)],
+          true,
+          true,
+        )[0];
         if (conflict) throw new Error(conflictMessage(claimant, conflict, true));
       }
       // inputsOf picks from outs, which plain() already made JSON-safe: no second pass needed.

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { AmbiguousWriteError, type BatchExport, type PostHogClient } from "../client";
 import { known } from "../framework/adoption";
 import { resource, UUID } from "../framework/card";
+import { ref, res } from "../framework/examples";
 import { listedOrRetrieved } from "../framework/lifecycle";
 import { beginCreate, journalContext } from "../framework/lost-create";
 
@@ -74,6 +75,31 @@ export const batchExportPause = resource<
   "BatchExportPause"
 >({
   name: "BatchExportPause",
+  summary: [
+    "Keeps a batch export paused (or running) (type `pulumi-nodejs:dynamic/posthog:BatchExportPause`, id = the",
+    "batch export id). Delete restores the state found before. Refresh shows someone unpausing it as drift.",
+  ].join("\n"),
+  examples: {
+    typescript: [
+      'import * as pulumi from "@pulumi/pulumi";',
+      'import * as posthog from "pulumi-posthog";',
+      "",
+      'new posthog.BatchExportPause("warehouse", {',
+      '  batchExportId: "0190aaaa-0000-4000-8000-000000000001",',
+      '  paused: pulumi.getStack() !== "prod",',
+      "});",
+    ],
+    program: {
+      statements: [
+        res("BatchExportPause", "events-to-s3", {
+          batchExportId: "9a1b2c3d-4e5f-4a6b-8c7d-0e1f2a3b4c01",
+          paused: true,
+        }),
+      ],
+      outputs: { exportName: ref("events-to-s3", "name") },
+    },
+  },
+  resolvedInputs: [],
   description: [
     "BatchExportPause: keeps a batch export paused (or unpaused).",
     "API: GET `/api/organizations/:organization_id/batch_exports/:id/`, POST `\u2026/:id/pause/` and `\u2026/:id/unpause/`.",

@@ -12,6 +12,7 @@ import {
 } from "../client";
 import type { Adopted } from "../framework/bookkeeping";
 import { resource, UUID } from "../framework/card";
+import { call, ref, res } from "../framework/examples";
 import { dashboardIdInput } from "../framework/inputs";
 import { ProjectIdInput, resolveProjectId } from "../framework/lifecycle";
 import { madeFromScratch } from "../framework/lost-create";
@@ -89,6 +90,34 @@ export const dashboardCollaborator = resource<
   "DashboardCollaborator"
 >({
   name: "DashboardCollaborator",
+  summary: [
+    "Edit access for one user on a dashboard with restriction level 37 (type",
+    "`pulumi-nodejs:dynamic/posthog:DashboardCollaborator`, id `<dashboardId>/<userUuid>`). An existing",
+    "collaborator is adopted; every change replaces.",
+  ].join("\n"),
+  examples: {
+    typescript: [
+      'import * as posthog from "pulumi-posthog";',
+      "",
+      'const kpis = new posthog.Dashboard("kpis", { name: "KPIs", restrictionLevel: 37 });',
+      'const mia = new posthog.Member("mia", { email: "mia@example.com", level: "member", retainOnDelete: true });',
+      "",
+      "// A Dashboard's id connects as it is; a Member's id is the user UUID.",
+      'new posthog.DashboardCollaborator("mia-kpis", { dashboardId: kpis.id, userUuid: mia.id });',
+    ],
+    program: {
+      statements: [
+        res("Dashboard", "kpis", { name: "KPIs", restrictionLevel: "only-collaborators-can-edit" }),
+        call("getMember", "mia", { email: "mia.member@example.com" }),
+        res("DashboardCollaborator", "mia-kpis", {
+          dashboardId: ref("kpis"),
+          userUuid: ref("mia", "userUuid"),
+        }),
+      ],
+      outputs: { collaboratorEmail: ref("mia-kpis", "email") },
+    },
+  },
+  resolvedInputs: ["projectId"],
   description: [
     "DashboardCollaborator: gives a user edit access to a dashboard whose restriction level is 37 (only",
     "collaborators can edit).",

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import type { Sharing } from "../client";
 import { resource } from "../framework/card";
+import { ref, res } from "../framework/examples";
 import { dashboardIdInput } from "../framework/inputs";
 import { ProjectIdInput, resolveProjectId } from "../framework/lifecycle";
 import { creatingFacts, plannedFacts } from "../framework/policy-facts";
@@ -70,6 +71,28 @@ export const dashboardSharing = resource<
   "DashboardSharing"
 >({
   name: "DashboardSharing",
+  summary: [
+    "Public sharing of a dashboard on or off (type `pulumi-nodejs:dynamic/posthog:DashboardSharing`, id = the",
+    "dashboard id). `accessToken` is secret. Delete turns sharing off.",
+  ].join("\n"),
+  examples: {
+    typescript: [
+      'import * as posthog from "pulumi-posthog";',
+      "",
+      'const kpis = new posthog.Dashboard("kpis", { name: "KPIs" });',
+      'const share = new posthog.DashboardSharing("kpis", { dashboardId: kpis.id, enabled: true });',
+      "",
+      "export const shareToken = share.accessToken; // secret",
+    ],
+    program: {
+      statements: [
+        res("Dashboard", "kpis", { name: "KPIs" }),
+        res("DashboardSharing", "kpis-sharing", { dashboardId: ref("kpis"), enabled: true }),
+      ],
+      outputs: { shareToken: ref("kpis-sharing", "accessToken") },
+    },
+  },
+  resolvedInputs: ["projectId"],
   description: [
     "DashboardSharing: public sharing of a dashboard, on or off.",
     "API: GET / PATCH `/api/projects/:project_id/dashboards/:dashboard_id/sharing/`.",

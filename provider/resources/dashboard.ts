@@ -14,6 +14,7 @@ import { keptOnDestroy } from "../framework/adopted";
 import { known } from "../framework/adoption";
 import type { Adopted } from "../framework/bookkeeping";
 import { resource } from "../framework/card";
+import { ref, res } from "../framework/examples";
 import { dashboardIdInput, exclusive } from "../framework/inputs";
 import { listedOrRetrieved, ProjectIdInput, resolveProjectId } from "../framework/lifecycle";
 import {
@@ -319,6 +320,37 @@ async function patch(
 /** The Dashboard resource: its card (everything about it) and its provider. */
 export const dashboard = resource<typeof DashboardInputsSchema, DashboardOutputs, "Dashboard">({
   name: "Dashboard",
+  summary: [
+    "A dashboard (type `pulumi-nodejs:dynamic/posthog:Dashboard`): plain, from a template key (`useTemplate`),",
+    "a duplicate (`useDashboard`) or template JSON (`templateJson`). Delete is a soft delete; a dashboard",
+    "soft-deleted outside Pulumi is restored by the next `up`. Adopt an existing one with `dashboardId`.",
+  ].join("\n"),
+  examples: {
+    typescript: [
+      'import * as fs from "node:fs";',
+      'import * as posthog from "pulumi-posthog";',
+      "",
+      'const kpis = new posthog.Dashboard("kpis", {',
+      '  name: "KPIs",',
+      '  templateJson: fs.readFileSync("dashboards/kpis.json", "utf8"),',
+      '  restrictionLevel: "only-collaborators-can-edit", // or 37',
+      '  tags: ["kpi"],',
+      "});",
+      'new posthog.Dashboard("app", { name: "App", useTemplate: "DEFAULT_APP" });',
+      'new posthog.Dashboard("legacy", { name: "Legacy", dashboardId: 42 }); // adopt an existing one',
+      "",
+      "export const kpisId = kpis.id;",
+    ],
+    program: {
+      statements: [
+        res("Project", "web", { name: "Web" }),
+        res("Dashboard", "kpis", { name: "KPIs", projectId: ref("web"), pinned: true, tags: ["kpi"] }),
+      ],
+      outputs: { kpisId: ref("kpis") },
+    },
+  },
+  resolvedInputs: ["projectId"],
+  idInput: "dashboardId",
   description: [
     "Dashboard: a dashboard of a project.",
     "API: `/api/projects/:project_id/dashboards/` (POST create, GET/PATCH `:id/`, POST `create_from_template_json/`).",

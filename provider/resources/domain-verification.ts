@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { type Domain, ForbiddenError, type PostHogClient, ValidationError } from "../client";
 import { resource, UUID } from "../framework/card";
+import { ref, res } from "../framework/examples";
 import { listedOrRetrieved } from "../framework/lifecycle";
 
 /** Inputs of a DomainVerification. */
@@ -133,6 +134,31 @@ export const domainVerification = resource<
   "DomainVerification"
 >({
   name: "DomainVerification",
+  summary: [
+    "Verifies a {@link Domain} once its TXT record is published, waiting with backoff up to `timeoutSeconds`",
+    "(type `pulumi-nodejs:dynamic/posthog:DomainVerification`), like AWS's CertificateValidation.",
+  ].join("\n"),
+  examples: {
+    typescript: [
+      'import * as posthog from "pulumi-posthog";',
+      "",
+      'const corp = new posthog.Domain("corp", { domain: "example.com" });',
+      "// Your DNS provider's TXT record resource goes here; pass it in dependsOn so verification waits for it.",
+      'new posthog.DomainVerification("corp", { domainId: corp.id, timeoutSeconds: 600 });',
+      "",
+      "export const txt = { name: corp.challengeRecordName, value: corp.verificationChallenge };",
+    ],
+    program: {
+      statements: [
+        res("Domain", "corp", { domain: "example.com" }),
+        res("DomainVerification", "corp-verified", { domainId: ref("corp"), timeoutSeconds: 600 }),
+      ],
+      outputs: { verifiedAt: ref("corp-verified", "verifiedAt") },
+      previewOnly: "up waits until the domain's TXT record is published, which no one does here",
+    },
+  },
+  resolvedInputs: [],
+  idInput: "domainId",
   description: [
     "DomainVerification: verifies a Domain once its TXT record is published, like AWS's CertificateValidation.",
     "API: POST `/api/organizations/:organization_id/domains/:id/verify/`, GET `\u2026/domains/:id/`.",

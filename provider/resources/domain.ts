@@ -14,6 +14,7 @@ import { keptOnDestroy } from "../framework/adopted";
 import { known } from "../framework/adoption";
 import type { Adopted } from "../framework/bookkeeping";
 import { resource, UUID } from "../framework/card";
+import { ref, res } from "../framework/examples";
 import { listedOrRetrieved, UNKNOWN } from "../framework/lifecycle";
 import { beginCreate, journalContext } from "../framework/lost-create";
 
@@ -269,6 +270,38 @@ function announce(outs: DomainOutputs): DomainOutputs {
 /** The Domain resource: its card (everything about it) and its provider. */
 export const domain = resource<typeof DomainInputsSchema, DomainOutputs, "Domain">({
   name: "Domain",
+  summary: [
+    "An organization domain with its SAML / SSO settings (type `pulumi-nodejs:dynamic/posthog:Domain`).",
+    "`domain` changes replace it (old one deleted first). JIT provisioning and SSO enforcement are applied",
+    "once the domain is verified (see {@link DomainVerification}); `pendingSettings` says what waits.",
+    "Adopt an existing domain of the organization with `adopt: true`.",
+  ].join("\n"),
+  examples: {
+    typescript: [
+      'import * as posthog from "pulumi-posthog";',
+      "",
+      'const pem = "-----BEGIN CERTIFICATE-----\\n\u2026\\n-----END CERTIFICATE-----";',
+      'const corp = new posthog.Domain("corp", {',
+      '  domain: "example.com",',
+      '  ssoEnforcement: "saml",',
+      "  jitProvisioningEnabled: true,",
+      '  samlEntityId: "https://idp.example.com/entity",',
+      '  samlAcsUrl: "https://idp.example.com/acs",',
+      "  samlX509Cert: pem,",
+      "});",
+      "",
+      "// Publish this TXT record with your DNS provider, then verify with a DomainVerification.",
+      "export const txt = { name: corp.challengeRecordName, value: corp.verificationChallenge };",
+    ],
+    program: {
+      statements: [res("Domain", "corp", { domain: "example.com" })],
+      outputs: {
+        txtName: ref("corp", "challengeRecordName"),
+        txtValue: ref("corp", "verificationChallenge"),
+      },
+    },
+  },
+  resolvedInputs: [],
   description: [
     "Domain: an organization's verified e-mail domain with its SAML / SSO settings.",
     "API: `/api/organizations/:organization_id/domains/` (POST create, GET retrieve, PATCH update, DELETE).",

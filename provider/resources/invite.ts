@@ -17,6 +17,7 @@ import { known } from "../framework/adoption";
 import type { Adopted } from "../framework/bookkeeping";
 import { resource, UUID } from "../framework/card";
 import type { Identity } from "../framework/claims";
+import { ref, res } from "../framework/examples";
 import { integerIdInput } from "../framework/inputs";
 import { EmailInput, OrganizationLevelInput } from "../framework/lifecycle";
 import { beginCreate, type CreateOperation, journalContext } from "../framework/lost-create";
@@ -284,6 +285,25 @@ async function pendingInviteNotice(
 /** The Invite resource: its card (everything about it) and its provider. */
 export const invite = resource<typeof InviteInputsSchema, InviteOutputs, "Invite">({
   name: "Invite",
+  summary: [
+    "An invitation to the organization (type `pulumi-nodejs:dynamic/posthog:Invite`). Every change replaces it",
+    "(there is no update endpoint). Once accepted it stays satisfied; when it expires, refresh shows drift and",
+    "the next `up` re-invites. Adopt a pending invite with `adopt: true`.",
+  ].join("\n"),
+  examples: {
+    typescript: [
+      'import * as posthog from "pulumi-posthog";',
+      "",
+      'new posthog.Invite("jane", { targetEmail: "jane@example.com", level: "admin", firstName: "Jane" });',
+    ],
+    program: {
+      statements: [
+        res("Invite", "jane", { targetEmail: "jane@example.com", level: "admin", firstName: "Jane" }),
+      ],
+      outputs: { inviteId: ref("jane") },
+    },
+  },
+  resolvedInputs: [],
   description: [
     "Invite: an invitation to join the organization.",
     "API: `/api/organizations/:organization_id/invites/` (POST create, GET list, DELETE `:id/`).",

@@ -9,6 +9,7 @@ import { known } from "../framework/adoption";
 import type { IdentifiedBy } from "../framework/bookkeeping";
 import { resource, UUID } from "../framework/card";
 import type { Identity } from "../framework/claims";
+import { ref, res } from "../framework/examples";
 import { exclusive } from "../framework/inputs";
 import { EmailInput, OrganizationLevelInput } from "../framework/lifecycle";
 import { beginCreate, journalContext } from "../framework/lost-create";
@@ -153,6 +154,30 @@ async function setLevel(
 /** The Member resource: its card (everything about it) and its provider. */
 export const member = resource<typeof MemberInputsSchema, MemberOutputs, "Member">({
   name: "Member",
+  summary: [
+    "An existing organization member whose level is managed (type `pulumi-nodejs:dynamic/posthog:Member`).",
+    "Members cannot be created (use {@link Invite}), so every Member adopts: delete leaves the person in the",
+    "organization and sets their level back to the one they had when this resource took them over (`levelBefore`);",
+    "`retainOnDelete: true` keeps the current level; `removeFromOrganizationOnDestroy: true` removes them (owners",
+    "cannot be removed: clear error).",
+  ].join("\n"),
+  examples: {
+    typescript: [
+      'import * as posthog from "pulumi-posthog";',
+      "",
+      'new posthog.Member("mia", { email: "mia@example.com", level: "admin", retainOnDelete: true });',
+      'new posthog.Member("max", { userUuid: "0b5e7a9c-1d2f-4a6b-8c3e-5f7a9b1c2d04", level: "member" });',
+    ],
+    // Max, a member the emulator seeds (the docs tests run it against the emulator), not Mia: the collaborator
+    // page's example makes Mia a collaborator, which PostHog refuses for an admin (the pages' examples run together).
+    program: {
+      statements: [
+        res("Member", "max", { email: "max.member@example.com", level: "admin", retainOnDelete: true }),
+      ],
+      outputs: { maxUuid: ref("max") },
+    },
+  },
+  resolvedInputs: ["userUuid", "email"],
   description: [
     "Member: takes over an existing organization member and manages their `level`.",
     "API: GET `/api/organizations/:organization_id/members/` (find), PATCH / DELETE `\u2026/members/:user__uuid/`.",

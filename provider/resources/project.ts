@@ -8,6 +8,7 @@ import { keptOnDestroy } from "../framework/adopted";
 import { known } from "../framework/adoption";
 import type { Adopted } from "../framework/bookkeeping";
 import { resource } from "../framework/card";
+import { ref, res } from "../framework/examples";
 import { ProjectIdInput } from "../framework/lifecycle";
 import { TimeZoneInput } from "../framework/limits";
 import {
@@ -229,6 +230,39 @@ async function converge(api: PostHogClient, live: Project, want: In): Promise<Pr
 /** The Project resource: its card (everything about it) and its provider. */
 export const project = resource<typeof ProjectInputsSchema, ProjectOutputs, "Project">({
   name: "Project",
+  summary: [
+    "A project of the organization (type `pulumi-nodejs:dynamic/posthog:Project`). Unset settings are not",
+    "managed; `isDemo` (and `projectId`) changes replace it. `apiToken` and `liveEventsToken` are secret.",
+    "Adopt an existing project with `projectId`.",
+  ].join("\n"),
+  examples: {
+    typescript: [
+      'import * as posthog from "pulumi-posthog";',
+      "",
+      'const web = new posthog.Project("web", {',
+      '  name: "Web",',
+      '  timezone: "Europe/Berlin",',
+      "  anonymizeIps: true,",
+      '  appUrls: ["https://www.example.com"],',
+      "});",
+      "",
+      "export const projectId = web.id;",
+      "export const apiToken = web.apiToken; // a secret output: encrypted in the state, shown as [secret]",
+    ],
+    program: {
+      statements: [
+        res("Project", "web", {
+          name: "Web",
+          timezone: "Europe/Berlin",
+          anonymizeIps: true,
+          appUrls: ["https://www.example.com"],
+        }),
+      ],
+      outputs: { projectId: ref("web"), apiToken: ref("web", "apiToken") },
+    },
+  },
+  resolvedInputs: ["projectId"],
+  idInput: "projectId",
   description: [
     "Project: a project of the organization.",
     "API: `/api/organizations/:organization_id/projects/` (POST create, GET `:id/`, PATCH `:id/`, DELETE `:id/`).",

@@ -201,7 +201,7 @@ describe("tools/codegen.ts", () => {
     ).toThrow(/docs\/lookups\/get-member\.md lacks the markers of its generated examples/);
     writeFileSync(page, "# Domain\n\nNo tables.\n");
     expect(() => generate(dir, resources)).toThrow(
-      /docs\/resources\/domain\.md lacks the markers of its generated inputs/,
+      /docs\/resources\/domain\.md lacks the markers of its generated TypeScript example/,
     );
   }, 120_000);
 
@@ -220,7 +220,7 @@ describe("tools/codegen.ts", () => {
     );
   });
 
-  it("generates the SDK classes' outputs from the OutputsSchemas, and fails naming what is missing (issue 35)", () => {
+  it("generates the SDK classes whole from the cards, their outputs from the OutputsSchemas, and fails naming what is missing (issues 35, 50)", () => {
     // a hand edit of a generated declaration is stale, with a diff naming it (staleOfEdits)
     expect(staleDiff("sdk/dashboard.ts")).toMatch(
       /\n\+ {2}declare readonly deleted: pulumi\.Output<boolean>;/,
@@ -229,10 +229,15 @@ describe("tools/codegen.ts", () => {
     const sdk = join(dir, "sdk", "dashboard.ts");
     const declared = readFileSync(sdk, "utf8");
     const resources = resourcesOfRoot(); // the scratch's schemas are unchanged copies until the JSDoc edits below
-    writeFileSync(sdk, declared.replace(/ {2}\/\/ generated:outputs.*\n/, ""));
-    expect(() => generate(dir, resources)).toThrow(
-      /sdk\/dashboard\.ts lacks the markers of its generated outputs/,
-    );
+    // The class is generated whole from the card (issue 50): gone, it is written again, as it was; its hand hook
+    // (sdk/hooks/dashboard.ts) runs when it exists, and the class has none without it.
+    writeFileSync(sdk, "");
+    const classOf = (files: ReturnType<typeof generate>) =>
+      files.find((f) => f.path === "sdk/dashboard.ts")?.content;
+    expect(classOf(generate(dir, resources))).toBe(declared);
+    expect(declared).toContain("afterConstruct(this, name);");
+    rmSync(join(dir, "sdk", "hooks", "dashboard.ts"));
+    expect(classOf(generate(dir, resources))).not.toContain("afterConstruct");
     writeFileSync(sdk, declared);
 
     const file = join(dir, "provider", "resources", "domain-verification.ts");
