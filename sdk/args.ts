@@ -58,7 +58,7 @@ export interface DashboardArgsBase {
    * Who may edit: 21 or "everyone-can-edit" = everyone in the project (default), 37 or
    * "only-collaborators-can-edit" = only collaborators. The output is the number.
    */
-  restrictionLevel?: pulumi.Input<37 | 21 | "everyone-can-edit" | "only-collaborators-can-edit" | undefined>;
+  restrictionLevel?: pulumi.Input<21 | 37 | "everyone-can-edit" | "only-collaborators-can-edit" | undefined>;
   /**
    * Project id; default: the provider's `posthog:projectId`, else the key's current project. Changing it replaces.
    */

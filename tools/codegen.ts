@@ -26,15 +26,7 @@
  * zod type.
  */
 import { execFileSync } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
@@ -107,17 +99,16 @@ const fail = (message: string): never => {
  * and schema expression. Throws naming the file and property when it is not a plain `name: schema` or has no JSDoc.
  */
 function documentedProperty(
-  p: ts.ObjectLiteralElementLike,
-  r: { file: string; name: string; sf: ts.SourceFile },
+  p: ts.PropertyAssignment,
+  r: { name: string },
   side: "input" | "output",
 ): { name: string; doc: string[]; initializer: ts.Expression } {
-  const schema = `${r.name}${side === "input" ? "Inputs" : "Outputs"}Schema`;
-  if (!ts.isPropertyAssignment(p) || !ts.isIdentifier(p.name))
-    return fail(`${r.file}: ${schema}: only plain \`name: schema\` properties are supported`);
-  const name = p.name.text;
-  const doc = docLines(p, r.sf);
+  const name = p.name.getText();
+  const doc = docLines(p, p.getSourceFile());
   if (doc.length === 0)
-    fail(`${r.file}: ${side} ${r.name}.${name} has no JSDoc comment: document it above the property`);
+    fail(
+      `${p.getSourceFile().fileName}: ${side} ${r.name}.${name} has no JSDoc comment: document it above the property`,
+    );
   return { name, doc, initializer: p.initializer };
 }
 
@@ -137,30 +128,6 @@ function docLines(node: ts.Node, sf: ts.SourceFile): string[] {
   return lines.map((l) => l.trim());
 }
 
-/** The first call `z.strictObject({…})` / `z.object({…})` / `z.looseObject({…})` under `node`: its literal. */
-function objectLiteralOf(node: ts.Node): ts.ObjectLiteralExpression | undefined {
-  let found: ts.ObjectLiteralExpression | undefined;
-  const visit = (n: ts.Node): void => {
-    if (found) return;
-    if (
-      ts.isCallExpression(n) &&
-      ts.isPropertyAccessExpression(n.expression) &&
-      ts.isIdentifier(n.expression.expression) &&
-      n.expression.expression.text === "z" &&
-      ["strictObject", "object", "looseObject"].includes(n.expression.name.text)
-    ) {
-      const arg = n.arguments[0];
-      if (arg && ts.isObjectLiteralExpression(arg)) {
-        found = arg;
-        return;
-      }
-    }
-    ts.forEachChild(n, visit);
-  };
-  visit(node);
-  return found;
-}
-
 /** The source text of the argument of the outermost `.default(…)` in a property's schema expression. */
 function defaultOf(expr: ts.Expression, sf: ts.SourceFile): string | undefined {
   let e: ts.Expression = expr;
@@ -171,33 +138,10 @@ function defaultOf(expr: ts.Expression, sf: ts.SourceFile): string | undefined {
   return undefined;
 }
 
-/** `export const <name> = …` of a source file: its initializer, without `as const` / `satisfies`. */
-function constInitializer(sf: ts.SourceFile, name: string): ts.Expression | undefined {
-  for (const st of sf.statements) {
-    if (!ts.isVariableStatement(st)) continue;
-    for (const d of st.declarationList.declarations) {
-      if (ts.isIdentifier(d.name) && d.name.text === name && d.initializer) {
-        let e = d.initializer;
-        while (ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isParenthesizedExpression(e))
-          e = e.expression;
-        return e;
-      }
-    }
-  }
-  return undefined;
-}
-
 /** The card of resource `name` (provider/resources/index.ts). */
 function cardOf(name: string) {
   return resourceOf(name)?.card ?? fail(`no resource ${name} in provider/resources/index.ts`);
 }
-
-/** `dashboard-collaborator` → `DashboardCollaborator`. */
-const pascal = (kebab: string) =>
-  kebab
-    .split("-")
-    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
-    .join("");
 
 /**
  * The checker of a program over a probe file `probe` (never written: its text is `text`) with the options of
@@ -237,64 +181,89 @@ function probeTypes(
   return { checker, aliases, probeSf };
 }
 
+/** A resource as the list's types show it: its name, and its inputs' and outputs' declarations (the schemas' properties). */
+interface Listed {
+  /** Its place in the list. */
+  index: number;
+  name: string;
+  kebab: string;
+  /** The file of its inputs schema (its card's file), for messages. */
+  file: string;
+  inputs: ts.PropertyAssignment[];
+  outputs: ts.PropertyAssignment[];
+}
+
 /**
- * Reads every resource of `root` (each `provider/resources/<kebab>.ts` exporting `<Name>InputsSchema`).
- * @throws naming the file and property when an input or output has no JSDoc, or a source is not in the expected form
+ * The resources of `root`'s list (provider/resources/index.ts `RESOURCES`), read from its type: for each card, its
+ * `name` and the property declarations of its `inputs` and `outputs` schemas' shapes (where their JSDoc and
+ * `.default(…)` are), whatever file and names they have.
+ * @throws naming the file and property when a property is not a plain `name: schema` one
+ */
+function listedResources(root: string): Listed[] {
+  const probe = join(root, "tools", "__codegen_list__.ts");
+  const list = relative(dirname(probe), join(root, "provider", "resources", "index")).replace(/\\/g, "/");
+  const text = `import type { RESOURCES } from "./${list}";\nexport type L = typeof RESOURCES;\n`;
+  const { checker, aliases } = probeTypes(root, probe, text);
+  const tuple = aliases.get("L") ?? fail("no type for the list");
+  const prop = (t: ts.Type, key: string, what: string): ts.Type => {
+    const sym = t.getProperty(key) ?? fail(`the list's ${what} has no ${key}`);
+    return checker.getTypeOfSymbol(sym);
+  };
+  const declarations = (schema: ts.Type, name: string, side: string): ts.PropertyAssignment[] =>
+    (schema.getProperty("shape") ??
+      fail(
+        `${name}'s card has no ${side}s schema the compiler can read: its \`${side}s\` must be a z.object({…}) ` +
+          "(or z.strictObject) of every property, each with its JSDoc",
+      )) &&
+    checker
+      .getTypeOfSymbol(schema.getProperty("shape") as ts.Symbol)
+      .getProperties()
+      .map((sym) => {
+        const decl = sym.declarations?.[0];
+        if (!decl || !ts.isPropertyAssignment(decl) || !ts.isIdentifier(decl.name))
+          return fail(`${name}: ${side} ${sym.name}: only plain \`name: schema\` properties are supported`);
+        return decl;
+      });
+  return checker.getTypeArguments(tuple as ts.TypeReference).map((element, index) => {
+    const card = prop(element, "card", "resource");
+    const nameType = prop(card, "name", "card");
+    const name = nameType.isStringLiteral() ? nameType.value : fail("a card's name is not a string literal");
+    const inputs = declarations(prop(card, "inputs", name), name, "input");
+    return {
+      index,
+      name,
+      kebab: name.replace(/(?<!^)([A-Z])/g, "-$1").toLowerCase(),
+      file: inputs[0]?.getSourceFile().fileName ?? join(root, "provider", "resources"),
+      inputs,
+      outputs: declarations(prop(card, "outputs", name), name, "output"),
+    };
+  });
+}
+
+/**
+ * Reads every resource of `root`'s list (provider/resources/index.ts): the values its cards hold, and what only the
+ * compiler sees of them (each property's JSDoc, `.default(…)` and type, through the list's types).
+ * @throws naming the file and property when an input or output has no JSDoc, or an input is not an output
  */
 export function readResources(root = ROOT): ResourceInfo[] {
-  const dir = join(root, "provider", "resources");
-  const files = readdirSync(dir)
-    .filter((f) => f.endsWith(".ts"))
-    .sort();
-  const found: {
-    name: string;
-    kebab: string;
-    file: string;
-    sf: ts.SourceFile;
-    literal: ts.ObjectLiteralExpression;
-    outputs: ts.ObjectLiteralExpression;
-  }[] = [];
-  for (const f of files) {
-    const kebab = f.replace(/\.ts$/, "");
-    const name = pascal(kebab);
-    const file = join(dir, f);
-    const sf = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
-    const init = constInitializer(sf, `${name}InputsSchema`);
-    if (!init) continue;
-    const literal =
-      objectLiteralOf(init) ?? fail(`${file}: ${name}InputsSchema has no z.strictObject({…}) literal`);
-    const outInit =
-      constInitializer(sf, `${name}OutputsSchema`) ??
-      fail(
-        `${file}: no ${name}OutputsSchema: declare the outputs create, read and update return as ` +
-          "`export const " +
-          `${name}OutputsSchema = z.object({…})\` beside ${name}InputsSchema, each property with its JSDoc`,
-      );
-    const outputs =
-      objectLiteralOf(outInit) ?? fail(`${file}: ${name}OutputsSchema has no z.object({…}) literal`);
-    found.push({ name, kebab, file, sf, literal, outputs });
-  }
-
-  // One program over a probe file: `z.input<typeof <Name>InputsSchema>[prop]`, as the checker resolves it.
+  // In file order, as the generated files list them (the list's own order is schema.json's).
+  const file = (r: Listed) => `${r.kebab}.ts`;
+  const found = listedResources(root).sort((a, b) => (file(a) < file(b) ? -1 : file(a) > file(b) ? 1 : 0));
+  // One program over a probe file: `z.input<the card's inputs>[prop]`, as the checker resolves it.
   const probe = join(root, "tools", "__codegen_probe__.ts");
-  const lines = ['import type { z } from "zod";'];
+  const list = relative(dirname(probe), join(root, "provider", "resources", "index")).replace(/\\/g, "/");
+  const lines = ['import type { z } from "zod";', `import type { RESOURCES } from "./${list}";`];
   for (const r of found) {
-    const rel = `./${relative(dirname(probe), r.file).replace(/\\/g, "/").replace(/\.ts$/, "")}`;
-    lines.push(`import type { ${r.name}InputsSchema, ${r.name}OutputsSchema } from "${rel}";`);
-    lines.push(`export type I_${r.name} = z.input<typeof ${r.name}InputsSchema>;`);
-    lines.push(`export type O_${r.name} = z.output<typeof ${r.name}OutputsSchema>;`);
-    for (const p of r.literal.properties) {
-      if (!p.name || !ts.isIdentifier(p.name)) continue;
+    lines.push(`export type I_${r.name} = z.input<(typeof RESOURCES)[${r.index}]["card"]["inputs"]>;`);
+    lines.push(`export type O_${r.name} = z.output<(typeof RESOURCES)[${r.index}]["card"]["outputs"]>;`);
+    for (const p of r.inputs)
       lines.push(
-        `export type P_${r.name}__${p.name.text} = Exclude<I_${r.name}["${p.name.text}"], undefined>;`,
+        `export type P_${r.name}__${p.name.getText()} = Exclude<I_${r.name}["${p.name.getText()}"], undefined>;`,
       );
-    }
-    for (const p of r.outputs.properties) {
-      if (!p.name || !ts.isIdentifier(p.name)) continue;
+    for (const p of r.outputs)
       lines.push(
-        `export type Q_${r.name}__${p.name.text} = Exclude<O_${r.name}["${p.name.text}"], undefined>;`,
+        `export type Q_${r.name}__${p.name.getText()} = Exclude<O_${r.name}["${p.name.getText()}"], undefined>;`,
       );
-    }
   }
   const { checker, aliases } = probeTypes(root, probe, lines.join("\n"));
   const print = (t: ts.Type) =>
@@ -312,11 +281,11 @@ export function readResources(root = ROOT): ResourceInfo[] {
     const whole = aliases.get(`I_${r.name}`) ?? fail(`no type for ${r.name}`);
     const props = new Map(checker.getPropertiesOfType(whole).map((s) => [s.name, s]));
     const inputs: InputProperty[] = [];
-    for (const p of r.literal.properties) {
+    for (const p of r.inputs) {
       const { name, doc, initializer } = documentedProperty(p, r, "input");
       const sym = props.get(name) ?? fail(`${r.name}: z.input has no property ${name}`);
       const type = aliases.get(`P_${r.name}__${name}`) ?? fail(`no type for ${r.name}.${name}`);
-      const defaultValue = defaultOf(initializer, r.sf);
+      const defaultValue = defaultOf(initializer, p.getSourceFile());
       inputs.push({
         name,
         type: print(type),
@@ -331,12 +300,12 @@ export function readResources(root = ROOT): ResourceInfo[] {
     const groups: Group[] = card.exclusiveInputs.map((g) => ({ kind: g.kind, keys: [...g.keys] }));
     for (const g of groups)
       for (const k of g.keys)
-        if (!props.has(k)) fail(`${r.file}: ${r.name}ExclusiveInputs names ${k}, not an input`);
+        if (!props.has(k)) fail(`${r.file}: ${r.name}'s exclusive inputs name ${k}, not an input`);
     const outputs = outputsOf(r, checker, aliases, print);
     const missing = inputs.filter((i) => !outputs.some((o) => o.name === i.name)).map((i) => i.name);
     if (missing.length > 0)
       fail(
-        `${r.file}: ${r.name}OutputsSchema lacks the input(s) ${missing.join(", ")}: the provider returns every ` +
+        `${r.file}: ${r.name}'s outputs schema lacks the input(s) ${missing.join(", ")}: the provider returns every ` +
           "input as an output; declare each (its type as the provider returns it) with its JSDoc",
       );
     const life = {
@@ -358,19 +327,19 @@ export function readResources(root = ROOT): ResourceInfo[] {
 }
 
 /**
- * The outputs of a resource from the object literal of its `<Name>OutputsSchema`: JSDoc (required), the type the
- * checker resolves `z.output<…>[prop]` to (probe aliases `O_<Name>`, `Q_<Name>__<prop>`), optional and nullable.
- * @throws naming the file and property when an output has no JSDoc or is not a plain `name: schema` property
+ * The outputs of a resource from its card's outputs schema's properties: JSDoc (required), the type the checker
+ * resolves `z.output<…>[prop]` to (probe aliases `O_<Name>`, `Q_<Name>__<prop>`), optional and nullable.
+ * @throws naming the file and property when an output has no JSDoc
  */
 function outputsOf(
-  r: { name: string; file: string; sf: ts.SourceFile; outputs: ts.ObjectLiteralExpression },
+  r: Listed,
   checker: ts.TypeChecker,
   aliases: Map<string, ts.Type>,
   print: (t: ts.Type) => string,
 ): OutputProperty[] {
-  const whole = aliases.get(`O_${r.name}`) ?? fail(`no type for ${r.name}OutputsSchema`);
+  const whole = aliases.get(`O_${r.name}`) ?? fail(`no type for ${r.name}'s outputs schema`);
   const props = new Map(checker.getPropertiesOfType(whole).map((s) => [s.name, s]));
-  return r.outputs.properties.map((p) => {
+  return r.outputs.map((p) => {
     const { name, doc } = documentedProperty(p, r, "output");
     const sym = props.get(name) ?? fail(`${r.name}: z.output has no property ${name}`);
     const type = aliases.get(`Q_${r.name}__${name}`) ?? fail(`no type for output ${r.name}.${name}`);

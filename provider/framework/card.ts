@@ -43,6 +43,7 @@ export interface ResourceCard<
   S extends z.ZodType<Record<string, unknown>>,
   O extends Outputs,
   N extends string = string,
+  P extends z.ZodObject = z.ZodObject,
 > extends ResourceDefinition<S, O> {
   /** The resource's name, as in type tokens (`Dashboard`). */
   name: N;
@@ -61,7 +62,7 @@ export interface ResourceCard<
    */
   resolvedInputs: readonly string[];
   /** The outputs create, read and update return (every input among them), each property described. */
-  outputs: z.ZodObject;
+  outputs: P;
   /** Outputs that are secret whatever the inputs (the SDK class's `additionalSecretOutputs`, the plugin's secrets). */
   secretOutputs: readonly string[];
   /** Mutually exclusive inputs (also enforced by the inputs schema). */
@@ -79,14 +80,18 @@ export interface Resource<
   S extends z.ZodType<Record<string, unknown>> = z.ZodType<Record<string, unknown>>,
   O extends Outputs = Outputs,
   N extends string = string,
+  P extends z.ZodObject = z.ZodObject,
 > {
-  card: ResourceCard<S, O, N>;
+  card: ResourceCard<S, O, N, P>;
   provider: Provider;
 }
 
 /** The resource of `card`: the card and its provider ({@link defineResource}). */
-export function resource<S extends z.ZodType<Record<string, unknown>>, O extends Outputs, N extends string>(
-  card: ResourceCard<S, O, N>,
-): Resource<S, O, N> {
+export function resource<
+  S extends z.ZodType<Record<string, unknown>>,
+  O extends Outputs,
+  N extends string,
+  P extends z.ZodObject,
+>(card: ResourceCard<S, O, N, P>): Resource<S, O, N, P> {
   return { card, provider: defineResource(card) };
 }

@@ -72,7 +72,8 @@ async function setPaused(
 export const batchExportPause = resource<
   typeof BatchExportPauseInputsSchema,
   BatchExportPauseOutputs,
-  "BatchExportPause"
+  "BatchExportPause",
+  typeof BatchExportPauseOutputsSchema
 >({
   name: "BatchExportPause",
   summary: [

@@ -87,7 +87,8 @@ function parseId(id: string): { dashboardId: number; userUuid: string } {
 export const dashboardCollaborator = resource<
   typeof DashboardCollaboratorInputsSchema,
   DashboardCollaboratorOutputs,
-  "DashboardCollaborator"
+  "DashboardCollaborator",
+  typeof DashboardCollaboratorOutputsSchema
 >({
   name: "DashboardCollaborator",
   summary: [

@@ -68,7 +68,8 @@ function toOutputs(
 export const dashboardSharing = resource<
   typeof DashboardSharingInputsSchema,
   DashboardSharingOutputs,
-  "DashboardSharing"
+  "DashboardSharing",
+  typeof DashboardSharingOutputsSchema
 >({
   name: "DashboardSharing",
   summary: [

@@ -318,7 +318,12 @@ async function patch(
 }
 
 /** The Dashboard resource: its card (everything about it) and its provider. */
-export const dashboard = resource<typeof DashboardInputsSchema, DashboardOutputs, "Dashboard">({
+export const dashboard = resource<
+  typeof DashboardInputsSchema,
+  DashboardOutputs,
+  "Dashboard",
+  typeof DashboardOutputsSchema
+>({
   name: "Dashboard",
   summary: [
     "A dashboard (type `pulumi-nodejs:dynamic/posthog:Dashboard`): plain, from a template key (`useTemplate`),",

@@ -131,7 +131,8 @@ function notVerifiedOnImport(d: Domain): Error {
 export const domainVerification = resource<
   typeof DomainVerificationInputsSchema,
   DomainVerificationOutputs,
-  "DomainVerification"
+  "DomainVerification",
+  typeof DomainVerificationOutputsSchema
 >({
   name: "DomainVerification",
   summary: [

@@ -268,7 +268,12 @@ function announce(outs: DomainOutputs): DomainOutputs {
 }
 
 /** The Domain resource: its card (everything about it) and its provider. */
-export const domain = resource<typeof DomainInputsSchema, DomainOutputs, "Domain">({
+export const domain = resource<
+  typeof DomainInputsSchema,
+  DomainOutputs,
+  "Domain",
+  typeof DomainOutputsSchema
+>({
   name: "Domain",
   summary: [
     "An organization domain with its SAML / SSO settings (type `pulumi-nodejs:dynamic/posthog:Domain`).",

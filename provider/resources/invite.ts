@@ -283,7 +283,12 @@ async function pendingInviteNotice(
 
 /** The Invite provider (no update: every change replaces). */
 /** The Invite resource: its card (everything about it) and its provider. */
-export const invite = resource<typeof InviteInputsSchema, InviteOutputs, "Invite">({
+export const invite = resource<
+  typeof InviteInputsSchema,
+  InviteOutputs,
+  "Invite",
+  typeof InviteOutputsSchema
+>({
   name: "Invite",
   summary: [
     "An invitation to the organization (type `pulumi-nodejs:dynamic/posthog:Invite`). Every change replaces it",

@@ -152,7 +152,12 @@ async function setLevel(
 }
 
 /** The Member resource: its card (everything about it) and its provider. */
-export const member = resource<typeof MemberInputsSchema, MemberOutputs, "Member">({
+export const member = resource<
+  typeof MemberInputsSchema,
+  MemberOutputs,
+  "Member",
+  typeof MemberOutputsSchema
+>({
   name: "Member",
   summary: [
     "An existing organization member whose level is managed (type `pulumi-nodejs:dynamic/posthog:Member`).",

@@ -228,7 +228,12 @@ async function converge(api: PostHogClient, live: Project, want: In): Promise<Pr
 }
 
 /** The Project resource: its card (everything about it) and its provider. */
-export const project = resource<typeof ProjectInputsSchema, ProjectOutputs, "Project">({
+export const project = resource<
+  typeof ProjectInputsSchema,
+  ProjectOutputs,
+  "Project",
+  typeof ProjectOutputsSchema
+>({
   name: "Project",
   summary: [
     "A project of the organization (type `pulumi-nodejs:dynamic/posthog:Project`). Unset settings are not",

@@ -253,10 +253,13 @@ describe("tools/codegen.ts", () => {
     expect(withoutInput).not.toBe(source);
     writeFileSync(file, withoutInput);
     expect(() => readResources(dir)).toThrow(
-      /DomainVerificationOutputsSchema lacks the input\(s\) timeoutSeconds/,
+      /DomainVerification's outputs schema lacks the input\(s\) timeoutSeconds/,
     );
     writeFileSync(file, source.replace("export const DomainVerificationOutputsSchema", "const Renamed"));
-    expect(() => readResources(dir)).toThrow(/no DomainVerificationOutputsSchema: declare the outputs/);
+    // The card names its outputs schema: without one the compiler can read, codegen says what the card lacks.
+    expect(() => readResources(dir)).toThrow(
+      /DomainVerification's card has no outputs schema the compiler can read/,
+    );
   }, 120_000);
 
   it("diff shows the changed lines in hunks with context", () => {
