@@ -520,6 +520,34 @@ function isNotFound(e: unknown): boolean {
 }
 
 /**
+ * Checked inputs with the policy pack's `_policy` facts ({@link ResourceDefinition.policyFacts}), if any; and, for a
+ * resource whose facts others need ({@link ResourceDefinition.factsOf}), whether this run creates its object (new to
+ * the stack, or an input that replaces it changes: its id unknown until then), for a preview's policy
+ * (provider/framework/policy-facts.ts `noteCreating`). `keys` are the resource's input keys.
+ */
+function withPolicyFacts<S extends z.ZodType<Record<string, unknown>>, O extends Outputs>(
+  def: ResourceDefinition<S, O>,
+  keys: string[],
+  change: {
+    inputs: Record<string, unknown>;
+    olds: Record<string, unknown> | undefined;
+    established: boolean;
+  },
+  name: string | undefined,
+): Record<string, unknown> {
+  const { inputs, established } = change;
+  const olds = withoutProvider(change.olds ?? {});
+  if (def.factsOf && name !== undefined) {
+    const replacing = def.update ? (def.replaceOnChanges ?? []) : keys;
+    if (!established || replacing.some((k) => !sameValue(olds[k], inputs[k]))) {
+      noteCreating(def.name, name, def.factsOf(inputs));
+    }
+  }
+  const facts = def.policyFacts?.(inputs);
+  return facts === undefined ? inputs : { ...inputs, _policy: facts };
+}
+
+/**
  * Builds a Pulumi dynamic provider from a {@link ResourceDefinition}. The result is a plain object with all
  * seven methods; it is never serialized itself (the SDK serializes a thin shim that `require`s it).
  */
@@ -589,28 +617,6 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
     }
   };
 
-  /** Checked inputs with the policy pack's `_policy` facts ({@link ResourceDefinition.policyFacts}), if any. */
-  /**
-   * Checked inputs with the policy pack's `_policy` facts ({@link ResourceDefinition.policyFacts}), if any; and, for a
-   * resource whose facts others need ({@link ResourceDefinition.factsOf}), whether this run creates its object (new to
-   * the stack, or an input that replaces it changes: its id unknown until then), for a preview's policy
-   * (provider/framework/policy-facts.ts `noteCreating`).
-   */
-  const withPolicyFacts = (
-    inputs: Record<string, unknown>,
-    olds: Record<string, unknown>,
-    established: boolean,
-    name: string | undefined,
-  ): Record<string, unknown> => {
-    if (def.factsOf && name !== undefined) {
-      const replacing = def.update ? [...replaceOn] : keys;
-      if (!established || replacing.some((k) => !sameValue(olds[k], inputs[k]))) {
-        noteCreating(def.name, name, def.factsOf(inputs));
-      }
-    }
-    const facts = def.policyFacts?.(inputs);
-    return facts === undefined ? inputs : { ...inputs, _policy: facts };
-  };
   /** Records for this run what the policy pack may need of object `id` ({@link ResourceDefinition.factsOf}). */
   const plan = (id: string, ...values: Record<string, unknown>[]) => {
     if (def.factsOf) for (const v of values) notePlanned(def.name, id, def.factsOf(v));
@@ -728,7 +734,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
         ];
         if (failures.length > 0) return { inputs: wellFormed(inputs) as typeof inputs, failures };
         await planned(inputs, established);
-        return { inputs: withPolicyFacts(inputs, withoutProvider(olds ?? {}), established, name) };
+        return { inputs: withPolicyFacts(def, keys, { inputs, olds, established }, name) };
       }
       const failures = withProgramText(
         failuresOf(r.error, keys).filter((f) => !unknownKeys.includes(f.property.split(".")[0] ?? "")),
@@ -751,7 +757,7 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
       ];
       if (more.length > 0) return { inputs: wellFormed(inputs) as typeof inputs, failures: more };
       await planned(inputs, established);
-      return { inputs: withPolicyFacts(inputs, withoutProvider(olds ?? {}), established, name) };
+      return { inputs: withPolicyFacts(def, keys, { inputs, olds, established }, name) };
     },
 
     async diff(id, olds, news) {
