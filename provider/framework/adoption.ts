@@ -8,9 +8,7 @@
  * Nothing found, an input unknown during the preview, or a failed read: nothing is said (the create decides).
  */
 import type { PostHogClient } from "../client";
-
-/** Pulumi's marker for a value not known during preview. */
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+import { UNKNOWN } from "./values";
 
 /** What a create will adopt: the object's kind, id and name, and the input that makes it adopt. */
 export interface Adoption {

@@ -1,7 +1,7 @@
 /**
  * The resource card: everything about one resource in one typed value, declared in its own file
  * (provider/resources/<kebab>.ts) and listed once (provider/resources/index.ts `RESOURCES`). Its operations and
- * lifecycle facts are the {@link ResourceDefinition} that {@link defineResource} turns into a provider; the rest is
+ * lifecycle facts are the {@link ResourceDefinition} that {@link defineResource} turns into its operations; the rest is
  * what the adapters, the generators and the docs read of it: the description, the outputs, the secret outputs, the
  * import id, what a create adopts, and what it records of an object it did not make. Nothing about a resource is kept
  * in a table beside the list (test/tools/one-list.test.ts).
@@ -10,7 +10,8 @@ import type { z } from "zod";
 import type { AdoptionProbe } from "./adoption";
 import type { Examples } from "./examples";
 import type { ExclusiveGroup } from "./inputs";
-import { defineResource, type Outputs, type Provider, type ResourceDefinition } from "./lifecycle";
+import { defineResource, type Operations, type Outputs, type ResourceDefinition } from "./lifecycle";
+import type { LostObjectKind } from "./lost-create";
 
 /** A UUID, as a regular expression's source (an import id's part). */
 export const UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
@@ -73,9 +74,14 @@ export interface ResourceCard<
   adoption: AdoptionProbe;
   /** What it records of an object it did not create. */
   records: Records;
+  /**
+   * For a resource whose creates name their objects provisionally (provider/framework/lost-create.ts): how to list
+   * and name an object such a create made that no resource holds. Absent: its creates leave nothing to look for.
+   */
+  lostObjects?: LostObjectKind;
 }
 
-/** A resource: its card and the provider built from it. */
+/** A resource: its card and the operations built from it (which the adapters serve). */
 export interface Resource<
   S extends z.ZodType<Record<string, unknown>> = z.ZodType<Record<string, unknown>>,
   O extends Outputs = Outputs,
@@ -83,15 +89,15 @@ export interface Resource<
   P extends z.ZodObject = z.ZodObject,
 > {
   card: ResourceCard<S, O, N, P>;
-  provider: Provider;
+  operations: Operations;
 }
 
-/** The resource of `card`: the card and its provider ({@link defineResource}). */
+/** The resource of `card`: the card and its operations ({@link defineResource}). */
 export function resource<
   S extends z.ZodType<Record<string, unknown>>,
   O extends Outputs,
   N extends string,
   P extends z.ZodObject,
 >(card: ResourceCard<S, O, N, P>): Resource<S, O, N, P> {
-  return { card, provider: defineResource(card) };
+  return { card, operations: defineResource(card) };
 }

@@ -4,14 +4,13 @@
  * an invite or flips a level back, and `up` still exits 0. This registry makes the second of them fail, naming
  * both, instead.
  *
- * - **Who is who.** Pulumi's dynamic-provider interface gives `check`, `diff` and `create` no URN, so the SDK
- *   classes pass the resource's Pulumi name in the input `__resource` (`{name, stack}`; `__resourceName` before). `check`
- *   takes it out of the inputs it returns, so the name never reaches the state: no diff, nothing new for existing stacks. Later operations
- *   of the same resource find the name again from their inputs (what `check` returned), see {@link nameOf}.
- * - **Where.** The engine starts one dynamic-provider host process per deployment (a preview, an update), and
- *   every dynamic resource of the program goes through it; this module is loaded once in that process, so its
- *   claims cover exactly one run. A name claiming again what it already holds is no conflict (the same resource
- *   checked in a preview and then in an update of the same process).
+ * - **Who is who.** Each operation knows its resource's Pulumi name from its call (provider/framework/run.ts `Call`):
+ *   the plugin reads it from the URN; the dynamic SDK's classes pass it in the input `__resource`, which the dynamic
+ *   adapter decodes (provider/adapters/dynamic.ts).
+ * - **Where.** The claims live on the run's object ({@link Claims}, a field of provider/framework/run.ts `Run`): the
+ *   engine starts one provider host per deployment (a preview, an update), and every resource of the program goes
+ *   through it, so they cover exactly one run. A name claiming again what it already holds is no conflict (the same
+ *   resource checked in a preview and then in an update of the same process).
  * - **When.** `check` claims the object the declared inputs name (before any request, so a preview shows the
  *   conflict); `diff` claims the object an existing resource manages (from its outputs, e.g. a Member declared by
  *   e-mail also holds the person's user UUID, and by its id: {@link byId}); `create` claims what it resolved before
@@ -50,17 +49,23 @@ export interface Conflict {
 }
 
 /** A claim: who holds it, and whether that resource is in the stack's state (it was checked with old inputs). */
-interface Holding {
+export interface Holding {
   claimant: Claimant;
   established: boolean;
 }
 
-const holders = new Map<string, Holding>();
-/** Checked inputs (stable JSON, per type) → the name of the resource they belong to; null when two names share them. */
-const names = new Map<string, string | null>();
+/** The claims of one run: identity key → who holds it. */
+export interface Claims {
+  readonly holders: Map<string, Holding>;
+}
+
+/** The claims of a new run: none. */
+export function newClaims(): Claims {
+  return { holders: new Map() };
+}
 
 /**
- * Claims every identity for `claimant`. Returns the ones another resource holds (and claims the free ones).
+ * Claims every identity for `claimant` in the run's `claims`. Returns the ones another resource holds (and claims the free ones).
  *
  * `established`: the claimant is in the stack's state (it manages the object since an earlier run), or has just
  * made or adopted the object. The engine checks registrations in the order they reach it, which the Node runtime
@@ -75,6 +80,7 @@ const names = new Map<string, string | null>();
  * it; the claims a create makes once its object exists do not (the displaced resource fails at its own create).
  */
 export function claim(
+  claims: Claims,
   claimant: Claimant,
   identities: readonly Identity[],
   established = false,
@@ -82,12 +88,12 @@ export function claim(
 ): Conflict[] {
   const conflicts: Conflict[] = [];
   for (const identity of identities) {
-    const holding = holders.get(identity.key);
+    const holding = claims.holders.get(identity.key);
     const other =
       holding !== undefined &&
       (holding.claimant.type !== claimant.type || holding.claimant.name !== claimant.name);
     if (!holding || (established && !holding.established)) {
-      holders.set(identity.key, { claimant, established });
+      claims.holders.set(identity.key, { claimant, established });
       if (other && reportDisplaced) conflicts.push({ identity, holder: holding.claimant });
     } else if (other) conflicts.push({ identity, holder: holding.claimant });
   }
@@ -140,32 +146,4 @@ export function conflictMessage(claimant: Claimant, c: Conflict, importing = fal
     `${both}. Two resources of one program that manage one object undo each other on every up: keep one of them ` +
     "and remove the other from the program"
   );
-}
-
-/** Records that these checked inputs (without `__provider`) belong to resource `name` of `type`. */
-export function rememberName(type: string, inputs: Record<string, unknown>, name: string): void {
-  const key = `${type}\n${stableJson(inputs)}`;
-  const known = names.get(key);
-  names.set(key, known === undefined || known === name ? name : null);
-}
-
-/**
- * The name of the resource whose `check` returned these inputs in this process, or undefined (no `__resource`, or
- * two resources with the very same inputs, whose claims then conflict already).
- */
-export function nameOf(type: string, inputs: Record<string, unknown>): string | undefined {
-  return names.get(`${type}\n${stableJson(inputs)}`) ?? undefined;
-}
-
-/** JSON with object keys sorted, so the same inputs give the same text after a protobuf Struct round trip. */
-function stableJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stableJson).join(",")}]`;
-  if (v && typeof v === "object") {
-    const o = v as Record<string, unknown>;
-    const keys = Object.keys(o)
-      .filter((k) => o[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${stableJson(o[k])}`).join(",")}}`;
-  }
-  return JSON.stringify(v) ?? "null";
 }

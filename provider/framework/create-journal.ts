@@ -31,7 +31,7 @@
  *   `pulumi refresh --import-pending-creates`, or adopt with the resource's adoption input). Resources declared
  *   without the SDK classes (no resource name) are not journaled.
  */
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import {
   existsSync,
   mkdirSync,
@@ -164,7 +164,7 @@ export async function recordCreate(entry: JournalEntry): Promise<void> {
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const file = fileOf(dir, entry);
-    const tmp = `${file}.${process.pid}.${++tmpCounter}.tmp`;
+    const tmp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
     const fh = await open(tmp, "w", 0o600);
     try {
       await fh.writeFile(JSON.stringify({ ...entry, host: withoutCredentials(entry.host) }));
@@ -187,9 +187,6 @@ export async function recordCreate(entry: JournalEntry): Promise<void> {
   }
 }
 
-/** Distinguishes the temporary files of concurrent writes of one process. */
-let tmpCounter = 0;
-
 /** The file of the abandoned entry of the create with this nonce (12 hex digits: no path in it). */
 function abandonedFile(dir: string, nonce: string): string {
   return join(dir, `lost-${nonce.replace(/[^0-9a-f]/g, "")}.json`);
@@ -206,7 +203,7 @@ export function abandonCreate(entry: JournalEntry & { nonce: string }): void {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const file = abandonedFile(dir, entry.nonce);
-    const tmp = `${file}.${process.pid}.${++tmpCounter}.tmp`;
+    const tmp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
     const kept: AbandonedEntry = { ...entry, host: withoutCredentials(entry.host), abandonedAt: Date.now() };
     writeFileSync(tmp, JSON.stringify(kept), { mode: 0o600 });
     renameSync(tmp, file);
@@ -291,8 +288,8 @@ function madeFile(dir: string, type: string, id: string): string {
   );
 }
 
-/** The writes of {@link completeCreate} under way: {@link completionsWritten} awaits them. */
-const completing = new Set<Promise<void>>();
+/** The writes of {@link completeCreate} under way in one run (a field of its `Creates`): {@link completionsWritten} awaits them. */
+export type Completions = Set<Promise<void>>;
 
 /**
  * Records that the create of `entry` returned object `id`: the entry keeps it (`madeId`) until {@link settled}
@@ -303,13 +300,13 @@ const completing = new Set<Promise<void>>();
  * in an `up` of 300 resources, bench/RESULTS.md); the create awaits {@link completionsWritten} before it answers
  * the engine, so the record is on disk before the engine can record the object.
  */
-export function completeCreate(entry: JournalEntry, id: string): void {
+export function completeCreate(completing: Completions, entry: JournalEntry, id: string): void {
   const dir = journalDir();
   if (!dir) return;
   const write = (async () => {
     try {
       const file = fileOf(dir, entry);
-      const tmp = `${file}.${process.pid}.${++tmpCounter}.tmp`;
+      const tmp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
       await writeFile(tmp, JSON.stringify({ ...entry, madeId: id, host: withoutCredentials(entry.host) }), {
         mode: 0o600,
       });
@@ -323,8 +320,8 @@ export function completeCreate(entry: JournalEntry, id: string): void {
   void write.finally(() => completing.delete(write));
 }
 
-/** Resolves once every {@link completeCreate} started so far is on disk (never rejects). */
-export async function completionsWritten(): Promise<void> {
+/** Resolves once every {@link completeCreate} of the run started so far is on disk (never rejects). */
+export async function completionsWritten(completing: Completions): Promise<void> {
   await Promise.all(completing);
 }
 

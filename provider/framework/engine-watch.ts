@@ -20,9 +20,20 @@ export const ENGINE_WATCH_INTERVAL_MS = 2_000;
 /** The longest operations under way may keep the host alive once the engine is gone, ms. */
 export const ENGINE_GONE_GRACE_MS = 300_000;
 
-let watching = false;
-let underWay = 0;
-let goneSince: number | undefined;
+/**
+ * The watch of one provider host (a field of provider/framework/run.ts `Run`; the host is one process per run):
+ * whether it has started, how many operations are under way, and since when the engine is gone (epoch ms).
+ */
+export interface EngineWatch {
+  watching: boolean;
+  underWay: number;
+  goneSince: number | undefined;
+}
+
+/** The watch of a new run: not started, nothing under way. */
+export function newEngineWatch(): EngineWatch {
+  return { watching: false, underWay: 0, goneSince: undefined };
+}
 
 /**
  * The entries the engine starts with its address as argument: Pulumi's dynamic-provider host
@@ -66,20 +77,20 @@ function engineAddress(): { host: string; port: number } | undefined {
 }
 
 /** Exits when the engine is gone and nothing is under way (a second later: the last answer leaves first). */
-function exitIfIdle(): void {
-  if (goneSince === undefined) return;
-  if (Date.now() - goneSince > ENGINE_GONE_GRACE_MS) process.exit(1);
-  if (underWay === 0) {
+function exitIfIdle(w: EngineWatch): void {
+  if (w.goneSince === undefined) return;
+  if (Date.now() - w.goneSince > ENGINE_GONE_GRACE_MS) process.exit(1);
+  if (w.underWay === 0) {
     setTimeout(() => {
-      if (underWay === 0) process.exit(1);
+      if (w.underWay === 0) process.exit(1);
     }, 1_000).unref();
   }
 }
 
-/** Starts the watch (once per process; a no-op outside the dynamic-provider host). */
-export function watchEngine(): void {
-  if (watching) return;
-  watching = true;
+/** Starts the watch `w` (once per run; a no-op outside the dynamic-provider host and the plugin). */
+export function watchEngine(w: EngineWatch): void {
+  if (w.watching) return;
+  w.watching = true;
   const address = engineAddress();
   if (!address) return;
   let refused = 0;
@@ -96,8 +107,8 @@ export function watchEngine(): void {
       if (e.code !== "ECONNREFUSED") return;
       refused += 1;
       if (refused >= 2) {
-        goneSince ??= Date.now();
-        exitIfIdle();
+        w.goneSince ??= Date.now();
+        exitIfIdle(w);
       }
     });
   }, ENGINE_WATCH_INTERVAL_MS);
@@ -131,13 +142,13 @@ export function engineReachable(): Promise<boolean> {
   });
 }
 
-/** Counts `operation` as under way until it settles (the host then exits if the engine is gone). */
-export async function underWayWhile<T>(operation: () => Promise<T>): Promise<T> {
-  underWay += 1;
+/** Counts `operation` as under way in `w` until it settles (the host then exits if the engine is gone). */
+export async function underWayWhile<T>(w: EngineWatch, operation: () => Promise<T>): Promise<T> {
+  w.underWay += 1;
   try {
     return await operation();
   } finally {
-    underWay -= 1;
-    exitIfIdle();
+    w.underWay -= 1;
+    exitIfIdle(w);
   }
 }

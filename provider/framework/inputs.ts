@@ -1,9 +1,11 @@
 /**
- * Input building blocks shared by resource schemas: integer ids (dashboards, projects), and groups of mutually
+ * Input building blocks shared by resource schemas: integer ids (dashboards, projects), organization levels,
+ * e-mail addresses, project ids (and the project a project-scoped resource lives in), and groups of mutually
  * exclusive inputs. The groups are data: the schemas enforce them at run time (`check`), and the SDK generator
  * (tools/codegen.ts) turns them into TypeScript unions of the Args types, so both come from one place.
  */
 import { z } from "zod";
+import type { PostHogClient } from "../client";
 
 /** How a refused value reads in a message: `true`, `"77"`, `1.5`, `an object`. */
 export function shown(v: unknown): string {
@@ -89,4 +91,49 @@ export function exclusive(groups: readonly ExclusiveGroup[]) {
       }
     }
   };
+}
+
+/** Accepted spellings of an organization level: 1/8/15 or member/admin/owner; parsed to the number. */
+export const OrganizationLevelInput = z
+  .union([z.literal([1, 8, 15]), z.enum(["member", "admin", "owner"])], {
+    error: 'expected one of 1, 8, 15, "member", "admin", "owner"',
+  })
+  .transform((v): 1 | 8 | 15 =>
+    typeof v === "number" ? v : ({ member: 1, admin: 8, owner: 15 } as const)[v],
+  );
+
+/** An e-mail address (at most 254 characters); the domain part is lowercased as the server does. */
+export const EmailInput = z
+  .email({ error: "expected an e-mail address such as jane@example.com" })
+  .max(254, { error: "expected an e-mail address of at most 254 characters" })
+  .transform((v) => {
+    const at = v.lastIndexOf("@");
+    return `${v.slice(0, at)}@${v.slice(at + 1).toLowerCase()}`;
+  });
+
+/** The message of a refused project id: what it accepts (and an example), and what it got. */
+const projectIdExpected = (got: string) =>
+  `expected a project id (a positive integer, or a string of its digits such as a Project's id: ` +
+  `\`projectId: web.id\`; or "@current"), got ${got}`;
+
+/**
+ * A project id: a positive integer or the string of its digits (a Project's `id` output as it is), or
+ * `"@current"`; parsed to the decimal string (`7`, `"7"` and `"007"` all give `"7"`).
+ */
+export const ProjectIdInput = z
+  .union([z.literal("@current"), integerIdInput(projectIdExpected)], {
+    error: (iss) => projectIdExpected(shown(iss.input)),
+  })
+  .transform(String);
+
+/**
+ * The project a project-scoped resource (Dashboard, DashboardCollaborator, DashboardSharing) lives in: the
+ * declared `projectId`, else the provider's `posthog:projectId`, else the key's current project, resolved to
+ * its id with GET `/api/organizations/:organization_id/projects/@current/`, so the state never depends on
+ * what "current" means later.
+ */
+export async function resolveProjectId(api: PostHogClient, declared?: string): Promise<string> {
+  const id = declared ?? api.settings.projectId;
+  if (id !== undefined && id !== "@current") return id;
+  return String((await api.projects.retrieve({ id: "@current" })).id);
 }

@@ -3,6 +3,7 @@
  * time zone names. (Per-field lengths live in each resource's zod schema, next to the field they limit.)
  */
 import { z } from "zod";
+import { UNKNOWN } from "./values";
 
 /**
  * The largest request body the API accepts: 1 MiB (1,048,576 bytes), the limit the emulator enforces
@@ -10,8 +11,6 @@ import { z } from "zod";
  * no size limit.
  */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
-
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 const bytes = (v: unknown): number => Buffer.byteLength(JSON.stringify(v) ?? "null", "utf8");
 const wireName = (property: string) => property.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);

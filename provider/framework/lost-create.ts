@@ -37,6 +37,7 @@ import { InvalidInputError, ServerError } from "../client/errors";
 import { parseDurationMs } from "../client/settings";
 import {
   abandonCreate,
+  type Completions,
   completeCreate,
   dropUnknown,
   forgetCreate,
@@ -187,9 +188,6 @@ export function provisionalName(base: string, limit: number, marker: Marker): st
   return `${cut}${tail}`;
 }
 
-/** The tail of the queue of creates of each `type\nscope\nname` in this process ({@link oneAtATime}). */
-const queues = new Map<string, Promise<unknown>>();
-
 /**
  * Runs `create` once every earlier create of an object of the same type, scope and name in this process has
  * settled. Look-alike creates (twelve dashboards named "KPIs") thus run one at a time, so that at any moment at
@@ -199,13 +197,14 @@ const queues = new Map<string, Promise<unknown>>();
  * @returns what `create` returns; @throws what it throws (a failed create does not stop the next one)
  */
 export function oneAtATime<T>(
+  run: Creates,
   type: string,
   scope: string,
   name: string,
   create: () => Promise<T>,
 ): Promise<T> {
   const key = `${type}\n${scope}\n${name}`;
-  const queued = queues.get(key);
+  const queued = run.queues.get(key);
   const before = queued ?? Promise.resolve();
   // A create that waited its turn starts only if the engine can still record it: a CLI killed meanwhile leaves the
   // host running what is under way, and a queued create would make an object no engine asked to finish.
@@ -218,20 +217,14 @@ export function oneAtATime<T>(
     }
     return create();
   };
-  const run = before.then(start, start);
-  const tail = run.catch(() => undefined);
-  queues.set(key, tail);
+  const started = before.then(start, start);
+  const tail = started.catch(() => undefined);
+  run.queues.set(key, tail);
   void tail.then(() => {
-    if (queues.get(key) === tail) queues.delete(key);
+    if (run.queues.get(key) === tail) run.queues.delete(key);
   });
-  return run;
+  return started;
 }
-
-/**
- * The list read of each `type\nscope` behind {@link idWatermark}, once read in this process: the highest integer id,
- * and the objects whose names carry a marker ({@link markerOf}).
- */
-const watermarks = new Map<string, Promise<{ after: number; marked: Candidate[] } | undefined>>();
 
 /**
  * The highest integer id among the objects of `type` in `scope` (an organization or project id) that `list`
@@ -242,11 +235,12 @@ const watermarks = new Map<string, Promise<{ after: number; marked: Candidate[] 
  * @param list e.g. `() => api.dashboards.all({projectId})` (GET `…/dashboards/`, list pages)
  */
 export function idWatermark(
+  run: Creates,
   type: string,
   scope: string,
   list: () => Promise<readonly Candidate[]>,
 ): Promise<number | undefined> {
-  return watermarkRead(type, scope, list).then((read) => read?.after);
+  return watermarkRead(run, type, scope, list).then((read) => read?.after);
 }
 
 /**
@@ -256,21 +250,23 @@ export function idWatermark(
  * and never renamed ({@link CreateOperation.leftover}).
  */
 export function markedObjects(
+  run: Creates,
   type: string,
   scope: string,
   list: () => Promise<readonly Candidate[]>,
 ): Promise<Candidate[]> {
-  return watermarkRead(type, scope, list).then((read) => read?.marked ?? []);
+  return watermarkRead(run, type, scope, list).then((read) => read?.marked ?? []);
 }
 
 /** The list read behind {@link idWatermark} and {@link markedObjects}: once per process, type and scope. */
 function watermarkRead(
+  run: Creates,
   type: string,
   scope: string,
   list: () => Promise<readonly Candidate[]>,
 ): Promise<{ after: number; marked: Candidate[] } | undefined> {
   const key = `${type}\n${scope}`;
-  let known = watermarks.get(key);
+  let known = run.watermarks.get(key);
   if (!known) {
     known = list().then(
       (items) => {
@@ -281,16 +277,16 @@ function watermarkRead(
         return { after: ids.length > 0 ? Math.max(...ids) : 0, marked };
       },
       () => {
-        watermarks.delete(key); // the next create tries again
+        run.watermarks.delete(key); // the next create tries again
         return undefined;
       },
     );
-    watermarks.set(key, known);
+    run.watermarks.set(key, known);
   }
   return known;
 }
 
-interface CreateRecord {
+export interface CreateRecord {
   key: string;
   started: number;
   ended: number | undefined;
@@ -329,49 +325,77 @@ function windowText(ms: number): string {
   return ms >= 60_000 && ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 1000)} s`;
 }
 
-const records: CreateRecord[] = [];
-/** `type\nid` of every object a resource of this run holds. */
-const taken = new Set<string>();
-
 /**
- * The Pulumi project and stack of this process's deployment (`<project>/<stack>`, from the SDK's `__stack`), or
- * undefined until a `check` brought it: the engine starts one provider host per deployment, so there is one.
+ * What one run knows of its creates (a field of provider/framework/run.ts `Run`; the engine starts one provider host
+ * per deployment, so a run is one process).
  */
-let stack: string | undefined;
-
-/** Records the deployment's `<project>/<stack>` (called by `check`). */
-export function noteStack(value: string): void {
-  stack = value;
+export interface Creates {
+  /** The tail of the queue of creates of each `type\nscope\nname` ({@link oneAtATime}). */
+  readonly queues: Map<string, Promise<unknown>>;
+  /**
+   * The list read of each `type\nscope` behind {@link idWatermark}, once read in this run: the highest integer id,
+   * and the objects whose names carry a marker ({@link markerOf}).
+   */
+  readonly watermarks: Map<string, Promise<{ after: number; marked: Candidate[] } | undefined>>;
+  /** Every create of the run ({@link beginCreate}). */
+  readonly records: CreateRecord[];
+  /** `type\nid` of every object a resource of this run holds. */
+  readonly taken: Set<string>;
+  /**
+   * The Pulumi project and stack of the run's deployment (`<project>/<stack>`), or undefined until a call brought it
+   * (provider/framework/lifecycle.ts `check` records it from its call).
+   */
+  stack: string | undefined;
+  /** `type\nid` of objects a create of this run made from nothing (its POST answered with the new object). */
+  readonly fromScratch: Set<string>;
+  /** What {@link reportLostObjects} needs of each type whose creates name their objects provisionally, by type. */
+  readonly kinds: ReadonlyMap<string, LostObjectKind>;
+  /** The searches of {@link reportLostObjects} (per stack and kind of search), and the nonces it reported. */
+  readonly search: { runs: Map<string, Promise<LostObject[]>>; reported: Set<string> };
+  /** The journal's completion records being written (provider/framework/create-journal.ts `completeCreate`). */
+  readonly completing: Completions;
 }
 
-/** `type\nid` of objects a create of this process made from nothing (its POST answered with the new object). */
-const fromScratch = new Set<string>();
+/** What a new run knows of its creates: nothing yet; `kinds` from the resources' cards (`lostObjects`). */
+export function newCreates(kinds: ReadonlyMap<string, LostObjectKind>): Creates {
+  return {
+    queues: new Map(),
+    watermarks: new Map(),
+    records: [],
+    taken: new Set(),
+    stack: undefined,
+    fromScratch: new Set(),
+    kinds,
+    search: { runs: new Map(), reported: new Set() },
+    completing: new Set(),
+  };
+}
 
 /**
  * Records that a create of this process made object `id` of `type` itself, from nothing (a plain POST answered
  * with it: not adopted, not recovered, not a copy of another object): what it holds now is only what this run
  * puts there (e.g. a new dashboard has no collaborators but those this run adds).
  */
-export function noteMadeFromScratch(type: string, id: string): void {
-  fromScratch.add(`${type}\n${id}`);
+export function noteMadeFromScratch(run: Creates, type: string, id: string): void {
+  run.fromScratch.add(`${type}\n${id}`);
 }
 
 /** Whether a create of this process made object `id` of `type` from nothing ({@link noteMadeFromScratch}). */
-export function madeFromScratch(type: string, id: string): boolean {
-  return fromScratch.has(`${type}\n${id}`);
+export function madeFromScratch(run: Creates, type: string, id: string): boolean {
+  return run.fromScratch.has(`${type}\n${id}`);
 }
 
 /** Records that a resource of this run holds object `id` of `type` (e.g. "Project", "1001"). */
-export function markManaged(type: string, id: string): void {
-  if (id) taken.add(`${type}\n${id}`);
+export function markManaged(run: Creates, type: string, id: string): void {
+  if (id) run.taken.add(`${type}\n${id}`);
 }
 
 /**
  * An operation of the run on an existing resource (diff, refresh, update, delete) holds object `id` of `type`: it
  * is taken, and the engine recorded it, so the create journal's entry for it is removed.
  */
-export async function managedByState(type: string, id: string): Promise<void> {
-  markManaged(type, id);
+export async function managedByState(run: Creates, type: string, id: string): Promise<void> {
+  markManaged(run, type, id);
   await settled(type, id);
 }
 
@@ -386,13 +410,13 @@ export interface Candidate {
 export interface JournalContext {
   host: string;
   organization: string;
-  /** The Pulumi resource name (the SDK's `__resource.name`); without it (or without the stack) nothing is journaled. */
+  /** The Pulumi resource name (from the operation's call); without it (or without the stack) nothing is journaled. */
   resource: string | undefined;
 }
 
 /**
  * The journal context of a create made with client settings `settings` for the resource named `resource` (the
- * SDK's `__resourceName`; undefined: nothing is journaled).
+ * operation's call; undefined: nothing is journaled).
  */
 export function journalContext(
   settings: { host: string; organizationId?: string | undefined },
@@ -455,6 +479,15 @@ export interface CreateOperation {
   ): Promise<void>;
   /** The create answered with object `id` (or found the object it made): it is taken from now on. */
   made(id: string): void;
+  /**
+   * The create made object `id` from nothing (a plain POST answered with it: not adopted, not recovered, not a copy of
+   * another object), so it holds only what this run puts there ({@link noteMadeFromScratch}).
+   */
+  madeFromScratch(id: string): void;
+  /** The {@link idWatermark} of this create's type and scope, from `list` (one list read per run and scope). */
+  watermark(list: () => Promise<readonly Candidate[]>): Promise<number | undefined>;
+  /** The {@link markedObjects} of this create's type and scope (the watermark's list read: no request of its own). */
+  marked(list: () => Promise<readonly Candidate[]>): Promise<Candidate[]>;
   /**
    * The resource adopted object `id` explicitly (e.g. an Invite's `adopt: true`) instead of creating: it is taken, and
    * the entry a previous create of the resource left is removed (the user chose what the resource manages).
@@ -528,11 +561,63 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const described = (items: readonly Candidate[]) =>
   items.map((c) => `${c.id} (created ${c.created_at ?? "at an unknown time"})`).join(", ");
 
+/** The record of a create of `key` for `resource` (if named), started now; with a nonce when `provisional`. */
+function newRecord(key: string, resource: string | undefined, provisional: boolean): CreateRecord {
+  return {
+    key,
+    started: Date.now(),
+    ended: undefined,
+    id: undefined,
+    madeNothing: false,
+    lost: false,
+    finished: false,
+    resource,
+    after: undefined,
+    nonce: provisional ? randomBytes(6).toString("hex") : undefined,
+  };
+}
+
+/** Whether `r` is an earlier create of `rec`'s object (and resource, when both are known) whose answer was lost. */
+function lostBefore(r: CreateRecord, rec: CreateRecord): boolean {
+  return (
+    r.key === rec.key &&
+    r.lost &&
+    r.id === undefined &&
+    !r.madeNothing &&
+    (r.resource === undefined || rec.resource === undefined || r.resource === rec.resource)
+  );
+}
+
+/** The journal key of a create of `what` (undefined, nothing journaled, without a resource name or the stack). */
+function journalKeyOf(
+  run: Creates,
+  what: { type: string; scope: string; name: string },
+  where: JournalContext | undefined,
+): JournalKey | undefined {
+  if (where?.resource === undefined || run.stack === undefined) return undefined;
+  const { host, organization, resource } = where;
+  return {
+    type: what.type,
+    host,
+    organization,
+    scope: what.scope,
+    stack: run.stack,
+    resource,
+    name: what.name,
+  };
+}
+
+/** The marker of a create of `type` with `nonce`: its stack's and resource's tags ({@link tagOf}) and the nonce. */
+function markerFor(run: Creates, type: string, where: JournalContext | undefined, nonce: string): Marker {
+  return { stack: tagOf(run.stack ?? ""), resource: tagOf(`${type}\n${where?.resource ?? ""}`), nonce };
+}
+
 /**
  * Registers a create of object `name` of `type` in `scope` (an organization or project id), started now.
  * Call before the POST; call `made`/`failed`/`settleLost` on its outcome.
  */
 export function beginCreate(
+  run: Creates,
   type: string,
   scope: string,
   name: string,
@@ -541,47 +626,14 @@ export function beginCreate(
 ): CreateOperation {
   const key = `${type}\n${scope}\n${name}`;
   const names = [name, ...(options.names ?? [])];
-  const rec: CreateRecord = {
-    key,
-    started: Date.now(),
-    ended: undefined,
-    id: undefined,
-    madeNothing: false,
-    lost: false,
-    finished: false,
-    resource: where?.resource,
-    after: undefined,
-    nonce: options.provisional ? randomBytes(6).toString("hex") : undefined,
-  };
+  const rec = newRecord(key, where?.resource, options.provisional === true);
   /** Earlier creates of the same object (and resource, when both are known) whose answer was lost. */
-  const earlier = () =>
-    records.filter(
-      (r) =>
-        r !== rec &&
-        r.key === key &&
-        r.lost &&
-        r.id === undefined &&
-        !r.madeNothing &&
-        (r.resource === undefined || rec.resource === undefined || r.resource === rec.resource),
-    );
-  records.push(rec);
-  const isTaken = (id: number | string) => taken.has(`${type}\n${String(id)}`);
-  const journalKey: JournalKey | undefined =
-    where?.resource !== undefined && stack !== undefined
-      ? {
-          type,
-          host: where.host,
-          organization: where.organization,
-          scope,
-          stack,
-          resource: where.resource,
-          name,
-        }
-      : undefined;
+  const earlier = () => run.records.filter((r) => r !== rec && lostBefore(r, rec));
+  run.records.push(rec);
+  const isTaken = (id: number | string) => run.taken.has(`${type}\n${String(id)}`);
+  const journalKey = journalKeyOf(run, { type, scope, name }, where);
   const marker: Marker | undefined =
-    rec.nonce === undefined
-      ? undefined
-      : { stack: tagOf(stack ?? ""), resource: tagOf(`${type}\n${where?.resource ?? ""}`), nonce: rec.nonce };
+    rec.nonce === undefined ? undefined : markerFor(run, type, where, rec.nonce);
   const forget = () => {
     if (journalKey) forgetCreate(journalKey);
   };
@@ -629,6 +681,9 @@ export function beginCreate(
       return previous;
     },
     marker,
+    madeFromScratch: (id) => noteMadeFromScratch(run, type, id),
+    watermark: (list) => idWatermark(run, type, scope, list),
+    marked: (list) => markedObjects(run, type, scope, list),
     provisionalName(base, limit) {
       if (!marker) throw new Error(`${type} "${name}": this create does not name its object provisionally`);
       return provisionalName(base, limit, marker);
@@ -685,7 +740,9 @@ export function beginCreate(
     async journal(extra) {
       const bounds = [
         extra?.after,
-        ...records.filter((r) => r !== rec && r.key === key && r.id !== undefined).map((r) => Number(r.id)),
+        ...run.records
+          .filter((r) => r !== rec && r.key === key && r.id !== undefined)
+          .map((r) => Number(r.id)),
       ].filter((n): n is number => n !== undefined && Number.isInteger(n));
       rec.after = bounds.length > 0 ? Math.max(...bounds) : undefined;
       if (journalKey) {
@@ -703,13 +760,18 @@ export function beginCreate(
     made(id) {
       rec.id = id;
       rec.ended = Date.now();
-      markManaged(type, id);
-      if (journalKey) completeCreate(entry ?? { ...journalKey, ...op.previous, startedAt: rec.started }, id);
+      markManaged(run, type, id);
+      if (journalKey)
+        completeCreate(
+          run.completing,
+          entry ?? { ...journalKey, ...op.previous, startedAt: rec.started },
+          id,
+        );
     },
     adopted(id) {
       rec.id = id;
       rec.ended = Date.now();
-      markManaged(type, id);
+      markManaged(run, type, id);
       if (op.previous) forget();
     },
     failed() {
@@ -940,7 +1002,7 @@ export function beginCreate(
 
 /**
  * What the stack's operations need to know of a type whose creates name their objects provisionally, to report an
- * object such a create made that no resource holds ({@link reportLostObjects}). Registered by the resource's module.
+ * object such a create made that no resource holds ({@link reportLostObjects}): the card's `lostObjects`.
  */
 export interface LostObjectKind {
   /** The objects of `scope` (a project's dashboards, the organization's projects) as a list read shows them. */
@@ -951,15 +1013,8 @@ export interface LostObjectKind {
   deleteCommand(host: string, organization: string, scope: string, id: string): string;
 }
 
-const lostObjectKinds = new Map<string, LostObjectKind>();
-
-/** Registers what {@link reportLostObjects} needs of resource type `type` (e.g. "Dashboard"). */
-export function lostObjectKind(type: string, kind: LostObjectKind): void {
-  lostObjectKinds.set(type, kind);
-}
-
 /** An object a create of the stack with an unknown outcome made, that no resource holds. */
-interface LostObject {
+export interface LostObject {
   entry: JournalEntry & { nonce: string };
   id: string;
   name: string;
@@ -993,12 +1048,6 @@ export class OrphanedObjectError extends Error {
   }
 }
 
-/** Per-run state of {@link reportLostObjects}: its searches (per stack and kind of search) and what it reported. */
-const lostObjectSearch = {
-  runs: new Map<string, Promise<LostObject[]>>(),
-  reported: new Set<string>(),
-};
-
 /**
  * Reports, once per run, an object that a create of this stack with an unknown outcome made (its journal entry kept)
  * and that no resource holds: it throws {@link OrphanedObjectError} naming each one, the input that adopts it and the
@@ -1011,34 +1060,34 @@ const lostObjectSearch = {
  * the journal directory per run); otherwise one list read per scope and run (GET `/api/projects/:id/dashboards/`, GET
  * `/api/organizations/:id/projects/`), through `client()`. An entry whose object never appeared is dropped
  * {@link UNKNOWN_OUTCOME_KEPT_MS} after the create's window.
- * @param props the resource's outputs or inputs (its stack from `__resource.stack`, else the run's)
+ * @param stack the `<project>/<stack>` of the resource's call (else the run's: {@link Creates.stack})
  * @throws OrphanedObjectError; the list read's errors (nothing is concluded from a failed read)
  */
 export async function reportLostObjects(
+  run: Creates,
   mode: "diff" | "read" | "delete",
-  props: Record<string, unknown>,
+  stack: string | undefined,
   client: () => Promise<PostHogClient>,
 ): Promise<void> {
-  const passed = (props.__resource as { stack?: unknown } | undefined)?.stack;
-  const of = typeof passed === "string" ? passed : stack;
+  const of = stack ?? run.stack;
   if (of === undefined || journalDir() === undefined) return;
   const pending = mode !== "diff";
   const key = `${of}\n${pending}`;
-  let search = lostObjectSearch.runs.get(key);
+  let search = run.search.runs.get(key);
   if (!search) {
-    search = findLostObjects(of, pending, client);
-    lostObjectSearch.runs.set(key, search);
-    search.catch(() => lostObjectSearch.runs.delete(key)); // the next operation reads again
+    search = findLostObjects(run, of, pending, client);
+    run.search.runs.set(key, search);
+    search.catch(() => run.search.runs.delete(key)); // the next operation reads again
   }
   // Said once per run, so that a refresh's or an up's other operations go on; a destroy's every delete fails with
   // it, so that destroy writes nothing while the stack has an object it would leave behind.
   const found = (await search).filter(
     (f) =>
-      !taken.has(`${f.entry.type}\n${f.id}`) &&
-      (mode === "delete" || !lostObjectSearch.reported.has(f.entry.nonce)),
+      !run.taken.has(`${f.entry.type}\n${f.id}`) &&
+      (mode === "delete" || !run.search.reported.has(f.entry.nonce)),
   );
   if (found.length === 0) return;
-  for (const f of found) lostObjectSearch.reported.add(f.entry.nonce);
+  for (const f of found) run.search.reported.add(f.entry.nonce);
   // A refresh within the create's window: the resource's next `up` still adopts it if the resource is declared.
   const { windowMs } = lostCreateTimes();
   const early = (f: LostObject) =>
@@ -1057,15 +1106,14 @@ export async function reportLostObjects(
 
 /** The objects of {@link reportLostObjects}: entries of stack `of` (with `pending`, the unresolved ones too), listed. */
 async function findLostObjects(
+  run: Creates,
   of: string,
   pending: boolean,
   client: () => Promise<PostHogClient>,
 ): Promise<LostObject[]> {
   // Not the creates of this run: each one's own error reported its outcome.
-  const ours = new Set(records.map((r) => r.nonce));
-  const entries = unknownOutcomes(of, pending).filter(
-    (e) => lostObjectKinds.has(e.type) && !ours.has(e.nonce),
-  );
+  const ours = new Set(run.records.map((r) => r.nonce));
+  const entries = unknownOutcomes(of, pending).filter((e) => run.kinds.has(e.type) && !ours.has(e.nonce));
   if (entries.length === 0) return [];
   const api = await client();
   const host = journalHost(api.settings.host);
@@ -1074,7 +1122,7 @@ async function findLostObjects(
   const lists = new Map<string, Promise<readonly Candidate[]>>();
   const out: LostObject[] = [];
   for (const e of entries) {
-    const kind = lostObjectKinds.get(e.type);
+    const kind = run.kinds.get(e.type);
     if (!kind || e.host !== host || e.organization !== organization) continue;
     const readAt = Date.now();
     const where = `${e.type}\n${e.scope}`;

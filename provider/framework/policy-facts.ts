@@ -13,12 +13,20 @@
  * plan, not the object as it is. No request: an object the program does not declare has no facts, and the pack knows
  * it by its id alone.
  */
+import { UNKNOWN } from "./values";
 
-/** `type\nid` → the facts this run plans for that object. */
-const planned = new Map<string, Record<string, unknown>>();
+/** The policy facts of one run (a field of provider/framework/run.ts `Run`). */
+export interface PolicyFacts {
+  /** `type\nid` → the facts this run plans for that object. */
+  readonly planned: Map<string, Record<string, unknown>>;
+  /** `type` → resource name → the facts of each object of that type this run creates (its id not known before). */
+  readonly creating: Map<string, Map<string, Record<string, unknown>>>;
+}
 
-/** The marker of a value not known during preview (lifecycle.ts `UNKNOWN`), which a fact never holds. */
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+/** The policy facts of a new run: none. */
+export function newPolicyFacts(): PolicyFacts {
+  return { planned: new Map(), creating: new Map() };
+}
 
 /** Whether `v` holds the preview's unknown marker anywhere. */
 function holdsUnknown(v: unknown): boolean {
@@ -33,21 +41,27 @@ function holdsUnknown(v: unknown): boolean {
  * undefined or not known yet are left out, and a later record of the same object (its update after its diff)
  * replaces the earlier one's values.
  */
-export function notePlanned(type: string, id: string, facts: Record<string, unknown>): void {
+export function notePlanned(
+  run: PolicyFacts,
+  type: string,
+  id: string,
+  facts: Record<string, unknown>,
+): void {
   if (!id) return;
   const known = Object.fromEntries(
     Object.entries(facts).filter(([, v]) => v !== undefined && !holdsUnknown(v)),
   );
-  planned.set(`${type}\n${id}`, { ...planned.get(`${type}\n${id}`), ...known });
+  run.planned.set(`${type}\n${id}`, { ...run.planned.get(`${type}\n${id}`), ...known });
 }
 
 /** What this run plans for object `id` of `type` ({@link notePlanned}), or undefined when it does not manage it. */
-export function plannedFacts(type: string, id: string): Record<string, unknown> | undefined {
-  return planned.get(`${type}\n${id}`);
+export function plannedFacts(
+  run: PolicyFacts,
+  type: string,
+  id: string,
+): Record<string, unknown> | undefined {
+  return run.planned.get(`${type}\n${id}`);
 }
-
-/** `type` → resource name → the facts of each object of that type this run creates (its id not known before). */
-const creating = new Map<string, Map<string, Record<string, unknown>>>();
 
 /**
  * Records that this run creates an object of `type` for the resource `resource` (new to the stack, or replaced: its
@@ -55,16 +69,21 @@ const creating = new Map<string, Map<string, Record<string, unknown>>>();
  * same resource (its check again) replaces it. A preview's policy cannot know which of them a reference to an
  * unknown id names: it is one of these ({@link creatingFacts}).
  */
-export function noteCreating(type: string, resource: string, facts: Record<string, unknown>): void {
+export function noteCreating(
+  run: PolicyFacts,
+  type: string,
+  resource: string,
+  facts: Record<string, unknown>,
+): void {
   const known = Object.fromEntries(
     Object.entries(facts).filter(([, v]) => v !== undefined && !holdsUnknown(v)),
   );
-  const of = creating.get(type) ?? new Map<string, Record<string, unknown>>();
+  const of = run.creating.get(type) ?? new Map<string, Record<string, unknown>>();
   of.set(resource, known);
-  creating.set(type, of);
+  run.creating.set(type, of);
 }
 
 /** The facts of every object of `type` this run creates, checked so far ({@link noteCreating}), by resource name. */
-export function creatingFacts(type: string): Record<string, Record<string, unknown>> {
-  return Object.fromEntries(creating.get(type) ?? []);
+export function creatingFacts(run: PolicyFacts, type: string): Record<string, Record<string, unknown>> {
+  return Object.fromEntries(run.creating.get(type) ?? []);
 }

@@ -4,7 +4,10 @@
  * before the provider sees it), and the provider's `check` (for everything else, e.g. the text of template JSON
  * given as a string, parsed there).
  */
-/** Pulumi's marker for a value not known during preview (not checked: it is no text of the user's). */
+/**
+ * Pulumi's marker for a value not known during preview (not checked: it is no text of the user's). values.ts `UNKNOWN`
+ * is the same marker; this module keeps its own copy because the SDK loads it in the program, without zod.
+ */
 const UNKNOWN_VALUE = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 /**

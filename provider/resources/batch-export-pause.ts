@@ -149,13 +149,14 @@ export const batchExportPause = resource<
         ]
       : [],
   replaceOnChanges: ["batchExportId"],
-  async create(api, want, _claim, resourceName) {
+  async create(api, want, ctx) {
     const organization = api.settings.organizationId ?? "";
     const op = beginCreate(
+      ctx.creates,
       "BatchExportPause",
       organization,
       want.batchExportId,
-      journalContext(api.settings, resourceName),
+      journalContext(api.settings, ctx.resource),
     );
     const live = await api.batchExports.retrieve({ id: want.batchExportId });
     // A create of this resource that never returned (its run was killed) may have paused it already: what it

@@ -13,12 +13,8 @@ import {
 import type { Adopted } from "../framework/bookkeeping";
 import { resource, UUID } from "../framework/card";
 import { call, ref, res } from "../framework/examples";
-import { dashboardIdInput } from "../framework/inputs";
-import { ProjectIdInput, resolveProjectId } from "../framework/lifecycle";
-import { madeFromScratch } from "../framework/lost-create";
-
-/** Ids (`<dashboardId>/<userUuid>`) of the collaborators creates of this process added. */
-const addedHere = new Set<string>();
+import { dashboardIdInput, ProjectIdInput, resolveProjectId } from "../framework/inputs";
+import { madeFromScratch, noteMadeFromScratch } from "../framework/lost-create";
 
 /** Inputs of a DashboardCollaborator. */
 export const DashboardCollaboratorInputsSchema = z.strictObject({
@@ -155,7 +151,7 @@ export const dashboardCollaborator = resource<
           },
         ]
       : [],
-  async create(api, want) {
+  async create(api, want, ctx) {
     const projectId = await resolveProjectId(api, want.projectId);
     const where = { projectId, dashboardId: want.dashboardId, userUuid: want.userUuid };
     const id = `${want.dashboardId}/${want.userUuid}`;
@@ -163,7 +159,8 @@ export const dashboardCollaborator = resource<
     // write; PostHog would refuse the add with a 400 anyway. Not on a dashboard this run made from nothing, to
     // which this run has not added the user yet: it cannot have them (one request instead of two), and should
     // someone add them meanwhile, PostHog's 400 "already" adopts them below.
-    if (!madeFromScratch("Dashboard", String(want.dashboardId)) || addedHere.has(id)) {
+    const fresh = (type: string, of: string) => madeFromScratch(ctx.creates, type, of);
+    if (!fresh("Dashboard", String(want.dashboardId)) || fresh("DashboardCollaborator", id)) {
       const existing = await api.collaborators.find(where);
       if (existing) return { id, outs: toOutputs(existing, want, projectId) };
     }
@@ -172,7 +169,8 @@ export const dashboardCollaborator = resource<
         ...where,
         body: { level: want.level, user_uuid: want.userUuid },
       });
-      addedHere.add(id);
+      // Added from nothing by this run: a later create of it in the run reads first.
+      noteMadeFromScratch(ctx.creates, "DashboardCollaborator", id);
       return { id, outs: toOutputs(c, want, projectId) };
     } catch (e) {
       // Already a collaborator (or an add whose answer was lost): adopt it.

@@ -6,8 +6,7 @@ import { z } from "zod";
 import type { Sharing } from "../client";
 import { resource } from "../framework/card";
 import { ref, res } from "../framework/examples";
-import { dashboardIdInput } from "../framework/inputs";
-import { ProjectIdInput, resolveProjectId } from "../framework/lifecycle";
+import { dashboardIdInput, ProjectIdInput, resolveProjectId } from "../framework/inputs";
 import { creatingFacts, plannedFacts } from "../framework/policy-facts";
 
 /** Inputs of a DashboardSharing. */
@@ -132,13 +131,13 @@ export const dashboardSharing = resource<
   // the write: what this run leaves the dashboard with, when the program declares it. In a preview of a dashboard the
   // run creates (its id unknown), the dashboards the run creates, one of which it is. No request: a dashboard the
   // program does not declare is known to the pack by its id alone.
-  policyFacts(want) {
+  policyFacts(want, facts) {
     const id = want.dashboardId;
     if (typeof id !== "number") {
-      const candidates = Object.values(creatingFacts("Dashboard"));
+      const candidates = Object.values(creatingFacts(facts, "Dashboard"));
       return candidates.length > 0 ? { candidates } : undefined;
     }
-    const planned = plannedFacts("Dashboard", String(id));
+    const planned = plannedFacts(facts, "Dashboard", String(id));
     return planned === undefined ? undefined : { dashboard: { id, ...planned } };
   },
   async create(api, want) {

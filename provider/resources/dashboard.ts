@@ -15,16 +15,13 @@ import { known } from "../framework/adoption";
 import type { Adopted } from "../framework/bookkeeping";
 import { resource } from "../framework/card";
 import { ref, res } from "../framework/examples";
-import { dashboardIdInput, exclusive } from "../framework/inputs";
-import { listedOrRetrieved, ProjectIdInput, resolveProjectId } from "../framework/lifecycle";
+import { dashboardIdInput, exclusive, ProjectIdInput, resolveProjectId } from "../framework/inputs";
+import { listedOrRetrieved } from "../framework/lifecycle";
 import {
   beginCreate,
   type CreateOperation,
-  idWatermark,
   journalContext,
-  lostObjectKind,
-  markedObjects,
-  noteMadeFromScratch,
+  type LostObjectKind,
   oneAtATime,
 } from "../framework/lost-create";
 
@@ -34,15 +31,17 @@ import {
  */
 const NAME_LIMIT = 400;
 
-// What reportLostObjects (provider/framework/lost-create.ts) needs to name a dashboard that a create with an unknown outcome
-// made and no resource holds.
-lostObjectKind("Dashboard", {
+/**
+ * What reportLostObjects (provider/framework/lost-create.ts) needs to name a dashboard that a create with an unknown
+ * outcome made and no resource holds (the card's `lostObjects`).
+ */
+const lostDashboards: LostObjectKind = {
   list: (api, scope) => api.dashboards.all({ projectId: scope }),
   adoptInput: "dashboardId",
   deleteCommand: (host, _organization, scope, id) =>
     `curl -X PATCH -H "Authorization: Bearer $POSTHOG_API_KEY" -H "Content-Type: application/json" ` +
     `-d '{"deleted": true}' ${host}/api/projects/${scope}/dashboards/${id}/ (a soft delete, as destroy does)`,
-});
+};
 
 /** A tile of template JSON: `{type: "INSIGHT", name, description, query, layouts, color}` or `{type: "TEXT", body, …}`. */
 const TemplateTileSchema = z
@@ -396,6 +395,7 @@ export const dashboard = resource<
     },
   },
   records: { adopted: true },
+  lostObjects: lostDashboards,
   inputs: DashboardInputsSchema,
   replaceOnChanges: ["projectId", ...CREATE_ONLY],
   // From template JSON the template is posted alone, then the other settings are PATCHed.
@@ -413,9 +413,9 @@ export const dashboard = resource<
     const kept = changed.filter((k) => !(k === "tags" && sameTags(olds.tags, news.tags)));
     return olds.deleted === true ? [...kept, "deleted"] : kept;
   },
-  async create(api, want, _claim, resourceName) {
+  async create(api, want, ctx) {
     const projectId = await resolveProjectId(api, want.projectId);
-    const where = journalContext(api.settings, resourceName);
+    const where = journalContext(api.settings, ctx.resource);
     let d: Dashboard;
     if (want.dashboardId !== undefined) {
       // Adopt: read it, then PATCH only what differs, so adopting a dashboard that already matches the program
@@ -434,8 +434,8 @@ export const dashboard = resource<
       // PostHog names the new dashboard after the template; the PATCH below gives it the declared settings.
       const templateName = want.templateJson.template_name;
       const objectName = typeof templateName === "string" ? templateName : want.name;
-      d = await oneAtATime("Dashboard", projectId, objectName, async () => {
-        const op = beginCreate("Dashboard", projectId, objectName, where, {
+      d = await oneAtATime(ctx.creates, "Dashboard", projectId, objectName, async () => {
+        const op = beginCreate(ctx.creates, "Dashboard", projectId, objectName, where, {
           provisional: true,
           names: [want.name],
         });
@@ -450,12 +450,12 @@ export const dashboard = resource<
         return converged(api, projectId, want, created);
       });
     } else {
-      d = await oneAtATime("Dashboard", projectId, want.name, () =>
+      d = await oneAtATime(ctx.creates, "Dashboard", projectId, want.name, () =>
         createPlain(
           api,
           projectId,
           want,
-          beginCreate("Dashboard", projectId, want.name, where, { provisional: true }),
+          beginCreate(ctx.creates, "Dashboard", projectId, want.name, where, { provisional: true }),
         ),
       );
     }
@@ -547,7 +547,7 @@ async function createPlain(
       want,
       await api.dashboards.retrieve({ projectId, id: Number(prior.id) }),
     );
-  await op.journal({ after: await dashboardWatermark(api, projectId) });
+  await op.journal({ after: await dashboardWatermark(api, projectId, op) });
   let d: Dashboard;
   try {
     d = await api.dashboards.create({
@@ -565,7 +565,7 @@ async function createPlain(
     op.made(String(d.id));
     // A new, empty dashboard (not a copy of another or of a template): it has no collaborators yet.
     if (want.useTemplate === undefined && want.useDashboard === undefined) {
-      noteMadeFromScratch("Dashboard", String(d.id));
+      op.madeFromScratch(String(d.id));
     }
   } catch (e) {
     // A create whose answer was lost (applied or not): adopt only the dashboard this create provably made
@@ -590,14 +590,11 @@ async function converged(api: PostHogClient, projectId: string, want: In, d: Das
 
 /**
  * Without the journal (a fresh CI runner): the dashboard an earlier create of this resource made and never renamed,
- * found by its marker in the list read the run's first create in this project makes anyway ({@link markedObjects}: no
- * request of its own).
+ * found by its marker in the list read the run's first create in this project makes anyway (`op.marked`: no request
+ * of its own).
  */
 async function leftover(api: PostHogClient, projectId: string, op: CreateOperation) {
-  return op.leftover(
-    await markedObjects("Dashboard", projectId, () => api.dashboards.all({ projectId })),
-    "the input dashboardId",
-  );
+  return op.leftover(await op.marked(() => api.dashboards.all({ projectId })), "the input dashboardId");
 }
 
 /**
@@ -611,7 +608,7 @@ async function fromTemplate(
   want: In,
   op: CreateOperation,
 ): Promise<Dashboard> {
-  await op.journal({ after: await dashboardWatermark(api, projectId) });
+  await op.journal({ after: await dashboardWatermark(api, projectId, op) });
   try {
     const made = await api.dashboards.createFromTemplateJson({
       projectId,
@@ -631,9 +628,13 @@ async function fromTemplate(
   }
 }
 
-/** The id watermark of the project's dashboards ({@link idWatermark}): one list read per run and project. */
-function dashboardWatermark(api: PostHogClient, projectId: string): Promise<number | undefined> {
-  return idWatermark("Dashboard", projectId, () => api.dashboards.all({ projectId }));
+/** The id watermark of the project's dashboards (`op.watermark`): one list read per run and project. */
+function dashboardWatermark(
+  api: PostHogClient,
+  projectId: string,
+  op: CreateOperation,
+): Promise<number | undefined> {
+  return op.watermark(() => api.dashboards.all({ projectId }));
 }
 
 /**

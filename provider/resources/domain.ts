@@ -15,8 +15,9 @@ import { known } from "../framework/adoption";
 import type { Adopted } from "../framework/bookkeeping";
 import { resource, UUID } from "../framework/card";
 import { ref, res } from "../framework/examples";
-import { listedOrRetrieved, UNKNOWN } from "../framework/lifecycle";
+import { listedOrRetrieved } from "../framework/lifecycle";
 import { beginCreate, journalContext } from "../framework/lost-create";
+import { UNKNOWN } from "../framework/values";
 
 /** SSO providers PostHog can enforce ("" = none). */
 export const SSO_PROVIDERS = ["", "google-oauth2", "github", "gitlab", "saml"] as const;
@@ -358,9 +359,15 @@ export const domain = resource<
       typeof news.domain === "string" && news.domain !== UNKNOWN ? news.domain : olds.domain,
       news,
     ),
-  async create(api, want, _claim, resourceName) {
+  async create(api, want, ctx) {
     const organization = api.settings.organizationId ?? "";
-    const op = beginCreate("Domain", organization, want.domain, journalContext(api.settings, resourceName));
+    const op = beginCreate(
+      ctx.creates,
+      "Domain",
+      organization,
+      want.domain,
+      journalContext(api.settings, ctx.resource),
+    );
     // One GET first: a domain that exists before the create is adopted (adopt: true) or refused, so a create whose
     // answer is lost can only have made the domain it finds afterwards. The list also shows, before any write,
     // whether this PostHog keeps SAML on the domain (any domain of it answers alike).

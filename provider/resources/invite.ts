@@ -18,8 +18,7 @@ import type { Adopted } from "../framework/bookkeeping";
 import { resource, UUID } from "../framework/card";
 import type { Identity } from "../framework/claims";
 import { ref, res } from "../framework/examples";
-import { integerIdInput } from "../framework/inputs";
-import { EmailInput, OrganizationLevelInput } from "../framework/lifecycle";
+import { EmailInput, integerIdInput, OrganizationLevelInput } from "../framework/inputs";
 import { beginCreate, type CreateOperation, journalContext } from "../framework/lost-create";
 
 /** Inputs of an Invite. */
@@ -362,10 +361,16 @@ export const invite = resource<
     // `adopt` only matters at create time.
     return news.adopt === olds.adopt ? changed : changed.filter((k) => k !== "adopt");
   },
-  async create(api, want, claim, resourceName) {
+  async create(api, want, ctx) {
     const organization = api.settings.organizationId ?? "";
     const email = want.targetEmail.toLowerCase();
-    const op = beginCreate("Invite", organization, email, journalContext(api.settings, resourceName));
+    const op = beginCreate(
+      ctx.creates,
+      "Invite",
+      organization,
+      email,
+      journalContext(api.settings, ctx.resource),
+    );
     if (want.adopt) {
       const found = await api.invites.find({ email: want.targetEmail });
       if (found && sameInvite(found, want)) {
@@ -388,7 +393,7 @@ export const invite = resource<
       }
     }
     // Still this resource's invite when the request leaves (an Invite of the state may have been checked since).
-    const created = await send(api, want, op, () => claim(inviteIdentity(want)));
+    const created = await send(api, want, op, () => ctx.claim(inviteIdentity(want)));
     return { id: created.id, outs: toOutputs(created, want, false) };
   },
   async read(api, id, props) {

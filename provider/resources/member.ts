@@ -10,8 +10,7 @@ import type { IdentifiedBy } from "../framework/bookkeeping";
 import { resource, UUID } from "../framework/card";
 import type { Identity } from "../framework/claims";
 import { ref, res } from "../framework/examples";
-import { exclusive } from "../framework/inputs";
-import { EmailInput, OrganizationLevelInput } from "../framework/lifecycle";
+import { EmailInput, exclusive, OrganizationLevelInput } from "../framework/inputs";
 import { beginCreate, journalContext } from "../framework/lost-create";
 
 /** The mutually exclusive inputs of a Member (checked by the schema, unions in the SDK's MemberArgs). */
@@ -241,7 +240,7 @@ export const member = resource<
     changed.filter(
       (k) => !(k === "email" && String(olds.email).toLowerCase() === String(news.email).toLowerCase()),
     ),
-  async create(api, want, claim, resourceName) {
+  async create(api, want, ctx) {
     const m = want.userUuid
       ? await api.members.find({ userUuid: want.userUuid })
       : await api.members.find({ email: want.email ?? "" });
@@ -253,11 +252,17 @@ export const member = resource<
     }
     // The person, by both identifiers, before the level is touched: another Member of the program may name
     // them the other way.
-    claim(memberIdentity({ userUuid: m.user.uuid, email: m.user.email }));
+    ctx.claim(memberIdentity({ userUuid: m.user.uuid, email: m.user.email }));
     // A create of this resource whose run was killed may have changed the level already: the level found before
     // it is in the create journal (provider/framework/create-journal.ts).
     const organization = api.settings.organizationId ?? "";
-    const op = beginCreate("Member", organization, m.user.uuid, journalContext(api.settings, resourceName));
+    const op = beginCreate(
+      ctx.creates,
+      "Member",
+      organization,
+      m.user.uuid,
+      journalContext(api.settings, ctx.resource),
+    );
     const levelBefore = op.previous?.levelBefore ?? m.level;
     await op.journal({ levelBefore });
     let changed: Member | undefined;

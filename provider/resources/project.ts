@@ -9,15 +9,13 @@ import { known } from "../framework/adoption";
 import type { Adopted } from "../framework/bookkeeping";
 import { resource } from "../framework/card";
 import { ref, res } from "../framework/examples";
-import { ProjectIdInput } from "../framework/lifecycle";
+import { ProjectIdInput } from "../framework/inputs";
 import { TimeZoneInput } from "../framework/limits";
 import {
   beginCreate,
   type CreateOperation,
-  idWatermark,
   journalContext,
-  lostObjectKind,
-  markedObjects,
+  type LostObjectKind,
   oneAtATime,
 } from "../framework/lost-create";
 
@@ -27,15 +25,17 @@ import {
  */
 const NAME_LIMIT = 200;
 
-// What reportLostObjects (provider/framework/lost-create.ts) needs to name a project that a create with an unknown outcome made
-// and no resource holds.
-lostObjectKind("Project", {
+/**
+ * What reportLostObjects (provider/framework/lost-create.ts) needs to name a project that a create with an unknown
+ * outcome made and no resource holds (the card's `lostObjects`).
+ */
+const lostProjects: LostObjectKind = {
   list: (api) => api.projects.all(),
   adoptInput: "projectId",
   deleteCommand: (host, organization, _scope, id) =>
     `curl -X DELETE -H "Authorization: Bearer $POSTHOG_API_KEY" ${host}/api/organizations/${organization}/projects/${id}/ ` +
     "(it deletes the project with its data)",
-});
+};
 
 const bool = () => z.boolean({ error: "expected true or false" }).optional();
 /** A list of strings of at most 200 characters each (PostHog stores them as `varchar(200)`). */
@@ -294,9 +294,10 @@ export const project = resource<
     },
   },
   records: { adopted: true },
+  lostObjects: lostProjects,
   inputs: ProjectInputsSchema,
   replaceOnChanges: ["isDemo", "projectId"],
-  async create(api, want, _claim, resourceName) {
+  async create(api, want, ctx) {
     if (want.projectId !== undefined) {
       const live = await api.projects.retrieve({ id: want.projectId });
       if (want.isDemo !== undefined && want.isDemo !== (live.is_demo ?? false)) {
@@ -308,13 +309,20 @@ export const project = resource<
       return { id: String(p.id), outs: toOutputs(p, { ...destroyMarker(want), adopted: true }) };
     }
     const organization = api.settings.organizationId ?? "";
-    return oneAtATime("Project", organization, want.name, () =>
+    return oneAtATime(ctx.creates, "Project", organization, want.name, () =>
       createProject(
         api,
         want,
-        beginCreate("Project", organization, want.name, journalContext(api.settings, resourceName), {
-          provisional: true,
-        }),
+        beginCreate(
+          ctx.creates,
+          "Project",
+          organization,
+          want.name,
+          journalContext(api.settings, ctx.resource),
+          {
+            provisional: true,
+          },
+        ),
       ),
     );
   },
@@ -355,7 +363,6 @@ async function createProject(
   want: In,
   op: CreateOperation,
 ): Promise<{ id: string; outs: ProjectOutputs }> {
-  const organization = api.settings.organizationId ?? "";
   const list = () => api.projects.all();
   const done = async (p: Project) => {
     const live = await converge(api, p, want);
@@ -365,9 +372,9 @@ async function createProject(
   // run): adopt the project it made, if any; without the journal, one that carries this resource's marker.
   const prior =
     (await op.recoverPrior(list, "the input projectId")) ??
-    op.leftover(await markedObjects("Project", organization, list), "the input projectId");
+    op.leftover(await op.marked(list), "the input projectId");
   if (prior) return done(await api.projects.retrieve({ id: prior.id }));
-  await op.journal({ after: await idWatermark("Project", organization, list) });
+  await op.journal({ after: await op.watermark(list) });
   let made: Project;
   try {
     made = await api.projects.create({

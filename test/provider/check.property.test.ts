@@ -7,7 +7,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Provider } from "../../provider/framework/lifecycle";
+import type { Provider } from "../../provider/adapters/dynamic";
 import { repoRoot, startTestEmulator, type TestEmulator } from "./harness";
 
 const nativeRequire = createRequire(__filename);
@@ -18,7 +18,7 @@ const providers = nativeRequire(join(repoRoot, "dist", "provider", "index.js")) 
   resourceNames: readonly string[];
   inputKeys?: unknown;
 };
-const { inputKeys } = nativeRequire(join(repoRoot, "dist", "provider", "framework", "lifecycle.js")) as {
+const { inputKeys } = nativeRequire(join(repoRoot, "dist", "provider", "framework", "values.js")) as {
   inputKeys(schema: unknown): string[];
 };
 const schemas = nativeRequire(join(repoRoot, "dist", "provider", "index.js")) as Record<string, unknown>;

@@ -7,7 +7,7 @@
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Provider } from "../../provider/framework/lifecycle";
+import type { Provider } from "../../provider/adapters/dynamic";
 import { failure, repoRoot, startTestEmulator, type TestEmulator } from "./harness";
 
 const nativeRequire = createRequire(__filename);

@@ -10,7 +10,7 @@
  * A Domain without SAML inputs works as before.
  */
 import { describe, expect, it } from "vitest";
-import { UNKNOWN } from "../../provider/framework/lifecycle";
+import { UNKNOWN } from "../../provider/framework/values";
 import type { ProviderHost } from "../../tools/provider-host";
 import {
   create,

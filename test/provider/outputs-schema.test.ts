@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
-import { configure, pluginProvider, reveal, typeToken } from "../../provider/adapters/plugin/index";
+import { pluginProvider, reveal, typeToken } from "../../provider/adapters/plugin/index";
 import * as resources from "../../provider/index";
 import type { ProviderHost } from "../../tools/provider-host";
 import { create, type Managed, refresh, type TestEmulator, update, useProviderHost } from "./harness";
@@ -123,7 +123,8 @@ describe("every resource's outputs match its OutputsSchema (schema.json's proper
   it("`pulumi import`'s read through the plugin returns what the schemas declare", async () => {
     expect(made.length).toBeGreaterThan(0);
     found.length = 0;
-    await configure({
+    const plugin = pluginProvider();
+    await plugin.configure({
       get: (k) =>
         ({
           "posthog:apiKey": emu.apiKey,
@@ -132,7 +133,6 @@ describe("every resource's outputs match its OutputsSchema (schema.json's proper
           "posthog:projectId": String(emu.projectId),
         })[k],
     });
-    const plugin = pluginProvider();
     const project = String(emu.projectId);
     // Import ids: <projectId>/<dashboardId>(/<userUuid>) for what lives in a project, else the resource id.
     const inProject = new Set(["Dashboard", "DashboardSharing", "DashboardCollaborator"]);

@@ -9,9 +9,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "./harness";
 
-const { plain } = createRequire(__filename)(
-  join(repoRoot, "dist", "provider", "framework", "lifecycle.js"),
-) as {
+const { plain } = createRequire(__filename)(join(repoRoot, "dist", "provider", "framework", "values.js")) as {
   plain<T>(v: T): T;
 };
 

@@ -7,7 +7,7 @@
  * byte of it sent to PostHog. The pack through the real CLI: test/stack/policy-pack.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { UNKNOWN } from "../../provider/framework/lifecycle";
+import { UNKNOWN } from "../../provider/framework/values";
 import type { ProviderHost } from "../../tools/provider-host";
 import { create, plan, serializeProvider, type TestEmulator, urnOf, useProviderHost } from "./harness";
 

@@ -27,7 +27,6 @@ const root = join(__dirname, "..", "..");
  * other function over the limit fails, and an entry whose function is no longer over the limit fails until removed.
  */
 const ALLOWED: ReadonlyArray<{ file: string; name: string; lines: number }> = [
-  { file: "provider/framework/lifecycle.ts", name: "defineResource", lines: 368 },
   { file: "provider/framework/lost-create.ts", name: "beginCreate", lines: 405 },
 ];
 

@@ -35,7 +35,6 @@ const root = join(__dirname, "..", "..");
  * longer found (moved, renamed or removed) fails until it is deleted: never add one.
  */
 const ALLOWED: ReadonlyArray<{ file: string; binding: string }> = [
-  { file: "provider/adapters/plugin/index.ts", binding: "configured" },
   { file: "provider/apps/governance/pattern.ts", binding: "compiled" },
   { file: "provider/client/access.ts", binding: "outcomes" },
   { file: "provider/client/common.ts", binding: "listsByScope" },
@@ -46,33 +45,6 @@ const ALLOWED: ReadonlyArray<{ file: string; binding: string }> = [
   { file: "provider/client/transport.ts", binding: "inflightByScope" },
   { file: "provider/client/transport.ts", binding: "pools" },
   { file: "provider/client/transport.ts", binding: "throttledUntil" },
-  { file: "provider/framework/claims.ts", binding: "holders" },
-  { file: "provider/framework/claims.ts", binding: "names" },
-  { file: "provider/framework/create-journal.ts", binding: "completing" },
-  { file: "provider/framework/create-journal.ts", binding: "tmpCounter" },
-  { file: "provider/framework/engine-watch.ts", binding: "goneSince" },
-  { file: "provider/framework/engine-watch.ts", binding: "underWay" },
-  { file: "provider/framework/engine-watch.ts", binding: "watching" },
-  { file: "provider/framework/lifecycle.ts", binding: "current" },
-  { file: "provider/framework/lifecycle.ts", binding: "previewing" },
-  { file: "provider/framework/lifecycle.ts", binding: "proving" },
-  { file: "provider/framework/lifecycle.ts", binding: "readBefore" },
-  { file: "provider/framework/lifecycle.ts", binding: "refreshClients" },
-  { file: "provider/framework/lifecycle.ts", binding: "refreshing" },
-  { file: "provider/framework/lifecycle.ts", binding: "scopesSaid" },
-  { file: "provider/framework/lifecycle.ts", binding: "stackConfig" },
-  { file: "provider/framework/lifecycle.ts", binding: "wrote" },
-  { file: "provider/framework/lost-create.ts", binding: "fromScratch" },
-  { file: "provider/framework/lost-create.ts", binding: "lostObjectKinds" },
-  { file: "provider/framework/lost-create.ts", binding: "lostObjectSearch" },
-  { file: "provider/framework/lost-create.ts", binding: "queues" },
-  { file: "provider/framework/lost-create.ts", binding: "records" },
-  { file: "provider/framework/lost-create.ts", binding: "stack" },
-  { file: "provider/framework/lost-create.ts", binding: "taken" },
-  { file: "provider/framework/lost-create.ts", binding: "watermarks" },
-  { file: "provider/framework/policy-facts.ts", binding: "creating" },
-  { file: "provider/framework/policy-facts.ts", binding: "planned" },
-  { file: "provider/resources/dashboard-collaborator.ts", binding: "addedHere" },
 ];
 
 /** Methods that change the container they are called on. */

@@ -24,12 +24,13 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type * as pulumi from "@pulumi/pulumi";
 import type * as provider from "@pulumi/pulumi/provider";
 import { createClient, type PostHogClient } from "../../client";
 import { InvalidInputError, NotFoundError } from "../../client/errors";
 import { packageRoot, packageVersion } from "../../client/version";
-import { type Provider as DynamicProvider, IMPORT_READ } from "../../framework/lifecycle";
+import { configureRun } from "../../framework/clients";
+import type { Operations } from "../../framework/lifecycle";
+import { type Call, newRun, type Run } from "../../framework/run";
 import { LOOKUPS, type Lookup } from "../../lookups";
 import { RESOURCES, type ResourceName, resourceNames } from "../../resources/index";
 
@@ -98,14 +99,14 @@ export function parseUrn(urn: string): { stack: string; project: string; type: s
 }
 
 /** The resource serving type token `type`, or an error naming the tokens this plugin serves. */
-export function providerOf(type: string): { name: ResourceName; provider: DynamicProvider; card: Card } {
+export function providerOf(type: string): { name: ResourceName; operations: Operations; card: Card } {
   const r = RESOURCES.find((x) => typeToken(x.card.name) === type);
   if (r === undefined) {
     throw new Error(
       `the posthog plugin has no resource type ${type}; it serves ${resourceNames.map(typeToken).join(", ")}`,
     );
   }
-  return { name: r.card.name, provider: r.provider, card: r.card as Card };
+  return { name: r.card.name, operations: r.operations, card: r.card as Card };
 }
 
 /** A card as the plugin reads it (every resource's, whatever its schemas). */
@@ -243,19 +244,6 @@ export function configFromRequest(
   };
 }
 
-/** The settings the last Configure gave (the lookups' connection options come from them). */
-let configured: ConfigGetter | undefined;
-
-/**
- * Hands the provider settings to the resources' providers: the settings and clients are the process's, shared by
- * every provider `defineResource` built (provider/framework/lifecycle.ts), so one `configure` (the first resource's)
- * serves them all.
- */
-export async function configure(config: ConfigGetter): Promise<void> {
-  configured = config;
-  await RESOURCES[0].provider.configure({ config } as unknown as pulumi.dynamic.ConfigureRequest);
-}
-
 /**
  * The package schema as the plugin serves it (GetSchema), as text: schema.json at the package root, its `version`
  * the package's own (package.json's, which GetPluginInfo reports), so that the two never differ; the file's text as
@@ -271,13 +259,13 @@ export function schemaText(): string {
 }
 
 /**
- * A client for a lookup: the connection settings of the provider ({@link configure}: `apiKey`, `host`,
+ * A client for a lookup of `run`: the connection settings of the provider (its Configure: `apiKey`, `host`,
  * `organizationId`, `projectId`), else the environment, as the SDK's lookups take them.
  */
-function lookupClient(): PostHogClient {
+function lookupClient(run: Run): PostHogClient {
   const options: Record<string, string> = {};
   for (const k of ["apiKey", "host", "organizationId", "projectId"] as const) {
-    const v = configured?.get(`posthog:${k}`);
+    const v = run.clients.config?.get(`posthog:${k}`);
     if (v !== undefined) options[k] = v;
   }
   return createClient(options);
@@ -292,70 +280,131 @@ function outputsFor(
   return conceal(outs, [...secret, ...(SECRET_OUTPUTS[name] ?? [])]);
 }
 
+/** The plugin's provider: `@pulumi/pulumi/provider`'s `Provider`, and the settings of its Configure. */
+export interface PluginProvider extends provider.Provider {
+  /**
+   * Hands the run the provider's settings (plugin/main.ts calls it with the Configure request's: {@link
+   * configFromRequest}). No request.
+   */
+  configure(config: ConfigGetter): Promise<void>;
+}
+
 /**
- * The plugin's resource provider (`@pulumi/pulumi/provider`'s `Provider`): each method finds the resource's dynamic
- * provider from the URN's type token and calls it with the secrets unwrapped.
+ * The call of an operation of `run` on the resource of `urn`: its name and `<project>/<stack>` from the URN. The
+ * protocol tells a provider nothing of a preview: never a preview, and `check` proves the settings reach PostHog in
+ * every run (one GET per run, which `up` makes anyway).
  */
-export function pluginProvider(): provider.Provider {
+function callOf(run: Run, urn: string, importing?: boolean): Call {
+  const { project, stack, name } = parseUrn(urn);
+  return {
+    run,
+    resource: { name, stack: `${project}/${stack}` },
+    preview: false,
+    prove: true,
+    importing: importing ? { name } : undefined,
+    refused: undefined,
+  };
+}
+
+/**
+ * Props the plugin hands an operation: `props` without secret envelopes, and without the in-band `__resource` that
+ * state written by earlier versions of the plugin holds (it named the resource, which the URN names now).
+ */
+function propsOf(props: unknown): Record<string, unknown> {
+  const { __resource: _, ...rest } = (reveal(props ?? {}) ?? {}) as Record<string, unknown>;
+  return rest;
+}
+
+/**
+ * `result` with the `__resource` of the stored `props` (state of earlier versions), as it is, so that a refresh of
+ * such state changes no property of its own.
+ */
+function keptFrom(
+  result: Record<string, unknown> | undefined,
+  props: unknown,
+): Record<string, unknown> | undefined {
+  const kept = (props as Record<string, unknown> | undefined)?.__resource;
+  return kept === undefined || result === undefined ? result : { ...result, __resource: kept };
+}
+
+/**
+ * The read of the resource of `urn`, object `id`: a refresh's of the stored outputs `props`, or (`props` undefined)
+ * `pulumi import`'s of import id `id` ({@link importTarget}).
+ * @throws naming the import id when `pulumi import`'s project does not exist; the read's errors
+ */
+async function readOf(
+  run: Run,
+  urn: string,
+  id: string,
+  props: unknown,
+): Promise<Awaited<ReturnType<Operations["read"]>>> {
+  const { name, operations } = providerOf(parseUrn(urn).type);
+  const importing = props === undefined;
+  const target = importing ? importTarget(name, id) : { id, props: propsOf(props) };
+  try {
+    return await operations.read(
+      callOf(run, urn, importing),
+      target.id,
+      target.props as Record<string, unknown>,
+    );
+  } catch (e) {
+    const project = (target.props as { projectId?: string }).projectId;
+    const noProject =
+      importing &&
+      project !== undefined &&
+      e instanceof NotFoundError &&
+      e.missing === "project" &&
+      e.path.includes(`/projects/${project}/`);
+    if (noProject) throw missingOnImport(name, id, project);
+    throw e;
+  }
+}
+
+/**
+ * The plugin's resource provider (`@pulumi/pulumi/provider`'s `Provider`, with `configure`): each method finds the
+ * resource's operations from the URN's type token and calls them with the call the URN gives and the secrets
+ * unwrapped. One run per provider (the engine starts one plugin per deployment).
+ */
+export function pluginProvider(): PluginProvider {
+  const run = newRun(RESOURCES);
   return {
     version: packageVersion,
     getSchema: async () => schemaText(),
+    async configure(config) {
+      configureRun(run, config);
+    },
 
     async check(urn, olds, news) {
-      const { project, stack, type, name } = parseUrn(urn);
-      const p = providerOf(type).provider;
-      const secret = secretKeys(news);
-      const given = reveal(news) as Record<string, unknown>;
-      const r = await p.check(reveal(olds ?? {}), {
-        ...given,
-        // `prove`: the protocol tells check nothing of a preview, so every run proves the settings reach PostHog at
-        // its first check (one GET; `up` makes it anyway), as a preview of the dynamic SDK does.
-        __resource: { name, stack: `${project}/${stack}`, prove: true },
-      });
-      return { ...r, inputs: conceal(r.inputs as Record<string, unknown>, secret) };
+      const { operations } = providerOf(parseUrn(urn).type);
+      const r = await operations.check(callOf(run, urn), propsOf(olds), propsOf(news));
+      return { ...r, inputs: conceal(r.inputs as Record<string, unknown>, secretKeys(news)) };
     },
 
     async diff(id, urn, olds, news) {
-      const { provider: p } = providerOf(parseUrn(urn).type);
-      return p.diff(id, reveal(olds), reveal(news));
+      const { operations } = providerOf(parseUrn(urn).type);
+      return operations.diff(callOf(run, urn), id, propsOf(olds), propsOf(news));
     },
 
     async create(urn, inputs) {
-      const { name, provider: p } = providerOf(parseUrn(urn).type);
-      const r = await p.create(reveal(inputs));
+      const { name, operations } = providerOf(parseUrn(urn).type);
+      const r = await operations.create(callOf(run, urn), propsOf(inputs));
       return { id: r.id, outs: outputsFor(name, r.outs, secretKeys(inputs)) };
     },
 
     async read(id, urn, props) {
-      const resource = parseUrn(urn);
-      const { name, provider: p } = providerOf(resource.type);
-      const secret = secretKeys(props);
+      const { name } = providerOf(parseUrn(urn).type);
       // `pulumi import` reads with no outputs and the import id: an object PostHog says is not there fails the
       // import naming it (the engine would record nothing, or read empty outputs as "provider does not support
       // importing resources"); a resource of the state whose object is gone is dropped by refresh (`id: ""`). The
       // import claims the object for the resource the URN names: two entries importing one object fail naming both.
       const importing = props === undefined || props === null || Object.keys(props).length === 0;
-      const target = importing ? importTarget(name, id) : { id, props: reveal(props) as object };
-      let read: Awaited<ReturnType<DynamicProvider["read"]>>;
-      try {
-        const marker = { [IMPORT_READ]: { name: resource.name } };
-        read = await p.read(target.id, importing ? { ...target.props, ...marker } : target.props);
-      } catch (e) {
-        const project = (target.props as { projectId?: string }).projectId;
-        const noProject =
-          importing &&
-          project !== undefined &&
-          e instanceof NotFoundError &&
-          e.missing === "project" &&
-          e.path.includes(`/projects/${project}/`);
-        if (noProject) throw missingOnImport(name, id, project);
-        throw e;
-      }
+      const read = await readOf(run, urn, id, importing ? undefined : props);
       if (!read.id) {
         if (importing) throw missingOnImport(name, id);
         return { id: "", props: {} };
       }
-      const live = { outs: (read.props ?? {}) as Record<string, unknown>, inputs: read.inputs };
+      const secret = secretKeys(props);
+      const live = { outs: keptFrom(read.props, props) ?? {}, inputs: keptFrom(read.inputs, props) };
       const found = importing && live.inputs ? withImportDefaults(name, live.outs, live.inputs) : live;
       return {
         id: read.id,
@@ -365,14 +414,14 @@ export function pluginProvider(): provider.Provider {
     },
 
     async update(id, urn, olds, news) {
-      const { name, provider: p } = providerOf(parseUrn(urn).type);
-      const r = await p.update(id, reveal(olds), reveal(news));
+      const { name, operations } = providerOf(parseUrn(urn).type);
+      const r = await operations.update(callOf(run, urn), id, propsOf(olds), propsOf(news));
       return { outs: outputsFor(name, r.outs, new Set([...secretKeys(olds), ...secretKeys(news)])) };
     },
 
     async delete(id, urn, props) {
-      const { provider: p } = providerOf(parseUrn(urn).type);
-      await p.delete(id, reveal(props));
+      const { operations } = providerOf(parseUrn(urn).type);
+      await operations.delete(callOf(run, urn), id, propsOf(props));
     },
 
     async invoke(token, inputs) {
@@ -391,7 +440,7 @@ export function pluginProvider(): provider.Provider {
         // Checked before any request (a failure names the argument), then read; a list is an object's key (an
         // invoke's result is an object), as under the SDK's mocks.
         const args = lookup.check(reveal(inputs ?? {}));
-        const value = await lookup.run(lookupClient(), args);
+        const value = await lookup.run(lookupClient(run), args);
         result = (lookup.listKey === undefined ? value : { [lookup.listKey]: value }) as Record<
           string,
           unknown

@@ -76,12 +76,12 @@ function overrideService(handlers: {
  * Makes the service's `configure` hand the request's settings to the resources' providers before answering as
  * `main` does (secrets accepted, resources and output values not), and its `checkConfig` check them.
  */
-function withConfigure(plugin: typeof import("./index")): void {
+function withConfigure(plugin: typeof import("./index"), served: import("./index").PluginProvider): void {
   const { provproto, Struct } = fromPulumi();
   overrideService({
     configure: (call, callback) => {
       const variables = new Map(call.request.getVariablesMap()?.entries() ?? []);
-      plugin.configure(plugin.configFromRequest(call.request.getArgs()?.toJavaScript(), variables)).then(
+      served.configure(plugin.configFromRequest(call.request.getArgs()?.toJavaScript(), variables)).then(
         () => {
           const resp = new provproto.ConfigureResponse();
           resp.setAcceptsecrets(true);
@@ -219,8 +219,9 @@ if (refusal !== undefined) {
 } else {
   // Loaded only now: the providers need the Node.js checked above (undici 8).
   const plugin = require("./index") as typeof import("./index");
-  withConfigure(plugin);
+  const served = plugin.pluginProvider();
+  withConfigure(plugin, served);
   const engineAddress = engineArgument(process.argv.slice(2));
   if (engineAddress !== undefined) forwardNotes(engineAddress);
-  void main(plugin.pluginProvider(), process.argv.slice(2));
+  void main(served, process.argv.slice(2));
 }
