@@ -28,8 +28,6 @@ export const UserSchema = z.looseObject({
 /** A user as returned by the API. */
 export type User = z.output<typeof UserSchema>;
 
-const pageSchemas = new WeakMap<z.ZodType, z.ZodType>();
-
 function buildPageSchema<T extends z.ZodType>(item: T) {
   return z.looseObject({
     count: z.number().int().nonnegative(),
@@ -39,17 +37,16 @@ function buildPageSchema<T extends z.ZodType>(item: T) {
   });
 }
 
+/** The page schema of items of schema `S`, as {@link pageSchema} makes it. */
+export type PageSchema<S extends z.ZodType> = ReturnType<typeof buildPageSchema<S>>;
+
 /**
- * The page wrapper of paginated lists: `{count, next, previous, results}`. Built once per item schema
- * (zod compiles a schema on first use, so building one per request would cost more than the request).
+ * The page wrapper of paginated lists: `{count, next, previous, results}`, a new schema on each call. Make it once
+ * per item schema and keep it (each resource module holds its own as a constant): zod compiles a schema on first
+ * use, so building one per request would cost more than the request.
  */
-export function pageSchema<T extends z.ZodType>(item: T): ReturnType<typeof buildPageSchema<T>> {
-  let schema = pageSchemas.get(item);
-  if (!schema) {
-    schema = buildPageSchema(item);
-    pageSchemas.set(item, schema);
-  }
-  return schema as ReturnType<typeof buildPageSchema<T>>;
+export function pageSchema<T extends z.ZodType>(item: T): PageSchema<T> {
+  return buildPageSchema(item);
 }
 
 /** One page of a list: `count` is the total, `next`/`previous` are URLs or null. */
@@ -212,7 +209,7 @@ export function call<S extends z.ZodType>(
 export function listPage<S extends z.ZodType>(
   ctx: ClientContext,
   listPath: string,
-  item: S,
+  schema: PageSchema<S>,
   params: PageParams | undefined,
 ): Promise<Page<z.output<S>>> {
   return asListRead(
@@ -224,7 +221,7 @@ export function listPage<S extends z.ZodType>(
         query: { limit: params?.limit, offset: params?.offset },
         signal: params?.signal,
       },
-      pageSchema(item),
+      schema,
     ),
   ) as Promise<Page<z.output<S>>>;
 }
@@ -256,13 +253,13 @@ const idOf = (x: unknown): string | undefined => {
 async function readListOnce<S extends z.ZodType>(
   ctx: ClientContext,
   listPath: string,
-  item: S,
+  schema: PageSchema<S>,
   params: PageParams | undefined,
 ): Promise<{ items: z.output<S>[] } | { problem: string }> {
   const start = params?.offset ?? 0;
   let limit = params?.limit ?? ctx.settings.pageSize;
   const signal = params?.signal;
-  const head = await listPage(ctx, listPath, item, { limit, offset: start, signal });
+  const head = await listPage(ctx, listPath, schema, { limit, offset: start, signal });
   const count = head.count;
   const pages: { offset: number; results: z.output<S>[] }[] = [{ offset: start, results: head.results }];
   let problem: string | undefined;
@@ -303,7 +300,7 @@ async function readListOnce<S extends z.ZodType>(
         const offset = offsets[at++] as number;
         let page: Page<z.output<S>>;
         try {
-          page = await listPage(ctx, listPath, item, { limit, offset, signal });
+          page = await listPage(ctx, listPath, schema, { limit, offset, signal });
         } catch (e) {
           failed = true; // the other workers ask for no more pages
           throw e;
@@ -355,12 +352,12 @@ async function readListOnce<S extends z.ZodType>(
 export async function readList<S extends z.ZodType>(
   ctx: ClientContext,
   listPath: string,
-  item: S,
+  schema: PageSchema<S>,
   params: PageParams | undefined,
 ): Promise<z.output<S>[]> {
-  const first = await readListOnce(ctx, listPath, item, params);
+  const first = await readListOnce(ctx, listPath, schema, params);
   if ("items" in first) return first.items;
-  const second = await readListOnce(ctx, listPath, item, params);
+  const second = await readListOnce(ctx, listPath, schema, params);
   if ("items" in second) return second.items;
   throw new InconsistentListError({ method: "GET", path: listPath, detail: second.problem });
 }
@@ -372,10 +369,10 @@ export async function readList<S extends z.ZodType>(
 export async function* iteratePages<S extends z.ZodType>(
   ctx: ClientContext,
   listPath: string,
-  item: S,
+  schema: PageSchema<S>,
   params: PageParams | undefined,
 ): AsyncGenerator<z.output<S>, void, undefined> {
-  yield* await readList(ctx, listPath, item, params);
+  yield* await readList(ctx, listPath, schema, params);
 }
 
 /** Collects every item of a paginated list into one array. */
@@ -388,31 +385,31 @@ export async function collectAll<T>(items: AsyncIterable<T>): Promise<T[]> {
 /**
  * Every item of the paginated list at `listPath`, from a list read shared by the client's concurrent and recent
  * `find()` calls ({@link ClientContext.sharedList}, `coalescing.findCacheMs`): N finds in one list cost
- * ⌈count/pageSize⌉ requests. Pages of the client's `pageSize`, parsed with `item`; no caller's signal (the read
- * is shared). @throws the errors of {@link call}.
+ * ⌈count/pageSize⌉ requests. Pages of the client's `pageSize`, parsed with `schema` (the list's
+ * {@link pageSchema}); no caller's signal (the read is shared). @throws the errors of {@link call}.
  */
 export function sharedAll<S extends z.ZodType>(
   ctx: ClientContext,
   listPath: string,
-  item: S,
+  schema: PageSchema<S>,
 ): Promise<z.output<S>[]> {
-  return ctx.sharedList(listPath, () => readList(ctx, listPath, item, undefined));
+  return ctx.sharedList(listPath, () => readList(ctx, listPath, schema, undefined));
 }
 
 /**
  * The three reads of a paginated list endpoint (GET `listPath(p)`, query `limit`/`offset`): `list` → one page
  * `{count, next, previous, results}`; `iterate` → every item; `all` → every item in one array (both read the whole
- * list and check its pages: {@link readList}). Items are parsed with `item`.
+ * list and check its pages: {@link readList}). Pages are parsed with `schema`, the list's {@link pageSchema}.
  * @throws the errors of {@link call}; InconsistentListError from `iterate` and `all`.
  */
 export function listOperations<P extends PageParams, S extends z.ZodType>(
   ctx: ClientContext,
   listPath: (p: P | undefined) => string,
-  item: S,
+  schema: PageSchema<S>,
 ) {
   return {
-    list: (p?: P) => listPage(ctx, listPath(p), item, p),
-    iterate: (p?: P) => iteratePages(ctx, listPath(p), item, p),
-    all: (p?: P) => readList(ctx, listPath(p), item, p),
+    list: (p?: P) => listPage(ctx, listPath(p), schema, p),
+    iterate: (p?: P) => iteratePages(ctx, listPath(p), schema, p),
+    all: (p?: P) => readList(ctx, listPath(p), schema, p),
   };
 }

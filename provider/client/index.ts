@@ -39,6 +39,7 @@ export {
   type OrgParams,
   type Page,
   type PageParams,
+  type PageSchema,
   type ProjectParams,
   pageSchema,
   type User,

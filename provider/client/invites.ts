@@ -9,6 +9,7 @@ import {
   listOperations,
   type OrgParams,
   type PageParams,
+  pageSchema,
   parseBody,
   sharedAll,
   UserSchema,
@@ -123,6 +124,9 @@ const inviteBatches = new Map<string, InviteBatch>();
 export type InviteFindParams = OrgParams &
   ({ id: string; email?: undefined } | { email: string; id?: undefined });
 
+/** The page wrapper of the list (made once: see `pageSchema`). */
+const InvitePageSchema = pageSchema(InviteSchema);
+
 const listPath = (ctx: ClientContext, p: OrgParams | undefined) =>
   path`/api/organizations/${ctx.org(p)}/invites/`;
 
@@ -131,7 +135,7 @@ const listPath = (ctx: ClientContext, p: OrgParams | undefined) =>
  * {@link invites}, which adds `createCoalesced`).
  */
 function inviteOperations(ctx: ClientContext) {
-  const reads = listOperations(ctx, (p?: OrgParams & PageParams) => listPath(ctx, p), InviteSchema);
+  const reads = listOperations(ctx, (p?: OrgParams & PageParams) => listPath(ctx, p), InvitePageSchema);
   return {
     /** GET `/api/organizations/:organization_id/invites/` (organization_member:read): `list` (one page), `iterate`, `all`. */
     ...reads,
@@ -179,7 +183,7 @@ function inviteOperations(ctx: ClientContext) {
       if (p.id === undefined && typeof p.email !== "string") {
         throw new InvalidInputError("id", "Invalid find parameters: expected id or email");
       }
-      const items = await sharedAll(ctx, listPath(ctx, p), InviteSchema);
+      const items = await sharedAll(ctx, listPath(ctx, p), InvitePageSchema);
       if (p.id !== undefined) return items.find((i) => i.id === p.id);
       const email = p.email.toLowerCase();
       // an invite without an e-mail address (null) is never the one asked for

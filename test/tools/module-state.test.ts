@@ -39,7 +39,6 @@ const ALLOWED: ReadonlyArray<{ file: string; binding: string }> = [
   { file: "provider/apps/governance/pattern.ts", binding: "compiled" },
   { file: "provider/client/access.ts", binding: "outcomes" },
   { file: "provider/client/common.ts", binding: "listsByScope" },
-  { file: "provider/client/common.ts", binding: "pageSchemas" },
   { file: "provider/client/invites.ts", binding: "inviteBatches" },
   { file: "provider/client/option-types.ts", binding: "keys" },
   { file: "provider/client/rate-limit.ts", binding: "shared" },
