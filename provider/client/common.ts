@@ -1,12 +1,13 @@
 /**
  * Shared pieces of the resource modules: the embedded user schema, the page wrapper, body and response
- * parsing (zod's `safeParse`, through its public API only), pagination
- * (readList: whole, checked list reads behind iterate / all), the short-lived shared list reads behind `find()`, and the per-client context every
- * resource module receives.
+ * parsing (zod's `safeParse`, through its public API only), pagination (readList: whole, checked list reads
+ * behind iterate / all), the short-lived shared list reads behind `find()` (kept in the run's `ClientShared`),
+ * and the per-client context every resource module receives.
  */
 import { z } from "zod";
 import { asListRead, InconsistentListError, UnexpectedResponseError } from "./errors";
 import { invalidInput, type Settings } from "./settings";
+import type { ClientShared } from "./shared";
 import type { HttpMethod, HttpRequest, HttpResponse, Transport } from "./transport";
 
 /**
@@ -81,6 +82,8 @@ export interface ProjectParams {
 export interface ClientContext {
   readonly settings: Settings;
   readonly transport: Transport;
+  /** What the client shares with the other clients of its run (`createClient({ shared })`). */
+  readonly shared: ClientShared;
   /** The organization id to use: the param, else the settings', else `@current`. */
   org(p: OrgParams | undefined): string;
   /** The project id to use: the param, else the settings', else `@current`. */
@@ -91,24 +94,24 @@ export interface ClientContext {
   invalidate(path: string): void;
 }
 
-/** A list read shared by `find()`: `resolvedAt` is undefined while in flight. */
-type SharedLists = Map<string, { promise: Promise<unknown[]>; resolvedAt: number | undefined }>;
-const listsByScope = new Map<string, SharedLists>();
+/** The list reads shared by `find()` in one scope, by list path: `resolvedAt` is undefined while in flight. */
+export type SharedLists = Map<string, { promise: Promise<unknown[]>; resolvedAt: number | undefined }>;
 
 /**
- * Creates the context of one client. The shared list reads behind `find()` are kept per scope (key and
- * origin) for the whole process, so clients created per operation (as the provider does) share them too,
- * and a write through any of those clients drops them.
+ * Creates the context of one client. The shared list reads behind `find()` are kept in `shared` per scope (key
+ * and origin), so the clients of one run created per operation (as the provider does) share them too, and a
+ * write through any of those clients drops them.
  */
-export function createContext(settings: Settings, transport: Transport): ClientContext {
-  let lists = listsByScope.get(transport.scope);
+export function createContext(settings: Settings, transport: Transport, shared: ClientShared): ClientContext {
+  let lists = shared.findLists.get(transport.scope);
   if (!lists) {
     lists = new Map();
-    listsByScope.set(transport.scope, lists);
+    shared.findLists.set(transport.scope, lists);
   }
   return {
     settings,
     transport,
+    shared,
     org: (p) => p?.organizationId ?? settings.organizationId ?? "@current",
     project: (p) => (p?.projectId === undefined ? (settings.projectId ?? "@current") : String(p.projectId)),
     sharedList<T>(listPath: string, load: () => Promise<T[]>): Promise<T[]> {
