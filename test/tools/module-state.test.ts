@@ -36,7 +36,6 @@ const root = join(__dirname, "..", "..");
  */
 const ALLOWED: ReadonlyArray<{ file: string; binding: string }> = [
   { file: "provider/adapters/plugin/index.ts", binding: "configured" },
-  { file: "provider/apps/governance/pattern.ts", binding: "compiled" },
   { file: "provider/framework/claims.ts", binding: "holders" },
   { file: "provider/framework/claims.ts", binding: "names" },
   { file: "provider/framework/create-journal.ts", binding: "completing" },
