@@ -30,7 +30,7 @@ import { dirname, join } from "node:path";
 import { type AuditReport, runAudit } from "../provider/apps/governance/audit";
 import { parseGovernanceConfig } from "../provider/apps/governance/rules";
 import { mapLimit } from "../provider/apps/organization";
-import { closeAllConnections, createClient } from "../provider/client";
+import { clientShared, createClient } from "../provider/client";
 import { type Emu, round, startEmu } from "./emulator-process";
 
 /** Mia, a member of the seeded organization: each restricted dashboard's collaborator. */
@@ -159,10 +159,13 @@ async function auditOnce(
   if (latencyMs > 0) await emu.control("POST", "/faults", { path: "^/api/", delayMs: latencyMs });
   const { key } = (await emu.control("POST", "/api-keys", {})) as { key: string };
   await emu.control("DELETE", "/requests");
+  // One audit is one run: its one ClientShared, closed when it ends.
+  const shared = clientShared();
   const client = createClient({
     apiKey: key,
     host: emu.url,
     rateLimit: { perMinute, perHour: Math.max(perMinute, POSTHOG_RATE.perHour) },
+    shared,
   });
   const config = parseGovernanceConfig({
     all: "advisory",
@@ -170,9 +173,10 @@ async function auditOnce(
   });
   let progressLines = 0;
   const started = performance.now();
-  const report = await runAudit(client, config, { progress: () => progressLines++ });
+  const report = await runAudit(client, config, { progress: () => progressLines++ }).finally(() =>
+    shared.close(),
+  );
   const wallSeconds = round((performance.now() - started) / 1000, 3);
-  await closeAllConnections();
   await emu.control("DELETE", "/faults");
   const log = (await emu.control("GET", "/requests")) as { status: number }[];
   const collaborators =
@@ -241,7 +245,6 @@ export async function runAuditBench(o: AuditBenchOptions): Promise<AuditBenchRes
       targets: auditTargets(runs),
     };
   } finally {
-    await closeAllConnections();
     await emu.stop();
   }
 }

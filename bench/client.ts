@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { Agent, request } from "undici";
-import { closeAllConnections, createClient } from "../provider/client";
+import { clientShared, createClient } from "../provider/client";
 
 interface Emulator {
   url: string;
@@ -62,8 +62,11 @@ async function main(): Promise<void> {
   const warmup = Number(values.warmup);
 
   const emu = await startEmulatorProcess();
+  // The bench run's one ClientShared: its pools are closed at the end.
+  const shared = clientShared();
   try {
     const client = createClient({
+      shared,
       apiKey: emu.apiKey,
       host: emu.url,
       organizationId: emu.organizationId,
@@ -151,7 +154,7 @@ async function main(): Promise<void> {
     );
     await dispatcher.close();
   } finally {
-    await closeAllConnections();
+    await shared.close();
     await emu.stop();
   }
 }

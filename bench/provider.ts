@@ -13,7 +13,7 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startEmulator } from "../emulator";
-import { closeAllConnections, createClient } from "../provider/client";
+import { clientShared, createClient } from "../provider/client";
 import { resourceNames } from "../provider/index";
 import { providerShim } from "../sdk/provider-shim";
 import { startProviderHost } from "../tools/provider-host";
@@ -52,12 +52,15 @@ async function main() {
     "posthog:organizationId": emu.organizationId,
     "posthog:projectId": String(emu.projectId),
   });
+  // The bench run's one ClientShared (the direct reads): its pools are closed at the end.
+  const shared = clientShared();
   const client = createClient({
     apiKey: emu.apiKey,
     host: emu.url,
     organizationId: emu.organizationId,
     projectId: emu.projectId,
     rateLimit: false,
+    shared,
   });
 
   // One dashboard, read through the host and directly, alternating.
@@ -114,7 +117,7 @@ async function main() {
   ).json()) as unknown[];
 
   await host.close();
-  await closeAllConnections();
+  await shared.close();
   await emu.close();
 
   const hostMedianUs = round(median(viaHost) * 1000, 0);

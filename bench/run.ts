@@ -42,7 +42,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Agent, request } from "undici";
-import { closeAllConnections, createClient } from "../provider/client";
+import { clientShared, createClient } from "../provider/client";
 import * as ours from "../provider/index";
 import { startProviderHost } from "../tools/provider-host";
 import { type AuditBenchResults, auditTable, runAuditBench } from "./audit";
@@ -230,24 +230,24 @@ type Naive = ReturnType<typeof naiveProviders>;
 
 /**
  * The access check (issue 12, point 7): the first create/read/update/delete of a provider process proves the
- * organization and project with one GET, none after. Counted on a client of its own (this process may have made it
- * already). Returns the "once per run" row.
+ * organization and project with one GET, none after. Counted on a client of its own, with a ClientShared of its own
+ * (this process may have made the check already), closed after. Returns the "once per run" row.
  */
 async function accessCheckRow(emu: Emu, count: Count): Promise<OpRow> {
-  return {
-    accessCheck: {
-      ours: await count(() =>
-        createClient({
-          apiKey: emu.apiKey,
-          host: emu.url,
-          organizationId: emu.organizationId,
-          projectId: emu.projectId,
-          rateLimit: false,
-        }).checkAccess(),
-      ),
-      naive: 0,
-    },
-  };
+  const shared = clientShared();
+  const client = createClient({
+    apiKey: emu.apiKey,
+    host: emu.url,
+    organizationId: emu.organizationId,
+    projectId: emu.projectId,
+    rateLimit: false,
+    shared,
+  });
+  try {
+    return { accessCheck: { ours: await count(() => client.checkAccess()), naive: 0 } };
+  } finally {
+    await shared.close();
+  }
 }
 
 /** Dashboard: the requests of every operation, ours then naive (create, read, update, delete). */
@@ -661,7 +661,6 @@ async function inProcessSections(b: BenchRun): Promise<void> {
       results.providerBytes = await stateSizes(emu);
     }
   } finally {
-    await closeAllConnections();
     await emu.stop();
   }
 }

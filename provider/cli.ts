@@ -53,7 +53,7 @@ import {
 } from "./apps/governance/audit";
 import { type GovernanceConfig, parseGovernanceConfig } from "./apps/governance/rules";
 import { EXPORT_KINDS, parseKinds, readOrganization, type Snapshot } from "./apps/organization";
-import { closeAllConnections, createClient, type PostHogClient, resolveSettings } from "./client";
+import { clientShared, createClient, type PostHogClient, resolveSettings } from "./client";
 
 /** The usage of `audit` (part of {@link USAGE}). */
 export const AUDIT_USAGE = `Audit:
@@ -140,16 +140,17 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     io.stderr(`pulumi-posthog: ${problem}`);
     return 2;
   }
-  let client: PostHogClient | undefined;
+  // The run's one ClientShared: its pools are closed at the end.
+  const shared = clientShared();
   try {
-    client = createClient(resolveSettings({}, undefined, io.env));
+    const client = createClient({ ...resolveSettings({}, undefined, io.env), shared });
     if (parsed.dashboard !== undefined) return await exportDashboard(client, parsed, io);
     return await exportOrganization(client, parsed, io);
   } catch (e) {
     io.stderr(`pulumi-posthog export failed: ${inertText((e as Error).message)}`);
     return 1;
   } finally {
-    if (client) await closeAllConnections().catch(() => {});
+    await shared.close().catch(() => {});
   }
 }
 
@@ -247,9 +248,10 @@ async function auditMain(argv: string[], io: CliIo): Promise<number> {
     io.stderr(`pulumi-posthog audit: ${inertText((e as Error).message)}`);
     return 2;
   }
-  let client: PostHogClient | undefined;
+  // The run's one ClientShared: its pools are closed at the end.
+  const shared = clientShared();
   try {
-    client = createClient(resolveSettings({}, undefined, io.env));
+    const client = createClient({ ...resolveSettings({}, undefined, io.env), shared });
     const report = await runAudit(client, options.config, {
       ...(options.projects ? { projects: options.projects } : {}),
       progress: (line) => io.stderr(`pulumi-posthog audit: ${line}`),
@@ -264,7 +266,7 @@ async function auditMain(argv: string[], io: CliIo): Promise<number> {
     io.stderr(`pulumi-posthog audit: ${inertText((e as Error).message)}`);
     return 2;
   } finally {
-    if (client) await closeAllConnections().catch(() => {});
+    await shared.close().catch(() => {});
   }
 }
 

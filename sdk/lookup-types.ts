@@ -50,10 +50,10 @@ export interface LookupOptions {
       }
     | undefined;
   /**
-   * Client-side rate limit per API key, shared by every client of this process using the same key and
-   * limits: at most `perMinute` requests in any 60 s and `perHour` in any hour (PostHog: 480 and 4,800).
-   * `false` turns it off. Also settable as Pulumi config `posthog:rateLimit` or env `POSTHOG_RATE_LIMIT`
-   * (`"480/4800"` or `"off"`).
+   * Client-side rate limit per API key, shared by the clients of one run (those given one `ClientShared`: a
+   * program's lookups, a provider run, a script's clients) using the same key and limits: at most `perMinute`
+   * requests in any 60 s and `perHour` in any hour (PostHog: 480 and 4,800). `false` turns it off. Also settable
+   * as Pulumi config `posthog:rateLimit` or env `POSTHOG_RATE_LIMIT` (`"480/4800"` or `"off"`).
    */
   rateLimit?:
     | false
@@ -64,9 +64,10 @@ export interface LookupOptions {
     | undefined;
   /**
    * Coalescing: `findCacheMs` is how long a completed list read made for `find()` (members, invites,
-   * collaborators) is reused by later `find()` calls of any client of the process with the same key and host
-   * (writes through any of them drop it at once). Default 2000; 0 keeps only the sharing of in-flight reads.
-   * Also settable as Pulumi config `posthog:findCacheMs` or env `POSTHOG_FIND_CACHE_MS`.
+   * collaborators) is reused by later `find()` calls of the clients of one run (those given one `ClientShared`)
+   * with the same key and host (writes through any of them drop it at once). Default 2000; 0 keeps only the
+   * sharing of in-flight reads. Also settable as Pulumi config `posthog:findCacheMs` or env
+   * `POSTHOG_FIND_CACHE_MS`.
    */
   coalescing?:
     | {

@@ -9,7 +9,9 @@
  *
  * Connection settings come from `options` (explicit), else the stack config (`posthog:apiKey`,
  * `posthog:host`, `posthog:organizationId`, `posthog:projectId`, read with `new pulumi.Config("posthog")`
- * inside the call), else the environment (`POSTHOG_API_KEY` …). Nothing is cached or captured.
+ * inside the call), else the environment (`POSTHOG_API_KEY` …). No setting is cached or captured; the lookups of
+ * one program share their connections, rate limiter and coalesced reads (one `ClientShared`, as the clients of
+ * any run do).
  *
  * Under `pulumi.runtime.setMocks` no request is sent: each lookup is a Pulumi invoke of the token
  * `posthog:index:<function>` (`posthog:index:getMember` …), so `mocks.call` receives `{token, inputs: args}`
@@ -24,7 +26,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { MockMonitor } from "@pulumi/pulumi/runtime/mocks";
-import type { PostHogClient } from "../provider/client";
+import type { ClientShared, PostHogClient } from "../provider/client";
 import type { Lookup, LookupName } from "../provider/lookups";
 import type { MemberInfo } from "../provider/lookups/types";
 // The options and results as plain types generated from the client's schemas: this module's declaration file
@@ -139,12 +141,26 @@ function defined<T extends object>(obj: T): T {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as T;
 }
 
-/** A client for `options`, else the stack config, else the environment. Loads the client module on first use. */
+/**
+ * What the lookups of this program share (`createClient({ shared })`): made by the first lookup that reads, then
+ * handed to every lookup's client, so N lookups of one key share connections, the rate limiter, concurrent
+ * identical GETs and `find()` lists. Never closed: idle connections do not keep the program alive.
+ */
+let programShared: ClientShared | undefined;
+
+/**
+ * A client for `options`, else the stack config, else the environment, sharing the program's {@link programShared}.
+ * Loads the client module on first use.
+ */
 function client(options: LookupOptions | undefined): PostHogClient {
-  const { createClient }: typeof import("../provider/client") = require("../provider/client");
+  const { clientShared, createClient }: typeof import("../provider/client") = require("../provider/client");
+  programShared ??= clientShared();
   const cfg = new pulumi.Config("posthog");
   // resolveSettings asks for namespaced keys ("posthog:apiKey"); pulumi.Config wants the bare name.
-  return createClient(options ?? {}, { get: (key) => cfg.get(key.replace(/^posthog:/, "")) });
+  return createClient(
+    { ...options, shared: programShared },
+    { get: (key) => cfg.get(key.replace(/^posthog:/, "")) },
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * The access check: one request proving that the settings reach PostHog (host, key, organization and, when set,
- * project) before anything is written. The provider runs it once per process, on its first operation.
+ * project) before anything is written. The provider runs it once per run (its clients share the outcome), on its
+ * first operation.
  */
 import { z } from "zod";
 import { type ClientContext, call } from "./common";
@@ -15,14 +16,16 @@ import {
   UnexpectedResponseError,
 } from "./errors";
 import { settingOrigin } from "./settings";
+import type { ClientShared } from "./shared";
 import { path } from "./transport";
 
 /** Parameters of {@link checkAccess}. */
 export interface CheckAccessParams {
   /**
-   * When true, a check made earlier in this process for the same key, host, organization and project is not
-   * repeated: its outcome (success, or the definite error it threw) is returned again; a failure that may pass
-   * (5xx, 429, no connection) is checked again by the next call. Default false.
+   * When true, a check made earlier by this client or one sharing its {@link ClientShared} (`createClient({ shared })`)
+   * for the same key, host, organization and project is not repeated: its outcome (success, or the definite error it
+   * threw) is returned again; a failure that may pass (5xx, 429, no connection) is checked again by the next call.
+   * Default false.
    */
   once?: boolean | undefined;
 }
@@ -36,8 +39,6 @@ export interface AccessProof {
   /** The requests it made (1, or 2 for a key restricted to projects). */
   requests: number;
 }
-
-const outcomes = new Map<string, Promise<AccessProof>>();
 
 /** Either a page `{results: […]}` or one object with an `id`: all the check needs to see it is PostHog's API. */
 const ProbeSchema = z.union([
@@ -64,6 +65,7 @@ export function checkAccess(ctx: ClientContext, p: CheckAccessParams = {}): Prom
   const organizationId = ctx.org(undefined);
   const projectId = ctx.settings.projectId === "@current" ? undefined : ctx.settings.projectId;
   if (!p.once) return probe(ctx, organizationId, projectId);
+  const outcomes = ctx.shared.accessChecks;
   const id = JSON.stringify([ctx.transport.scope, organizationId, projectId ?? null]);
   let outcome = outcomes.get(id);
   if (!outcome) {

@@ -9,6 +9,7 @@ import {
   listOperations,
   type OrgParams,
   type PageParams,
+  pageSchema,
   parseBody,
   sharedAll,
 } from "./common";
@@ -43,6 +44,9 @@ export interface BatchExportParams extends OrgParams {
   id: string;
 }
 
+/** The page wrapper of the list (made once: see `pageSchema`). */
+const BatchExportPageSchema = pageSchema(BatchExportSchema);
+
 const listPath = (ctx: ClientContext, p: OrgParams | undefined) =>
   path`/api/organizations/${ctx.org(p)}/batch_exports/`;
 
@@ -68,14 +72,14 @@ export function batchExports(ctx: ClientContext) {
   };
   return {
     /** GET `/api/organizations/:organization_id/batch_exports/`: `list` (one page), `iterate`, `all`. */
-    ...listOperations(ctx, (p?: OrgParams & PageParams) => listPath(ctx, p), BatchExportSchema),
+    ...listOperations(ctx, (p?: OrgParams & PageParams) => listPath(ctx, p), BatchExportPageSchema),
     /**
      * The batch export with this id as the organization's list shows it, or undefined when the list does not
      * show it. Served from a list read shared by concurrent and recent `find()` calls (see
      * `coalescing.findCacheMs`).
      */
     find: async (p: BatchExportParams): Promise<BatchExport | undefined> => {
-      const items = await sharedAll(ctx, listPath(ctx, p), BatchExportSchema);
+      const items = await sharedAll(ctx, listPath(ctx, p), BatchExportPageSchema);
       return items.find((b) => b.id === p.id);
     },
     /** GET `…/batch_exports/:id/`. @throws NotFoundError */

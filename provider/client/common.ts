@@ -1,12 +1,13 @@
 /**
  * Shared pieces of the resource modules: the embedded user schema, the page wrapper, body and response
- * parsing (zod's `safeParse`, through its public API only), pagination
- * (readList: whole, checked list reads behind iterate / all), the short-lived shared list reads behind `find()`, and the per-client context every
- * resource module receives.
+ * parsing (zod's `safeParse`, through its public API only), pagination (readList: whole, checked list reads
+ * behind iterate / all), the short-lived shared list reads behind `find()` (kept in the run's `ClientShared`),
+ * and the per-client context every resource module receives.
  */
 import { z } from "zod";
 import { asListRead, InconsistentListError, UnexpectedResponseError } from "./errors";
 import { invalidInput, type Settings } from "./settings";
+import type { ClientShared } from "./shared";
 import type { HttpMethod, HttpRequest, HttpResponse, Transport } from "./transport";
 
 /**
@@ -28,8 +29,6 @@ export const UserSchema = z.looseObject({
 /** A user as returned by the API. */
 export type User = z.output<typeof UserSchema>;
 
-const pageSchemas = new WeakMap<z.ZodType, z.ZodType>();
-
 function buildPageSchema<T extends z.ZodType>(item: T) {
   return z.looseObject({
     count: z.number().int().nonnegative(),
@@ -39,17 +38,16 @@ function buildPageSchema<T extends z.ZodType>(item: T) {
   });
 }
 
+/** The page schema of items of schema `S`, as {@link pageSchema} makes it. */
+export type PageSchema<S extends z.ZodType> = ReturnType<typeof buildPageSchema<S>>;
+
 /**
- * The page wrapper of paginated lists: `{count, next, previous, results}`. Built once per item schema
- * (zod compiles a schema on first use, so building one per request would cost more than the request).
+ * The page wrapper of paginated lists: `{count, next, previous, results}`, a new schema on each call. Make it once
+ * per item schema and keep it (each resource module holds its own as a constant): zod compiles a schema on first
+ * use, so building one per request would cost more than the request.
  */
-export function pageSchema<T extends z.ZodType>(item: T): ReturnType<typeof buildPageSchema<T>> {
-  let schema = pageSchemas.get(item);
-  if (!schema) {
-    schema = buildPageSchema(item);
-    pageSchemas.set(item, schema);
-  }
-  return schema as ReturnType<typeof buildPageSchema<T>>;
+export function pageSchema<T extends z.ZodType>(item: T): PageSchema<T> {
+  return buildPageSchema(item);
 }
 
 /** One page of a list: `count` is the total, `next`/`previous` are URLs or null. */
@@ -84,6 +82,8 @@ export interface ProjectParams {
 export interface ClientContext {
   readonly settings: Settings;
   readonly transport: Transport;
+  /** What the client shares with the other clients of its run (`createClient({ shared })`). */
+  readonly shared: ClientShared;
   /** The organization id to use: the param, else the settings', else `@current`. */
   org(p: OrgParams | undefined): string;
   /** The project id to use: the param, else the settings', else `@current`. */
@@ -94,24 +94,24 @@ export interface ClientContext {
   invalidate(path: string): void;
 }
 
-/** A list read shared by `find()`: `resolvedAt` is undefined while in flight. */
-type SharedLists = Map<string, { promise: Promise<unknown[]>; resolvedAt: number | undefined }>;
-const listsByScope = new Map<string, SharedLists>();
+/** The list reads shared by `find()` in one scope, by list path: `resolvedAt` is undefined while in flight. */
+export type SharedLists = Map<string, { promise: Promise<unknown[]>; resolvedAt: number | undefined }>;
 
 /**
- * Creates the context of one client. The shared list reads behind `find()` are kept per scope (key and
- * origin) for the whole process, so clients created per operation (as the provider does) share them too,
- * and a write through any of those clients drops them.
+ * Creates the context of one client. The shared list reads behind `find()` are kept in `shared` per scope (key
+ * and origin), so the clients of one run created per operation (as the provider does) share them too, and a
+ * write through any of those clients drops them.
  */
-export function createContext(settings: Settings, transport: Transport): ClientContext {
-  let lists = listsByScope.get(transport.scope);
+export function createContext(settings: Settings, transport: Transport, shared: ClientShared): ClientContext {
+  let lists = shared.findLists.get(transport.scope);
   if (!lists) {
     lists = new Map();
-    listsByScope.set(transport.scope, lists);
+    shared.findLists.set(transport.scope, lists);
   }
   return {
     settings,
     transport,
+    shared,
     org: (p) => p?.organizationId ?? settings.organizationId ?? "@current",
     project: (p) => (p?.projectId === undefined ? (settings.projectId ?? "@current") : String(p.projectId)),
     sharedList<T>(listPath: string, load: () => Promise<T[]>): Promise<T[]> {
@@ -212,7 +212,7 @@ export function call<S extends z.ZodType>(
 export function listPage<S extends z.ZodType>(
   ctx: ClientContext,
   listPath: string,
-  item: S,
+  schema: PageSchema<S>,
   params: PageParams | undefined,
 ): Promise<Page<z.output<S>>> {
   return asListRead(
@@ -224,7 +224,7 @@ export function listPage<S extends z.ZodType>(
         query: { limit: params?.limit, offset: params?.offset },
         signal: params?.signal,
       },
-      pageSchema(item),
+      schema,
     ),
   ) as Promise<Page<z.output<S>>>;
 }
@@ -256,13 +256,13 @@ const idOf = (x: unknown): string | undefined => {
 async function readListOnce<S extends z.ZodType>(
   ctx: ClientContext,
   listPath: string,
-  item: S,
+  schema: PageSchema<S>,
   params: PageParams | undefined,
 ): Promise<{ items: z.output<S>[] } | { problem: string }> {
   const start = params?.offset ?? 0;
   let limit = params?.limit ?? ctx.settings.pageSize;
   const signal = params?.signal;
-  const head = await listPage(ctx, listPath, item, { limit, offset: start, signal });
+  const head = await listPage(ctx, listPath, schema, { limit, offset: start, signal });
   const count = head.count;
   const pages: { offset: number; results: z.output<S>[] }[] = [{ offset: start, results: head.results }];
   let problem: string | undefined;
@@ -303,7 +303,7 @@ async function readListOnce<S extends z.ZodType>(
         const offset = offsets[at++] as number;
         let page: Page<z.output<S>>;
         try {
-          page = await listPage(ctx, listPath, item, { limit, offset, signal });
+          page = await listPage(ctx, listPath, schema, { limit, offset, signal });
         } catch (e) {
           failed = true; // the other workers ask for no more pages
           throw e;
@@ -355,12 +355,12 @@ async function readListOnce<S extends z.ZodType>(
 export async function readList<S extends z.ZodType>(
   ctx: ClientContext,
   listPath: string,
-  item: S,
+  schema: PageSchema<S>,
   params: PageParams | undefined,
 ): Promise<z.output<S>[]> {
-  const first = await readListOnce(ctx, listPath, item, params);
+  const first = await readListOnce(ctx, listPath, schema, params);
   if ("items" in first) return first.items;
-  const second = await readListOnce(ctx, listPath, item, params);
+  const second = await readListOnce(ctx, listPath, schema, params);
   if ("items" in second) return second.items;
   throw new InconsistentListError({ method: "GET", path: listPath, detail: second.problem });
 }
@@ -372,10 +372,10 @@ export async function readList<S extends z.ZodType>(
 export async function* iteratePages<S extends z.ZodType>(
   ctx: ClientContext,
   listPath: string,
-  item: S,
+  schema: PageSchema<S>,
   params: PageParams | undefined,
 ): AsyncGenerator<z.output<S>, void, undefined> {
-  yield* await readList(ctx, listPath, item, params);
+  yield* await readList(ctx, listPath, schema, params);
 }
 
 /** Collects every item of a paginated list into one array. */
@@ -388,31 +388,31 @@ export async function collectAll<T>(items: AsyncIterable<T>): Promise<T[]> {
 /**
  * Every item of the paginated list at `listPath`, from a list read shared by the client's concurrent and recent
  * `find()` calls ({@link ClientContext.sharedList}, `coalescing.findCacheMs`): N finds in one list cost
- * ⌈count/pageSize⌉ requests. Pages of the client's `pageSize`, parsed with `item`; no caller's signal (the read
- * is shared). @throws the errors of {@link call}.
+ * ⌈count/pageSize⌉ requests. Pages of the client's `pageSize`, parsed with `schema` (the list's
+ * {@link pageSchema}); no caller's signal (the read is shared). @throws the errors of {@link call}.
  */
 export function sharedAll<S extends z.ZodType>(
   ctx: ClientContext,
   listPath: string,
-  item: S,
+  schema: PageSchema<S>,
 ): Promise<z.output<S>[]> {
-  return ctx.sharedList(listPath, () => readList(ctx, listPath, item, undefined));
+  return ctx.sharedList(listPath, () => readList(ctx, listPath, schema, undefined));
 }
 
 /**
  * The three reads of a paginated list endpoint (GET `listPath(p)`, query `limit`/`offset`): `list` → one page
  * `{count, next, previous, results}`; `iterate` → every item; `all` → every item in one array (both read the whole
- * list and check its pages: {@link readList}). Items are parsed with `item`.
+ * list and check its pages: {@link readList}). Pages are parsed with `schema`, the list's {@link pageSchema}.
  * @throws the errors of {@link call}; InconsistentListError from `iterate` and `all`.
  */
 export function listOperations<P extends PageParams, S extends z.ZodType>(
   ctx: ClientContext,
   listPath: (p: P | undefined) => string,
-  item: S,
+  schema: PageSchema<S>,
 ) {
   return {
-    list: (p?: P) => listPage(ctx, listPath(p), item, p),
-    iterate: (p?: P) => iteratePages(ctx, listPath(p), item, p),
-    all: (p?: P) => readList(ctx, listPath(p), item, p),
+    list: (p?: P) => listPage(ctx, listPath(p), schema, p),
+    iterate: (p?: P) => iteratePages(ctx, listPath(p), schema, p),
+    all: (p?: P) => readList(ctx, listPath(p), schema, p),
   };
 }

@@ -10,6 +10,7 @@ import {
   listOperations,
   type PageParams,
   type ProjectParams,
+  pageSchema,
   parseBody,
   sharedAll,
   UserSchema,
@@ -168,6 +169,9 @@ export interface DashboardIdParams extends ProjectParams {
   id: number;
 }
 
+/** The page wrapper of the list (made once: see `pageSchema`). */
+const DashboardPageSchema = pageSchema(DashboardSchema);
+
 const listPath = (ctx: ClientContext, p: ProjectParams | undefined) =>
   path`/api/projects/${ctx.project(p)}/dashboards/`;
 const itemPath = (ctx: ClientContext, p: DashboardIdParams) =>
@@ -177,7 +181,7 @@ const itemPath = (ctx: ClientContext, p: DashboardIdParams) =>
 export function dashboards(ctx: ClientContext) {
   return {
     /** GET `/api/projects/:project_id/dashboards/` (dashboard:read): `list` (one page), `iterate`, `all` (list subset). */
-    ...listOperations(ctx, (p?: ProjectParams & PageParams) => listPath(ctx, p), DashboardSchema),
+    ...listOperations(ctx, (p?: ProjectParams & PageParams) => listPath(ctx, p), DashboardPageSchema),
     /**
      * The dashboard with this id as the project's list shows it (the list subset: no `tiles`, `filters`,
      * `variables`), or undefined when the list does not show it: soft-deleted, unlisted, or moved between two
@@ -185,7 +189,7 @@ export function dashboards(ctx: ClientContext) {
      * recent `find()` calls (see `coalescing.findCacheMs`): N finds in one project cost ⌈count/pageSize⌉ requests.
      */
     find: async (p: DashboardIdParams): Promise<Dashboard | undefined> => {
-      const items = await sharedAll(ctx, listPath(ctx, p), DashboardSchema);
+      const items = await sharedAll(ctx, listPath(ctx, p), DashboardPageSchema);
       return items.find((d) => d.id === p.id);
     },
     /** POST `…/dashboards/` (dashboard:write) → 201 dashboard. */

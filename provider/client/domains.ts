@@ -9,6 +9,7 @@ import {
   listOperations,
   type OrgParams,
   type PageParams,
+  pageSchema,
   parseBody,
   sharedAll,
 } from "./common";
@@ -60,6 +61,9 @@ export interface DomainParams extends OrgParams {
   id: string;
 }
 
+/** The page wrapper of the list (made once: see `pageSchema`). */
+const DomainPageSchema = pageSchema(DomainSchema);
+
 const listPath = (ctx: ClientContext, p: OrgParams | undefined) =>
   path`/api/organizations/${ctx.org(p)}/domains/`;
 const itemPath = (ctx: ClientContext, p: DomainParams) =>
@@ -69,14 +73,14 @@ const itemPath = (ctx: ClientContext, p: DomainParams) =>
 export function domains(ctx: ClientContext) {
   return {
     /** GET `/api/organizations/:organization_id/domains/` (organization:read): `list` (one page), `iterate`, `all`. */
-    ...listOperations(ctx, (p?: OrgParams & PageParams) => listPath(ctx, p), DomainSchema),
+    ...listOperations(ctx, (p?: OrgParams & PageParams) => listPath(ctx, p), DomainPageSchema),
     /**
      * The domain with this id as the organization's list shows it (the same fields as a GET), or undefined when
      * the list does not show it. Served from a list read shared by concurrent and recent `find()` calls (see
      * `coalescing.findCacheMs`).
      */
     find: async (p: DomainParams): Promise<Domain | undefined> => {
-      const items = await sharedAll(ctx, listPath(ctx, p), DomainSchema);
+      const items = await sharedAll(ctx, listPath(ctx, p), DomainPageSchema);
       return items.find((d) => d.id === p.id);
     },
     /**

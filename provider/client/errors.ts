@@ -337,9 +337,14 @@ export class InconsistentListError extends PostHogError {
   }
 }
 
-const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+/** undici's timeout codes. */
+const TIMEOUT_CODES: ReadonlySet<string> = new Set([
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+]);
 /** Connect-phase failures by code: the request bytes were never written. */
-const CONNECT_FAILURES: Record<string, ConnectionFailure> = {
+const CONNECT_FAILURES: Readonly<Record<string, ConnectionFailure>> = {
   ECONNREFUSED: "refused",
   ENOTFOUND: "dns",
   EAI_AGAIN: "dns",
@@ -348,7 +353,7 @@ const CONNECT_FAILURES: Record<string, ConnectionFailure> = {
   UND_ERR_CONNECT_TIMEOUT: "connect-timeout",
 };
 /** OpenSSL's answers when what came back to a TLS ClientHello is not TLS (e.g. a plain-HTTP response). */
-const NOT_TLS_CODES = new Set([
+const NOT_TLS_CODES: ReadonlySet<string> = new Set([
   "ERR_SSL_PACKET_LENGTH_TOO_LONG",
   "ERR_SSL_WRONG_VERSION_NUMBER",
   "ERR_SSL_RECORD_LAYER_FAILURE",
@@ -356,7 +361,7 @@ const NOT_TLS_CODES = new Set([
   "ERR_SSL_HTTP_REQUEST",
 ]);
 /** Node's codes for a certificate it does not trust. */
-const CERTIFICATE_CODES = new Set([
+const CERTIFICATE_CODES: ReadonlySet<string> = new Set([
   "DEPTH_ZERO_SELF_SIGNED_CERT",
   "SELF_SIGNED_CERT_IN_CHAIN",
   "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
@@ -570,7 +575,7 @@ function redactedCause(err: unknown, text: string, errorCode: string | undefined
 }
 
 /** Failures in which the request was provably never sent (the connection or its TLS handshake failed). */
-const NOT_SENT_FAILURES: Partial<Record<ConnectionFailure, true>> = {
+const NOT_SENT_FAILURES: Readonly<Partial<Record<ConnectionFailure, true>>> = {
   refused: true,
   dns: true,
   unreachable: true,

@@ -9,6 +9,10 @@
  *
  * Every operation takes one params object; `organizationId`/`projectId` default to the client's settings,
  * else `@current`; write bodies are `body`. Results are the parsed (zod) wire objects.
+ *
+ * The clients of one run (a script, a command) share their connections, rate limiter and coalesced reads
+ * through one {@link ClientShared}: `const shared = clientShared()`, then `createClient({ ..., shared })` for
+ * each, and `await shared.close()` at the end. A client made without one has its own.
  */
 import "./node-version"; // first: fails early, in one line, on a Node.js too old for undici
 import { inspect } from "node:util";
@@ -18,6 +22,7 @@ import { collaborators } from "./collaborators";
 import { createContext } from "./common";
 import { dashboards } from "./dashboards";
 import { domains } from "./domains";
+import { InvalidInputError } from "./errors";
 import { invites } from "./invites";
 import { members } from "./members";
 import { projects } from "./projects";
@@ -28,6 +33,7 @@ import {
   resolveSettings,
   type Settings,
 } from "./settings";
+import { type ClientShared, clientShared, isClientShared } from "./shared";
 import { sharing } from "./sharing";
 import { createTransport } from "./transport";
 
@@ -39,6 +45,7 @@ export {
   type OrgParams,
   type Page,
   type PageParams,
+  type PageSchema,
   type ProjectParams,
   pageSchema,
   type User,
@@ -66,9 +73,9 @@ export {
   type SourcedName,
   settingOrigin,
 } from "./settings";
+export { type ClientShared, clientShared, isClientShared } from "./shared";
 export * from "./sharing";
 export {
-  closeAllConnections,
   encodeSegment,
   type HttpMethod,
   type HttpRequest,
@@ -88,7 +95,8 @@ export interface PostHogClient {
   readonly sharing: ReturnType<typeof sharing>;
   /**
    * Proves the settings reach PostHog (host, key, organization, and the project when one is set) with one GET
-   * (`project:read`); `once: true` reuses this process's earlier outcome for the same settings. See `access.ts`.
+   * (`project:read`); `once: true` reuses the earlier outcome of this client, or of one sharing its
+   * {@link ClientShared}, for the same settings. See `access.ts`.
    * @throws the client's errors, each naming the setting to check and where it came from
    */
   checkAccess(params?: CheckAccessParams): Promise<AccessProof>;
@@ -97,19 +105,37 @@ export interface PostHogClient {
 }
 
 /**
+ * What {@link createClient} takes: resolved {@link Settings} or {@link ClientOptions}, either with `shared`, the
+ * {@link ClientShared} of the run the client belongs to (default: a new one, so the client shares nothing).
+ */
+export type CreateClientOptions = (Settings | ClientOptions) & { shared?: ClientShared | undefined };
+
+/**
  * Creates a client from resolved {@link Settings} or from {@link ClientOptions} (resolved with
- * {@link resolveSettings}: options → `config` → environment).
- * @throws MissingApiKeyError, InvalidInputError (bad options; no request is made)
+ * {@link resolveSettings}: options → `config` → environment). Its connections, rate limiter, coalesced GETs,
+ * throttles, access checks, invite batches and `find()` lists are those of `shared` (see {@link ClientShared}):
+ * pass one object to every client of a run. No request.
+ * @throws MissingApiKeyError, InvalidInputError (bad options, or a `shared` not made by {@link clientShared}; no
+ *   request is made)
  */
 export function createClient(
-  settingsOrOptions: Settings | ClientOptions = {},
+  settingsOrOptions: CreateClientOptions = {},
   config?: ConfigGetter,
 ): PostHogClient {
-  const settings = isSettings(settingsOrOptions)
-    ? settingsOrOptions
-    : resolveSettings(settingsOrOptions, config);
-  const transport = createTransport(settings);
-  const ctx = createContext(settings, transport);
+  const { shared: given, ...rest } = settingsOrOptions;
+  if (given !== undefined && !isClientShared(given)) {
+    throw new InvalidInputError(
+      "options.shared",
+      "Invalid options.shared: expected an object made by clientShared()",
+    );
+  }
+  const shared = given ?? clientShared();
+  let settings: Settings;
+  if (!isSettings(settingsOrOptions)) settings = resolveSettings(rest as ClientOptions, config);
+  // settings handed with `shared`: the settings without it (`client.settings` never holds the shared state)
+  else settings = "shared" in settingsOrOptions ? Object.freeze(rest as Settings) : settingsOrOptions;
+  const transport = createTransport(settings, shared);
+  const ctx = createContext(settings, transport, shared);
   const client: PostHogClient = {
     settings,
     batchExports: batchExports(ctx),

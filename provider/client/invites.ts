@@ -9,11 +9,13 @@ import {
   listOperations,
   type OrgParams,
   type PageParams,
+  pageSchema,
   parseBody,
   sharedAll,
   UserSchema,
 } from "./common";
 import { InvalidInputError, RateLimitedError, UnexpectedResponseError, ValidationError } from "./errors";
+import type { ClientShared } from "./shared";
 import { path } from "./transport";
 
 /** Organization membership levels: 1 member, 8 administrator, 15 owner. */
@@ -109,19 +111,22 @@ interface QueuedInvite {
   reject(error: unknown): void;
 }
 
-/** The invites waiting for one organization of one scope (key and origin); sent when the timer fires. */
-interface InviteBatch {
+/**
+ * The invites waiting for one organization of one scope (key and origin); sent when the timer fires. Kept in
+ * {@link ClientShared.inviteBatches} by `<scope> <organization>`, so the clients of one run fill one batch.
+ */
+export interface InviteBatch {
   items: QueuedInvite[];
   first: number;
   timer: NodeJS.Timeout | undefined;
 }
 
-/** Batches being collected, per `<scope> <organization>` (shared by every client of the process). */
-const inviteBatches = new Map<string, InviteBatch>();
-
 /** Find one invite by id or by e-mail (case-insensitive). */
 export type InviteFindParams = OrgParams &
   ({ id: string; email?: undefined } | { email: string; id?: undefined });
+
+/** The page wrapper of the list (made once: see `pageSchema`). */
+const InvitePageSchema = pageSchema(InviteSchema);
 
 const listPath = (ctx: ClientContext, p: OrgParams | undefined) =>
   path`/api/organizations/${ctx.org(p)}/invites/`;
@@ -131,7 +136,7 @@ const listPath = (ctx: ClientContext, p: OrgParams | undefined) =>
  * {@link invites}, which adds `createCoalesced`).
  */
 function inviteOperations(ctx: ClientContext) {
-  const reads = listOperations(ctx, (p?: OrgParams & PageParams) => listPath(ctx, p), InviteSchema);
+  const reads = listOperations(ctx, (p?: OrgParams & PageParams) => listPath(ctx, p), InvitePageSchema);
   return {
     /** GET `/api/organizations/:organization_id/invites/` (organization_member:read): `list` (one page), `iterate`, `all`. */
     ...reads,
@@ -179,7 +184,7 @@ function inviteOperations(ctx: ClientContext) {
       if (p.id === undefined && typeof p.email !== "string") {
         throw new InvalidInputError("id", "Invalid find parameters: expected id or email");
       }
-      const items = await sharedAll(ctx, listPath(ctx, p), InviteSchema);
+      const items = await sharedAll(ctx, listPath(ctx, p), InvitePageSchema);
       if (p.id !== undefined) return items.find((i) => i.id === p.id);
       const email = p.email.toLowerCase();
       // an invite without an e-mail address (null) is never the one asked for
@@ -270,7 +275,8 @@ async function settleFromBulk(
  */
 function flushBatch(s: InviteSender, key: string, org: string, batch: InviteBatch): void {
   clearTimeout(batch.timer);
-  if (inviteBatches.get(key) === batch) inviteBatches.delete(key);
+  const batches = s.ctx.shared.inviteBatches;
+  if (batches.get(key) === batch) batches.delete(key);
   const ready = batch.items.filter((item) => {
     try {
       item.beforeSend?.();
@@ -289,14 +295,15 @@ function flushBatch(s: InviteSender, key: string, org: string, batch: InviteBatc
  * joined it for {@link INVITE_BATCH_WINDOW_MS} or {@link INVITE_BATCH_MAX_WAIT_MS} after its first.
  */
 function queueInvite(s: InviteSender, key: string, org: string, item: QueuedInvite): void {
-  let batch = inviteBatches.get(key);
+  const batches = s.ctx.shared.inviteBatches;
+  let batch = batches.get(key);
   if (batch?.items.some((i) => i.email === item.email)) {
     flushBatch(s, key, org, batch);
     batch = undefined;
   }
   if (!batch) {
     batch = { items: [], first: Date.now(), timer: undefined };
-    inviteBatches.set(key, batch);
+    batches.set(key, batch);
   }
   const current = batch;
   current.items.push(item);
@@ -315,10 +322,11 @@ export function invites(ctx: ClientContext) {
     ...sender.api,
     /**
      * Creates one invite like `create`, sharing one POST `…/invites/bulk/` with the other invites of the same
-     * organization created within {@link INVITE_BATCH_WINDOW_MS} of each other by any client of the process with
-     * the same key and host (up to {@link MAX_INVITES_PER_BULK} per request): N invites the engine creates together
-     * cost ⌈N/20⌉ requests, and count N against the organization's invite budget as N creates would. An invite
-     * alone is sent as `create` sends it. Two invites of one e-mail never share a request. `beforeSend` runs right
+     * organization created within {@link INVITE_BATCH_WINDOW_MS} of each other by any client sharing this one's
+     * {@link ClientShared} (`createClient({ shared })`) with the same key and host (up to
+     * {@link MAX_INVITES_PER_BULK} per request): N invites the engine creates together cost ⌈N/20⌉ requests, and
+     * count N against the organization's invite budget as N creates would. An invite alone is sent as `create`
+     * sends it. Two invites of one e-mail never share a request. `beforeSend` runs right
      * before the request leaves: when it throws, that invite is not sent and its caller gets the error.
      * @returns the created invite, as `create` does.
      * @throws InvalidInputError (before anything is queued); the errors of `create`, each caller its own (see

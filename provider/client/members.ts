@@ -9,6 +9,7 @@ import {
   listOperations,
   type OrgParams,
   type PageParams,
+  pageSchema,
   parseBody,
   sharedAll,
   UserSchema,
@@ -43,6 +44,9 @@ export interface MemberParams extends OrgParams {
 export type MemberFindParams = OrgParams &
   ({ userUuid: string; email?: undefined } | { email: string; userUuid?: undefined });
 
+/** The page wrapper of the list (made once: see `pageSchema`). */
+const MemberPageSchema = pageSchema(MemberSchema);
+
 const listPath = (ctx: ClientContext, p: OrgParams | undefined) =>
   path`/api/organizations/${ctx.org(p)}/members/`;
 const itemPath = (ctx: ClientContext, p: MemberParams) =>
@@ -50,7 +54,7 @@ const itemPath = (ctx: ClientContext, p: MemberParams) =>
 
 /** Operations on members. */
 export function members(ctx: ClientContext) {
-  const reads = listOperations(ctx, (p?: OrgParams & PageParams) => listPath(ctx, p), MemberSchema);
+  const reads = listOperations(ctx, (p?: OrgParams & PageParams) => listPath(ctx, p), MemberPageSchema);
   return {
     /** GET `/api/organizations/:organization_id/members/` (organization_member:read): `list` (one page), `iterate`, `all`. */
     ...reads,
@@ -81,7 +85,7 @@ export function members(ctx: ClientContext) {
       if (p.userUuid === undefined && typeof p.email !== "string") {
         throw new InvalidInputError("userUuid", "Invalid find parameters: expected userUuid or email");
       }
-      const items = await sharedAll(ctx, listPath(ctx, p), MemberSchema);
+      const items = await sharedAll(ctx, listPath(ctx, p), MemberPageSchema);
       if (p.userUuid !== undefined) return items.find((m) => m.user.uuid === p.userUuid);
       const email = p.email.toLowerCase();
       return items.find((m) => m.user.email.toLowerCase() === email);

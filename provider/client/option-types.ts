@@ -6,15 +6,30 @@
  */
 import { inspect } from "node:util";
 
-const keys = new WeakMap<ApiKey, string>();
+/**
+ * The name of {@link ApiKey}'s reader method, for {@link revealApiKey}: a symbol of this module, exported to no entry
+ * point of the package (`pulumi-posthog/client` exports `ApiKey`, not this), so no enumeration, JSON, inspection or
+ * serialization calls it. A constant: the key is never stored outside its `ApiKey`.
+ */
+export const READ_API_KEY: unique symbol = Symbol("ApiKey.read");
 
 /**
  * A personal API key that does not reveal itself: `String(k)`, `JSON.stringify(k)` and `util.inspect(k)`
- * all give `[secret]`. The value is kept outside the object (a module WeakMap), so no enumeration finds it.
+ * all give `[secret]`. The value is an ES private field (`#value`): no enumeration, reflection, serialization
+ * (JSON, `structuredClone`, Pulumi's closure serialization) or copy by spreading finds it.
  */
 export class ApiKey {
+  readonly #value: string;
   constructor(value: string) {
-    keys.set(this, value);
+    this.#value = value;
+  }
+  /**
+   * The clear-text key, for {@link revealApiKey} only.
+   * @throws TypeError when `this` is not an object made by `new ApiKey` (a copy, or another class's object)
+   */
+  [READ_API_KEY](): string {
+    if (!(#value in this)) throw new TypeError("not an ApiKey created by this module");
+    return this.#value;
   }
   toString(): string {
     return "[secret]";
@@ -27,11 +42,10 @@ export class ApiKey {
   }
 }
 
-/** The clear-text key, for the `Authorization` header only. */
+/** The clear-text key, for the `Authorization` header only. @throws TypeError for anything but an {@link ApiKey}. */
 export function revealApiKey(key: ApiKey): string {
-  const value = keys.get(key);
-  if (value === undefined) throw new TypeError("not an ApiKey created by this module");
-  return value;
+  if (!(key instanceof ApiKey)) throw new TypeError("not an ApiKey created by this module");
+  return key[READ_API_KEY]();
 }
 
 /** What {@link RetryInfo} reports before each retry wait. */

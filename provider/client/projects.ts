@@ -9,6 +9,7 @@ import {
   listOperations,
   type OrgParams,
   type PageParams,
+  pageSchema,
   parseBody,
 } from "./common";
 import { path } from "./transport";
@@ -86,6 +87,9 @@ export interface ProjectIdParams extends OrgParams {
   id: number | string;
 }
 
+/** The page wrapper of the list (made once: see `pageSchema`). */
+const ProjectPageSchema = pageSchema(ProjectSchema);
+
 const listPath = (ctx: ClientContext, p: OrgParams | undefined) =>
   path`/api/organizations/${ctx.org(p)}/projects/`;
 const itemPath = (ctx: ClientContext, p: ProjectIdParams) =>
@@ -95,13 +99,13 @@ const itemPath = (ctx: ClientContext, p: ProjectIdParams) =>
 export function projects(ctx: ClientContext) {
   return {
     /** GET `/api/organizations/:organization_id/projects/` (project:read): `list` (one page), `iterate`, `all` (list subset). */
-    ...listOperations(ctx, (p?: OrgParams & PageParams) => listPath(ctx, p), ProjectSchema),
+    ...listOperations(ctx, (p?: OrgParams & PageParams) => listPath(ctx, p), ProjectPageSchema),
     /**
      * GET `/api/projects/` (project:read): the projects the key's user can see, in every organization (each item's
      * `organization` names its own): `visible.list` (one page), `visible.iterate`, `visible.all`. It also answers a
      * key scoped to projects, which the organization's list refuses (403).
      */
-    visible: listOperations(ctx, (_p?: PageParams) => "/api/projects/", ProjectSchema),
+    visible: listOperations(ctx, (_p?: PageParams) => "/api/projects/", ProjectPageSchema),
     /** POST `…/projects/` (project:write) → 201 project. @throws ForbiddenError (plan limit, admin needed) */
     create: async (p: OrgParams & { body: ProjectCreateBody }) =>
       call(

@@ -1,5 +1,5 @@
 /**
- * Client-side rate limiting, shared process-wide per API key.
+ * Client-side rate limiting, shared per API key by the clients of one run (`shared.ts`).
  *
  * PostHog throttles a personal API key with DRF's sliding-window throttles (480 requests in any 60 s,
  * 4,800 in any hour). A classic token bucket with the same numbers can still exceed a sliding window (a full
@@ -8,10 +8,11 @@
  * sent in the trailing window (plus a small margin for latency differences). Waiters are served in FIFO order.
  */
 import { createHash } from "node:crypto";
+import type { ClientShared } from "./shared";
 
 /**
- * The identity of "one API key at one origin", under which the rate limiter and the shared reads are kept
- * process-wide: `sha256(key)|origin` (the key itself is never stored).
+ * The identity of "one API key at one origin", under which the rate limiter and the shared reads are kept in a
+ * {@link ClientShared}: `sha256(key)|origin` (the key itself is never stored).
  */
 export function scopeOf(apiKey: string, origin: string): string {
   return `${createHash("sha256").update(apiKey).digest("hex")}|${origin}`;
@@ -157,21 +158,20 @@ export class RateLimiter {
   }
 }
 
-const shared = new Map<string, RateLimiter>();
-
-/** The process-wide limiter for this scope (see {@link scopeOf}) and limits, created on first use. */
-export function sharedRateLimiter(
+/** The limiter of `shared` for this scope (see {@link scopeOf}) and limits, created on first use. */
+export function rateLimiterFor(
+  shared: ClientShared,
   scope: string,
   limits: { perMinute: number; perHour: number },
 ): RateLimiter {
   const id = `${scope}|${limits.perMinute}|${limits.perHour}`;
-  let limiter = shared.get(id);
+  let limiter = shared.rateLimiters.get(id);
   if (!limiter) {
     limiter = new RateLimiter([
       { limit: limits.perMinute, windowMs: 60_000 },
       { limit: limits.perHour, windowMs: 3_600_000 },
     ]);
-    shared.set(id, limiter);
+    shared.rateLimiters.set(id, limiter);
   }
   return limiter;
 }

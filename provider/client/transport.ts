@@ -1,7 +1,7 @@
 /**
- * The HTTP transport: one keep-alive undici Pool per origin (shared process-wide), Bearer auth,
- * `User-Agent: pulumi-posthog/<version>`, JSON bodies, timeouts, retries with exponential backoff and full
- * jitter, the client-side rate limiter and coalescing of concurrent identical GETs.
+ * The HTTP transport: one keep-alive undici Pool per origin (shared by the clients of one run: `shared.ts`),
+ * Bearer auth, `User-Agent: pulumi-posthog/<version>`, JSON bodies, timeouts, retries with exponential backoff
+ * and full jitter, the client-side rate limiter and coalescing of concurrent identical GETs.
  *
  * Retry rules:
  * - GET, PATCH, PUT, DELETE: retried on 429, 5xx and connection errors (including timeouts).
@@ -37,8 +37,9 @@ import {
   RateLimitedError,
   ServerError,
 } from "./errors";
-import { type RateLimiter, scopeOf, sharedRateLimiter } from "./rate-limit";
+import { type RateLimiter, rateLimiterFor, scopeOf } from "./rate-limit";
 import { revealApiKey, type Settings } from "./settings";
+import type { ClientShared } from "./shared";
 import { userAgent } from "./version";
 
 /** HTTP methods the API uses. */
@@ -69,14 +70,13 @@ export interface Transport {
   readonly queued: number;
   /** Total HTTP attempts made (including retries) by this transport. */
   readonly attempts: number;
-  /** `sha256(key)|origin`: clients with the same scope share the rate limiter and coalesced reads. */
+  /** `sha256(key)|origin`: clients of one run with the same scope share the rate limiter and coalesced reads. */
   readonly scope: string;
 }
 
-const pools = new Map<string, Pool>();
-
-/** The shared keep-alive pool for an origin and timeouts. */
-function poolFor(origin: string, t: Settings["timeouts"]): Pool {
+/** The keep-alive pool of `shared` for an origin and timeouts, made on first use. */
+function poolFor(shared: ClientShared, origin: string, t: Settings["timeouts"]): Pool {
+  const { pools } = shared;
   const id = `${origin}|${t.connectMs}|${t.headersMs}|${t.bodyMs}`;
   let pool = pools.get(id);
   if (!pool) {
@@ -93,28 +93,32 @@ function poolFor(origin: string, t: Settings["timeouts"]): Pool {
 }
 
 /** An in-flight GET: its path (without query) and its response. */
-interface InflightGet {
+export interface InflightGet {
   path: string;
   promise: Promise<HttpResponse>;
 }
-const inflightByScope = new Map<string, Map<string, InflightGet>>();
 
-/** In-flight GETs of one scope, shared by every client of the process with that key and origin. */
-function sharedInflight(scope: string): Map<string, InflightGet> {
-  let m = inflightByScope.get(scope);
+/** In-flight GETs of one scope, shared by every client given `shared` with that key and origin. */
+function sharedInflight(shared: ClientShared, scope: string): Map<string, InflightGet> {
+  let m = shared.inflightGets.get(scope);
   if (!m) {
     m = new Map();
-    inflightByScope.set(scope, m);
+    shared.inflightGets.set(scope, m);
   }
   return m;
 }
 
 /**
- * Requests PostHog throttled for longer than `maxRateLimitWaitMs`, per `<scope> <method> <path>`: until `until`
- * (epoch ms) the same request fails at once with `error`'s words, without being sent (PostHog said it would be
- * refused until then: the invites of a program beyond the organization's invite budget cost no request each).
+ * A request PostHog throttled for longer than `maxRateLimitWaitMs` (kept in {@link ClientShared.throttles} per
+ * `<scope> <method> <path>`): until `until` (epoch ms) the same request fails at once with these words, without
+ * being sent (PostHog said it would be refused until then: the invites of a program beyond the organization's
+ * invite budget cost no request each).
  */
-const throttledUntil = new Map<string, { until: number; detail: string; hint: string }>();
+export interface Throttle {
+  until: number;
+  detail: string;
+  hint: string;
+}
 
 /** What PostHog allows, named in the error of a 429 whose wait is too long. */
 function budgetOf(req: HttpRequest): string {
@@ -152,13 +156,6 @@ function formatWait(seconds: number): string {
   if (s <= 120) return `${s} s`;
   const minutes = Math.ceil(s / 60);
   return minutes < 120 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
-}
-
-/** Closes every shared connection pool (e.g. at the end of a script or test run). */
-export async function closeAllConnections(): Promise<void> {
-  const all = [...pools.values()];
-  pools.clear();
-  await Promise.all(all.map((p) => p.close()));
 }
 
 /**
@@ -218,18 +215,21 @@ function isIdempotent(req: HttpRequest): boolean {
 
 /**
  * What one transport sends with, made once by {@link createTransport} and handed to each stage: the settings, the
- * API key in clear (the Bearer token, and what errors are scrubbed of), the scope, the path prefix, the shared pool,
- * rate limiter and in-flight GETs, the headers, and the count of attempts.
+ * API key in clear (the Bearer token, and what errors are scrubbed of), the scope, the origin and path prefix, the
+ * shared rate limiter and in-flight GETs, the headers, and the count of attempts.
  */
 interface Sender {
   settings: Settings;
+  /** What this client shares with the other clients of its run (its pools and throttles are kept there). */
+  shared: ClientShared;
   /** The API key in clear: sent as the Bearer token, and scrubbed from every error. */
   key: string;
   /** `sha256(key)|origin` (see {@link Transport.scope}). */
   scope: string;
   /** The path prefix of a self-hosted PostHog served under one (e.g. `/posthog`), else "". */
   prefix: string;
-  pool: Pool;
+  /** The origin requests go to: its pool in `shared` is looked up per attempt (`shared.close()` may drop it). */
+  origin: string;
   /** The client-side rate limiter of the scope; undefined when `rateLimit` is false. */
   limiter: RateLimiter | undefined;
   /** Headers of a request without a body, and of one with a JSON body. */
@@ -241,8 +241,8 @@ interface Sender {
   attempts: number;
 }
 
-/** The {@link Sender} of `settings`: its pool, rate limiter and in-flight GETs are those shared by its scope. */
-function senderFor(settings: Settings): Sender {
+/** The {@link Sender} of `settings`: its pools, rate limiter and in-flight GETs are those of its scope in `shared`. */
+function senderFor(settings: Settings, shared: ClientShared): Sender {
   const key = revealApiKey(settings.apiKey);
   const scope = scopeOf(key, settings.host);
   const base = new URL(settings.host);
@@ -253,14 +253,15 @@ function senderFor(settings: Settings): Sender {
   };
   return {
     settings,
+    shared,
     key,
     scope,
     prefix: base.pathname.replace(/\/+$/, ""),
-    pool: poolFor(base.origin, settings.timeouts),
-    limiter: settings.rateLimit === false ? undefined : sharedRateLimiter(scope, settings.rateLimit),
+    origin: base.origin,
+    limiter: settings.rateLimit === false ? undefined : rateLimiterFor(shared, scope, settings.rateLimit),
     baseHeaders,
     jsonHeaders: { ...baseHeaders, "content-type": "application/json" },
-    inflight: sharedInflight(scope),
+    inflight: sharedInflight(shared, scope),
     attempts: 0,
   };
 }
@@ -278,7 +279,7 @@ interface RetryRun {
   slept: number;
   /** Milliseconds spent waiting for the client-side rate limiter (added to by {@link waitForSlot}). */
   limiterWait: { ms: number };
-  /** `<scope> <method> <path>`: the key of {@link throttledUntil}. */
+  /** `<scope> <method> <path>`: the key of {@link ClientShared.throttles}. */
   throttleKey: string;
 }
 
@@ -330,7 +331,7 @@ async function once(s: Sender, run: RetryRun): Promise<HttpResponse> {
   let res: Awaited<ReturnType<Pool["request"]>>;
   let text: string;
   try {
-    res = await s.pool.request({
+    res = await poolFor(s.shared, s.origin, s.settings.timeouts).request({
       method: req.method,
       path: s.prefix + url,
       headers: payload === null ? s.baseHeaders : s.jsonHeaders,
@@ -385,7 +386,7 @@ function answerOf(
 /**
  * The retries of `req`, before its first attempt.
  * @throws RateLimitedError (client side: not sent) when PostHog said earlier that this request is refused until a
- *   time not yet reached (see {@link throttledUntil})
+ *   time not yet reached (see {@link Throttle})
  */
 function startRetries(s: Sender, req: HttpRequest): RetryRun {
   const url = buildUrl(req.path, req.query);
@@ -393,7 +394,7 @@ function startRetries(s: Sender, req: HttpRequest): RetryRun {
   const payload = req.body === undefined ? null : JSON.stringify(req.body);
   const started = Date.now();
   const throttleKey = `${s.scope} ${req.method} ${req.path}`;
-  const throttled = throttledUntil.get(throttleKey);
+  const throttled = s.shared.throttles.get(throttleKey);
   if (throttled && throttled.until > started) {
     // PostHog said this request is refused until then: fail without sending it.
     throw new RateLimitedError(
@@ -443,7 +444,7 @@ function throwUnlessRetryable(req: HttpRequest, error: PostHogError): void {
  * jitter backoff.
  * @throws `error` (or AmbiguousWriteError) when it is not retried, when `maxAttempts` or `maxTotalWaitMs` is
  *   reached, or when a connection is still refused at the connect timeout; a RateLimitedError naming the budget
- *   (remembered in {@link throttledUntil}) when PostHog's wait is beyond `maxRateLimitWaitMs`
+ *   (remembered in {@link ClientShared.throttles}) when PostHog's wait is beyond `maxRateLimitWaitMs`
  */
 function retryDelayMs(s: Sender, run: RetryRun, error: PostHogError, attempt: number): number {
   const { maxAttempts, maxTotalWaitMs, baseDelayMs, maxDelayMs } = s.settings.retry;
@@ -460,7 +461,7 @@ function retryDelayMs(s: Sender, run: RetryRun, error: PostHogError, attempt: nu
     delayMs > s.settings.maxRateLimitWaitMs
   ) {
     const tooLong = tooLongThrottle(run.req, error, advisedSeconds, s.settings);
-    throttledUntil.set(run.throttleKey, {
+    s.shared.throttles.set(run.throttleKey, {
       until: Date.now() + delayMs,
       detail: tooLong.detail ?? "",
       hint: tooLong.hint ?? "",
@@ -554,9 +555,12 @@ function sendShared(s: Sender, req: HttpRequest): Promise<HttpResponse> {
   return entry.promise;
 }
 
-/** Creates the transport for `settings` (pools and the rate limiter are shared process-wide). */
-export function createTransport(settings: Settings): Transport {
-  const s = senderFor(settings);
+/**
+ * Creates the transport for `settings`: its pool, rate limiter, in-flight GETs and throttles are those of `shared`
+ * (the clients of one run share them).
+ */
+export function createTransport(settings: Settings, shared: ClientShared): Transport {
+  const s = senderFor(settings, shared);
   return {
     send: (req) => sendShared(s, req),
     get queued() {

@@ -100,9 +100,10 @@ function clients(run: Run): PostHogClient {
     // Every setting the provider reads (provider/framework/settings.ts), whether the key is set or not: a malformed one fails
     // here, before any request (check calls this in every run, a preview's included).
     checkProviderSettings(c.config);
-    const made = createClient({ coalescing: { findCacheMs: 0 }, retry, pageSize }, c.config);
+    const { shared } = c;
+    const made = createClient({ coalescing: { findCacheMs: 0 }, retry, pageSize, shared }, c.config);
     const refreshing = createClient(
-      { coalescing: { findCacheMs: REFRESH_SNAPSHOT_MS }, retry, pageSize },
+      { coalescing: { findCacheMs: REFRESH_SNAPSHOT_MS }, retry, pageSize, shared },
       c.config,
     );
     c.current = made;

@@ -14,7 +14,7 @@
  * `pulumi import`'s. The dynamic SDK's adapter decodes it from the in-band keys the SDK classes pass
  * (provider/adapters/dynamic.ts); the plugin from the URN and the request (provider/adapters/plugin/index.ts).
  */
-import type { ConfigGetter, PostHogClient } from "../client";
+import { type ClientShared, type ConfigGetter, clientShared, type PostHogClient } from "../client";
 import { type Claims, newClaims } from "./claims";
 import { type EngineWatch, newEngineWatch } from "./engine-watch";
 import { type Creates, type LostObjectKind, newCreates } from "./lost-create";
@@ -22,6 +22,11 @@ import { newPolicyFacts, type PolicyFacts } from "./policy-facts";
 
 /** The settings of a run and the clients built from them (provider/framework/lifecycle.ts `operationClient`). */
 export interface RunClients {
+  /**
+   * What every client of the run shares (connection pools, the rate limiter, GETs in flight, throttles, the access
+   * check's outcome, invite batches, `find()` lists): one per run, kept across `configure` calls.
+   */
+  readonly shared: ClientShared;
   /** The stack config handed to `configure` (else the environment is read). */
   config: ConfigGetter | undefined;
   /** The client of operations: built on first use after each `configure`. */
@@ -76,6 +81,7 @@ export function newRun(
   for (const { card } of resources) if (card.lostObjects) lostObjects.set(card.name, card.lostObjects);
   return {
     clients: {
+      shared: clientShared(),
       config: undefined,
       current: undefined,
       refreshing: undefined,

@@ -1,5 +1,10 @@
 // Shared by the client tests: the emulator (test/support) over real HTTP, its control plane, and a client for it.
-import { type ClientOptions, createClient, type PostHogClient } from "../../provider/client";
+import {
+  type ClientOptions,
+  type ClientShared,
+  createClient,
+  type PostHogClient,
+} from "../../provider/client";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
 export type Emulator = TestEmulator;
@@ -19,8 +24,14 @@ export const fault = (emu: Emulator, spec: Record<string, unknown>) =>
   control(emu, "POST", "/_emulator/faults", spec);
 export const clearFaults = (emu: Emulator) => control(emu, "DELETE", "/_emulator/faults");
 
-/** A client for the emulator: tiny retry waits, client-side rate limit off unless overridden. */
-export function clientFor(emu: Emulator, options: ClientOptions = {}): PostHogClient {
+/**
+ * A client for the emulator: tiny retry waits, client-side rate limit off unless overridden; `shared` makes it one
+ * of a run's clients (without it, it shares nothing with any other).
+ */
+export function clientFor(
+  emu: Emulator,
+  options: ClientOptions & { shared?: ClientShared | undefined } = {},
+): PostHogClient {
   return createClient({
     apiKey: emu.apiKey,
     host: emu.url,

@@ -2,6 +2,7 @@
 // all counted from the emulator's request log.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  clientShared,
   InconsistentListError,
   type PostHogClient,
   RateLimitedError,
@@ -191,11 +192,13 @@ describe("coalescing", () => {
     expect(lists).toHaveLength(2); // the read after the create was sent on its own
   });
 
-  it("find() on N members costs about N/100 list requests, concurrent or sequential, across clients", async () => {
+  it("find() on N members costs about N/100 list requests, concurrent or sequential, across the clients of a run", async () => {
     for (let i = 0; i < 120; i++) {
       await control(emu, "POST", "/_emulator/users", { email: `bulk${i}@example.com`, level: 1 });
     }
-    const fresh = clientFor(emu);
+    // the clients of one run: one ClientShared
+    const shared = clientShared();
+    const fresh = clientFor(emu, { shared });
     const members = await fresh.members.all();
     expect(members.length).toBeGreaterThanOrEqual(120);
     const pages = Math.ceil(members.length / 100);
@@ -203,9 +206,10 @@ describe("coalescing", () => {
     await clearLog(emu);
     const concurrent = await Promise.all(members.map((m) => fresh.members.find({ userUuid: m.user.uuid })));
     expect(concurrent.map((m) => m?.id)).toEqual(members.map((m) => m.id));
-    // sequential finds, each through a new client (the provider creates one per operation): same shared read
+    // sequential finds, each through a new client of the run (the provider creates one per operation): same
+    // shared read
     for (const m of members.slice(0, 30)) {
-      expect((await clientFor(emu).members.find({ email: m.user.email }))?.id).toBe(m.id);
+      expect((await clientFor(emu, { shared }).members.find({ email: m.user.email }))?.id).toBe(m.id);
     }
     const listReads = (await emu.requests()).filter((r) => r.path.endsWith("/members/"));
     expect(listReads).toHaveLength(pages);
@@ -260,7 +264,9 @@ describe("client-side rate limit", () => {
 
       // with the client-side limit at the server's rate: 5 go out, 3 wait (aborted here), none is throttled
       const k2 = (await control(emu, "POST", "/_emulator/api-keys", {})) as { key: string };
+      const shared = clientShared(); // limited and impatient are clients of one run: one limiter for k2
       const limited = clientFor(emu, {
+        shared,
         apiKey: k2.key,
         rateLimit: { perMinute: 5, perHour: 1000 },
         retry: { maxTotalWaitMs: 120_000 },
@@ -284,7 +290,11 @@ describe("client-side rate limit", () => {
       expect(await emu.requests()).toHaveLength(5);
 
       // a client whose wait budget is shorter than the next free slot fails fast, sending nothing
-      const impatient = clientFor(emu, { apiKey: k2.key, rateLimit: { perMinute: 5, perHour: 1000 } });
+      const impatient = clientFor(emu, {
+        shared,
+        apiKey: k2.key,
+        rateLimit: { perMinute: 5, perHour: 1000 },
+      });
       const err = await impatient.dashboards.list().catch((e: unknown) => e);
       expect(err).toBeInstanceOf(RateLimitedError);
       expect((err as RateLimitedError).clientSide).toBe(true);

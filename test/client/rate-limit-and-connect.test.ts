@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import {
   AmbiguousWriteError,
   ConnectionError,
-  closeAllConnections,
+  clientShared,
   createClient,
   RateLimiter,
   type RetryInfo,
@@ -124,9 +124,11 @@ describe("what goes on the wire", () => {
       });
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const shared = clientShared();
     try {
       const port = (server.address() as { port: number }).port;
       const client = createClient({
+        shared,
         apiKey: "phx_wire",
         host: `http://127.0.0.1:${port}/`,
         organizationId: "org 1/2",
@@ -145,7 +147,7 @@ describe("what goes on the wire", () => {
       expect((patch.headers as Record<string, unknown>)["content-type"]).toBe("application/json");
       expect(JSON.parse(patch.body)).toEqual({ saml_entity_id: "urn:e" });
     } finally {
-      await closeAllConnections();
+      await shared.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });

@@ -9,7 +9,7 @@ import {
   MissingApiKeyError,
   resolveSettings,
 } from "../../provider/client";
-import { DEFAULT_HEADERS_TIMEOUT_MS } from "../../provider/client/settings";
+import { DEFAULT_HEADERS_TIMEOUT_MS, revealApiKey } from "../../provider/client/settings";
 
 const KEY = "phx_settingsTestSecretKey0123456789";
 const config = (values: Record<string, string>) => ({ get: (k: string) => values[k] });
@@ -171,5 +171,20 @@ describe("resolveSettings", () => {
     ];
     for (const v of views) expect(v).not.toContain(KEY);
     expect(inspect(client)).toContain(settings.host);
+  });
+
+  it("keeps the key where no enumeration, reflection, copy or clone finds it; only revealApiKey reads it", () => {
+    const key = new ApiKey(KEY);
+    expect(Reflect.ownKeys(key)).toEqual([]);
+    expect(Object.getOwnPropertyNames(key)).toEqual([]);
+    const copies = [{ ...key }, structuredClone(key), Object.assign(Object.create(ApiKey.prototype), key)];
+    for (const copy of copies) {
+      expect(inspect(copy, { showHidden: true, depth: 10 })).not.toContain(KEY);
+      expect(() => revealApiKey(copy as ApiKey)).toThrow(TypeError);
+    }
+    expect(inspect(key, { showHidden: true, depth: 10, customInspect: false })).not.toContain(KEY);
+    expect(revealApiKey(key)).toBe(KEY);
+    expect(revealApiKey(resolveSettings({ apiKey: key }, undefined, {}).apiKey)).toBe(KEY);
+    expect(() => revealApiKey(KEY as unknown as ApiKey)).toThrow(TypeError);
   });
 });

@@ -7,7 +7,7 @@
  * CLI: audit.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { linearPatternProblem, linearTest } from "../../provider/apps/governance/pattern";
+import { linearMatcher, linearPatternProblem, linearTest } from "../../provider/apps/governance/pattern";
 import {
   evaluate,
   GovernanceConfigError,
@@ -57,6 +57,10 @@ describe("namePattern on RE2", () => {
     expect(findings("^Acme ", ["Acme Web", "Web Acme"])).toEqual(["project/2"]);
     expect(findings("(?<prefix>Acme) \\x{0057}eb", ["Acme Web", "Acme App"])).toEqual(["project/2"]);
     expect(linearTest("\\d{2}$", "Project 42")).toBe(true);
+    // compiled once, tested on many texts
+    const twoDigits = linearMatcher("\\d{2}$");
+    expect(["Project 42", "Project 4", "42"].map(twoDigits)).toEqual([true, false, true]);
+    expect(() => linearMatcher("^(?=Acme)")).toThrow(/cannot run in linear time/);
   });
 
   it.each([

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeAllConnections, createClient, type PostHogClient } from "../../provider/client";
+import { type ClientShared, clientShared, createClient, type PostHogClient } from "../../provider/client";
 import { VERIFY_MAX_DELAY_MS, verifyWithBackoff } from "../../provider/resources/domain-verification";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
@@ -9,10 +9,13 @@ import { startTestEmulator, type TestEmulator } from "../support/emulator";
 
 let emu: TestEmulator;
 let api: PostHogClient;
+let shared: ClientShared;
 
 beforeAll(async () => {
   emu = await startTestEmulator({ rateLimit: false });
+  shared = clientShared();
   api = createClient({
+    shared,
     apiKey: emu.apiKey,
     host: emu.url,
     organizationId: emu.organizationId,
@@ -20,7 +23,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await closeAllConnections();
+  await shared?.close();
   await emu?.close();
 });
 

@@ -34,18 +34,7 @@ const root = join(__dirname, "..", "..");
  * binding: delete the line with the state. A binding found but not listed fails, and an entry whose binding is no
  * longer found (moved, renamed or removed) fails until it is deleted: never add one.
  */
-const ALLOWED: ReadonlyArray<{ file: string; binding: string }> = [
-  { file: "provider/apps/governance/pattern.ts", binding: "compiled" },
-  { file: "provider/client/access.ts", binding: "outcomes" },
-  { file: "provider/client/common.ts", binding: "listsByScope" },
-  { file: "provider/client/common.ts", binding: "pageSchemas" },
-  { file: "provider/client/invites.ts", binding: "inviteBatches" },
-  { file: "provider/client/option-types.ts", binding: "keys" },
-  { file: "provider/client/rate-limit.ts", binding: "shared" },
-  { file: "provider/client/transport.ts", binding: "inflightByScope" },
-  { file: "provider/client/transport.ts", binding: "pools" },
-  { file: "provider/client/transport.ts", binding: "throttledUntil" },
-];
+const ALLOWED: ReadonlyArray<{ file: string; binding: string }> = [];
 
 /** Methods that change the container they are called on. */
 const MUTATORS = new Set([

@@ -268,7 +268,7 @@ function lookupClient(run: Run): PostHogClient {
     const v = run.clients.config?.get(`posthog:${k}`);
     if (v !== undefined) options[k] = v;
   }
-  return createClient(options);
+  return createClient({ ...options, shared: run.clients.shared });
 }
 
 /** Outputs as they go back to the engine: the properties that came in secret, and the always-secret outputs, wrapped. */

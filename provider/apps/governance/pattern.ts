@@ -13,17 +13,10 @@
  */
 import { RE2JS } from "re2js";
 
-/** Compiled patterns, by source (a configuration holds few). */
-const compiled = new Map<string, RE2JS>();
-
 /** The RE2 program of `source`, or the parser's reason when RE2 cannot run it. */
 function compile(source: string): RE2JS | { reason: string } {
-  const hit = compiled.get(source);
-  if (hit !== undefined) return hit;
   try {
-    const re = RE2JS.compile(source);
-    compiled.set(source, re);
-    return re;
+    return RE2JS.compile(source);
   } catch (e) {
     return { reason: (e as Error).message };
   }
@@ -50,12 +43,23 @@ export function linearPatternProblem(source: string): string | undefined {
 }
 
 /**
- * Whether `text` holds a match of `source` (a search, as RegExp's `test`), in time linear in `text`.
+ * The test of `source`, compiled once: whether a text holds a match of it (a search, as RegExp's `test`), in time
+ * linear in the text. Compile a pattern once per use (e.g. once per rule check), not once per text.
+ * @throws Error with {@link linearPatternProblem}'s reason when RE2 cannot run `source` (the configuration's
+ *   parsing refuses such a pattern first).
+ */
+export function linearMatcher(source: string): (text: string) => boolean {
+  const re = compile(source);
+  if (!(re instanceof RE2JS)) throw new Error(linearPatternProblem(source));
+  return (text) => re.test(text);
+}
+
+/**
+ * Whether `text` holds a match of `source` (a search, as RegExp's `test`), in time linear in `text`; compiles
+ * `source` (see {@link linearMatcher} to test many texts).
  * @throws Error with {@link linearPatternProblem}'s reason when RE2 cannot run `source` (the configuration's
  *   parsing refuses such a pattern first).
  */
 export function linearTest(source: string, text: string): boolean {
-  const re = compile(source);
-  if (!(re instanceof RE2JS)) throw new Error(linearPatternProblem(source));
-  return re.test(text);
+  return linearMatcher(source)(text);
 }

@@ -12,7 +12,7 @@
  * 2}, "posthog-project-timezone": "disabled"}`. Every rule is advisory unless configured otherwise.
  */
 import { z } from "zod";
-import { linearPatternProblem, linearTest } from "./pattern";
+import { linearMatcher, linearPatternProblem } from "./pattern";
 
 /** How a violation counts: advisory warns, mandatory fails the preview (or the audit's exit code). */
 export type Enforcement = "advisory" | "mandatory";
@@ -528,10 +528,10 @@ export const RULES: readonly Rule[] = [
     }),
     configSchema: { namePattern: { type: "string" } },
     check(model, config) {
-      const pattern = config.namePattern;
-      if (pattern === undefined) return [];
+      if (config.namePattern === undefined) return [];
+      const matches = linearMatcher(config.namePattern); // compiled once per check, for every project
       return model.projects
-        .filter((p) => p.name !== undefined && !linearTest(pattern, p.name))
+        .filter((p) => p.name !== undefined && !matches(p.name))
         .map((p) => ({
           ref: p.ref,
           label: p.label,
