@@ -1,8 +1,9 @@
 /**
  * The one list of resources: each one's card (provider/framework/card.ts) and provider. Everything else derives from
- * it: the named providers below (what the SDK's `__provider` shims call), the plugin's resources, import ids, input
+ * it: the named providers (./providers.ts: what the SDK's `__provider` shims call), the plugin's resources, import ids, input
  * schemas and secret outputs, the preview's adoption lines, schema.json, the SDK classes and the docs' tables. A new
- * resource is its file here and one line in {@link RESOURCES}.
+ * resource is its file here, its import and one line in {@link RESOURCES}; `npm run generate` writes the rest
+ * (./providers.ts: each card's module re-exported and the named providers).
  */
 import { batchExportPause } from "./batch-export-pause";
 import { dashboard } from "./dashboard";
@@ -14,15 +15,7 @@ import { invite } from "./invite";
 import { member } from "./member";
 import { project } from "./project";
 
-export * from "./batch-export-pause";
-export * from "./dashboard";
-export * from "./dashboard-collaborator";
-export * from "./dashboard-sharing";
-export * from "./domain";
-export * from "./domain-verification";
-export * from "./invite";
-export * from "./member";
-export * from "./project";
+export * from "./providers";
 
 /** Every resource, in the order the docs and schema.json list them. */
 export const RESOURCES = [
@@ -47,22 +40,3 @@ export const resourceNames: readonly ResourceName[] = RESOURCES.map((r) => r.car
 export function resourceOf(name: string): (typeof RESOURCES)[number] | undefined {
   return RESOURCES.find((r) => r.card.name === name);
 }
-
-/** Domain provider. */
-export const Domain = domain.provider;
-/** DomainVerification provider. */
-export const DomainVerification = domainVerification.provider;
-/** Invite provider. */
-export const Invite = invite.provider;
-/** Member provider. */
-export const Member = member.provider;
-/** Project provider. */
-export const Project = project.provider;
-/** Dashboard provider. */
-export const Dashboard = dashboard.provider;
-/** DashboardCollaborator provider. */
-export const DashboardCollaborator = dashboardCollaborator.provider;
-/** DashboardSharing provider. */
-export const DashboardSharing = dashboardSharing.provider;
-/** BatchExportPause provider. */
-export const BatchExportPause = batchExportPause.provider;
