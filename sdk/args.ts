@@ -330,3 +330,16 @@ export interface ProjectArgs {
   /** A demo project filled with sample data; only settable at creation (changing it replaces). */
   isDemo?: pulumi.Input<boolean | undefined>;
 }
+
+/** Each resource's Args by its name (test/docs/args-match.test.ts checks each against its card's inputs). */
+export interface ArgsByName {
+  BatchExportPause: BatchExportPauseArgs;
+  DashboardCollaborator: DashboardCollaboratorArgs;
+  DashboardSharing: DashboardSharingArgs;
+  Dashboard: DashboardArgs;
+  DomainVerification: DomainVerificationArgs;
+  Domain: DomainArgs;
+  Invite: InviteArgs;
+  Member: MemberArgs;
+  Project: ProjectArgs;
+}

@@ -11,14 +11,6 @@
  */
 import "../provider/client/node-version"; // first: fails early, in one line, on a Node.js too old for undici
 
-export * from "./batch-export-pause";
-export * from "./dashboard";
-export * from "./dashboard-collaborator";
-export * from "./dashboard-sharing";
-export * from "./domain";
-export * from "./domain-verification";
-export * from "./invite";
 export * from "./lookups";
-export * from "./member";
-export * from "./project";
 export { providerModule, providerShim } from "./provider-shim";
+export * from "./resources";

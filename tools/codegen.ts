@@ -23,7 +23,12 @@
  * tables, and the examples in Pulumi YAML, Python, Go and C# of tools/examples.ts with the type token and import id),
  * the examples part of each `docs/lookups/<kebab>.md`, and `sdk/lookup-types.ts`: the lookups' options and results as
  * plain interfaces, from the client's schemas ({@link LOOKUP_TYPES}), so that the SDK's declaration files import no
- * zod type.
+ * zod type. From the list itself (tools/list-parts.ts): `sdk/resources.ts` (the classes the package exports),
+ * `provider/resources/modules.ts` (the cards' modules), `provider/providers.ts` (the named dynamic providers), docs/_index.md's table of
+ * resources and the README's links to their pages and table of import ids.
+ *
+ * It reads schema.json (the examples' types) and the build (dist/): run it through `npm run generate`, which runs
+ * every generator in the order they need (tools/generate.mts).
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -33,6 +38,15 @@ import ts from "typescript";
 import { RULES } from "../provider/apps/governance/rules";
 import { resourceOf } from "../provider/resources/index";
 import { EXAMPLES, exampleOf, examplesPart, type PackageSchema } from "./examples";
+import {
+  dynamicProvidersModule,
+  importIdsTable,
+  listedCards,
+  resourceLinks,
+  resourceModulesModule,
+  resourcesTable,
+  sdkResourcesModule,
+} from "./list-parts";
 
 /** The repository root: tools/.. from the source, dist/tools/../.. from the build. */
 export const ROOT = [resolve(__dirname, ".."), resolve(__dirname, "..", "..")].find((d) =>
@@ -143,6 +157,9 @@ function cardOf(name: string) {
   return resourceOf(name)?.card ?? fail(`no resource ${name} in provider/resources/index.ts`);
 }
 
+/** The source files the probes' programs parsed, by name and language version (reused while a file's text is the same). */
+const parsedFiles = new Map<string, ts.SourceFile>();
+
 /**
  * The checker of a program over a probe file `probe` (never written: its text is `text`) with the options of
  * `root`'s tsconfig.json, and each `type` alias the probe declares, by name.
@@ -164,10 +181,17 @@ function probeTypes(
   const options = { ...(parsed?.options ?? {}), noEmit: true };
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
-  host.getSourceFile = (fileName, lang, ...rest) =>
-    resolve(fileName) === probe
-      ? ts.createSourceFile(fileName, text, lang, true)
-      : getSourceFile(fileName, lang, ...rest);
+  host.getSourceFile = (fileName, lang, ...rest) => {
+    if (resolve(fileName) === probe) return ts.createSourceFile(fileName, text, lang, true);
+    // Parsed once per text: each probe's program (three in codegen, two in schema) reads the same files.
+    const key = `${fileName}\0${JSON.stringify(lang)}`;
+    const now = ts.sys.readFile(fileName);
+    const known = parsedFiles.get(key);
+    if (known && known.text === now) return known;
+    const sf = getSourceFile(fileName, lang, ...rest);
+    if (sf) parsedFiles.set(key, sf);
+    return sf;
+  };
   const fileExists = host.fileExists.bind(host);
   host.fileExists = (fileName) => resolve(fileName) === probe || fileExists(fileName);
   const program = ts.createProgram([probe], options, host);
@@ -419,7 +443,9 @@ export function argsModule(resources: readonly ResourceInfo[]): string {
     });
     out += `\n${jsdoc(head, "")}export type ${r.name}Args = ${r.name}ArgsBase &\n  ${unions.join(" &\n  ")};\n`;
   }
-  return out;
+  const byName = resources.map((r) => `  ${r.name}: ${r.name}Args;\n`).join("");
+  out += `\n/** Each resource's Args by its name (test/docs/args-match.test.ts checks each against its card's inputs). */\n`;
+  return `${out}export interface ArgsByName {\n${byName}}\n`;
 }
 
 /** One type of sdk/lookup-types.ts: a lookup's options or result, as the client's zod schema `schema` has it. */
@@ -817,8 +843,19 @@ export function outputKeysModule(resources: readonly ResourceInfo[]): string {
   ].join("\n");
 }
 
-/** A generated part of a page: its TypeScript example, the inputs and outputs tables, the examples in other languages, the governance rules. */
-export type Part = "typescript" | "inputs" | "outputs" | "examples" | "rules";
+/**
+ * A generated part of a page: a resource page's TypeScript example, inputs and outputs tables and examples in other
+ * languages; the governance rules; the lists of resources (docs/_index.md's table, the README's links and import ids).
+ */
+export type Part =
+  | "typescript"
+  | "inputs"
+  | "outputs"
+  | "examples"
+  | "rules"
+  | "resources"
+  | "resource-links"
+  | "import-ids";
 
 /** The markers around a generated part of a page. */
 export const markers = (part: Part) => ({
@@ -831,8 +868,12 @@ function typescriptPart(r: ResourceInfo): string {
   return ["```ts", ...cardOf(r.name).examples.typescript, "```"].join("\n");
 }
 
-/** `page` with the text between the markers of `part` replaced by `body`. @throws when the markers are missing */
-export function withPart(page: string, part: Part, body: string, path: string): string {
+/**
+ * `page` with the text between the markers of `part` replaced by `body`, a blank line on each side (none when `tight`:
+ * a part that is items of a list). Markers indented (a part inside a list item) keep their indentation.
+ * @throws when the markers are missing
+ */
+export function withPart(page: string, part: Part, body: string, path: string, tight = false): string {
   const { begin, end } = markers(part);
   const a = page.indexOf(begin);
   const b = page.indexOf(end);
@@ -841,10 +882,14 @@ export function withPart(page: string, part: Part, body: string, path: string): 
       ? part
       : part === "typescript"
         ? "TypeScript example"
-        : `${part} table`;
+        : part === "resource-links"
+          ? "links to the resource pages"
+          : `${part} table`;
   if (a < 0 || b < a)
     return fail(`${path} lacks the markers of its generated ${what}: add the lines\n${begin}\n${end}`);
-  return `${page.slice(0, a + begin.length)}\n\n${body}\n\n${page.slice(b)}`;
+  const indent = /^[ \t]*$/.exec(page.slice(page.lastIndexOf("\n", a) + 1, a))?.[0] ?? "";
+  const gap = tight ? "\n" : "\n\n";
+  return `${page.slice(0, a + begin.length)}${gap}${body}${gap}${indent}${page.slice(b)}`;
 }
 
 /** When the policy pack judges a rule (rules.ts `judgedOn`), as the rules table says it. */
@@ -877,14 +922,17 @@ export function rulesTable(): string {
   ].join("\n");
 }
 
-/** A new page for a resource without one: title, markers and a reminder to write the prose. */
+/** A new page for a resource without one: title, markers, and the prose sections to write (a line asking for each). */
 function skeleton(r: ResourceInfo): string {
   return [
     `# ${r.name}`,
     "",
-    "(Describe the resource here: what it manages, its id, replacements, delete, adoption, an example.)",
+    "(Describe the resource here: what it manages, its id, the API it calls, the key scopes it needs.)",
     "",
     "## Example",
+    "",
+    markers("typescript").begin,
+    markers("typescript").end,
     "",
     markers("examples").begin,
     markers("examples").end,
@@ -899,6 +947,8 @@ function skeleton(r: ResourceInfo): string {
     markers("outputs").begin,
     markers("outputs").end,
     "",
+    // The sections every page has in prose (test/docs/codegen.test.ts).
+    ...["Replacement", "Delete", "Adoption"].flatMap((h) => [`## ${h}`, "", `(${h}: write it here.)`, ""]),
   ].join("\n");
 }
 
@@ -913,9 +963,10 @@ export function readSchema(root = ROOT): PackageSchema {
 }
 
 /**
- * Every generated file with its expected content: sdk/args.ts, sdk/lookup-types.ts, the outputs of each SDK class
- * (sdk/<kebab>.ts, between its markers), each resource page's tables
- * and examples (tools/examples.ts), each lookup page's examples.
+ * Every generated file with its expected content: sdk/args.ts, sdk/lookup-types.ts, sdk/output-keys.ts, each SDK
+ * class (sdk/<kebab>.ts) and sdk/resources.ts, provider/resources/modules.ts, provider/providers.ts, each resource page's TypeScript
+ * example, tables and examples (tools/examples.ts), each lookup page's examples, the lists of resources of
+ * docs/_index.md and the README (tools/list-parts.ts), the governance rules' table.
  */
 export function generate(root = ROOT, resources = readResources(root)): Generated[] {
   const schema = readSchema(root);
@@ -924,6 +975,9 @@ export function generate(root = ROOT, resources = readResources(root)): Generate
     { path: "sdk/lookup-types.ts", text: lookupTypesModule(root) },
     { path: "sdk/output-keys.ts", text: outputKeysModule(resources) },
     ...resources.map((r) => ({ path: `sdk/${r.kebab}.ts`, text: classModule(r, root) })),
+    { path: "sdk/resources.ts", text: sdkResourcesModule(resources.map((r) => r.kebab)) },
+    { path: "provider/resources/modules.ts", text: resourceModulesModule(listedCards(root)) },
+    { path: "provider/providers.ts", text: dynamicProvidersModule(listedCards(root)) },
   ];
   const formatted = formatTs(modules);
   const out: Generated[] = modules.map((m, i) => ({ path: m.path, content: formatted[i] ?? "" }));
@@ -943,12 +997,29 @@ export function generate(root = ROOT, resources = readResources(root)): Generate
     const page = withPart(readFileSync(file, "utf8"), "examples", examplesPart(schema, ex), ex.page);
     out.push({ path: ex.page, content: page });
   }
+  out.push(...listPages(root));
   const governance = "docs/governance.md";
   out.push({
     path: governance,
     content: withPart(readFileSync(join(root, governance), "utf8"), "rules", rulesTable(), governance),
   });
   return out;
+}
+
+/** The pages listing the resources: docs/_index.md's table, the README's links to their pages and its import ids. */
+function listPages(root: string): Generated[] {
+  const index = "docs/_index.md";
+  const readme = "README.md";
+  let text = readFileSync(join(root, readme), "utf8");
+  text = withPart(text, "resource-links", resourceLinks(), readme, true);
+  text = withPart(text, "import-ids", importIdsTable(), readme);
+  return [
+    {
+      path: index,
+      content: withPart(readFileSync(join(root, index), "utf8"), "resources", resourcesTable(), index),
+    },
+    { path: readme, content: text },
+  ];
 }
 
 /**

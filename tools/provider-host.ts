@@ -31,6 +31,11 @@ export interface ProviderHostOptions {
   deadlineMs?: number;
   /** Called with every chunk the host writes to stdout/stderr after the port line (provider logs). */
   onOutput?: (text: string) => void;
+  /**
+   * The script the host runs: default the dynamic-provider host of `@pulumi/pulumi`; a provider plugin's main (e.g.
+   * `dist/provider/adapters/plugin/main.js`, which serves the same `ResourceProvider` service) to call the plugin.
+   */
+  main?: string;
 }
 
 /** A running dynamic-provider host and a typed client for its `pulumirpc.ResourceProvider` service. */
@@ -162,12 +167,12 @@ interface SpawnedHost {
 }
 
 /**
- * Spawns the real dynamic-provider host (`node <@pulumi/pulumi>/cmd/dynamic-provider/index.js <engine>`) in
- * `opts.cwd` with `PULUMI_NODEJS_PROJECT` set, and a listener standing in for the engine; reads the host's port and
- * forwards its later output to `opts.onOutput`. Throws when the host exits before printing its port.
+ * Spawns the real dynamic-provider host (`node <@pulumi/pulumi>/cmd/dynamic-provider/index.js <engine>`, or
+ * `opts.main`) in `opts.cwd` with `PULUMI_NODEJS_PROJECT` set, and a listener standing in for the engine; reads the
+ * host's port and forwards its later output to `opts.onOutput`. Throws when the host exits before printing its port.
  */
 async function spawnHost(opts: ProviderHostOptions): Promise<SpawnedHost> {
-  const hostJs = require.resolve("@pulumi/pulumi/cmd/dynamic-provider/index.js");
+  const hostJs = opts.main ?? require.resolve("@pulumi/pulumi/cmd/dynamic-provider/index.js");
   // argv[2] is the engine's address: Pulumi's Node.js host never dials it, our providers' watch does
   // (provider/framework/engine-watch.ts: the host ends once nothing accepts connections there). This process stands in for
   // the engine with a listener of its own, open while the host is (`engineGone()` closes it earlier).

@@ -6,11 +6,11 @@
  * (both build first and run dist/tools/schema.js). test/plugin/schema.test.ts fails when it is stale.
  *
  * Per resource `<Name>` (type token `posthog:index:<Name>`):
- * - `inputProperties`: each property of `<Name>InputsSchema`, its type from `z.toJSONSchema(schema, {io: "input"})`
+ * - `inputProperties`: each property of its card's `inputs` schema, its type from `z.toJSONSchema(schema, {io: "input"})`
  *   ({@link pulumiType}), its description from the property's JSDoc (read by tools/codegen.ts); `requiredInputs`
  *   from the same JSON schema; the provider applies the defaults (they are in the descriptions, not in the schema,
  *   so no SDK fills them in on its side);
- * - `properties` and `required` (outputs): each property of `<Name>OutputsSchema` (beside the inputs schema in
+ * - `properties` and `required` (outputs): each property of its card's `outputs` schema (beside the inputs schema in
  *   provider/resources/<kebab>.ts; the same definition gives the SDK class's declarations and the docs' outputs
  *   table), its type from `z.toJSONSchema(schema, {io: "output"})`, its description from its JSDoc; `required`: the
  *   outputs neither optional nor nullable, which the provider always returns (test/provider/outputs-schema.test.ts).
@@ -282,11 +282,16 @@ const paragraphs = (lines: readonly string[]) =>
     .map((p) => p.replace(/\s*\n\s*/g, " ").trim())
     .join("\n\n");
 
-/** The description of resource `name`, from its card (provider/resources/<kebab>.ts). */
-function cardDescription(name: string): string {
+/** The card of resource `name` (provider/resources/<kebab>.ts). @throws when the list has no such resource */
+function cardOf(name: string) {
   const r = resources.resourceOf(name);
   if (!r) throw new Error(`schema: no resource ${name} in provider/resources/index.ts`);
-  return r.card.description;
+  return r.card;
+}
+
+/** The description of resource `name`, from its card. */
+function cardDescription(name: string): string {
+  return cardOf(name).description;
 }
 
 /** JSDoc of the declarations of a TypeScript file: `<name>` (functions, interfaces, consts) and `<name>.<member>`. */
@@ -488,12 +493,9 @@ export function functionDescription(doc: string): string {
   );
 }
 
-/** The inputs schema `<Name>InputsSchema` exported by provider/index.ts. */
+/** The inputs schema of resource `name`: its card's (provider/resources/<kebab>.ts). */
 function inputsSchema(name: string): z.ZodType {
-  const schema = (resources as unknown as Record<string, unknown>)[`${name}InputsSchema`];
-  if (!(schema instanceof z.ZodType))
-    throw new Error(`schema: provider/index.ts exports no ${name}InputsSchema`);
-  return schema;
+  return cardOf(name).inputs;
 }
 
 /**
@@ -511,12 +513,9 @@ export function packageVersion(root = ROOT): string {
   return version;
 }
 
-/** The outputs schema `<Name>OutputsSchema` exported by provider/index.ts. */
+/** The outputs schema of resource `name`: its card's. */
 function outputsSchema(name: string): z.ZodType {
-  const schema = (resources as unknown as Record<string, unknown>)[`${name}OutputsSchema`];
-  if (!(schema instanceof z.ZodType))
-    throw new Error(`schema: provider/index.ts exports no ${name}OutputsSchema`);
-  return schema;
+  return cardOf(name).outputs;
 }
 
 /**
@@ -564,7 +563,7 @@ export function packageSchema(root = ROOT): Json {
     const properties: Record<string, PropertySpec> = {};
     for (const o of info.outputs as OutputProperty[]) {
       const prop = outProps[o.name];
-      if (!prop) throw new Error(`schema: ${name}OutputsSchema's JSON schema has no ${o.name}`);
+      if (!prop) throw new Error(`schema: ${name}'s outputs schema (its card's) has no ${o.name} in JSON`);
       properties[o.name] = {
         ...pulumiType(prop, `${name}${pascal(o.name)}`, types, true),
         description: paragraphs(o.doc),

@@ -1,8 +1,9 @@
 /**
  * The one list of resources: each one's card (provider/framework/card.ts) and operations. Everything else derives
- * from it: the dynamic providers of provider/index.ts (what the SDK's `__provider` shims call), the plugin's
+ * from it: the dynamic providers of provider/providers.ts (what the SDK's `__provider` shims call), the plugin's
  * resources, import ids, input schemas and secret outputs, the preview's adoption lines, schema.json, the SDK classes
- * and the docs' tables. A new resource is its file here and one line in {@link RESOURCES}.
+ * and the docs' tables. A new resource is its file here, its import and one line in {@link RESOURCES}; `npm run
+ * generate` writes the rest (./modules.ts: each card's module re-exported; ../providers.ts: the named providers).
  */
 import { batchExportPause } from "./batch-export-pause";
 import { dashboard } from "./dashboard";
@@ -14,15 +15,7 @@ import { invite } from "./invite";
 import { member } from "./member";
 import { project } from "./project";
 
-export * from "./batch-export-pause";
-export * from "./dashboard";
-export * from "./dashboard-collaborator";
-export * from "./dashboard-sharing";
-export * from "./domain";
-export * from "./domain-verification";
-export * from "./invite";
-export * from "./member";
-export * from "./project";
+export * from "./modules";
 
 /** Every resource, in the order the docs and schema.json list them. */
 export const RESOURCES = [

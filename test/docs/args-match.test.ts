@@ -9,15 +9,9 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
-import type * as S1 from "../../provider/resources/batch-export-pause";
-import type * as S2 from "../../provider/resources/dashboard";
-import type * as S3 from "../../provider/resources/dashboard-collaborator";
-import type * as S4 from "../../provider/resources/dashboard-sharing";
-import type * as S5 from "../../provider/resources/domain";
-import type * as S6 from "../../provider/resources/domain-verification";
-import type * as S7 from "../../provider/resources/invite";
-import type * as S8 from "../../provider/resources/member";
-import type * as S9 from "../../provider/resources/project";
+import type * as Dashboard from "../../provider/resources/dashboard";
+import { RESOURCES, resourceNames } from "../../provider/resources/index";
+import type * as Member from "../../provider/resources/member";
 import type * as G from "../../sdk/args";
 import type { Args } from "../../sdk/common";
 import { readResources } from "../../tools/codegen";
@@ -47,19 +41,28 @@ type Grouped<T, Group> = Group extends readonly [{ kind: infer Kind; keys: reado
 
 type From<S extends z.ZodType> = Args<z.input<S>>;
 
-same<Same<G.BatchExportPauseArgs, From<typeof S1.BatchExportPauseInputsSchema>>>();
-same<
-  Same<G.DashboardArgs, Grouped<z.input<typeof S2.DashboardInputsSchema>, typeof S2.DashboardExclusiveInputs>>
->();
-same<Same<G.DashboardCollaboratorArgs, From<typeof S3.DashboardCollaboratorInputsSchema>>>();
-same<Same<G.DashboardSharingArgs, From<typeof S4.DashboardSharingInputsSchema>>>();
-same<Same<G.DomainArgs, From<typeof S5.DomainInputsSchema>>>();
-same<Same<G.DomainVerificationArgs, From<typeof S6.DomainVerificationInputsSchema>>>();
-same<Same<G.InviteArgs, From<typeof S7.InviteInputsSchema>>>();
-same<Same<G.MemberArgs, Grouped<z.input<typeof S8.MemberInputsSchema>, typeof S8.MemberExclusiveInputs>>>();
-same<Same<G.ProjectArgs, From<typeof S9.ProjectInputsSchema>>>();
+/** The cards of the list, by type. */
+type Card = (typeof RESOURCES)[number]["card"];
+/**
+ * The cards with exclusive groups, each with its groups' literal type (the card keeps them as a plain array): their
+ * Args are the schema's with the groups applied as unions.
+ */
+type Groups = {
+  Dashboard: typeof Dashboard.DashboardExclusiveInputs;
+  Member: typeof Member.MemberExclusiveInputs;
+};
+/** The Args a card's inputs schema gives: its exclusive groups applied, if it has some. */
+type Expected<C extends Card> = C["name"] extends keyof Groups
+  ? Grouped<z.input<C["inputs"]>, Groups[C["name"]]>
+  : From<C["inputs"]>;
+/** For each resource of the list: whether its generated Args are what its card's inputs schema gives. */
+type Checked = { [C in Card as C["name"]]: Same<G.ArgsByName[C["name"]], Expected<C>> };
+// Every resource of the list (a `false` anywhere makes the union `boolean`), and the generated Args name no other.
+same<Checked[keyof Checked]>();
+same<Same<keyof G.ArgsByName, Card["name"]>>();
 // The helpers above can fail: a schema's Args without its group is not the generated union.
-same<Same<G.MemberArgs, From<typeof S8.MemberInputsSchema>> extends false ? true : false>();
+same<Same<G.MemberArgs, From<typeof Member.MemberInputsSchema>> extends false ? true : false>();
+same<Same<G.ProjectArgs, From<typeof Member.MemberInputsSchema>> extends false ? true : false>();
 // dashboard ids are numbers or strings (a Dashboard's id output), not whatever z.coerce takes (a boolean)
 same<
   Same<
@@ -69,18 +72,15 @@ same<
 >();
 
 describe("generated Args and the schemas", () => {
-  it("covers every resource: the assertions above name each one", () => {
-    // A new resource needs its line above; this lists what the generator found, to compare.
-    expect(readResources().map((r) => r.name)).toEqual([
-      "BatchExportPause",
-      "DashboardCollaborator",
-      "DashboardSharing",
-      "Dashboard",
-      "DomainVerification",
-      "Domain",
-      "Invite",
-      "Member",
-      "Project",
-    ]);
+  it("covers every resource of the list, and names the groups of each card that has some", () => {
+    // The type-level checks above loop over the list; what the generator found is the same list.
+    expect(
+      readResources()
+        .map((r) => r.name)
+        .sort(),
+    ).toEqual([...resourceNames].sort());
+    // A card with exclusive groups needs its groups' type in `Groups` above (the card holds them untyped).
+    const grouped = RESOURCES.filter((r) => r.card.exclusiveInputs.length > 0).map((r) => r.card.name);
+    expect(grouped.sort()).toEqual(["Dashboard", "Member"] satisfies (keyof Groups)[]);
   });
 });

@@ -37,6 +37,11 @@ describe("import ids of the plugin's resources", () => {
         `cannot import posthog:index:${name} "${id}": its import id is ${IMPORT_IDS[name].form}`,
       );
     }
+    // Every resource of the list, whatever its form: an id of none.
+    for (const name of resourceNames)
+      expect(() => importTarget(name, "not an id"), name).toThrow(
+        `cannot import posthog:index:${name} "not an id": its import id is ${IMPORT_IDS[name].form}`,
+      );
   });
 
   it("the URN gives the type, the resource's name (even with ::) and the stack", () => {

@@ -134,9 +134,11 @@ describe("every resource's outputs match its OutputsSchema (schema.json's proper
         })[k],
     });
     const project = String(emu.projectId);
-    // Import ids: <projectId>/<dashboardId>(/<userUuid>) for what lives in a project, else the resource id.
-    const inProject = new Set(["Dashboard", "DashboardSharing", "DashboardCollaborator"]);
-    const importId = (r: Managed) => (inProject.has(r.name) ? `${project}/${r.id}` : r.id);
+    // Import ids: <projectId>/<dashboardId>(/<userUuid>) for what lives in a project (its card's form says so),
+    // else the resource id.
+    const inProject = (name: string) =>
+      resources.resourceOf(name)?.card.importId.form.startsWith("<projectId>/") === true;
+    const importId = (r: Managed) => (inProject(r.name) ? `${project}/${r.id}` : r.id);
     for (const r of made) {
       const read = await plugin.read?.(
         importId(r),

@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import type * as Pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, it } from "vitest";
+import { resourceNames } from "../../provider/resources/index";
 import type * as Sdk from "../../sdk";
 import { repoRoot } from "./harness";
 
@@ -41,41 +42,36 @@ const recordOpts: Pulumi.ResourceTransformation = (a) => {
 };
 
 describe("SDK resource classes", () => {
-  it("register every resource with its type token, a thin __provider and output-only keys", async () => {
+  it("register every resource of the list with its type token, a thin __provider and output-only keys", async () => {
     const opts = { transformations: [recordOpts] };
-    const made = [
-      new sdk.Domain("corp", { domain: "example.com" }, opts),
-      new sdk.DomainVerification("corp", { domainId: "d-1" }, opts),
-      new sdk.Invite("jane", { targetEmail: "jane@example.com", level: "admin" }, opts),
-      new sdk.Member("mia", { email: "mia@example.com", level: 8 }, opts),
-      new sdk.Project("web", { name: "Web" }, opts),
-      new sdk.Dashboard("kpis", { name: "KPIs" }, opts),
-      new sdk.DashboardCollaborator("mia-kpis", { dashboardId: 1, userUuid: "u" }, opts),
-      new sdk.DashboardSharing("kpis", { dashboardId: 1 }, opts),
-      new sdk.BatchExportPause("s3", { batchExportId: "b-1" }, opts),
-    ];
+    const classes = sdk as unknown as Record<
+      string,
+      new (
+        name: string,
+        args: object,
+        opts?: Pulumi.CustomResourceOptions,
+      ) => Pulumi.CustomResource
+    >;
+    // The names and inputs the cases below read; every other class with no input (the mocks take any).
+    const given: Record<string, [string, object]> = {
+      Domain: ["corp", { domain: "example.com" }],
+      Project: ["web", { name: "Web" }],
+      DashboardSharing: ["kpis", { dashboardId: 1 }],
+    };
+    const made = resourceNames.map((n) => {
+      const [name, args] = given[n] ?? [n.toLowerCase(), {}];
+      return new (classes[n] ?? expect.unreachable(`dist/sdk exports no class ${n}`))(name, args, opts);
+    });
     await Promise.all(made.map((r) => settled(r.urn)));
     expect(registered.map((r) => r.type).sort()).toEqual(
-      [
-        "Domain",
-        "DomainVerification",
-        "Invite",
-        "Member",
-        "Project",
-        "Dashboard",
-        "DashboardCollaborator",
-        "DashboardSharing",
-        "BatchExportPause",
-      ]
-        .map((n) => `pulumi-nodejs:dynamic/posthog:${n}`)
-        .sort(),
+      resourceNames.map((n) => `pulumi-nodejs:dynamic/posthog:${n}`).sort(),
     );
     for (const r of registered) {
       const provider = String(r.inputs.__provider);
       expect(provider.length).toBeLessThanOrEqual(2150);
       expect(provider).toContain(`n: "${r.type.split(":").pop()}"`);
     }
-    const domain = made[0] as Sdk.Domain;
+    const domain = made[resourceNames.indexOf("Domain")] as Sdk.Domain;
     expect(await settled(domain.domain)).toBe("example.com");
     expect(await settled(domain.isVerified)).toBe(false); // an output-only key, registered as output
   });

@@ -44,6 +44,8 @@ const LAYERS: readonly Layer[] = [
   { name: "adapters", rooms: ["provider/adapters/"] },
   // The dynamic SDK's entry (`pulumi-posthog/provider`) sits just above the adapters: it may take a dynamic adapter
   // from provider/adapters/, while no adapter (the plugin) leans on it.
+  // The named dynamic providers (generated from the one list), which the entry re-exports.
+  { name: "dynamic providers", rooms: ["provider/providers.ts"] },
   { name: "dynamic SDK entry", rooms: ["provider/index.ts"] },
   // provider/apps/*.ts: what both applications read (organization.ts, dashboard-template.ts).
   { name: "applications' shared code", rooms: ["provider/apps/"] },

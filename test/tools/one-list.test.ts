@@ -70,9 +70,11 @@ const generated = (file: string) =>
 
 describe("one list of resources (issue 50, item 1)", () => {
   it("the list holds every resource file's card, each once, and names each resource once", () => {
+    // But the list and the module codegen writes from it (modules.ts).
     const files = readdirSync(join(root, "provider", "resources")).filter(
-      (f) => f.endsWith(".ts") && f !== "index.ts",
+      (f) => f.endsWith(".ts") && f !== "index.ts" && !generated(join(root, "provider", "resources", f)),
     );
+    expect(files).not.toContain("modules.ts");
     expect(RESOURCES.length).toBe(files.length);
     expect(new Set(resourceNames).size).toBe(RESOURCES.length);
   });

@@ -1,26 +1,26 @@
 /**
- * The provider plugin's adapter: the nine resources of `provider/resources` served over Pulumi's provider protocol
- * (type tokens `posthog:index:<Name>`), by the very providers the dynamic SDK's `__provider` shims call
- * (`provider/index.ts`, built by `defineResource`). One implementation per resource; this module and the SDK's
- * shim are the two thin adapters in front of it.
+ * The provider plugin's adapter: every resource of the one list (provider/resources/index.ts `RESOURCES`) served over
+ * Pulumi's provider protocol (type tokens `posthog:index:<Name>`), by the very operations the dynamic SDK's adapter
+ * serves (provider/adapters/dynamic.ts; both built by `defineResource`). One implementation per resource; the two
+ * adapters each decode their calls into one typed `Call` (provider/framework/run.ts).
  *
- * What the adapter adds to the dynamic providers' methods:
- * - the resource's type and name come from the URN (the dynamic SDK passes them as `__resource`): `check` adds
- *   `__resource: {name, stack: "<project>/<stack>"}`, so claims (two resources, one object) and the create journal
- *   work as they do for the SDK;
+ * What this adapter does around the operations:
+ * - the call comes from the URN: the resource's type and name, and its `<project>/<stack>`, so claims (two resources,
+ *   one object) and the create journal work as they do for the SDK; nothing is encoded into the properties (state of
+ *   earlier versions, whose properties hold `__resource`, still reads: it is dropped going in, kept coming back);
  * - secrets: the engine sends secret values wrapped (`{"4dabf1…": "1b47…", value}`, the plugin accepts secrets);
  *   they are unwrapped before the resource's code sees them, and the properties that were secret, and the outputs
  *   that are always secret ({@link SECRET_OUTPUTS}), are wrapped again in what goes back to the engine;
  * - configuration: `posthog:host`, `posthog:apiKey`, `posthog:organizationId`, `posthog:projectId` and the tuning
- *   settings reach the providers' `configure` as the stack config does under the dynamic host
- *   ({@link configFromRequest}); unset ones fall back to the same environment variables (`POSTHOG_API_KEY`, …);
- * - the lookups of provider/lookups as functions `posthog:index:get<Name>` (its `LOOKUPS`);
+ *   settings reach the run as the stack config does under the dynamic host ({@link configFromRequest}); unset ones
+ *   fall back to the same environment variables (`POSTHOG_API_KEY`, …);
+ * - the lookups of provider/lookups as functions `posthog:index:get<Name>` (its `LOOKUPS`), with the run's clients;
  * - `pulumi import`: a read with no outputs takes the resource's import id ({@link IMPORT_IDS}), and claims the object
  *   for the resource the URN names (two entries of one import naming one object fail, naming both).
  *
- * In a preview the protocol tells `check` nothing of the preview (the SDK passes `__resource.preview`): the plugin's
- * `check` proves the settings reach PostHog in every run (`__resource.prove`: one GET per run, which `up` makes
- * anyway), so a preview through the plugin fails on a wrong key as `up` would; it announces no adoption.
+ * The protocol tells `check` nothing of a preview: the plugin's call is never a preview, and every `check` proves
+ * the settings reach PostHog (one GET per run, which `up` makes anyway), so a preview through the plugin fails on a
+ * wrong key as `up` would; it announces no adoption.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
