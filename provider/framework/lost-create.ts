@@ -33,7 +33,7 @@
 
 import { createHash, randomBytes } from "node:crypto";
 import type { PostHogClient } from "../client";
-import { InvalidInputError, ServerError } from "../client/errors";
+import { AmbiguousWriteError, InvalidInputError, ServerError } from "../client/errors";
 import { parseDurationMs } from "../client/settings";
 import {
   abandonCreate,
@@ -998,6 +998,82 @@ export function beginCreate(
     );
   }
   return op;
+}
+
+/**
+ * A create that names its object provisionally (Project, Dashboard): what the resource gives
+ * {@link provisionalCreate}, which runs the lost-create protocol around it.
+ */
+export interface ProvisionalCreate<T extends Candidate, R> {
+  /** The resource type, e.g. `Dashboard`. */
+  type: string;
+  /** Where its objects live: an organization or project id. */
+  scope: string;
+  /** The name the create sends before its marker (a Dashboard from a template: the template's name). */
+  name: string;
+  /** Other names its object, or a look-alike someone made, may carry (a template's dashboard: the declared one). */
+  names?: readonly string[];
+  /** Where it is journaled (`journalContext`). */
+  where: JournalContext;
+  /** The input that adopts an object explicitly, for messages, e.g. `the input dashboardId`. */
+  adoptHint: string;
+  /** The objects of the scope, as a list read shows them (GET of the list's pages). */
+  list(): Promise<readonly T[]>;
+  /** One object of the scope by id (GET), as `converge` takes it. */
+  retrieve(id: string): Promise<T>;
+  /** Whether an object found in {@link list} is read again by id before `converge` (its list item lacks fields). */
+  reread: boolean;
+  /**
+   * The POST, naming its object with `op.provisionalName(…)`: the object it made, or undefined when PostHog answered
+   * 2xx without it (it applied; the object carrying the marker is looked for).
+   */
+  post(op: CreateOperation): Promise<T | undefined>;
+  /** The object made or recovered given its declared name and settings (one PATCH of what differs, if anything). */
+  converge(made: T): Promise<R>;
+}
+
+/**
+ * A create of an object named provisionally, with the lost-create protocol written once: in turn with the creates of
+ * the same name ({@link oneAtATime}); first the object an earlier create of this resource made, if any (a killed
+ * run's, from the journal, or a lost answer earlier in the run: {@link CreateOperation.recoverPrior}; without the
+ * journal, the one carrying this resource's marker: {@link CreateOperation.leftover}); else the journal entry (with
+ * the scope's id watermark), the POST, and after a lost answer the object that carries this create's marker, never a
+ * look-alike ({@link CreateOperation.settleLost}); then `converge`.
+ * @throws what `post` throws (a definite refusal: nothing was made); the protocol's errors naming look-alikes and
+ *   `adoptHint` when which object a lost create made cannot be proved, or its outcome stays unknown
+ */
+export function provisionalCreate<T extends Candidate, R>(
+  run: Creates,
+  c: ProvisionalCreate<T, R>,
+): Promise<R> {
+  const found = async (op: CreateOperation, lost: Error | undefined): Promise<T> => {
+    const item = await op.settleLost(() => c.list(), lost, c.adoptHint);
+    return c.reread ? c.retrieve(String(item.id)) : item;
+  };
+  return oneAtATime(run, c.type, c.scope, c.name, async () => {
+    const op = beginCreate(run, c.type, c.scope, c.name, c.where, {
+      provisional: true,
+      names: c.names ?? [],
+    });
+    const list = () => c.list();
+    const prior =
+      (await op.recoverPrior(list, c.adoptHint)) ?? op.leftover(await op.marked(list), c.adoptHint);
+    if (prior) return c.converge(await c.retrieve(String(prior.id)));
+    await op.journal({ after: await op.watermark(list) });
+    let made: T | undefined;
+    try {
+      made = await c.post(op);
+    } catch (e) {
+      if (!(e instanceof AmbiguousWriteError)) {
+        op.failed();
+        throw e;
+      }
+      return c.converge(await found(op, e));
+    }
+    if (made === undefined) return c.converge(await found(op, undefined));
+    op.made(String(made.id));
+    return c.converge(made);
+  });
 }
 
 /**

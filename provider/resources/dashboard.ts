@@ -3,13 +3,7 @@
  * The whole description is the card's (`dashboard.card.description`), which schema.json and the SDK class take.
  */
 import { z } from "zod";
-import {
-  AmbiguousWriteError,
-  type Dashboard,
-  type DashboardBody,
-  isObjectGone,
-  type PostHogClient,
-} from "../client";
+import { type Dashboard, type DashboardBody, isObjectGone, type PostHogClient } from "../client";
 import { keptOnDestroy } from "../framework/adopted";
 import { known } from "../framework/adoption";
 import type { Adopted } from "../framework/bookkeeping";
@@ -18,11 +12,12 @@ import { ref, res } from "../framework/examples";
 import { dashboardIdInput, exclusive, ProjectIdInput, resolveProjectId } from "../framework/inputs";
 import { listedOrRetrieved } from "../framework/lifecycle";
 import {
-  beginCreate,
   type CreateOperation,
+  type JournalContext,
   journalContext,
   type LostObjectKind,
-  oneAtATime,
+  type ProvisionalCreate,
+  provisionalCreate,
 } from "../framework/lost-create";
 
 /**
@@ -430,34 +425,8 @@ export const dashboard = resource<
       const body = convergeBody(want, found && toOutputs(found, projectId, want, true), found === undefined);
       d =
         found && Object.keys(body).length === 0 ? found : await patch(api, projectId, want.dashboardId, body);
-    } else if (want.templateJson !== undefined) {
-      // PostHog names the new dashboard after the template; the PATCH below gives it the declared settings.
-      const templateName = want.templateJson.template_name;
-      const objectName = typeof templateName === "string" ? templateName : want.name;
-      d = await oneAtATime(ctx.creates, "Dashboard", projectId, objectName, async () => {
-        const op = beginCreate(ctx.creates, "Dashboard", projectId, objectName, where, {
-          provisional: true,
-          names: [want.name],
-        });
-        // A create of this resource that never saw its answer (a killed run, or a lost answer): the dashboard it made,
-        // if any, carries its marker (or has the id it returned).
-        const list = () => api.dashboards.all({ projectId });
-        const prior =
-          (await op.recoverPrior(list, "the input dashboardId")) ?? (await leftover(api, projectId, op));
-        const created = prior
-          ? await api.dashboards.retrieve({ projectId, id: Number(prior.id) })
-          : await fromTemplate(api, projectId, want, op);
-        return converged(api, projectId, want, created);
-      });
     } else {
-      d = await oneAtATime(ctx.creates, "Dashboard", projectId, want.name, () =>
-        createPlain(
-          api,
-          projectId,
-          want,
-          beginCreate(ctx.creates, "Dashboard", projectId, want.name, where, { provisional: true }),
-        ),
-      );
+      d = await provisionalCreate(ctx.creates, newDashboard(api, projectId, want, where));
     }
     return { id: String(d.id), outs: toOutputs(d, projectId, want, want.dashboardId !== undefined) };
   },
@@ -521,62 +490,77 @@ export const dashboard = resource<
 });
 
 /**
- * A new dashboard from its settings (POST `/api/projects/:project_id/dashboards/`, journaled first, named
- * provisionally: the declared name and the create's marker), run in turn with the creates of dashboards of the same
- * name ({@link oneAtATime}), then given its declared name and settings by one PATCH ({@link converged}): the one an
- * earlier create of this resource made (killed run, or a lost answer earlier in this run: it carries that create's
- * marker), else a new one; after a lost answer, the one that carries this create's marker ({@link adoptLost}).
- * @throws the client's errors; when which dashboard a lost create made cannot be proved, or its outcome stays
- *   unknown, an error naming the look-alikes and the input dashboardId (provider/framework/lost-create.ts)
+ * The create of a new dashboard, named provisionally (the declared name and the create's marker), as
+ * provider/framework/lost-create.ts `provisionalCreate` runs it: in turn with the creates of dashboards of the same
+ * name; first the one an earlier create of this resource made (a killed run, or a lost answer earlier in this run: it
+ * carries that create's marker); else from its settings ({@link postPlain}) or from `templateJson`
+ * ({@link postTemplate}); after a lost answer, the one that carries this create's marker; then given its declared
+ * name and settings by one PATCH ({@link converged}).
  */
-async function createPlain(
+function newDashboard(
+  api: PostHogClient,
+  projectId: string,
+  want: In,
+  where: JournalContext,
+): ProvisionalCreate<Dashboard, Dashboard> {
+  const template = want.templateJson;
+  // PostHog names a dashboard made from a template after the template; the PATCH gives it the declared settings.
+  const templateName = template?.template_name;
+  return {
+    type: "Dashboard",
+    scope: projectId,
+    name: template !== undefined && typeof templateName === "string" ? templateName : want.name,
+    names: template !== undefined ? [want.name] : [],
+    where,
+    adoptHint: "the input dashboardId",
+    list: () => api.dashboards.all({ projectId }),
+    retrieve: (id) => api.dashboards.retrieve({ projectId, id: Number(id) }),
+    reread: false,
+    post: (op) =>
+      template !== undefined ? postTemplate(api, projectId, want, op) : postPlain(api, projectId, want, op),
+    converge: (made) => converged(api, projectId, want, made),
+  };
+}
+
+/**
+ * POST `/api/projects/:project_id/dashboards/` of the declared settings, the dashboard named provisionally
+ * (`op.provisionalName`): the dashboard it made.
+ */
+async function postPlain(
   api: PostHogClient,
   projectId: string,
   want: In,
   op: CreateOperation,
 ): Promise<Dashboard> {
-  // A create of this resource that never saw its answer (its run was killed, or it lost its answer earlier in this
-  // run): the dashboard it made, if any, is this one.
-  const prior =
-    (await op.recoverPrior(() => api.dashboards.all({ projectId }), "the input dashboardId")) ??
-    (await leftover(api, projectId, op));
-  if (prior)
-    return converged(
-      api,
-      projectId,
-      want,
-      await api.dashboards.retrieve({ projectId, id: Number(prior.id) }),
-    );
-  await op.journal({ after: await dashboardWatermark(api, projectId, op) });
-  let d: Dashboard;
-  try {
-    d = await api.dashboards.create({
-      projectId,
-      body: {
-        name: op.provisionalName(want.name, NAME_LIMIT),
-        description: want.description,
-        pinned: want.pinned,
-        tags: want.tags,
-        ...(want.restrictionLevel !== 21 ? { restriction_level: want.restrictionLevel } : {}),
-        ...(want.useTemplate !== undefined ? { use_template: want.useTemplate } : {}),
-        ...(want.useDashboard !== undefined ? { use_dashboard: want.useDashboard } : {}),
-      },
-    });
-    op.made(String(d.id));
-    // A new, empty dashboard (not a copy of another or of a template): it has no collaborators yet.
-    if (want.useTemplate === undefined && want.useDashboard === undefined) {
-      op.madeFromScratch(String(d.id));
-    }
-  } catch (e) {
-    // A create whose answer was lost (applied or not): adopt only the dashboard this create provably made
-    // (provider/framework/lost-create.ts), never a duplicate, never another resource's dashboard, never a look-alike.
-    if (!(e instanceof AmbiguousWriteError)) {
-      op.failed();
-      throw e;
-    }
-    d = await adoptLost(api, projectId, op, e);
-  }
-  return converged(api, projectId, want, d);
+  const d = await api.dashboards.create({
+    projectId,
+    body: {
+      name: op.provisionalName(want.name, NAME_LIMIT),
+      description: want.description,
+      pinned: want.pinned,
+      tags: want.tags,
+      ...(want.restrictionLevel !== 21 ? { restriction_level: want.restrictionLevel } : {}),
+      ...(want.useTemplate !== undefined ? { use_template: want.useTemplate } : {}),
+      ...(want.useDashboard !== undefined ? { use_dashboard: want.useDashboard } : {}),
+    },
+  });
+  // A new, empty dashboard (not a copy of another or of a template): it has no collaborators yet.
+  if (want.useTemplate === undefined && want.useDashboard === undefined) op.madeFromScratch(String(d.id));
+  return d;
+}
+
+/**
+ * POST `create_from_template_json/` of the template with its `template_name` replaced by the provisional name
+ * (PostHog names the dashboard after it): the dashboard it made, or undefined when it answered without a body.
+ */
+function postTemplate(
+  api: PostHogClient,
+  projectId: string,
+  want: In,
+  op: CreateOperation,
+): Promise<Dashboard | undefined> {
+  const template = { ...(want.templateJson ?? {}), template_name: op.provisionalName(want.name, NAME_LIMIT) };
+  return api.dashboards.createFromTemplateJson({ projectId, body: { template } });
 }
 
 /**
@@ -586,70 +570,4 @@ async function createPlain(
 async function converged(api: PostHogClient, projectId: string, want: In, d: Dashboard): Promise<Dashboard> {
   const body = convergeBody(want, toOutputs(d, projectId, want, false), false);
   return Object.keys(body).length > 0 ? patch(api, projectId, d.id, body) : d;
-}
-
-/**
- * Without the journal (a fresh CI runner): the dashboard an earlier create of this resource made and never renamed,
- * found by its marker in the list read the run's first create in this project makes anyway (`op.marked`: no request
- * of its own).
- */
-async function leftover(api: PostHogClient, projectId: string, op: CreateOperation) {
-  return op.leftover(await op.marked(() => api.dashboards.all({ projectId })), "the input dashboardId");
-}
-
-/**
- * POST `create_from_template_json/` (journaled first) of the template with its `template_name` replaced by the
- * provisional name (PostHog names the dashboard after it): the dashboard it made, as answered, or, when the answer
- * was lost or came without a body, the one that carries this create's marker ({@link adoptLost}).
- */
-async function fromTemplate(
-  api: PostHogClient,
-  projectId: string,
-  want: In,
-  op: CreateOperation,
-): Promise<Dashboard> {
-  await op.journal({ after: await dashboardWatermark(api, projectId, op) });
-  try {
-    const made = await api.dashboards.createFromTemplateJson({
-      projectId,
-      body: {
-        template: { ...(want.templateJson ?? {}), template_name: op.provisionalName(want.name, NAME_LIMIT) },
-      },
-    });
-    if (!made) return await adoptLost(api, projectId, op, undefined);
-    op.made(String(made.id));
-    return made;
-  } catch (e) {
-    if (!(e instanceof AmbiguousWriteError)) {
-      op.failed();
-      throw e;
-    }
-    return adoptLost(api, projectId, op, e);
-  }
-}
-
-/** The id watermark of the project's dashboards (`op.watermark`): one list read per run and project. */
-function dashboardWatermark(
-  api: PostHogClient,
-  projectId: string,
-  op: CreateOperation,
-): Promise<number | undefined> {
-  return op.watermark(() => api.dashboards.all({ projectId }));
-}
-
-/**
- * The dashboard a create whose answer was lost (or came without a body) provably made, as the project's list shows
- * it: the one carrying the create's marker (GETs of the list: more than one only while PostHog may still be
- * processing the create: {@link CreateOperation.settleLost}). `lost` is the create's error, or undefined when it
- * answered 2xx without a body (then it did apply).
- * @throws when none is found, or when the outcome stays unknown (provider/framework/lost-create.ts), naming the look-alikes of
- *   its name and `dashboardId`.
- */
-async function adoptLost(
-  api: PostHogClient,
-  projectId: string,
-  op: CreateOperation,
-  lost: AmbiguousWriteError | undefined,
-): Promise<Dashboard> {
-  return op.settleLost(() => api.dashboards.all({ projectId }), lost, "the input dashboardId");
 }

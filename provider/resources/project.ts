@@ -3,7 +3,7 @@
  * The whole description is the card's (`project.card.description`), which schema.json and the SDK class take.
  */
 import { z } from "zod";
-import { AmbiguousWriteError, type PostHogClient, type Project, ValidationError } from "../client";
+import { type PostHogClient, type Project, ValidationError } from "../client";
 import { keptOnDestroy } from "../framework/adopted";
 import { known } from "../framework/adoption";
 import type { Adopted } from "../framework/bookkeeping";
@@ -12,11 +12,11 @@ import { ref, res } from "../framework/examples";
 import { ProjectIdInput } from "../framework/inputs";
 import { TimeZoneInput } from "../framework/limits";
 import {
-  beginCreate,
-  type CreateOperation,
+  type JournalContext,
   journalContext,
   type LostObjectKind,
-  oneAtATime,
+  type ProvisionalCreate,
+  provisionalCreate,
 } from "../framework/lost-create";
 
 /**
@@ -309,22 +309,8 @@ export const project = resource<
       return { id: String(p.id), outs: toOutputs(p, { ...destroyMarker(want), adopted: true }) };
     }
     const organization = api.settings.organizationId ?? "";
-    return oneAtATime(ctx.creates, "Project", organization, want.name, () =>
-      createProject(
-        api,
-        want,
-        beginCreate(
-          ctx.creates,
-          "Project",
-          organization,
-          want.name,
-          journalContext(api.settings, ctx.resource),
-          {
-            provisional: true,
-          },
-        ),
-      ),
-    );
+    const where = journalContext(api.settings, ctx.resource);
+    return provisionalCreate(ctx.creates, newProject(api, want, organization, where));
   },
   async read(api, id, props) {
     return toOutputs(await api.projects.retrieve({ id }), props);
@@ -350,51 +336,45 @@ export const project = resource<
 });
 
 /**
- * A new project (POST `/api/organizations/:organization_id/projects/`, journaled first, named provisionally: the
- * declared name and the create's marker), run in turn with the creates of projects of the same name
- * ({@link oneAtATime}), then given its declared name by one PATCH (with the other declared settings that differ): the
- * one an earlier create of this resource made (killed run, or a lost answer earlier in this run: it carries that
- * create's marker), else a new one; after a lost answer, the one that carries this create's marker.
- * @throws the client's errors; when which project a lost create made cannot be proved, or its outcome stays unknown,
- *   an error naming the look-alikes and the input projectId
+ * The create of a new project, named provisionally (the declared name and the create's marker), as
+ * provider/framework/lost-create.ts `provisionalCreate` runs it: in turn with the creates of projects of the same
+ * name; first the one an earlier create of this resource made (a killed run, or a lost answer earlier in this run: it
+ * carries that create's marker); else POST `/api/organizations/:organization_id/projects/`; after a lost answer, the
+ * one that carries this create's marker; then given its declared name by one PATCH (with the other declared settings
+ * that differ).
  */
-async function createProject(
+function newProject(
   api: PostHogClient,
   want: In,
-  op: CreateOperation,
-): Promise<{ id: string; outs: ProjectOutputs }> {
-  const list = () => api.projects.all();
-  const done = async (p: Project) => {
-    const live = await converge(api, p, want);
-    return { id: String(live.id), outs: toOutputs(live, { ...destroyMarker(want), adopted: false }) };
+  organization: string,
+  where: JournalContext,
+): ProvisionalCreate<Project, { id: string; outs: ProjectOutputs }> {
+  return {
+    type: "Project",
+    scope: organization,
+    name: want.name,
+    where,
+    adoptHint: "the input projectId",
+    list: () => api.projects.all(),
+    retrieve: (id) => api.projects.retrieve({ id }),
+    reread: true,
+    async post(op) {
+      try {
+        return await api.projects.create({
+          body: {
+            ...body(want),
+            name: op.provisionalName(want.name, NAME_LIMIT),
+            ...(want.isDemo !== undefined ? { is_demo: want.isDemo } : {}),
+          },
+        });
+      } catch (e) {
+        if (e instanceof ValidationError) throw new Error(`Project ${want.name}: ${e.message}`, { cause: e });
+        throw e;
+      }
+    },
+    async converge(made) {
+      const live = await converge(api, made, want);
+      return { id: String(live.id), outs: toOutputs(live, { ...destroyMarker(want), adopted: false }) };
+    },
   };
-  // A create of this resource that never saw its answer (its run was killed, or it lost its answer earlier in this
-  // run): adopt the project it made, if any; without the journal, one that carries this resource's marker.
-  const prior =
-    (await op.recoverPrior(list, "the input projectId")) ??
-    op.leftover(await op.marked(list), "the input projectId");
-  if (prior) return done(await api.projects.retrieve({ id: prior.id }));
-  await op.journal({ after: await op.watermark(list) });
-  let made: Project;
-  try {
-    made = await api.projects.create({
-      body: {
-        ...body(want),
-        name: op.provisionalName(want.name, NAME_LIMIT),
-        ...(want.isDemo !== undefined ? { is_demo: want.isDemo } : {}),
-      },
-    });
-    op.made(String(made.id));
-  } catch (e) {
-    // A create whose answer was lost (applied or not): adopt only the project this create provably made
-    // (provider/framework/lost-create.ts), never a duplicate, never another resource's project, never a look-alike.
-    if (!(e instanceof AmbiguousWriteError)) {
-      op.failed();
-      if (e instanceof ValidationError) throw new Error(`Project ${want.name}: ${e.message}`, { cause: e });
-      throw e;
-    }
-    const found = await op.settleLost(list, e, "the input projectId");
-    made = await api.projects.retrieve({ id: found.id });
-  }
-  return done(made);
 }
