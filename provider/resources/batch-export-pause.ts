@@ -3,12 +3,13 @@
  * The whole description is the card's (`batchExportPause.card.description`), which schema.json and the SDK class take.
  */
 import { z } from "zod";
-import { AmbiguousWriteError, type BatchExport, type PostHogClient } from "../client";
+import type { BatchExport, PostHogClient } from "../client";
 import { known } from "../framework/adoption";
 import { resource, UUID } from "../framework/card";
 import { ref, res } from "../framework/examples";
 import { listedOrRetrieved } from "../framework/lifecycle";
-import { beginCreate, journalContext } from "../framework/lost-create";
+import { journalContext } from "../framework/lost-create";
+import { recordedChange } from "../framework/recorded-change";
 
 /** Inputs of a BatchExportPause. */
 export const BatchExportPauseInputsSchema = z.strictObject({
@@ -150,28 +151,19 @@ export const batchExportPause = resource<
       : [],
   replaceOnChanges: ["batchExportId"],
   async create(api, want, ctx) {
-    const organization = api.settings.organizationId ?? "";
-    const op = beginCreate(
-      ctx.creates,
-      "BatchExportPause",
-      organization,
-      want.batchExportId,
-      journalContext(api.settings, ctx.resource),
-    );
     const live = await api.batchExports.retrieve({ id: want.batchExportId });
     // A create of this resource that never returned (its run was killed) may have paused it already: what it
-    // found before is what this resource found.
-    const pausedBefore = op.previous?.pausedBefore ?? live.paused;
-    await op.journal({ pausedBefore });
-    let b: BatchExport;
-    try {
-      b = await setPaused(api, want.batchExportId, want.paused, live);
-    } catch (e) {
-      // A lost answer keeps the entry: the next create still knows what was found before.
-      if (!(e instanceof AmbiguousWriteError)) op.failed();
-      throw e;
-    }
-    op.made(b.id);
+    // found before is what this resource found (provider/framework/recorded-change.ts).
+    const { result: b, before: pausedBefore } = await recordedChange(ctx.creates, {
+      type: "BatchExportPause",
+      scope: api.settings.organizationId ?? "",
+      id: want.batchExportId,
+      where: journalContext(api.settings, ctx.resource),
+      field: "pausedBefore",
+      found: live.paused,
+      change: () => setPaused(api, want.batchExportId, want.paused, live),
+      idOf: (made) => made.id,
+    });
     return { id: b.id, outs: toOutputs(b, pausedBefore) };
   },
   async read(api, id, props, how) {

@@ -3,7 +3,7 @@
  * The whole description is the card's (`member.card.description`), which schema.json and the SDK class take.
  */
 import { z } from "zod";
-import { AmbiguousWriteError, type Member, type PostHogClient, PostHogError } from "../client";
+import { type Member, type PostHogClient, PostHogError } from "../client";
 import { keptOnDestroy } from "../framework/adopted";
 import { known } from "../framework/adoption";
 import type { IdentifiedBy } from "../framework/bookkeeping";
@@ -11,7 +11,8 @@ import { resource, UUID } from "../framework/card";
 import type { Identity } from "../framework/claims";
 import { ref, res } from "../framework/examples";
 import { EmailInput, exclusive, OrganizationLevelInput } from "../framework/inputs";
-import { beginCreate, journalContext } from "../framework/lost-create";
+import { journalContext } from "../framework/lost-create";
+import { recordedChange } from "../framework/recorded-change";
 
 /** The mutually exclusive inputs of a Member (checked by the schema, unions in the SDK's MemberArgs). */
 export const MemberExclusiveInputs = [{ kind: "exactlyOne", keys: ["userUuid", "email"] }] as const;
@@ -254,30 +255,17 @@ export const member = resource<
     // them the other way.
     ctx.claim(memberIdentity({ userUuid: m.user.uuid, email: m.user.email }));
     // A create of this resource whose run was killed may have changed the level already: the level found before
-    // it is in the create journal (provider/framework/create-journal.ts).
-    const organization = api.settings.organizationId ?? "";
-    const op = beginCreate(
-      ctx.creates,
-      "Member",
-      organization,
-      m.user.uuid,
-      journalContext(api.settings, ctx.resource),
-    );
-    const levelBefore = op.previous?.levelBefore ?? m.level;
-    await op.journal({ levelBefore });
-    let changed: Member | undefined;
-    try {
-      changed = await setLevel(
-        api,
-        { level: m.level, email: m.user.email, userUuid: m.user.uuid },
-        want.level,
-      );
-    } catch (e) {
-      // A lost answer keeps the entry: the next create still knows the level found before.
-      if (!(e instanceof AmbiguousWriteError)) op.failed();
-      throw e;
-    }
-    op.made(m.user.uuid);
+    // it is in the create journal (provider/framework/recorded-change.ts).
+    const { result: changed, before: levelBefore } = await recordedChange(ctx.creates, {
+      type: "Member",
+      scope: api.settings.organizationId ?? "",
+      id: m.user.uuid,
+      where: journalContext(api.settings, ctx.resource),
+      field: "levelBefore",
+      found: m.level,
+      change: () => setLevel(api, { level: m.level, email: m.user.email, userUuid: m.user.uuid }, want.level),
+      idOf: () => m.user.uuid,
+    });
     return { id: m.user.uuid, outs: toOutputs(changed ?? m, want, declaredBy(want), levelBefore) };
   },
   async read(api, id, props) {
