@@ -613,6 +613,485 @@ function markerFor(run: Creates, type: string, where: JournalContext | undefined
 }
 
 /**
+ * What one create knows, shared by the stages of its {@link CreateOperation} (the functions below, each taking it
+ * first): made by {@link beginCreate}, one per create.
+ */
+interface CreateState {
+  readonly run: Creates;
+  readonly type: string;
+  /** An organization or project id. */
+  readonly scope: string;
+  /** The object's name, as the create sends it (before any marker). */
+  readonly name: string;
+  /** `name` and the other names its object, or a look-alike someone made, may carry ({@link CreateOptions.names}). */
+  readonly names: readonly string[];
+  /** This create's record, one of `run.records`. */
+  readonly rec: CreateRecord;
+  /** Where it is journaled; undefined: nothing is journaled ({@link journalKeyOf}). */
+  readonly journalKey: JournalKey | undefined;
+  /** Its marker, when it names its object provisionally. */
+  readonly marker: Marker | undefined;
+  /** This create's journal entry, once written ({@link journalCreate}). */
+  entry: JournalEntry | undefined;
+  /** The entry a previous create of this resource left; {@link refreshPrevious} reads it again. */
+  previous: JournalEntry | undefined;
+}
+
+/** Whether a resource of the run holds object `id` of the create's type ({@link markManaged}). */
+function isTaken(s: CreateState, id: number | string): boolean {
+  return s.run.taken.has(`${s.type}\n${String(id)}`);
+}
+
+/** Earlier creates of the same object (and resource, when both are known) whose answer was lost. */
+function earlier(s: CreateState): CreateRecord[] {
+  return s.run.records.filter((r) => r !== s.rec && lostBefore(r, s.rec));
+}
+
+/** Removes this create's journal entry (if journaled): nothing of it was made, or the user chose the object. */
+function forget(s: CreateState): void {
+  if (s.journalKey) forgetCreate(s.journalKey);
+}
+
+/** Keeps this create's entry as abandoned: taken as not applied, though PostHog may still apply it. */
+function abandon(s: CreateState): void {
+  if (s.journalKey && s.rec.nonce !== undefined)
+    abandonCreate({ ...(s.entry ?? { ...s.journalKey, startedAt: s.rec.started }), nonce: s.rec.nonce });
+}
+
+/** The untaken objects among `items` that carry one of `nonces` in their names. */
+function carrying<T extends Candidate>(
+  s: CreateState,
+  items: readonly T[],
+  nonces: readonly (string | undefined)[],
+): T[] {
+  return items.filter((x) => {
+    const n = markerOf(x.name)?.nonce;
+    return n !== undefined && nonces.includes(n) && !isTaken(s, x.id);
+  });
+}
+
+/** The objects among `items` of the create's names that no resource of the run holds ({@link CreateOperation.untaken}). */
+function untaken<T extends Candidate>(s: CreateState, items: readonly T[]): T[] {
+  return items.filter((x) => s.names.includes(String(x.name)) && !isTaken(s, x.id));
+}
+
+/**
+ * What a message says of the look-alikes among `items`: objects of this create's names, not taken, made since
+ * `since` (when the list carries `created_at`), that do not carry the marker of a create of this resource.
+ */
+function lookAlikes(s: CreateState, items: readonly Candidate[], since: number, adoptHint: string): string {
+  const { type, name } = s;
+  const seen = untaken(s, items).filter((x) => x.created_at == null || createdWithin(x, since, Date.now()));
+  if (s.rec.nonce === undefined || seen.length === 0) return "";
+  const one = seen.length === 1;
+  return (
+    ` ${one ? `One ${type}` : `${seen.length} ${type}s`} named "${name}" that this create did not make (${one ? "it does" : "they do"} ` +
+    `not carry its marker) ${one ? "is" : "are"} in PostHog: ${described(seen)}. Someone else made ${one ? "it" : "them"} ` +
+    `(a person, or another program), so ${one ? "it was" : "they were"} not adopted; to manage ${one ? "it" : "one of them"} with this resource ` +
+    `instead, adopt it explicitly with ${adoptHint}.`
+  );
+}
+
+/**
+ * Reads the previous create's entry again: its process may still run (an engine killed mid-create leaves its
+ * provider host finishing what is under way), and record the id its create returned, then rename the object.
+ */
+function refreshPrevious(s: CreateState): void {
+  if (!s.journalKey || !s.previous) return;
+  const now = pendingCreate(s.journalKey);
+  if (now && now.startedAt === s.previous.startedAt && now.nonce === s.previous.nonce) s.previous = now;
+}
+
+/** {@link CreateOperation.provisionalName}. */
+function namedProvisionally(s: CreateState, base: string, limit: number): string {
+  if (!s.marker) throw new Error(`${s.type} "${s.name}": this create does not name its object provisionally`);
+  return provisionalName(base, limit, s.marker);
+}
+
+/** {@link CreateOperation.fromPrevious}. */
+function fromPrevious<T extends Candidate>(
+  s: CreateState,
+  items: readonly T[],
+  adoptHint: string,
+): T | undefined {
+  const { type, name } = s;
+  const prev = s.previous;
+  if (!prev) return undefined;
+  const [mine] = carrying(s, items, [prev.nonce]);
+  if (mine) {
+    createMade(s, String(mine.id));
+    return mine;
+  }
+  if (prev.madeId !== undefined) {
+    // The previous create returned this id (its engine died before recording it): adopt it if it still exists.
+    const made = items.find((x) => String(x.id) === prev.madeId && !isTaken(s, x.id));
+    if (made) {
+      createMade(s, prev.madeId);
+      return made;
+    }
+  }
+  if (prev.nonce !== undefined || prev.madeId !== undefined) return undefined;
+  // No proof: an object of this name made since it started may be anyone's.
+  const candidates = untaken(s, items).filter(
+    (x) => above(x, prev.after) && createdWithin(x, prev.startedAt, Date.now()),
+  );
+  if (candidates.length === 0) return undefined;
+  throw new Error(
+    `${type} "${name}": a previous create of this resource (started ${iso(prev.startedAt)}) has an unknown outcome ` +
+      `(its answer was lost, or its run was killed), and ${candidates.length} ${type}(s) of that name were made since: ` +
+      `${described(candidates)}. Whether that create made one cannot be proved (someone may have made one meanwhile): ` +
+      `nothing was adopted and nothing was sent. Adopt the right one explicitly with ${adoptHint}, or delete it and run up again`,
+  );
+}
+
+/** {@link CreateOperation.leftover}. */
+function leftover<T extends Candidate>(
+  s: CreateState,
+  items: readonly T[],
+  adoptHint: string,
+): T | undefined {
+  const { type, name, marker } = s;
+  if (!marker || !s.journalKey) return undefined;
+  const mine = items
+    .filter((x) => {
+      const m = markerOf(x.name);
+      return m?.stack === marker.stack && m.resource === marker.resource && !isTaken(s, x.id);
+    })
+    .sort((a, b) => Number(a.id) - Number(b.id));
+  const [only] = mine;
+  if (!only) return undefined;
+  if (mine.length === 1) {
+    createMade(s, String(only.id));
+    return only;
+  }
+  throw new Error(
+    `${type} "${name}": ${mine.length} ${type}s carry the marker of earlier creates of this resource that never saw ` +
+      `their answers: ${described(mine)}. Each was made by this resource, and which one to keep is yours to say: ` +
+      `nothing was adopted and nothing was created. Adopt one explicitly with ${adoptHint} and delete the others, then run up again`,
+  );
+}
+
+/** {@link CreateOperation.journal}. */
+async function journalCreate(
+  s: CreateState,
+  extra?: Pick<JournalEntry, "pausedBefore" | "levelBefore"> & { after?: number | undefined },
+): Promise<void> {
+  const { rec, journalKey } = s;
+  const bounds = [
+    extra?.after,
+    ...s.run.records
+      .filter((r) => r !== rec && r.key === rec.key && r.id !== undefined)
+      .map((r) => Number(r.id)),
+  ].filter((n): n is number => n !== undefined && Number.isInteger(n));
+  rec.after = bounds.length > 0 ? Math.max(...bounds) : undefined;
+  if (journalKey) {
+    const { after: _, ...rest } = extra ?? {};
+    s.entry = {
+      ...journalKey,
+      startedAt: rec.started,
+      ...rest,
+      ...(rec.after !== undefined ? { after: rec.after } : {}),
+      ...(rec.nonce !== undefined ? { nonce: rec.nonce } : {}),
+    };
+    await recordCreate(s.entry);
+  }
+}
+
+/** {@link CreateOperation.made}. */
+function createMade(s: CreateState, id: string): void {
+  s.rec.id = id;
+  s.rec.ended = Date.now();
+  markManaged(s.run, s.type, id);
+  if (s.journalKey)
+    completeCreate(
+      s.run.completing,
+      s.entry ?? { ...s.journalKey, ...s.previous, startedAt: s.rec.started },
+      id,
+    );
+}
+
+/** {@link CreateOperation.adopted}. */
+function createAdopted(s: CreateState, id: string): void {
+  s.rec.id = id;
+  s.rec.ended = Date.now();
+  markManaged(s.run, s.type, id);
+  if (s.previous) forget(s);
+}
+
+/** {@link CreateOperation.failed}. */
+function createFailed(s: CreateState): void {
+  s.rec.madeNothing = true;
+  s.rec.ended = Date.now();
+  forget(s);
+}
+
+/** {@link CreateOperation.lost}. */
+function createLost(s: CreateState): void {
+  s.rec.lost = true;
+  s.rec.ended = Date.now();
+}
+
+/** {@link CreateOperation.hasEarlier}. */
+function hasEarlier(s: CreateState): boolean {
+  return earlier(s).length > 0;
+}
+
+/** {@link CreateOperation.mayHaveMade}. */
+function mayHaveMade(s: CreateState): boolean {
+  return s.previous !== undefined || hasEarlier(s);
+}
+
+/** {@link CreateOperation.recoverPrior}. */
+async function recoverPrior<T extends Candidate>(
+  s: CreateState,
+  list: () => Promise<readonly T[]>,
+  adoptHint: string,
+): Promise<T | undefined> {
+  const { type, name } = s;
+  if (!mayHaveMade(s)) return undefined;
+  const { waitMs, windowMs } = lostCreateTimes();
+  const giveUp = Date.now() + waitMs;
+  let pause = 1_000;
+  let reads = 0;
+  for (;;) {
+    const readAt = Date.now();
+    refreshPrevious(s);
+    const items = await list();
+    reads++;
+    const found =
+      (s.previous ? fromPrevious(s, items, adoptHint) : undefined) ??
+      (hasEarlier(s) ? recoverEarlier(s, items, adoptHint, readAt) : undefined);
+    if (found) return found;
+    // Nothing it could have made is listed: proof only for creates PostHog had finished with, or started a
+    // window before this read.
+    const previous = s.previous;
+    const pending = [
+      ...(previous && previous.madeId === undefined && readAt < previous.startedAt + windowMs
+        ? [previous.startedAt]
+        : []),
+      ...earlier(s)
+        .filter((r) => !decided(r, readAt))
+        .map((r) => r.started),
+    ];
+    if (pending.length === 0) {
+      // Taken as not applied; should PostHog apply it later, its object is an orphan: its entry is kept for that.
+      if (previous?.nonce !== undefined && previous.madeId === undefined)
+        abandonCreate({ ...previous, nonce: previous.nonce });
+      return undefined;
+    }
+    const decidedAt = Math.max(...pending) + windowMs;
+    const now = Date.now();
+    if (now >= giveUp) {
+      const first = Math.min(...pending);
+      throw new Error(
+        `${type} "${name}": an earlier create of this resource (started ${iso(first)}) has an unknown outcome (its ` +
+          `answer was lost, or its run was killed), and PostHog may still be processing it: no ${type} it could have ` +
+          `made appeared in ${reads} list read(s) over ${Math.round((now - giveUp + waitMs) / 1000)} s. Nothing was ` +
+          `created.${lookAlikes(s, items, first, adoptHint)} Run pulumi up again: the next up adopts the ${type} that create made once PostHog shows it, and ` +
+          `creates one only if PostHog still shows none after ${iso(decidedAt)} ` +
+          `(POSTHOG_LOST_CREATE_WINDOW, ${windowText(windowMs)} after the create started). If you know it never ` +
+          `reached PostHog, run up with POSTHOG_LOST_CREATE_WINDOW=0 to create it now`,
+      );
+    }
+    await sleep(Math.min(pause, giveUp - now, decidedAt - now + 10));
+    pause *= 2;
+  }
+}
+
+/** {@link CreateOperation.recoverEarlier}. */
+function recoverEarlier<T extends Candidate>(
+  s: CreateState,
+  items: readonly T[],
+  adoptHint: string,
+  readAt = Date.now(),
+): T | undefined {
+  const { type, name, rec } = s;
+  const before = earlier(s);
+  if (before.length === 0) return undefined;
+  if (before.every((r) => r.nonce !== undefined)) {
+    const mine = carrying(
+      s,
+      items,
+      before.map((r) => r.nonce),
+    ).sort((a, b) => Number(a.id) - Number(b.id));
+    const [only] = mine;
+    if (!only) {
+      // Only what a read can prove: creates PostHog had finished with, or started a window before the read.
+      for (const r of before) if (decided(r, readAt)) r.madeNothing = true;
+      return undefined;
+    }
+    // Of this resource when the resource is named; unnamed resources of one name cannot be told apart.
+    const ours =
+      before.length === 1 || (rec.resource !== undefined && before.every((r) => r.resource === rec.resource));
+    if (mine.length === 1 && ours) {
+      for (const r of before) if (markerOf(only.name)?.nonce === r.nonce) r.id = String(only.id);
+      createMade(s, String(only.id));
+      return only;
+    }
+    for (const r of before) r.madeNothing = true; // reported here: not again by the next create
+    throw new Error(
+      `${type} "${name}": ${before.length} earlier create(s) of it in this run lost their answer, and ${mine.length} ` +
+        `of the ${type}s they made ${mine.length === 1 ? "is" : "are"} in PostHog: ${described(mine)}. ${ours ? "Each is this resource's, and which one to keep is yours to say" : "Which resource's each is cannot be told (the resources were declared without the SDK's classes)"}: ` +
+        `nothing was adopted. Adopt the right one explicitly with ${adoptHint} and delete the others, then run up again`,
+    );
+  }
+  // Creates without a nonce (Invite): an object of this name made since they started may be anyone's.
+  const since = Math.min(...before.map((r) => r.started));
+  const candidates = untaken(s, items).filter((x) => createdWithin(x, since));
+  if (candidates.length === 0) {
+    for (const r of before) if (decided(r, readAt)) r.madeNothing = true;
+    return undefined;
+  }
+  for (const r of before) r.madeNothing = true; // reported here: not again by the next create
+  throw new Error(
+    `${type} "${name}": ${before.length} earlier create(s) of it in this run lost their answer, and ` +
+      `${candidates.length} ${type}(s) of that name were made since: ${described(candidates)}. Whether one of those ` +
+      `creates made it cannot be proved (someone may have made one meanwhile): nothing was adopted and nothing ` +
+      `was sent. Adopt the right one explicitly with ${adoptHint}, or delete it and run up again`,
+  );
+}
+
+/** {@link CreateOperation.settleLost}. */
+async function settleLost<T extends Candidate>(
+  s: CreateState,
+  list: () => Promise<readonly T[]>,
+  lost: Error | undefined,
+  adoptHint: string,
+): Promise<T> {
+  const { type, name, rec } = s;
+  rec.finished = !mayStillApply(lost);
+  const cause = lost ?? new Error(`the create of ${type} "${name}" answered 2xx without the object`);
+  const { waitMs, windowMs } = lostCreateTimes();
+  const giveUp = rec.finished ? 0 : Date.now() + waitMs;
+  let pause = 1_000;
+  let reads = 0;
+  for (;;) {
+    const readAt = Date.now();
+    let items: Awaited<ReturnType<typeof list>>;
+    try {
+      items = await list();
+    } catch (e) {
+      createLost(s); // the next create of this object in the run looks for what this one made first
+      throw e;
+    }
+    reads++;
+    const made = matchLost(s, items, cause, adoptHint);
+    if (made) return made;
+    if (decided(rec, readAt)) throw notApplied(s, items, cause, adoptHint, windowMs);
+    const now = Date.now();
+    if (now >= giveUp) {
+      createLost(s); // its journal entry stays: the next run looks for what it made before it creates anything
+      throw new Error(
+        `${type} "${name}": the outcome of its create is unknown: ${cause.message}. PostHog may still be processing ` +
+          `the request: no ${type} it made appeared in ${reads} list read(s) over ${Math.round(waitMs / 1000)} s, ` +
+          `and such a read proves nothing. Nothing was adopted and nothing else was created.` +
+          `${lookAlikes(s, items, rec.started, adoptHint)} ${nextUp(s, adoptHint)}`,
+        { cause },
+      );
+    }
+    await sleep(Math.min(pause, giveUp - now));
+    pause *= 2;
+  }
+}
+
+/**
+ * {@link settleLost}, once a read proves that the create did not apply ({@link decided}): ends it as having made
+ * nothing, forgets its journal entry (PostHog had finished with it) or keeps it as abandoned (taken as not applied),
+ * and returns the error that says so, naming the look-alikes among `items` (`windowMs`: `POSTHOG_LOST_CREATE_WINDOW`).
+ */
+function notApplied(
+  s: CreateState,
+  items: readonly Candidate[],
+  cause: Error,
+  adoptHint: string,
+  windowMs: number,
+): Error {
+  const { type, rec } = s;
+  rec.ended = Date.now();
+  rec.madeNothing = true;
+  if (rec.finished) {
+    forget(s); // nothing of it was made: the next create starts afresh
+    return new Error(
+      `${cause.message}. PostHog had finished with the request and shows no ${type} this create made: the ` +
+        `create did not apply, and nothing was adopted.${lookAlikes(s, items, rec.started, adoptHint)} Run up again`,
+      { cause },
+    );
+  }
+  abandon(s); // taken as not applied; should PostHog apply it later, the stack's next operations name its object
+  return new Error(
+    `${cause.message}. No ${type} this create made appeared within POSTHOG_LOST_CREATE_WINDOW ` +
+      `(${windowText(windowMs)}) of its start, so it is taken as not applied, and nothing was adopted.` +
+      `${lookAlikes(s, items, rec.started, adoptHint)} Run up again. ` +
+      (s.marker
+        ? `Should PostHog apply it later, the next up, refresh or destroy of this stack names the ${type} it made ` +
+          `(its name ends with [pulumi create …])`
+        : ""),
+    { cause },
+  );
+}
+
+/** What the message of an unknown outcome says the next `up` does. */
+function nextUp(s: CreateState, adoptHint: string): string {
+  const { type, name, rec, journalKey } = s;
+  const { windowMs } = lostCreateTimes();
+  const decidedAt = iso(rec.started + windowMs);
+  if (type === "Invite") {
+    return (
+      `The next pulumi up sends nothing while PostHog shows a pending invite for ${name}: it fails naming it ` +
+      `(whether this create made it cannot be proved), and ${adoptHint} takes it over; it sends one only if PostHog ` +
+      `shows none${journalKey ? ` after ${decidedAt} (POSTHOG_LOST_CREATE_WINDOW, ${windowText(windowMs)} after the create started)` : ""}. ` +
+      "Run pulumi up again"
+    );
+  }
+  if (journalKey) {
+    return (
+      `The next pulumi up looks for it first: it adopts the ${type} this create made once PostHog shows it, ` +
+      `and creates one only if PostHog still shows none after ${decidedAt} (POSTHOG_LOST_CREATE_WINDOW, ` +
+      `${windowText(windowMs)} after the create started). Run pulumi up again`
+    );
+  }
+  return (
+    `This create is not journaled (${journalDir() === undefined ? "POSTHOG_CREATE_JOURNAL_DIR=off" : "the resource was declared without the SDK's classes"}), ` +
+    `so the next up cannot recognise what it made: check PostHog for a ${type} named "${name}" created after ` +
+    `${iso(rec.started)} (its name ends with [pulumi create …]), and adopt it with ${adoptHint}, before you run up again`
+  );
+}
+
+/**
+ * The one object among `items` this create provably made (marked made), or undefined when none is listed.
+ * @throws Error naming the candidates and `adoptHint` when the create carries no nonce (an Invite) and an object of
+ *   its name was made since it started: whether it made it cannot be proved.
+ */
+function matchLost<T extends Candidate>(
+  s: CreateState,
+  items: readonly T[],
+  lost: Error,
+  adoptHint: string,
+): T | undefined {
+  const { type, name, rec } = s;
+  if (rec.nonce !== undefined) {
+    // One POST makes one object at most (the client sends a create again only after a 429 or a refused connection).
+    const [mine] = carrying(s, items, [rec.nonce]).sort((a, b) => Number(a.id) - Number(b.id));
+    if (mine) createMade(s, String(mine.id));
+    return mine;
+  }
+  const now = Date.now();
+  const candidates = untaken(s, items).filter(
+    (x) => createdWithin(x, rec.started, now) && above(x, rec.after),
+  );
+  if (candidates.length === 0) return undefined;
+  rec.ended = now;
+  rec.lost = true; // its entry stays: the next create of this resource looks for what it made first
+  throw new Error(
+    `${type} "${name}": the answer to its create was lost (${lost.message}), and ${candidates.length} ${type}(s) of ` +
+      `that name were made since it started: ${described(candidates)}. Whether this create made it cannot be proved ` +
+      `(someone may have made one meanwhile): nothing was adopted and nothing else was sent. Check it in PostHog, ` +
+      `then adopt it explicitly with ${adoptHint}, or delete it and run up again`,
+    { cause: lost },
+  );
+}
+
+/**
  * Registers a create of object `name` of `type` in `scope` (an organization or project id), started now.
  * Call before the POST; call `made`/`failed`/`settleLost` on its outcome.
  */
@@ -624,380 +1103,49 @@ export function beginCreate(
   where?: JournalContext,
   options: CreateOptions = {},
 ): CreateOperation {
-  const key = `${type}\n${scope}\n${name}`;
-  const names = [name, ...(options.names ?? [])];
-  const rec = newRecord(key, where?.resource, options.provisional === true);
-  /** Earlier creates of the same object (and resource, when both are known) whose answer was lost. */
-  const earlier = () => run.records.filter((r) => r !== rec && lostBefore(r, rec));
+  const rec = newRecord(`${type}\n${scope}\n${name}`, where?.resource, options.provisional === true);
   run.records.push(rec);
-  const isTaken = (id: number | string) => run.taken.has(`${type}\n${String(id)}`);
   const journalKey = journalKeyOf(run, { type, scope, name }, where);
-  const marker: Marker | undefined =
-    rec.nonce === undefined ? undefined : markerFor(run, type, where, rec.nonce);
-  const forget = () => {
-    if (journalKey) forgetCreate(journalKey);
+  const s: CreateState = {
+    run,
+    type,
+    scope,
+    name,
+    names: [name, ...(options.names ?? [])],
+    rec,
+    journalKey,
+    marker: rec.nonce === undefined ? undefined : markerFor(run, type, where, rec.nonce),
+    entry: undefined,
+    previous: journalKey ? pendingCreate(journalKey) : undefined,
   };
-  /** This create's journal entry, once written. */
-  let entry: JournalEntry | undefined;
-  /** Keeps this create's entry as abandoned: taken as not applied, though PostHog may still apply it. */
-  const abandon = () => {
-    if (journalKey && rec.nonce !== undefined)
-      abandonCreate({ ...(entry ?? { ...journalKey, startedAt: rec.started }), nonce: rec.nonce });
-  };
-  /** The untaken objects among `items` that carry `nonce` in their names. */
-  const carrying = <T extends Candidate>(items: readonly T[], nonces: readonly (string | undefined)[]) =>
-    items.filter((x) => {
-      const n = markerOf(x.name)?.nonce;
-      return n !== undefined && nonces.includes(n) && !isTaken(x.id);
-    });
-  /**
-   * What a message says of the look-alikes among `items`: objects of this create's names, not taken, made since
-   * `since` (when the list carries `created_at`), that do not carry the marker of a create of this resource.
-   */
-  const lookAlikes = (items: readonly Candidate[], since: number, adoptHint: string): string => {
-    const seen = op.untaken(items).filter((x) => x.created_at == null || createdWithin(x, since, Date.now()));
-    if (rec.nonce === undefined || seen.length === 0) return "";
-    const one = seen.length === 1;
-    return (
-      ` ${one ? `One ${type}` : `${seen.length} ${type}s`} named "${name}" that this create did not make (${one ? "it does" : "they do"} ` +
-      `not carry its marker) ${one ? "is" : "are"} in PostHog: ${described(seen)}. Someone else made ${one ? "it" : "them"} ` +
-      `(a person, or another program), so ${one ? "it was" : "they were"} not adopted; to manage ${one ? "it" : "one of them"} with this resource ` +
-      `instead, adopt it explicitly with ${adoptHint}.`
-    );
-  };
-  /** The entry a previous create of this resource left; {@link refreshPrevious} reads it again. */
-  let previous = journalKey ? pendingCreate(journalKey) : undefined;
-  /**
-   * Reads the previous create's entry again: its process may still run (an engine killed mid-create leaves its
-   * provider host finishing what is under way), and record the id its create returned, then rename the object.
-   */
-  const refreshPrevious = () => {
-    if (!journalKey || !previous) return;
-    const now = pendingCreate(journalKey);
-    if (now && now.startedAt === previous.startedAt && now.nonce === previous.nonce) previous = now;
-  };
-  const op: CreateOperation = {
+  return {
     get previous() {
-      return previous;
+      return s.previous;
     },
-    marker,
+    marker: s.marker,
     madeFromScratch: (id) => noteMadeFromScratch(run, type, id),
     watermark: (list) => idWatermark(run, type, scope, list),
     marked: (list) => markedObjects(run, type, scope, list),
-    provisionalName(base, limit) {
-      if (!marker) throw new Error(`${type} "${name}": this create does not name its object provisionally`);
-      return provisionalName(base, limit, marker);
-    },
-    fromPrevious(items, adoptHint) {
-      const prev = op.previous;
-      if (!prev) return undefined;
-      const [mine] = carrying(items, [prev.nonce]);
-      if (mine) {
-        op.made(String(mine.id));
-        return mine;
-      }
-      if (prev.madeId !== undefined) {
-        // The previous create returned this id (its engine died before recording it): adopt it if it still exists.
-        const made = items.find((x) => String(x.id) === prev.madeId && !isTaken(x.id));
-        if (made) {
-          op.made(prev.madeId);
-          return made;
-        }
-      }
-      if (prev.nonce !== undefined || prev.madeId !== undefined) return undefined;
-      // No proof: an object of this name made since it started may be anyone's.
-      const candidates = op
-        .untaken(items)
-        .filter((x) => above(x, prev.after) && createdWithin(x, prev.startedAt, Date.now()));
-      if (candidates.length === 0) return undefined;
-      throw new Error(
-        `${type} "${name}": a previous create of this resource (started ${iso(prev.startedAt)}) has an unknown outcome ` +
-          `(its answer was lost, or its run was killed), and ${candidates.length} ${type}(s) of that name were made since: ` +
-          `${described(candidates)}. Whether that create made one cannot be proved (someone may have made one meanwhile): ` +
-          `nothing was adopted and nothing was sent. Adopt the right one explicitly with ${adoptHint}, or delete it and run up again`,
-      );
-    },
-    leftover(items, adoptHint) {
-      if (!marker || !journalKey) return undefined;
-      const mine = items
-        .filter((x) => {
-          const m = markerOf(x.name);
-          return m?.stack === marker.stack && m.resource === marker.resource && !isTaken(x.id);
-        })
-        .sort((a, b) => Number(a.id) - Number(b.id));
-      const [only] = mine;
-      if (!only) return undefined;
-      if (mine.length === 1) {
-        op.made(String(only.id));
-        return only;
-      }
-      throw new Error(
-        `${type} "${name}": ${mine.length} ${type}s carry the marker of earlier creates of this resource that never saw ` +
-          `their answers: ${described(mine)}. Each was made by this resource, and which one to keep is yours to say: ` +
-          `nothing was adopted and nothing was created. Adopt one explicitly with ${adoptHint} and delete the others, then run up again`,
-      );
-    },
-    async journal(extra) {
-      const bounds = [
-        extra?.after,
-        ...run.records
-          .filter((r) => r !== rec && r.key === key && r.id !== undefined)
-          .map((r) => Number(r.id)),
-      ].filter((n): n is number => n !== undefined && Number.isInteger(n));
-      rec.after = bounds.length > 0 ? Math.max(...bounds) : undefined;
-      if (journalKey) {
-        const { after: _, ...rest } = extra ?? {};
-        entry = {
-          ...journalKey,
-          startedAt: rec.started,
-          ...rest,
-          ...(rec.after !== undefined ? { after: rec.after } : {}),
-          ...(rec.nonce !== undefined ? { nonce: rec.nonce } : {}),
-        };
-        await recordCreate(entry);
-      }
-    },
-    made(id) {
-      rec.id = id;
-      rec.ended = Date.now();
-      markManaged(run, type, id);
-      if (journalKey)
-        completeCreate(
-          run.completing,
-          entry ?? { ...journalKey, ...op.previous, startedAt: rec.started },
-          id,
-        );
-    },
-    adopted(id) {
-      rec.id = id;
-      rec.ended = Date.now();
-      markManaged(run, type, id);
-      if (op.previous) forget();
-    },
-    failed() {
-      rec.madeNothing = true;
-      rec.ended = Date.now();
-      forget();
-    },
-    untaken(items) {
-      return items.filter((x) => names.includes(String(x.name)) && !isTaken(x.id));
-    },
-    isTaken,
-    lost() {
-      rec.lost = true;
-      rec.ended = Date.now();
-    },
+    provisionalName: (base, limit) => namedProvisionally(s, base, limit),
+    fromPrevious: (items, adoptHint) => fromPrevious(s, items, adoptHint),
+    leftover: (items, adoptHint) => leftover(s, items, adoptHint),
+    journal: (extra) => journalCreate(s, extra),
+    made: (id) => createMade(s, id),
+    adopted: (id) => createAdopted(s, id),
+    failed: () => createFailed(s),
+    untaken: (items) => untaken(s, items),
+    isTaken: (id) => isTaken(s, id),
+    lost: () => createLost(s),
     get hasEarlier() {
-      return earlier().length > 0;
+      return hasEarlier(s);
     },
     get mayHaveMade() {
-      return op.previous !== undefined || op.hasEarlier;
+      return mayHaveMade(s);
     },
-    async recoverPrior(list, adoptHint) {
-      if (!op.mayHaveMade) return undefined;
-      const { waitMs, windowMs } = lostCreateTimes();
-      const giveUp = Date.now() + waitMs;
-      let pause = 1_000;
-      let reads = 0;
-      for (;;) {
-        const readAt = Date.now();
-        refreshPrevious();
-        const items = await list();
-        reads++;
-        const found =
-          (op.previous ? op.fromPrevious(items, adoptHint) : undefined) ??
-          (op.hasEarlier ? op.recoverEarlier(items, adoptHint, readAt) : undefined);
-        if (found) return found;
-        // Nothing it could have made is listed: proof only for creates PostHog had finished with, or started a
-        // window before this read.
-        const pending = [
-          ...(previous && previous.madeId === undefined && readAt < previous.startedAt + windowMs
-            ? [previous.startedAt]
-            : []),
-          ...earlier()
-            .filter((r) => !decided(r, readAt))
-            .map((r) => r.started),
-        ];
-        if (pending.length === 0) {
-          // Taken as not applied; should PostHog apply it later, its object is an orphan: its entry is kept for that.
-          if (previous?.nonce !== undefined && previous.madeId === undefined)
-            abandonCreate({ ...previous, nonce: previous.nonce });
-          return undefined;
-        }
-        const decidedAt = Math.max(...pending) + windowMs;
-        const now = Date.now();
-        if (now >= giveUp) {
-          const first = Math.min(...pending);
-          throw new Error(
-            `${type} "${name}": an earlier create of this resource (started ${iso(first)}) has an unknown outcome (its ` +
-              `answer was lost, or its run was killed), and PostHog may still be processing it: no ${type} it could have ` +
-              `made appeared in ${reads} list read(s) over ${Math.round((now - giveUp + waitMs) / 1000)} s. Nothing was ` +
-              `created.${lookAlikes(items, first, adoptHint)} Run pulumi up again: the next up adopts the ${type} that create made once PostHog shows it, and ` +
-              `creates one only if PostHog still shows none after ${iso(decidedAt)} ` +
-              `(POSTHOG_LOST_CREATE_WINDOW, ${windowText(windowMs)} after the create started). If you know it never ` +
-              `reached PostHog, run up with POSTHOG_LOST_CREATE_WINDOW=0 to create it now`,
-          );
-        }
-        await sleep(Math.min(pause, giveUp - now, decidedAt - now + 10));
-        pause *= 2;
-      }
-    },
-    recoverEarlier(items, adoptHint, readAt = Date.now()) {
-      const before = earlier();
-      if (before.length === 0) return undefined;
-      if (before.every((r) => r.nonce !== undefined)) {
-        const mine = carrying(
-          items,
-          before.map((r) => r.nonce),
-        ).sort((a, b) => Number(a.id) - Number(b.id));
-        const [only] = mine;
-        if (!only) {
-          // Only what a read can prove: creates PostHog had finished with, or started a window before the read.
-          for (const r of before) if (decided(r, readAt)) r.madeNothing = true;
-          return undefined;
-        }
-        // Of this resource when the resource is named; unnamed resources of one name cannot be told apart.
-        const ours =
-          before.length === 1 ||
-          (rec.resource !== undefined && before.every((r) => r.resource === rec.resource));
-        if (mine.length === 1 && ours) {
-          for (const r of before) if (markerOf(only.name)?.nonce === r.nonce) r.id = String(only.id);
-          op.made(String(only.id));
-          return only;
-        }
-        for (const r of before) r.madeNothing = true; // reported here: not again by the next create
-        throw new Error(
-          `${type} "${name}": ${before.length} earlier create(s) of it in this run lost their answer, and ${mine.length} ` +
-            `of the ${type}s they made ${mine.length === 1 ? "is" : "are"} in PostHog: ${described(mine)}. ${ours ? "Each is this resource's, and which one to keep is yours to say" : "Which resource's each is cannot be told (the resources were declared without the SDK's classes)"}: ` +
-            `nothing was adopted. Adopt the right one explicitly with ${adoptHint} and delete the others, then run up again`,
-        );
-      }
-      // Creates without a nonce (Invite): an object of this name made since they started may be anyone's.
-      const since = Math.min(...before.map((r) => r.started));
-      const candidates = op.untaken(items).filter((x) => createdWithin(x, since));
-      if (candidates.length === 0) {
-        for (const r of before) if (decided(r, readAt)) r.madeNothing = true;
-        return undefined;
-      }
-      for (const r of before) r.madeNothing = true; // reported here: not again by the next create
-      throw new Error(
-        `${type} "${name}": ${before.length} earlier create(s) of it in this run lost their answer, and ` +
-          `${candidates.length} ${type}(s) of that name were made since: ${described(candidates)}. Whether one of those ` +
-          `creates made it cannot be proved (someone may have made one meanwhile): nothing was adopted and nothing ` +
-          `was sent. Adopt the right one explicitly with ${adoptHint}, or delete it and run up again`,
-      );
-    },
-    async settleLost(list, lost, adoptHint) {
-      rec.finished = !mayStillApply(lost);
-      const cause = lost ?? new Error(`the create of ${type} "${name}" answered 2xx without the object`);
-      const { waitMs, windowMs } = lostCreateTimes();
-      const giveUp = rec.finished ? 0 : Date.now() + waitMs;
-      let pause = 1_000;
-      let reads = 0;
-      for (;;) {
-        const readAt = Date.now();
-        let items: Awaited<ReturnType<typeof list>>;
-        try {
-          items = await list();
-        } catch (e) {
-          op.lost(); // the next create of this object in the run looks for what this one made first
-          throw e;
-        }
-        reads++;
-        const made = match(items, cause, adoptHint);
-        if (made) return made;
-        if (decided(rec, readAt)) {
-          rec.ended = Date.now();
-          rec.madeNothing = true;
-          if (rec.finished) {
-            forget(); // nothing of it was made: the next create starts afresh
-            throw new Error(
-              `${cause.message}. PostHog had finished with the request and shows no ${type} this create made: the ` +
-                `create did not apply, and nothing was adopted.${lookAlikes(items, rec.started, adoptHint)} Run up again`,
-              { cause },
-            );
-          }
-          abandon(); // taken as not applied; should PostHog apply it later, the stack's next operations name its object
-          throw new Error(
-            `${cause.message}. No ${type} this create made appeared within POSTHOG_LOST_CREATE_WINDOW ` +
-              `(${windowText(windowMs)}) of its start, so it is taken as not applied, and nothing was adopted.` +
-              `${lookAlikes(items, rec.started, adoptHint)} Run up again. ` +
-              (marker
-                ? `Should PostHog apply it later, the next up, refresh or destroy of this stack names the ${type} it made ` +
-                  `(its name ends with [pulumi create …])`
-                : ""),
-            { cause },
-          );
-        }
-        const now = Date.now();
-        if (now >= giveUp) {
-          op.lost(); // its journal entry stays: the next run looks for what it made before it creates anything
-          throw new Error(
-            `${type} "${name}": the outcome of its create is unknown: ${cause.message}. PostHog may still be processing ` +
-              `the request: no ${type} it made appeared in ${reads} list read(s) over ${Math.round(waitMs / 1000)} s, ` +
-              `and such a read proves nothing. Nothing was adopted and nothing else was created.` +
-              `${lookAlikes(items, rec.started, adoptHint)} ${nextUp(adoptHint)}`,
-            { cause },
-          );
-        }
-        await sleep(Math.min(pause, giveUp - now));
-        pause *= 2;
-      }
-    },
+    recoverPrior: (list, adoptHint) => recoverPrior(s, list, adoptHint),
+    recoverEarlier: (items, adoptHint, readAt) => recoverEarlier(s, items, adoptHint, readAt),
+    settleLost: (list, lost, adoptHint) => settleLost(s, list, lost, adoptHint),
   };
-  /** What the message of an unknown outcome says the next `up` does. */
-  function nextUp(adoptHint: string): string {
-    const { windowMs } = lostCreateTimes();
-    const decidedAt = iso(rec.started + windowMs);
-    if (type === "Invite") {
-      return (
-        `The next pulumi up sends nothing while PostHog shows a pending invite for ${name}: it fails naming it ` +
-        `(whether this create made it cannot be proved), and ${adoptHint} takes it over; it sends one only if PostHog ` +
-        `shows none${journalKey ? ` after ${decidedAt} (POSTHOG_LOST_CREATE_WINDOW, ${windowText(windowMs)} after the create started)` : ""}. ` +
-        "Run pulumi up again"
-      );
-    }
-    if (journalKey) {
-      return (
-        `The next pulumi up looks for it first: it adopts the ${type} this create made once PostHog shows it, ` +
-        `and creates one only if PostHog still shows none after ${decidedAt} (POSTHOG_LOST_CREATE_WINDOW, ` +
-        `${windowText(windowMs)} after the create started). Run pulumi up again`
-      );
-    }
-    return (
-      `This create is not journaled (${journalDir() === undefined ? "POSTHOG_CREATE_JOURNAL_DIR=off" : "the resource was declared without the SDK's classes"}), ` +
-      `so the next up cannot recognise what it made: check PostHog for a ${type} named "${name}" created after ` +
-      `${iso(rec.started)} (its name ends with [pulumi create …]), and adopt it with ${adoptHint}, before you run up again`
-    );
-  }
-  /**
-   * The one object among `items` this create provably made (marked made), or undefined when none is listed.
-   * @throws Error naming the candidates and `adoptHint` when the create carries no nonce (an Invite) and an object of
-   *   its name was made since it started: whether it made it cannot be proved.
-   */
-  function match<T extends Candidate>(items: readonly T[], lost: Error, adoptHint: string): T | undefined {
-    if (rec.nonce !== undefined) {
-      // One POST makes one object at most (the client sends a create again only after a 429 or a refused connection).
-      const [mine] = carrying(items, [rec.nonce]).sort((a, b) => Number(a.id) - Number(b.id));
-      if (mine) op.made(String(mine.id));
-      return mine;
-    }
-    const now = Date.now();
-    const candidates = op
-      .untaken(items)
-      .filter((x) => createdWithin(x, rec.started, now) && above(x, rec.after));
-    if (candidates.length === 0) return undefined;
-    rec.ended = now;
-    rec.lost = true; // its entry stays: the next create of this resource looks for what it made first
-    throw new Error(
-      `${type} "${name}": the answer to its create was lost (${lost.message}), and ${candidates.length} ${type}(s) of ` +
-        `that name were made since it started: ${described(candidates)}. Whether this create made it cannot be proved ` +
-        `(someone may have made one meanwhile): nothing was adopted and nothing else was sent. Check it in PostHog, ` +
-        `then adopt it explicitly with ${adoptHint}, or delete it and run up again`,
-      { cause: lost },
-    );
-  }
-  return op;
 }
 
 /**

@@ -26,9 +26,7 @@ const root = join(__dirname, "..", "..");
  * length measured when it was listed, is a ceiling that may only go down. A listed function that grows fails, any
  * other function over the limit fails, and an entry whose function is no longer over the limit fails until removed.
  */
-const ALLOWED: ReadonlyArray<{ file: string; name: string; lines: number }> = [
-  { file: "provider/framework/lost-create.ts", name: "beginCreate", lines: 405 },
-];
+const ALLOWED: ReadonlyArray<{ file: string; name: string; lines: number }> = [];
 
 /** One function found in the source: where it starts, what it is called, and how many lines it spans. */
 interface Measured {
