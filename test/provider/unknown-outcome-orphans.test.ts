@@ -124,7 +124,7 @@ describe.concurrent("objects that creates with an unknown outcome made", () => {
       await next.close();
     }
     expect(await named(dashboardsPath(), "Mine board")).toEqual([person]);
-  }, 60_000);
+  }, 120_000);
 
   // Issue 49, item 7: a create held past POSTHOG_LOST_CREATE_WINDOW, applied after the next run made the object again,
   // used to leave 2 on the server and 1 in the state, and nothing said so.
@@ -191,7 +191,7 @@ describe.concurrent("objects that creates with an unknown outcome made", () => {
     } finally {
       await fourth.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   it("Dashboard: applied after its run, the create's resource not made again: destroy's every delete fails naming it (no later create adopted it), and nothing is deleted; refresh warns within the create's window, and fails after it", async ({
     expect,
@@ -257,7 +257,7 @@ describe.concurrent("objects that creates with an unknown outcome made", () => {
     } finally {
       await late.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   it("Dashboard: without the journal (a fresh runner), the next create adopts the dashboard that carries its resource's marker, from the list read it makes anyway: no second POST", async ({
     expect,
@@ -294,5 +294,5 @@ describe.concurrent("objects that creates with an unknown outcome made", () => {
     }
     expect(await posts(/\/dashboards\/$/)).toBe(before + 1);
     expect((await named(dashboardsPath(), "Fresh board")).length).toBe(2);
-  }, 60_000);
+  }, 120_000);
 });
