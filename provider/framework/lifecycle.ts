@@ -224,14 +224,6 @@ interface Defined<S extends z.ZodType<Record<string, unknown>>, O extends Output
 type AnyDefined = Defined<z.ZodType<Record<string, unknown>>, Outputs>;
 
 /**
- * True only when PostHog said the addressed object is missing: not for "Organization not found.", "Project not
- * found.", "Endpoint not found." or a 404 without PostHog's error body (a wrong id or host: an error to show).
- */
-function isNotFound(e: unknown): boolean {
-  return isObjectGone(e);
-}
-
-/**
  * The known identities of some inputs or outputs: what `def.identity` names, and the object's id declared in the
  * resource's adoption-by-id input (`def.idInput`: a Dashboard's `dashboardId`, …).
  */
@@ -487,7 +479,7 @@ async function read(d: AnyDefined, call: Call, id: string, props: Props): Promis
   try {
     live = await def.read(api, id, props, { fromLists: call.run.clients.refreshClients.has(api), importing });
   } catch (e) {
-    if (!isNotFound(e)) throw e;
+    if (!isObjectGone(e)) throw e;
   }
   if (live === undefined) return { id: "" };
   const outs = plain(live);
@@ -548,7 +540,7 @@ async function confirmGone(
           .read(api, id, old, { fromLists: false, importing: false })
           .then((live) => live !== undefined && (live as Record<string, unknown>).deleted !== true);
   } catch (e) {
-    if (isNotFound(e)) return;
+    if (isObjectGone(e)) return;
     throw new Error(
       `${def.name} ${id}: PostHog answered 404 to ${request}, and the read that would confirm the object is gone ` +
         `failed (${e instanceof Error ? e.message : String(e)}): it stays in the state. Run the destroy again`,
@@ -572,7 +564,7 @@ async function remove(d: AnyDefined, call: Call, id: string, props: Props): Prom
   try {
     await d.def.delete(api, id, props);
   } catch (e) {
-    if (!isNotFound(e)) throw e;
+    if (!isObjectGone(e)) throw e;
     // A 404 is taken at its word only once a read of the object agrees (a proxy, a replica lagging behind, a
     // PostHog bug): an object still there stays in the state, and destroy fails naming it.
     await confirmGone(d, api, id, props, e);

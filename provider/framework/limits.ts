@@ -3,7 +3,7 @@
  * time zone names. (Per-field lengths live in each resource's zod schema, next to the field they limit.)
  */
 import { z } from "zod";
-import { UNKNOWN } from "./values";
+import { containsUnknown } from "./values";
 
 /**
  * The largest request body the API accepts: 1 MiB (1,048,576 bytes), the limit the emulator enforces
@@ -14,9 +14,6 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 const bytes = (v: unknown): number => Buffer.byteLength(JSON.stringify(v) ?? "null", "utf8");
 const wireName = (property: string) => property.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-const hasUnknown = (v: unknown): boolean =>
-  v === UNKNOWN || (v !== null && typeof v === "object" && Object.values(v).some(hasUnknown));
-
 /**
  * Check failures for request bodies over {@link BODY_LIMIT_BYTES}. `bodies` lists, for each request the
  * resource sends, the input properties that travel in it; the size counted is that of the JSON object of those
@@ -30,7 +27,7 @@ export function oversizedBodies(
   const out: { property: string; reason: string }[] = [];
   for (const body of bodies) {
     const sizes = body
-      .filter((k) => inputs[k] !== undefined && !hasUnknown(inputs[k]))
+      .filter((k) => inputs[k] !== undefined && !containsUnknown(inputs[k]))
       .map((k) => ({ property: k, size: bytes(wireName(k)) + 1 + bytes(inputs[k]) }));
     const total = 2 + sizes.reduce((n, s) => n + s.size, 0) + Math.max(0, sizes.length - 1);
     if (total <= BODY_LIMIT_BYTES) continue;

@@ -13,7 +13,7 @@
  * plan, not the object as it is. No request: an object the program does not declare has no facts, and the pack knows
  * it by its id alone.
  */
-import { UNKNOWN } from "./values";
+import { containsUnknown } from "./values";
 
 /** The policy facts of one run (a field of provider/framework/run.ts `Run`). */
 export interface PolicyFacts {
@@ -26,14 +26,6 @@ export interface PolicyFacts {
 /** The policy facts of a new run: none. */
 export function newPolicyFacts(): PolicyFacts {
   return { planned: new Map(), creating: new Map() };
-}
-
-/** Whether `v` holds the preview's unknown marker anywhere. */
-function holdsUnknown(v: unknown): boolean {
-  if (v === UNKNOWN) return true;
-  if (Array.isArray(v)) return v.some(holdsUnknown);
-  if (v !== null && typeof v === "object") return Object.values(v).some(holdsUnknown);
-  return false;
 }
 
 /**
@@ -49,7 +41,7 @@ export function notePlanned(
 ): void {
   if (!id) return;
   const known = Object.fromEntries(
-    Object.entries(facts).filter(([, v]) => v !== undefined && !holdsUnknown(v)),
+    Object.entries(facts).filter(([, v]) => v !== undefined && !containsUnknown(v)),
   );
   run.planned.set(`${type}\n${id}`, { ...run.planned.get(`${type}\n${id}`), ...known });
 }
@@ -76,7 +68,7 @@ export function noteCreating(
   facts: Record<string, unknown>,
 ): void {
   const known = Object.fromEntries(
-    Object.entries(facts).filter(([, v]) => v !== undefined && !holdsUnknown(v)),
+    Object.entries(facts).filter(([, v]) => v !== undefined && !containsUnknown(v)),
   );
   const of = run.creating.get(type) ?? new Map<string, Record<string, unknown>>();
   of.set(resource, known);
