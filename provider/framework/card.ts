@@ -31,6 +31,20 @@ export interface ImportId {
   why?(m: RegExpExecArray): string;
 }
 
+/**
+ * The import id of a resource whose id is the whole import id (a UUID, a project's digits): `form` as the docs and
+ * errors show it, `pattern` the id's regular expression source; `why`, what PostHog's answer means for a missing one.
+ */
+export function wholeIdImport(type: string, form: string, pattern: string, why?: string): ImportId {
+  return {
+    form,
+    pattern: new RegExp(`^(${pattern})$`),
+    parse: (m) => ({ id: m[1] ?? "", props: {} }),
+    object: (m) => `${type} ${m[1]}`,
+    ...(why === undefined ? {} : { why: () => why }),
+  };
+}
+
 /** What a resource records of an object it did not create, so that destroy leaves it as found. */
 export interface Records {
   /** Its outputs record `adopted` (an imported object is marked adopted: kept on destroy). */

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { BatchExport, PostHogClient } from "../client";
 import { known } from "../framework/adoption";
-import { resource, UUID } from "../framework/card";
+import { resource, UUID, wholeIdImport } from "../framework/card";
 import { ref, res } from "../framework/examples";
 import { listedOrRetrieved } from "../framework/lifecycle";
 import { journalContext } from "../framework/lost-create";
@@ -117,12 +117,7 @@ export const batchExportPause = resource<
   outputs: BatchExportPauseOutputsSchema,
   secretOutputs: [],
   exclusiveInputs: [],
-  importId: {
-    form: "<batchExportId> (a UUID)",
-    pattern: new RegExp(`^(${UUID})$`),
-    parse: (m) => ({ id: m[1] ?? "", props: {} }),
-    object: (m) => `BatchExportPause ${m[1]}`,
-  },
+  importId: wholeIdImport("BatchExportPause", "<batchExportId> (a UUID)", UUID),
   adoption: {
     // A BatchExportPause always takes over an existing batch export: GET `…/batch_exports/:id/`.
     async probe(api, inputs) {

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { type Domain, ForbiddenError, type PostHogClient, ValidationError } from "../client";
-import { resource, UUID } from "../framework/card";
+import { resource, UUID, wholeIdImport } from "../framework/card";
 import { ref, res } from "../framework/examples";
 import { listedOrRetrieved } from "../framework/lifecycle";
 
@@ -172,13 +172,12 @@ export const domainVerification = resource<
   outputs: DomainVerificationOutputsSchema,
   secretOutputs: [],
   exclusiveInputs: [],
-  importId: {
-    form: "<domainId> (a UUID)",
-    pattern: new RegExp(`^(${UUID})$`),
-    parse: (m) => ({ id: m[1] ?? "", props: {} }),
-    object: (m) => `DomainVerification ${m[1]}`,
-    why: () => "Its id is the id of the domain it verifies: the organization has no domain of that id",
-  },
+  importId: wholeIdImport(
+    "DomainVerification",
+    "<domainId> (a UUID)",
+    UUID,
+    "Its id is the id of the domain it verifies: the organization has no domain of that id",
+  ),
   adoption: "never" /* it verifies a domain; nothing is taken over */,
   records: { adopted: false },
   inputs: DomainVerificationInputsSchema,

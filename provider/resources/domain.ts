@@ -13,7 +13,7 @@ import {
 import { keptOnDestroy } from "../framework/adopted";
 import { known } from "../framework/adoption";
 import type { Adopted } from "../framework/bookkeeping";
-import { resource, UUID } from "../framework/card";
+import { resource, UUID, wholeIdImport } from "../framework/card";
 import { ref, res } from "../framework/examples";
 import { listedOrRetrieved } from "../framework/lifecycle";
 import { beginCreate, journalContext } from "../framework/lost-create";
@@ -330,12 +330,7 @@ export const domain = resource<
   outputs: DomainOutputsSchema,
   secretOutputs: [],
   exclusiveInputs: [],
-  importId: {
-    form: "<domainId> (a UUID)",
-    pattern: new RegExp(`^(${UUID})$`),
-    parse: (m) => ({ id: m[1] ?? "", props: {} }),
-    object: (m) => `Domain ${m[1]}`,
-  },
+  importId: wholeIdImport("Domain", "<domainId> (a UUID)", UUID),
   adoption: {
     // With `adopt: true`: the organization's domains (one list read), the one of that name.
     async probe(api, inputs) {

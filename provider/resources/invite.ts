@@ -15,7 +15,7 @@ import {
 import { keptOnDestroy } from "../framework/adopted";
 import { known } from "../framework/adoption";
 import type { Adopted } from "../framework/bookkeeping";
-import { resource, UUID } from "../framework/card";
+import { resource, UUID, wholeIdImport } from "../framework/card";
 import type { Identity } from "../framework/claims";
 import { ref, res } from "../framework/examples";
 import { EmailInput, integerIdInput, OrganizationLevelInput } from "../framework/inputs";
@@ -323,14 +323,12 @@ export const invite = resource<
   outputs: InviteOutputsSchema,
   secretOutputs: [],
   exclusiveInputs: [],
-  importId: {
-    form: "<inviteId> (a UUID)",
-    pattern: new RegExp(`^(${UUID})$`),
-    parse: (m) => ({ id: m[1] ?? "", props: {} }),
-    object: (m) => `Invite ${m[1]}`,
-    why: () =>
-      "The organization has no pending invite of that id: an accepted or revoked invite leaves its list",
-  },
+  importId: wholeIdImport(
+    "Invite",
+    "<inviteId> (a UUID)",
+    UUID,
+    "The organization has no pending invite of that id: an accepted or revoked invite leaves its list",
+  ),
   adoption: {
     // With `adopt: true`: the organization's invites (one list read), a pending unexpired one of that e-mail and level.
     async probe(api, inputs) {

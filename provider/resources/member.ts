@@ -7,7 +7,7 @@ import { type Member, type PostHogClient, PostHogError } from "../client";
 import { keptOnDestroy } from "../framework/adopted";
 import { known } from "../framework/adoption";
 import type { IdentifiedBy } from "../framework/bookkeeping";
-import { resource, UUID } from "../framework/card";
+import { resource, UUID, wholeIdImport } from "../framework/card";
 import type { Identity } from "../framework/claims";
 import { ref, res } from "../framework/examples";
 import { EmailInput, exclusive, OrganizationLevelInput } from "../framework/inputs";
@@ -197,13 +197,7 @@ export const member = resource<
   outputs: MemberOutputsSchema,
   secretOutputs: [],
   exclusiveInputs: MemberExclusiveInputs,
-  importId: {
-    form: "<userUuid>",
-    pattern: new RegExp(`^(${UUID})$`),
-    parse: (m) => ({ id: m[1] ?? "", props: {} }),
-    object: (m) => `Member ${m[1]}`,
-    why: () => "No member of the organization has that user UUID",
-  },
+  importId: wholeIdImport("Member", "<userUuid>", UUID, "No member of the organization has that user UUID"),
   adoption: {
     // Always: the organization's members (one list read), the one of that e-mail or user UUID.
     async probe(api, inputs) {

@@ -7,7 +7,7 @@ import { type PostHogClient, type Project, ValidationError } from "../client";
 import { keptOnDestroy } from "../framework/adopted";
 import { known } from "../framework/adoption";
 import type { Adopted } from "../framework/bookkeeping";
-import { resource } from "../framework/card";
+import { resource, wholeIdImport } from "../framework/card";
 import { ref, res } from "../framework/examples";
 import { ProjectIdInput } from "../framework/inputs";
 import { TimeZoneInput } from "../framework/limits";
@@ -279,12 +279,7 @@ export const project = resource<
   outputs: ProjectOutputsSchema,
   secretOutputs: ["apiToken", "liveEventsToken"],
   exclusiveInputs: [],
-  importId: {
-    form: "<projectId>",
-    pattern: /^(\d+)$/,
-    parse: (m) => ({ id: m[1] ?? "", props: {} }),
-    object: (m) => `Project ${m[1]}`,
-  },
+  importId: wholeIdImport("Project", "<projectId>", "\\d+"),
   adoption: {
     // With `projectId`: GET `/api/organizations/:organization_id/projects/:id/`.
     async probe(api, inputs) {
