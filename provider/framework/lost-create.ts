@@ -26,6 +26,21 @@
  *   the resource was made again, or that no later create of the resource adopts, is reported by the stack's next
  *   operations ({@link reportLostObjects}).
  *
+ * Three shapes of create use these primitives ({@link beginCreate}); the protocol itself (one at a time per name,
+ * the journal before the write, the watermark, settling an unknown outcome, adopting only what is proved) is written
+ * once, here:
+ * - an object the create names ({@link provisionalCreate}: Project, Dashboard) is proved by its marker;
+ * - a Domain is unique across PostHog and carries no marker: its create reads the organization's domains before
+ *   the journal entry (a domain of that name there then is adopted with `adopt: true` or refused), so after a lost
+ *   answer the domain of that name is the one it made; it also checks SAML on the answer and deletes a domain made
+ *   only for a refusal. Its sequence (resources/domain.ts `create`) calls the primitives in that order;
+ * - an Invite carries no marker and is not unique over time (PostHog keeps one pending invite per address, and a
+ *   person may send one meanwhile): it is proved only by the id its answer gave, so after a lost answer it never
+ *   adopts ({@link CreateOperation.settleLost} fails naming the invite and `adopt: true`); its POST is coalesced
+ *   with the invites created together (resources/invite.ts `send`).
+ * A fourth option for these two would be one flag per difference; each keeps its sequence beside its card instead,
+ * with the same primitives and the same tests (test/provider/lost-create-adoption.test.ts, test/stack/look-alikes).
+ *
  * Limits (docs/how-it-works.md, "Lost creates"): across processes (an engine killed mid-create) the create journal
  * (provider/framework/create-journal.ts) tells the next run what the dead create was; a fresh runner without it recognises an
  * object by its marker only in the list read its first create makes in that scope.
