@@ -33,7 +33,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
-    maxWorkers: 2,
+    // Three files at a time on CI's two cores: a CLI run waits on its program, provider host and engine in turn, so
+    // two workers left the cores idle 14% of the time. Measured on one machine, the whole suite: 594 s with two
+    // workers, 549 s with three (1,200 tests passed in both; CPU 86% → 94% busy).
+    maxWorkers: 3,
     // The default output, then the ten slowest files (test/support/slowest-files.ts).
     reporters: ["default", "./test/support/slowest-files.ts"],
     env: {
