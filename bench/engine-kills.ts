@@ -78,7 +78,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch } fro
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parseDocument } from "yaml";
-import { startEmulator } from "../emulator";
+import { emulatorEnv, startEmulator } from "../emulator";
 import {
   checkpointFile,
   type EngineEvent,
@@ -669,10 +669,7 @@ function settingsVariants(root: string): { readonly v1: string; readonly v2: str
 /** The environment of the soak's CLI runs against `emulator`, marked with `work` (the soak's marker). */
 function soakEnv(emulator: SoakEmulator, work: string): NodeJS.ProcessEnv {
   return {
-    POSTHOG_HOST: emulator.url,
-    POSTHOG_API_KEY: emulator.apiKey,
-    POSTHOG_ORGANIZATION_ID: emulator.organizationId,
-    POSTHOG_PROJECT_ID: String(emulator.projectId),
+    ...emulatorEnv(emulator),
     POSTHOG_RATE_LIMIT: "off",
     // the language host's own switch: no type-check of the example on every run (it is type-checked by lint)
     PULUMI_NODEJS_TRANSPILE_ONLY: "true",

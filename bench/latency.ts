@@ -56,6 +56,7 @@ import {
 } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { emulatorEnv } from "../emulator";
 import { OUTPUT_KEYS } from "../sdk/output-keys";
 import {
   checkpointFile,
@@ -600,10 +601,7 @@ export async function runSequence(
     const stateDir = join(work, "state");
     const stateFile = checkpointFile(stateDir, readProject(projectDir).name, "dev");
     const env = {
-      POSTHOG_HOST: emu.url,
-      POSTHOG_API_KEY: seeded.key,
-      POSTHOG_ORGANIZATION_ID: emu.organizationId,
-      POSTHOG_PROJECT_ID: String(emu.projectId),
+      ...emulatorEnv(emu, seeded.key),
       ...extraEnv,
     };
     // the stack exists before the first clock starts (runStack copies the settings file into stateDir)
@@ -904,10 +902,7 @@ async function sharedKey(
     const stateDir = join(work, "state");
     writeProgram(projectDir, stacks, generatedSource("ours", size, seeded));
     const env = {
-      POSTHOG_HOST: emu.url,
-      POSTHOG_API_KEY: seeded.key,
-      POSTHOG_ORGANIZATION_ID: emu.organizationId,
-      POSTHOG_PROJECT_ID: String(emu.projectId),
+      ...emulatorEnv(emu, seeded.key),
     };
     // the stacks exist before the clock starts
     for (const stack of stacks) freshStack(projectDir, stateDir, stack);

@@ -149,6 +149,29 @@ export type RunningEmulator = {
   close(): Promise<void>;
 };
 
+/**
+ * The settings that point the provider, the lookups and the client at an emulator: `POSTHOG_HOST` (its URL),
+ * `POSTHOG_API_KEY` (`apiKey`, default the seeded owner's key), `POSTHOG_ORGANIZATION_ID` and `POSTHOG_PROJECT_ID`
+ * (the seeded organization and project), as environment variables for a `pulumi` run or a test. The same four that
+ * `posthog-emulator --print-env` prints.
+ */
+export function emulatorEnv(
+  emu: Pick<RunningEmulator, "url" | "apiKey" | "organizationId" | "projectId">,
+  apiKey: string = emu.apiKey,
+): {
+  POSTHOG_HOST: string;
+  POSTHOG_API_KEY: string;
+  POSTHOG_ORGANIZATION_ID: string;
+  POSTHOG_PROJECT_ID: string;
+} {
+  return {
+    POSTHOG_HOST: emu.url,
+    POSTHOG_API_KEY: apiKey,
+    POSTHOG_ORGANIZATION_ID: emu.organizationId,
+    POSTHOG_PROJECT_ID: String(emu.projectId),
+  };
+}
+
 const loadWorld = (stateFile: string | undefined, seedKey: string): World => {
   if (stateFile && existsSync(stateFile)) {
     const world = WorldSchema.parse(JSON.parse(readFileSync(stateFile, "utf8")));

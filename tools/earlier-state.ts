@@ -22,7 +22,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { startEmulator } from "../emulator";
+import { emulatorEnv, startEmulator } from "../emulator";
 import { resourceNames } from "../provider/resources/index";
 import { pulumiExecutable, pulumiOk, runStack } from "./pulumi";
 import { dnsAutomation, seedApi } from "./seed-api";
@@ -150,10 +150,7 @@ export async function writeEarlierState(): Promise<void> {
       if (made.id !== i + 1) throw new Error(`the dashboard "${name}" got id ${made.id}, not ${i + 1}`);
     }
     const env: NodeJS.ProcessEnv = {
-      POSTHOG_HOST: emu.url,
-      POSTHOG_API_KEY: emu.apiKey,
-      POSTHOG_ORGANIZATION_ID: emu.organizationId,
-      POSTHOG_PROJECT_ID: String(emu.projectId),
+      ...emulatorEnv(emu),
       PULUMI_CONFIG_PASSPHRASE: EARLIER_STATE_PASSPHRASE,
       POSTHOG_CREATE_JOURNAL_DIR: join(work, "journal"),
     };

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, expect } from "vitest";
-import { type EmulatorOptions, startEmulator } from "../../emulator";
+import { type EmulatorOptions, emulatorEnv, startEmulator } from "../../emulator";
 import type { RequestLogEntry } from "../../emulator/runtime";
 import { type ProviderHost, startProviderHost } from "../../tools/provider-host";
 import { requestLogOf } from "../support/emulator";
@@ -128,10 +128,7 @@ export function startEnvHost(emu: TestEmulator, env: Record<string, string> = {}
     project: "posthog-test",
     deadlineMs: 30_000,
     env: {
-      POSTHOG_HOST: emu.url,
-      POSTHOG_API_KEY: emu.apiKey,
-      POSTHOG_ORGANIZATION_ID: emu.organizationId,
-      POSTHOG_PROJECT_ID: String(emu.projectId),
+      ...emulatorEnv(emu),
       ...env,
     },
   });

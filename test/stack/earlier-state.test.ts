@@ -20,6 +20,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { emulatorEnv } from "../../emulator";
 import { resourceNames } from "../../provider/resources/index";
 import {
   EARLIER_STATE_DIR,
@@ -112,10 +113,7 @@ async function importedStack(dir: string) {
   const emu = await startTestEmulator({ stateFile: world });
   emulators.push(emu);
   const env: NodeJS.ProcessEnv = {
-    POSTHOG_HOST: emu.url,
-    POSTHOG_API_KEY: emu.apiKey,
-    POSTHOG_ORGANIZATION_ID: emu.organizationId,
-    POSTHOG_PROJECT_ID: String(emu.projectId),
+    ...emulatorEnv(emu),
     PULUMI_CONFIG_PASSPHRASE: EARLIER_STATE_PASSPHRASE,
     // The TypeScript program is type-checked by `tsc` (tsconfig.json includes test/): the runs only transpile it.
     PULUMI_NODEJS_TRANSPILE_ONLY: "true",

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
+import { emulatorEnv } from "../../emulator";
 import {
   type RunOptions,
   type RunResult,
@@ -63,10 +64,7 @@ export function useFixtureProgram(options: { prefix: string; paidFeatures?: bool
     }
     emu = await startTestEmulator(options.paidFeatures === false ? { paidFeatures: false } : {});
     env = {
-      POSTHOG_HOST: emu.url,
-      POSTHOG_API_KEY: emu.apiKey,
-      POSTHOG_ORGANIZATION_ID: emu.organizationId,
-      POSTHOG_PROJECT_ID: String(emu.projectId),
+      ...emulatorEnv(emu),
     };
   });
   afterAll(async () => {
