@@ -200,7 +200,7 @@ function typeEntity(spec: Json, path: string): Entity {
  * Every token of `schema` and what is compared of it, by token. Sections that are absent count as empty; a schema,
  * section or entry of the wrong JSON type throws a {@link SchemaShapeError} naming it.
  */
-export function entities(schema: unknown): Map<string, Entity> {
+function entities(schema: unknown): Map<string, Entity> {
   if (!isObject(schema)) throw new SchemaShapeError("the schema is not a JSON object");
   const out = new Map<string, Entity>();
   const each = (key: string, make: (spec: Json, path: string) => Entity) => {
@@ -230,7 +230,7 @@ const MAX_DEPTH = 32;
  * the `oneOf` members sorted and joined by ` | `; else its `type`. Throws a {@link SchemaShapeError} for a property
  * that is not an object, a `type` or `$ref` that is not a string, or nesting deeper than {@link MAX_DEPTH}.
  */
-export function typeOf(property: unknown, path: string, depth = 0): string {
+function typeOf(property: unknown, path: string, depth = 0): string {
   if (depth > MAX_DEPTH) throw new SchemaShapeError(`${path} nests deeper than ${MAX_DEPTH} levels`);
   if (!isObject(property)) throw new SchemaShapeError(`${path} is not a JSON object`);
   const { type, $ref, items, additionalProperties, oneOf } = property;
@@ -386,6 +386,9 @@ export function changeLine(c: Change): string {
   return `${code(c.token)}${subject}${c.detail === undefined ? "" : `: ${c.detail}`}`;
 }
 
+/** A version `x.y.z` with an optional prerelease (`-alpha.1`) and build (`+sha`). */
+const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/;
+
 /**
  * The Markdown section for the release notes: `## Schema changes since v<previous>`, then `### Breaking` and
  * `### Not breaking`, each group a bold title and a list of {@link changeLine}s; a sentence when nothing changed.
@@ -407,9 +410,6 @@ export function renderMarkdown(previous: string, changes: readonly Change[]): st
   }
   return `${lines.join("\n").trimEnd()}\n`;
 }
-
-/** A version `x.y.z` with an optional prerelease (`-alpha.1`) and build (`+sha`). */
-const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/;
 
 /** `[major, minor, patch]` of a {@link SEMVER} version; undefined for anything else. */
 export function versionParts(version: string): [number, number, number] | undefined {
