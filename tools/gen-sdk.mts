@@ -12,7 +12,8 @@
  *
  * The Go SDK's go.mod and go.sum are completed by `go mod tidy` in its folder (the Go module proxy, Go's module
  * cache), so `--check` compares them too. The Node.js SDK is Pulumi's "local SDK" form: its package.json names
- * `bin/index.js` and a postinstall script compiles the TypeScript there when npm installs the package.
+ * `bin/index.js` and a postinstall script compiles the TypeScript there when npm installs the package; what is
+ * published is packed compiled, with no such script, by `npm run sdk-pack` (tools/sdk-pack.mts).
  *
  * The tools are built with Go (`GOTOOLCHAIN=local`, `-mod=readonly`; Go's own caches) into
  * .pulumi-cli/tools/, each rebuilt only when its go.mod, go.sum or main.go change (a stamp beside it). A cold

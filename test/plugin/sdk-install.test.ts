@@ -1,9 +1,9 @@
 /**
  * Issue 35, item 2: each generated SDK installs as the README ("SDKs for each language") says, from a clone.
  *
- * - Node.js: in a new TypeScript program, `npm pack <clone>/sdk-gen/nodejs` then `npm install` of that tarball (the
- *   npm registry for @pulumi/pulumi, typescript and @types/node; the package's postinstall compiles it to bin/), and
- *   the program, with `plugins: providers: [{name: posthog, path: <clone>/plugin}]` in its Pulumi.yaml, runs
+ * - Node.js: in a new TypeScript program, `npm install` of the tarball `npm run sdk-pack` writes (tools/sdk-pack.mts:
+ *   compiled JavaScript and declarations in bin/, no install script, no TypeScript dependency; the npm registry
+ *   for @pulumi/pulumi), and the program, with `plugins: providers: [{name: posthog, path: <clone>/plugin}]` in its Pulumi.yaml, runs
  *   preview, up and destroy through the real CLI and its Node.js language host against the emulator; `pulumi about`
  *   lists posthog at package.json's version and the state's default provider is `default_<version>_<download URL>`.
  * - Python: `pip install --no-deps --no-build-isolation <clone>/sdk-gen/python` into a new virtual environment (no
@@ -103,9 +103,9 @@ describe("the generated Node.js SDK, installed from its tarball, in a TypeScript
         "",
       ].join("\n"),
     );
-    // The README's two commands, in the program's folder (from the npm cache where it holds the packages: the
-    // registry is asked only for what it lacks; no audit, no funding request).
-    sh("npm", ["pack", join(sdkDir, "nodejs"), "--pack-destination", ".", ...NPM_OFFLINE], projectDir);
+    // The README's two commands: the packed SDK written into the program's folder, then installed there (from the
+    // npm cache where it holds the packages: the registry is asked only for what it lacks; no audit, no funding).
+    sh("node", [join(root, "tools", "sdk-pack.mts"), "--out", projectDir], root);
     sh("npm", ["install", ...NPM_OFFLINE, `./pulumi-posthog-posthog-${version}.tgz`], projectDir);
     configFile = await stackWithSettings({
       projectDir,
@@ -121,11 +121,24 @@ describe("the generated Node.js SDK, installed from its tarball, in a TypeScript
     await emu?.close();
   });
 
-  it("the installed package is compiled (bin/), carries the version, and leaves the clone as it was", () => {
+  it("the installed package is compiled JavaScript with declarations (bin/), builds nothing at install, carries the version, and leaves the clone as it was", () => {
     const pkgDir = join(projectDir, "node_modules", "@pulumi-posthog", "posthog");
     const pkg = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
-    expect(pkg).toMatchObject({ version, main: "bin/index.js", pulumi: { name: "posthog", version } });
-    expect(existsSync(join(pkgDir, "bin", "index.js"))).toBe(true);
+    expect(pkg).toMatchObject({
+      version,
+      main: "bin/index.js",
+      types: "bin/index.d.ts",
+      pulumi: { name: "posthog", version },
+    });
+    for (const file of ["index.js", "index.d.ts", "package.json", "types/input.d.ts"])
+      expect(existsSync(join(pkgDir, "bin", file)), file).toBe(true);
+    // Nothing runs or compiles where it is installed: no script, no TypeScript among what it needs at run time,
+    // no TypeScript source shipped.
+    expect(pkg.scripts).toBeUndefined();
+    expect(Object.keys(pkg.dependencies)).toEqual(["@pulumi/pulumi"]);
+    expect(readdirSync(pkgDir, { recursive: true }).filter((f) => /(?<!\.d)\.ts$/.test(String(f)))).toEqual(
+      [],
+    );
     // One @pulumi/pulumi: the program's, which the SDK uses too.
     expect(existsSync(join(pkgDir, "node_modules", "@pulumi", "pulumi"))).toBe(false);
     expect(readdirSync(join(sdkDir, "nodejs")).filter((f) => /^(bin|node_modules|.*\.tgz)$/.test(f))).toEqual(
