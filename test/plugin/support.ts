@@ -5,7 +5,7 @@
  * stack config, the key set as a secret as the README says.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
@@ -84,6 +84,19 @@ export async function stackWithSettings(opts: {
 
 /** A run's diagnostics and output, for an assertion's message. */
 export const why = (r: RunResult) => `${JSON.stringify(r.diagnostics, null, 1)}\n${r.output}`;
+
+/**
+ * The YAML package declaration docs/installation-configuration.md gives (`sdks/posthog.yaml` beside Pulumi.yaml):
+ * package.json's version and schema.json's `pluginDownloadURL` under `downloadUrl`, the key the YAML language host
+ * reads (pulumi/pulumi-yaml pkg/pulumiyaml/packages/file.go, `PackageDecl`), so that the CLI fetches a missing
+ * plugin from the GitHub release, not get.pulumi.com. The YAML text, each key on a line.
+ */
+export function yamlDeclaration(): string {
+  const read = (file: string) => JSON.parse(readFileSync(join(root, file), "utf8"));
+  const { version } = read("package.json") as { version: string };
+  const { pluginDownloadURL } = read("schema.json") as { pluginDownloadURL: string };
+  return `packageDeclarationVersion: 1\nname: posthog\nversion: ${version}\ndownloadUrl: ${pluginDownloadURL}\n`;
+}
 
 /**
  * The head of a Pulumi.yaml whose program gets the posthog provider from this repository's plugin folder

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PULUMI_BIN, pulumi } from "../../tools/pulumi";
-import { askPlugin, NO_POSTHOG_ENV, pluginProject, requireBuilt, root } from "./support";
+import { askPlugin, NO_POSTHOG_ENV, pluginProject, requireBuilt, root, yamlDeclaration } from "./support";
 
 const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
 const work = mkdtempSync(join(tmpdir(), "plugin-versions-"));
@@ -77,7 +77,8 @@ describe("what the CLI sees: pulumi about (YAML, Go)", () => {
     requireBuilt([join(PULUMI_BIN, "pulumi-language-yaml"), join(PULUMI_BIN, "pulumi-language-go")]);
   });
 
-  // That `up` of such a program registers the default provider as default_<version>: test/plugin/yaml.test.ts.
+  // That `up` of such a program registers the default provider as default_<version>_<download URL>:
+  // test/plugin/yaml.test.ts.
   it("a YAML program with the package declared (sdks/posthog.yaml, as the README says): about lists posthog at the version", async () => {
     const projectDir = join(work, "yaml");
     mkdirSync(join(projectDir, "sdks"), { recursive: true });
@@ -93,10 +94,7 @@ describe("what the CLI sees: pulumi about (YAML, Go)", () => {
         "",
       ].join("\n"),
     );
-    writeFileSync(
-      join(projectDir, "sdks", "posthog.yaml"),
-      `packageDeclarationVersion: 1\nname: posthog\nversion: ${version}\n`,
-    );
+    writeFileSync(join(projectDir, "sdks", "posthog.yaml"), yamlDeclaration());
     expect((await aboutPlugins(projectDir, stateDir, env)).posthog).toBe(version);
   }, 600_000);
 

@@ -22,7 +22,16 @@ import {
   writeStackSettings,
 } from "../../tools/pulumi";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
-import { NO_POSTHOG_ENV, ops, pluginProject, refreshOf, requireBuilt, root, why } from "./support";
+import {
+  NO_POSTHOG_ENV,
+  ops,
+  pluginProject,
+  refreshOf,
+  requireBuilt,
+  root,
+  why,
+  yamlDeclaration,
+} from "./support";
 
 // Issue 29: the provider plugin (plugin/pulumi-resource-posthog → dist/provider/adapters/plugin/main.js) serving a Pulumi
 // YAML program through the real CLI and the YAML language host (`pulumi-language-yaml`, built by
@@ -138,10 +147,7 @@ beforeAll(async () => {
   other = await startTestEmulator();
   mkdirSync(join(projectDir, "sdks"), { recursive: true });
   // The package declared, as the README says for YAML: the default provider is registered at the version.
-  writeFileSync(
-    join(projectDir, "sdks", "posthog.yaml"),
-    `packageDeclarationVersion: 1\nname: posthog\nversion: ${version}\n`,
-  );
+  writeFileSync(join(projectDir, "sdks", "posthog.yaml"), yamlDeclaration());
 }, 60_000);
 
 afterAll(async () => {
@@ -151,7 +157,7 @@ afterAll(async () => {
 });
 
 describe("a Pulumi YAML program through the posthog plugin (real CLI)", () => {
-  it("check refuses what PostHog would; up creates through the default provider (the stack config, registered as default_<version>) and an explicit provider (its properties only); refresh finds nothing and a change updates one resource (one up --refresh); destroy removes all; the keys stay secret", async () => {
+  it("check refuses what PostHog would; up creates through the default provider (the stack config, registered as default_<version>_<download URL>) and an explicit provider (its properties only); refresh finds nothing and a change updates one resource (one up --refresh); destroy removes all; the keys stay secret", async () => {
     writeFileSync(join(projectDir, "Pulumi.yaml"), program("YAML KPIs", 22));
     // The stack, with its settings file beside the backend: the default provider's host and organization, its key
     // set as a secret as the README says, and the program's secret `key` (the other emulator's key), both set by
@@ -243,9 +249,14 @@ describe("a Pulumi YAML program through the posthog plugin (real CLI)", () => {
     const providers = (state.deployment.resources ?? [])
       .map((r) => String(r.urn))
       .filter((urn) => urn.includes("::pulumi:providers:"));
-    // Sorted: `default_…` before `prov`.
+    // Sorted: `default_…` before `prov`. The default one's name: `default_<version>_<download URL as a QName>`, as
+    // for the Go and Node.js SDKs (the declaration names the plugin's download URL; test/plugin/sdk-install.test.ts).
+    const { pluginDownloadURL } = JSON.parse(readFileSync(join(root, "schema.json"), "utf8")) as {
+      pluginDownloadURL: string;
+    };
+    const defaultName = `default_${version.replaceAll(".", "_")}_${pluginDownloadURL.replace("://", "_/")}`;
     expect(providers.sort()).toEqual([
-      expect.stringMatching(`::pulumi:providers:posthog::default_${version.replaceAll(".", "_")}$`),
+      `urn:pulumi:${stack}::posthog-yaml::pulumi:providers:posthog::${defaultName}`,
       expect.stringMatching(/::pulumi:providers:posthog::prov$/),
     ]);
     expect(JSON.stringify(state)).not.toContain(emu.apiKey);
