@@ -11,7 +11,7 @@ export const CLI_FILES = [
   "test/stack/**/*.test.ts",
   "test/package/{install,quick-start,release}.test.ts",
   "test/plugin/{folder,gen-sdk,go,import-destroy,import-file,old-node}.test.ts",
-  "test/plugin/{sdk-install,secrets,tarball,versions,yaml}.test.ts",
+  "test/plugin/{download-url,sdk-install,secrets,tarball,versions,yaml}.test.ts",
   "test/docs/{examples-yaml,run-blocks}.test.ts",
   "test/export/roundtrip.test.ts",
   "test/measure/bench-cli.test.ts",
