@@ -1,14 +1,17 @@
 /**
- * Issue 35, item 8: the release workflow, .github/workflows/release.yml (CONTRIBUTING.md, "Releasing"). What can run
- * here runs: actionlint (built from its Go module by tools/actionlint.mts) on every workflow of the repository and of
- * examples/ci; the workflow's own shell steps that need no GitHub (the tag/version gate, the release notes) with
- * bash, as the runner runs them; `npm publish --dry-run` of both npm packages (the root package from the tarball
- * `npm pack` makes of a source-only copy, test/package/packed.ts; the generated Node.js SDK); the sdist of the
- * Python SDK. The rest is checked against the repository: every `npm run` script, path, module path and package
- * name the workflow names exists and agrees, the actions are pinned to versions, and nothing is published before the
- * tests pass and the GitHub release holds the plugin tarballs.
+ * Issue 35, item 8, and issue 51: the release workflow, .github/workflows/release.yml (CONTRIBUTING.md,
+ * "Releasing"). What can run here runs: actionlint (built from its Go module by tools/actionlint.mts) on every
+ * workflow of the repository and of examples/ci; the workflow's own shell steps that need no GitHub (the tag/version
+ * gate, the release notes, the npm re-run check with a stand-in `npm`) with bash, as the runner runs them; the
+ * cheap stages of tools/release-dry-run.mts (`verify`, `published`) on small fixture folders; `npm publish
+ * --dry-run` of both npm packages (the root package from the tarball `npm pack` makes of a source-only copy,
+ * test/package/packed.ts; the generated Node.js SDK); the sdist of the Python SDK. The rest is checked against the
+ * repository: every `npm run` script, stage, path, module path and package name the workflow names exists and
+ * agrees, the actions are pinned by commit, and nothing is published before every build and test job passed.
+ * The build and the tests of the built files themselves run in `npm run release-dry-run` (minutes), not here.
  */
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
   cpSync,
   existsSync,
@@ -121,15 +124,15 @@ describe("actionlint (tools/actionlint.mts, Go module tools/pulumi-cli/actionlin
 
   it("fails a release workflow with a mistake, naming the file, the line and the rule", () => {
     const broken = join(work, "release.yml");
-    writeFileSync(broken, text.replace("needs: [test, github-release]", "needs: [test, github-releases]"));
+    writeFileSync(broken, text.replace("test-dotnet, github-release]", "test-dotnet, github-releases]"));
     const r = actionlint(["-shellcheck=", "-pyflakes=", broken]);
     expect(r.status, r.output).toBe(1);
     expect(r.output).toMatch(/release\.yml:\d+:\d+: .*"github-releases".*\[job-needs\]/);
   }, 300_000);
 });
 
-describe("the version gate (job test, step version), run with bash", () => {
-  const script = step("test", "version").run as string;
+describe("the version gate (job build, step version), run with bash", () => {
+  const script = step("build", "version").run as string;
   const changelog = readFileSync(join(root, "CHANGELOG.md"), "utf8");
   /** A folder with package.json at `v` and `changelogText`, where the step runs. */
   const checkout = (v: string, changelogText: string): string => {
@@ -170,12 +173,12 @@ describe("the version gate (job test, step version), run with bash", () => {
   });
 });
 
-describe("the release notes (job plugin), run with bash", () => {
+describe("the release notes (job build), run with bash", () => {
   it(`are CHANGELOG.md's section of ${version}, up to the next version`, () => {
     const dir = mkdtempSync(join(work, "notes-"));
     mkdirSync(join(dir, "dist"));
     cpSync(join(root, "CHANGELOG.md"), join(dir, "CHANGELOG.md"));
-    const r = runStep(step("plugin", "release notes from CHANGELOG.md").run as string, dir, {
+    const r = runStep(step("build", "release notes from CHANGELOG.md").run as string, dir, {
       VERSION: version,
     });
     expect(r.status, r.output).toBe(0);
@@ -188,13 +191,22 @@ describe("the release notes (job plugin), run with bash", () => {
   });
 });
 
-describe("the plugin tarballs' checksums (job plugin), run with bash on tarballs of the names it expects", () => {
-  const script = step("plugin", "checksums, and every tarball schema.json's pluginDownloadURL needs")
-    .run as string;
-  /** The os-arch pairs the step requires. */
-  const required = /for platform in ([\w -]+); do/.exec(script)?.[1]?.trim().split(/\s+/) ?? [];
-  /** A folder of small tarballs `pulumi-resource-posthog-v<version>-<platform>.tar.gz`, each holding the executable. */
-  const release = (platforms: string[]): string => {
+describe("tools/release-dry-run.mts, the stages the workflow's jobs call, on small fixture folders", () => {
+  const script = join(root, "tools", "release-dry-run.mts");
+  /** `node tools/release-dry-run.mts args…`: exit status, stdout, stderr. */
+  const dryRun = (args: string[]) => {
+    const r = spawnSync(process.execPath, [script, ...args], { cwd: root, encoding: "utf8" });
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  const sums = `pulumi-posthog-v${version}-checksums.txt`;
+  /** The os-arch pairs tools/plugin-tarball.mts always makes with --all (its TARGETS not optional). */
+  const required = [
+    ...readFileSync(join(root, "tools", "plugin-tarball.mts"), "utf8").matchAll(
+      /\{ os: "(\w+)", arch: "(\w+)", [^}]*optional: false \}/g,
+    ),
+  ].map((m) => `${m[1]}-${m[2]}`);
+  /** A release folder of small tarballs for `platforms` (each with the executable and node/bin/node) and an npm tarball, with its checksums file. */
+  const release = (platforms: string[], entries = ["pulumi-resource-posthog", "node/bin/node"]): string => {
     const dir = mkdtempSync(join(work, "release-"));
     const stage = mkdtempSync(join(work, "stage-"));
     writeFileSync(join(stage, "pulumi-resource-posthog"), "#!/bin/sh\n");
@@ -203,76 +215,154 @@ describe("the plugin tarballs' checksums (job plugin), run with bash on tarballs
     for (const p of platforms)
       sh(
         "tar",
-        [
-          "-czf",
-          join(dir, `pulumi-resource-posthog-v${version}-${p}.tar.gz`),
-          "-C",
-          stage,
-          "pulumi-resource-posthog",
-          "node/bin/node",
-        ],
+        ["-czf", join(dir, `pulumi-resource-posthog-v${version}-${p}.tar.gz`), "-C", stage, ...entries],
         stage,
       );
+    writeFileSync(join(dir, `pulumi-posthog-${version}.tgz`), "npm tarball");
+    sh("bash", ["-c", `sha256sum * > ${sums}`], dir);
     return dir;
   };
 
-  it("requires the os/arch pairs tools/plugin-tarball.mts always makes with --all", () => {
-    const tool = readFileSync(join(root, "tools", "plugin-tarball.mts"), "utf8");
-    const always = [...tool.matchAll(/\{ os: "(\w+)", arch: "(\w+)", [^}]*optional: false \}/g)].map(
-      (m) => `${m[1]}-${m[2]}`,
+  it("every stage the workflow names is one of the script's, and the build job builds with --all --strict", () => {
+    const stages = /export const STAGES = \[([^\]]+)\]/.exec(readFileSync(script, "utf8"))?.[1] ?? "";
+    const known = [...stages.matchAll(/"([\w-]+)"/g)].map((m) => m[1]);
+    const named = [...text.matchAll(/--stage "?([\w-]+|\$STAGE)"?/g)].map((m) => m[1]);
+    const matrix = (job("test-artifacts") as Job & { strategy: { matrix: { stage: string[] } } }).strategy
+      .matrix.stage;
+    const all = named.flatMap((n) => (n === "$STAGE" ? matrix : [n]));
+    expect(all).toEqual(
+      expect.arrayContaining(["build", "verify", "test-npm", "test-plugin", "test-sdk", "published"]),
     );
-    expect(always.length).toBeGreaterThanOrEqual(3);
-    expect(required.sort()).toEqual(always.sort());
-  });
-
-  it("writes pulumi-resource-posthog-v<version>-checksums.txt, which sha256sum -c verifies, the optional windows one included", () => {
-    const dir = release([...required, "windows-amd64"]);
-    const r = runStep(script, dir, { VERSION: version });
-    expect(r.status, r.output).toBe(0);
-    const sums = `pulumi-resource-posthog-v${version}-checksums.txt`;
-    const lines = readFileSync(join(dir, sums), "utf8").trim().split("\n");
-    expect(lines).toHaveLength(required.length + 1);
-    for (const line of lines)
-      expect(line).toMatch(/^[0-9a-f]{64} {2}pulumi-resource-posthog-v[\w.-]+\.tar\.gz$/);
-    expect(sh("sha256sum", ["-c", sums], dir)).toContain(
-      `pulumi-resource-posthog-v${version}-linux-arm64.tar.gz: OK`,
+    for (const n of all) expect(known, n).toContain(n);
+    expect(job("build").steps.map((s) => s.run ?? "")).toContain(
+      "node tools/release-dry-run.mts --stage build --all --strict --out dist/release",
     );
+    expect(required.length).toBeGreaterThanOrEqual(3);
   });
 
-  it("fails on a tarball without its Node.js runtime (node/bin/node)", () => {
-    const dir = release(required);
-    const stage = mkdtempSync(join(work, "stage-"));
-    writeFileSync(join(stage, "pulumi-resource-posthog"), "#!/bin/sh\n");
-    const file = join(dir, `pulumi-resource-posthog-v${version}-linux-amd64.tar.gz`);
-    sh("tar", ["-czf", file, "-C", stage, "pulumi-resource-posthog"], stage);
-    const r = runStep(script, dir, { VERSION: version });
-    expect(r.status).not.toBe(0);
-    expect(r.output).toContain("node/bin/node");
-    expect(existsSync(join(dir, `pulumi-resource-posthog-v${version}-checksums.txt`))).toBe(false);
+  it("verify --all passes the files the checksums file lists, each required os/arch there", () => {
+    const r = dryRun(["--stage", "verify", "--all", "--out", release(required)]);
+    expect(r.status, r.stderr).toBe(0);
   });
 
-  it("fails naming the tarball that is missing", () => {
-    const dir = release(required.filter((p) => p !== "linux-arm64"));
-    const r = runStep(script, dir, { VERSION: version });
+  it("verify --all fails naming a required os/arch's missing tarball", () => {
+    const r = dryRun([
+      "--stage",
+      "verify",
+      "--all",
+      "--out",
+      release(required.filter((p) => p !== "linux-arm64")),
+    ]);
     expect(r.status).toBe(1);
+    expect(r.stderr).toContain(
+      `no plugin tarball for a required os/arch: pulumi-resource-posthog-v${version}-linux-arm64.tar.gz`,
+    );
+  });
+
+  it("verify --all fails on a tarball without its Node.js runtime (node/bin/node)", () => {
+    const r = dryRun(["--stage", "verify", "--all", "--out", release(required, ["pulumi-resource-posthog"])]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/pulumi-resource-posthog-v[\w.-]+\.tar\.gz holds no node\/bin\/node/);
+  });
+
+  it("verify fails naming a file whose bytes are not the ones the checksums file lists, and a file it does not list", () => {
+    const dir = release(required);
+    writeFileSync(join(dir, `pulumi-posthog-${version}.tgz`), "other bytes");
+    writeFileSync(join(dir, "stray.txt"), "");
+    const r = dryRun(["--stage", "verify", "--out", dir]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`checksum mismatch in ${dir}: pulumi-posthog-${version}.tgz: sha256 `);
+    expect(r.stderr).toContain(`stray.txt is not in ${sums}`);
+  });
+
+  it("published (a re-run): prints only what is not published yet; equal bytes are skipped", () => {
+    const dir = release(required);
+    const there = mkdtempSync(join(work, "published-"));
+    const first = `pulumi-resource-posthog-v${version}-${required[0]}.tar.gz`;
+    cpSync(join(dir, first), join(there, first));
+    const r = dryRun(["--stage", "published", "--out", dir, "--from", there]);
+    expect(r.status, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split("\n");
+    expect(lines).not.toContain(first);
+    expect(lines).toContain(sums);
+    expect(lines).toHaveLength(required.length + 1);
+  });
+
+  it("published (a re-run): fails naming a published file with other bytes, and prints nothing to upload", () => {
+    const dir = release(required);
+    const there = mkdtempSync(join(work, "published-"));
+    writeFileSync(join(there, sums), "what an earlier run published\n");
+    const r = dryRun(["--stage", "published", "--out", dir, "--from", there]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(`already published with other bytes: ${sums} (published sha256 `);
+  });
+});
+
+describe("the npm re-run check (job npm), run with bash and a stand-in npm", () => {
+  const script = step(
+    "npm",
+    "publish the built tarball, unless npm has these very bytes (other bytes fail the job)",
+  ).run as string;
+  /** Runs the step on a tarball, `npm view` answering `integrity` (empty: not published); returns what npm was asked. */
+  const publish = (integrity: string) => {
+    const dir = mkdtempSync(join(work, "npm-"));
+    mkdirSync(join(dir, "dist", "release"), { recursive: true });
+    writeFileSync(join(dir, "dist", "release", `pulumi-posthog-${version}.tgz`), "the built bytes");
+    mkdirSync(join(dir, "bin"));
+    writeFileSync(
+      join(dir, "bin", "npm"),
+      `#!/usr/bin/env bash\necho "$*" >> "${join(dir, "asked")}"\nif [ "$1" = view ]; then printf '%s' '${integrity}'; fi\n`,
+      { mode: 0o755 },
+    );
+    const r = runStep(script, dir, {
+      PATH: `${join(dir, "bin")}:${toolPath}`,
+      VERSION: version,
+      PACKAGE: "pulumi-posthog",
+      FILE: "pulumi-posthog",
+      NPM_TAG: "latest",
+    });
+    return { ...r, asked: readFileSync(join(dir, "asked"), "utf8") };
+  };
+  const built = `sha512-${createHash("sha512").update("the built bytes").digest("base64")}`;
+
+  it("publishes the built tarball when npm has no such version", () => {
+    const r = publish("");
+    expect(r.status, r.output).toBe(0);
+    expect(r.asked).toContain(
+      `publish dist/release/pulumi-posthog-${version}.tgz --provenance --access public --tag latest`,
+    );
+  });
+  it("skips when npm's dist.integrity is the built tarball's", () => {
+    const r = publish(built);
+    expect(r.status, r.output).toBe(0);
+    expect(r.asked).not.toContain("publish");
+    expect(r.output).toContain("nothing to publish");
+  });
+  it("fails naming the tarball when npm has other bytes", () => {
+    const r = publish("sha512-b3RoZXI=");
+    expect(r.status).toBe(1);
+    expect(r.asked).not.toContain("publish");
     expect(r.output).toContain(
-      `::error::npm run plugin-tarball -- --all made no pulumi-resource-posthog-v${version}-linux-arm64.tar.gz`,
+      `::error::pulumi-posthog@${version} is on npm with other bytes (sha512-b3RoZXI=) than dist/release/pulumi-posthog-${version}.tgz`,
     );
   });
 });
 
-describe("the Python SDK's sdist (job sdk-python; setuptools of this machine, python -m build on the runner)", () => {
+describe("the Python SDK's sdist (tools/release-dry-run.mts buildPython; setuptools of this machine, python -m build on the runner)", () => {
   const hasSetuptools = spawnSync("python3", ["-c", "import setuptools"]).status === 0;
   it.skipIf(!hasSetuptools)(
     `is pulumi_posthog-${version}.tar.gz, with the README the workflow copies`,
     () => {
       const dir = mkdtempSync(join(work, "python-"));
       cpSync(join(root, "sdk-gen", "python"), join(dir, "sdk-gen", "python"), { recursive: true });
-      const build =
-        job("sdk-python").steps.find((s) => s.name === "build the sdist and the wheel")?.run ?? "";
-      const copy = build.split("\n").find((l) => l.trim().startsWith("cp ")) ?? "";
-      expect(copy).toContain("sdk-gen/python/README.md");
-      sh("bash", ["-c", copy], dir);
+      // As the build stage does: the README beside setup.py, copied from the package folder.
+      const tool = readFileSync(join(root, "tools", "release-dry-run.mts"), "utf8");
+      expect(tool).toContain(
+        'run("cp", [join(copy, "pulumi_posthog", "README.md"), join(copy, "README.md")]);',
+      );
+      const python = join(dir, "sdk-gen", "python");
+      cpSync(join(python, "pulumi_posthog", "README.md"), join(python, "README.md"));
       sh("python3", ["setup.py", "-q", "sdist", "-d", join(dir, "out")], join(dir, "sdk-gen", "python"));
       const sdist = join(dir, "out", `pulumi_posthog-${version}.tar.gz`);
       expect(existsSync(sdist)).toBe(true);
@@ -288,34 +378,81 @@ describe("the Python SDK's sdist (job sdk-python; setuptools of this machine, py
 });
 
 describe("what the workflow names exists and agrees", () => {
-  it("runs on a tag v* only, with read-only permissions unless a job needs more", () => {
+  it("runs on a tag v* only, read-only at the top, each job's permissions its own (write only where it publishes)", () => {
     expect(workflow.on).toEqual({ push: { tags: ["v*"] } });
     expect(workflow.permissions).toEqual({ contents: "read" });
+    for (const [name, j] of Object.entries(workflow.jobs)) expect(j.permissions, name).toBeDefined();
     const writers = Object.entries(workflow.jobs).filter(([, j]) => j.permissions?.contents === "write");
     expect(writers.map(([n]) => n).sort()).toEqual(["github-release", "sdk-go"]);
     const oidc = Object.entries(workflow.jobs).filter(([, j]) => j.permissions?.["id-token"] === "write");
-    expect(oidc.map(([n]) => n).sort()).toEqual(["npm", "sdk-nodejs", "sdk-python"]);
+    expect(oidc.map(([n]) => n).sort()).toEqual(["npm", "sdk-python"]);
   });
 
-  it("tests first (the version gate, npm ci, npm test); the release waits for the tarballs; every registry for the release", () => {
-    const runs = job("test").steps.map((s) => s.id ?? s.run ?? "");
+  it("builds once, tests those files, publishes only when every build and test job passed, then verifies", () => {
+    const builds = ["build"];
+    const tests = ["test", "test-artifacts", "test-python", "test-dotnet"];
+    const publishers = ["github-release", "npm", "sdk-python", "sdk-dotnet", "sdk-go"];
+    expect(Object.keys(workflow.jobs).sort()).toEqual([...builds, ...tests, ...publishers, "verify"].sort());
+    const runs = job("build").steps.map((s) => s.id ?? s.run ?? "");
     expect(runs.indexOf("version")).toBeLessThan(runs.indexOf("npm ci"));
-    expect(runs.indexOf("npm ci")).toBeLessThan(runs.indexOf("npm test"));
     expect(runs.indexOf("npm ci")).toBeGreaterThan(-1);
-    expect(needs(job("plugin"))).toEqual(["test"]);
-    expect(needs(job("github-release")).sort()).toEqual(["plugin", "test"]);
-    for (const name of ["npm", "sdk-nodejs", "sdk-python", "sdk-dotnet", "sdk-go"])
+    expect(
+      job("test")
+        .steps.map((s) => s.run)
+        .filter(Boolean),
+    ).toEqual(["npm ci", "npm test"]);
+    for (const name of tests.filter((t) => t !== "test")) {
+      expect(needs(job(name)), name).toEqual(["build"]);
+      // The very files the build job uploaded, checked against its checksums file before anything runs.
+      const download = job(name).steps.find((s) => s.uses?.startsWith("actions/download-artifact@"));
+      expect(download?.with, name).toMatchObject({ name: "release" });
+      expect(
+        job(name)
+          .steps.map((s) => s.run ?? "")
+          .join("\n"),
+        name,
+      ).toMatch(/--stage verify|sha256sum -c/);
+    }
+    for (const name of publishers) {
+      expect(needs(job(name)), name).toEqual(expect.arrayContaining([...builds, ...tests]));
+      // Publishes the built files: no publishing job checks out and builds anew.
+      const runs = job(name)
+        .steps.map((s) => s.run ?? "")
+        .join("\n");
+      expect(runs, name).not.toMatch(/npm ci|npm pack|python -m build|dotnet pack|plugin-tarball/);
+    }
+    for (const name of publishers.filter((n) => n !== "github-release"))
       expect(needs(job(name)), name).toContain("github-release");
-    expect(Object.keys(workflow.jobs).sort()).toEqual(
-      ["github-release", "npm", "plugin", "sdk-dotnet", "sdk-go", "sdk-nodejs", "sdk-python", "test"].sort(),
-    );
+    expect(needs(job("verify"))).toEqual(expect.arrayContaining(publishers));
+    expect(text).not.toContain("--clobber");
   });
 
-  it("pins every action to a version and uses only the documented secrets", () => {
-    for (const [jobName, s] of allSteps().filter(([, s]) => s.uses))
-      expect(s.uses, `${jobName}: ${s.uses}`).toMatch(/^[\w.-]+\/[\w.-]+@v\d+(\.\d+){0,2}$/);
+  it("pins every action by a 40-hex commit with its tag in a comment, one commit per action, and uses only the documented secrets", () => {
+    const pinned = new Map<string, string>();
+    for (const line of text.split("\n").filter((l) => /^\s*(- )?uses:/.test(l))) {
+      const m = /uses: ([\w.-]+\/[\w.-]+)@([0-9a-f]{40}) # (v\d+(\.\d+){0,2})$/.exec(line);
+      expect(m, line).not.toBeNull();
+      const [, action, sha, tag] = m as RegExpExecArray;
+      expect(pinned.get(`${action}@${tag}`) ?? sha, line).toBe(sha);
+      pinned.set(`${action}@${tag}`, sha as string);
+    }
+    expect(pinned.size).toBeGreaterThanOrEqual(7);
+    expect(allSteps().filter(([, s]) => s.uses).length).toBeGreaterThan(pinned.size);
     const secrets = [...text.matchAll(/\$\{\{\s*secrets\.([A-Za-z_]+)\s*\}\}/g)].map((m) => m[1]);
     expect([...new Set(secrets)].sort()).toEqual(["GITHUB_TOKEN", "NPM_TOKEN", "NUGET_API_KEY"]);
+  });
+
+  it("each required os/arch is made once, by the build stage with --all (none listed twice)", () => {
+    const builds = allSteps().filter(([, s]) => /plugin-tarball|--stage build/.test(s.run ?? ""));
+    expect(builds.map(([n, s]) => [n, s.run])).toEqual([
+      ["build", "node tools/release-dry-run.mts --stage build --all --strict --out dist/release"],
+    ]);
+    const tool = readFileSync(join(root, "tools", "plugin-tarball.mts"), "utf8");
+    const required = [...tool.matchAll(/\{ os: "(\w+)", arch: "(\w+)", [^}]*optional: false \}/g)].map(
+      (m) => `${m[1]}-${m[2]}`,
+    );
+    expect(new Set(required).size).toBe(required.length);
+    expect(required).toEqual(expect.arrayContaining(["linux-amd64", "linux-arm64", "darwin-amd64"]));
   });
 
   it("every `npm run X` is a script of the package.json where it runs", () => {
@@ -373,14 +510,17 @@ describe("what the workflow names exists and agrees", () => {
     const run = job("sdk-dotnet")
       .steps.map((s) => s.run ?? "")
       .join("\n");
-    const id = /dist\/nuget\/([\w.]+)\.\$VERSION\.nupkg/.exec(run)?.[1];
+    const id = /dist\/release\/([\w.]+)\.\$VERSION\.nupkg/.exec(run)?.[1];
     const csproj = globSync("*.csproj", { cwd: join(root, "sdk-gen", "dotnet") });
     expect(csproj).toHaveLength(1);
     const project = readFileSync(join(root, "sdk-gen", "dotnet", csproj[0] as string), "utf8");
     expect(id).toBe(
       /<PackageId>([^<]+)<\/PackageId>/.exec(project)?.[1] ?? basename(csproj[0] as string, ".csproj"),
     );
-    expect(run).toContain('-p:Version="$VERSION"');
+    // The build stage packs it at package.json's version.
+    expect(readFileSync(join(root, "tools", "release-dry-run.mts"), "utf8")).toContain(
+      ["`-p:Version=$", "{version}`"].join(""),
+    );
   });
 });
 
@@ -394,13 +534,13 @@ describe("npm publish --dry-run (offline)", () => {
     expect(out).toContain(`+ pulumi-posthog@${version}`);
   }, 600_000);
 
-  it(`of the generated Node.js SDK, from sdk-gen/nodejs as the workflow publishes it: @pulumi-posthog/posthog@${version}`, () => {
-    const publish = job("sdk-nodejs").steps.find((s) => s.run?.startsWith("npm publish"));
-    expect(publish?.["working-directory"]).toBe("sdk-gen/nodejs");
-    // Nothing builds in that folder before (npm packs its `main`, bin/index.js, when it is there).
-    const before = job("sdk-nodejs").steps.slice(0, job("sdk-nodejs").steps.indexOf(publish as Step));
-    for (const s of before) expect(s["working-directory"], s.name).toBeUndefined();
-    for (const s of before) expect(s.run ?? "", s.name).not.toMatch(/cd sdk-gen\/nodejs|--prefix sdk-gen/);
+  it(`of the generated Node.js SDK, a copy of sdk-gen/nodejs as npm packs it: @pulumi-posthog/posthog@${version}`, () => {
+    // The workflow publishes the package the build job packed (npm run sdk-pack), named as npm names a scoped one.
+    const matrix = (
+      job("npm") as Job & { strategy: { matrix: { include: { package: string; file: string }[] } } }
+    ).strategy.matrix.include;
+    expect(matrix).toContainEqual({ package: "@pulumi-posthog/posthog", file: "pulumi-posthog-posthog" });
+    expect(matrix).toContainEqual({ package: pkg.name, file: pkg.name });
     // A copy without what a build or an install leaves (node_modules/, bin/: the SDK's .gitignore keeps them out).
     const dir = join(mkdtempSync(join(work, "sdk-nodejs-")), "nodejs");
     cpSync(join(root, "sdk-gen", "nodejs"), dir, {
