@@ -4,7 +4,15 @@
  * run with bash against the real Pulumi CLI in test/stack/ci-preview-json.test.ts.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -25,12 +33,14 @@ type Step = {
 type Job = {
   "runs-on": string;
   strategy?: { matrix?: { stack?: string[] }; "fail-fast"?: boolean; "max-parallel"?: number };
+  if?: string;
   env?: Record<string, string>;
   environment?: string;
   steps: Step[];
 };
 type Workflow = {
   name: string;
+  env?: Record<string, string>;
   on: Record<string, unknown>;
   permissions?: Record<string, string>;
   jobs: Record<string, Job>;
@@ -50,8 +60,13 @@ const pulumiStep = (job: Job): Step => {
 /** The GitHub expression of the matrix's stack, as written in the workflows. */
 const MATRIX_STACK = ["$", "{{ matrix.stack }}"].join("");
 const files = ["pulumi-preview.yml", "pulumi-up.yml", "pulumi-drift.yml", "integration-tests.yml"];
+/** The plugin route (no npm project): checked on its own below. */
+const pluginRoute = ["pulumi-yaml.yml"];
 
 describe("every workflow", () => {
+  it("is checked here: the npm route's or the plugin route's", () => {
+    expect(readdirSync(dir).sort()).toEqual([...files, ...pluginRoute].sort());
+  });
   it.each(files)("%s: Node >= 22 before npm ci, pulumi/actions v6, only the documented secrets", (file) => {
     const text = readFileSync(join(dir, file), "utf8");
     for (const job of Object.values(load(file).jobs)) {
@@ -236,5 +251,90 @@ describe("integration-tests.yml", () => {
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { files: string[] };
     expect(pkg.files).toContain("examples/ci");
     expect(existsSync(join(root, "examples", "ci", "posthog-emulator.sh"))).toBe(true);
+  });
+});
+
+describe("pulumi-yaml.yml: the plugin route (issue 51, item 6)", () => {
+  /** A dollar sign, to write GitHub expressions and shell parameters in template strings. */
+  const D = "$";
+  const w = load("pulumi-yaml.yml");
+  const text = readFileSync(join(dir, "pulumi-yaml.yml"), "utf8");
+  const install =
+    'pulumi plugin install resource posthog "$POSTHOG_PLUGIN_VERSION" --server "$POSTHOG_PLUGIN_SERVER"';
+  it("installs the plugin from the GitHub release schema.json names, at a version, in every job, after the CLI", () => {
+    const schema = JSON.parse(readFileSync(join(root, "schema.json"), "utf8")) as {
+      pluginDownloadURL: string;
+    };
+    expect(w.env).toEqual({
+      POSTHOG_PLUGIN_VERSION: expect.stringMatching(/^\d+\.\d+\.\d+$/),
+      POSTHOG_PLUGIN_SERVER: schema.pluginDownloadURL,
+    });
+    for (const [name, job] of Object.entries(w.jobs)) {
+      const runs = job.steps.map((s) => s.run ?? s.uses ?? "");
+      expect(runs, name).toContain(install);
+      expect(runs.indexOf(install), name).toBeGreaterThan(
+        runs.findIndex((r) => r.startsWith("pulumi/actions@")),
+      );
+    }
+    const secrets = [...text.matchAll(/\$\{\{\s*secrets\.([A-Z_]+)\s*\}\}/g)].map((m) => m[1]);
+    for (const secret of secrets) expect(["PULUMI_ACCESS_TOKEN", "POSTHOG_API_KEY"]).toContain(secret);
+  });
+  it("previews on pull requests and runs up on a push to main, one stack at a time, with the policy pack of the plugin's version", () => {
+    const job = w.jobs.pulumi as Job;
+    expect(job.strategy).toMatchObject({ "max-parallel": 1, "fail-fast": true });
+    expect(job.strategy?.matrix?.stack).toEqual(["dev", "staging", "prod"]);
+    const step = pulumiStep({ ...job, steps: job.steps.filter((s) => s.with?.command) });
+    expect(step.with?.command).toBe(`${D}{{ github.event_name == 'push' && 'up' || 'preview' }}`);
+    expect(step.with?.policyPacks).toBe(
+      `${D}{{ runner.temp }}/policy/node_modules/pulumi-posthog/policy/posthog-policy`,
+    );
+    expect(step.with?.policyPackConfigs).toBe(`.github/policy/${MATRIX_STACK}.json`);
+    expect(job.steps.map((s) => s.run ?? "")).toContain(
+      'npm install --prefix "$RUNNER_TEMP/policy" "pulumi-posthog@$POSTHOG_PLUGIN_VERSION" @pulumi/policy@1',
+    );
+  });
+  it("audits nightly from the plugin's folder with no Node.js set up; run with bash, it reports as the npm route's audit does", () => {
+    const audit = w.jobs.audit as Job;
+    expect(audit.steps.some((s) => s.uses?.startsWith("actions/setup-node@"))).toBe(false);
+    const step = audit.steps.find((s) => s.run?.includes(" audit \\")) as Step;
+    expect(step.run).toContain(
+      `"${D}{PULUMI_HOME:-$HOME/.pulumi}/plugins/resource-posthog-v$POSTHOG_PLUGIN_VERSION/pulumi-posthog" audit`,
+    );
+    // The step's script with a plugin folder whose pulumi-posthog is the built CLI, and a policy file that is JSON
+    // null: the audit refuses it before any request (exit 2, one line on stderr), and the step exits with it.
+    const work = mkdtempSync(join(tmpdir(), "yaml-audit-step-"));
+    try {
+      mkdirSync(join(work, ".github", "policy"), { recursive: true });
+      writeFileSync(join(work, ".github", "policy", "prod.json"), "null");
+      const plugin = join(work, "home", "plugins", "resource-posthog-v0.1.0");
+      mkdirSync(plugin, { recursive: true });
+      const cli = join(root, "dist", "provider", "cli.js");
+      writeFileSync(
+        join(plugin, "pulumi-posthog"),
+        `#!/usr/bin/env bash\nexec "${process.execPath}" "${cli}" "$@"\n`,
+        {
+          mode: 0o755,
+        },
+      );
+      const summary = join(work, "summary.md");
+      writeFileSync(summary, "");
+      const r = spawnSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", step.run ?? ""], {
+        cwd: work,
+        encoding: "utf8",
+        env: {
+          PATH: "/usr/bin:/bin",
+          PULUMI_HOME: join(work, "home"),
+          POSTHOG_PLUGIN_VERSION: "0.1.0",
+          GITHUB_STEP_SUMMARY: summary,
+          POSTHOG_API_KEY: "phx_x",
+        },
+      });
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toContain(
+        "pulumi-posthog audit: --config .github/policy/prod.json: the policy config must be",
+      );
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 });
