@@ -255,7 +255,8 @@ async function build(out: string, all: boolean, strict: boolean): Promise<Built>
 function destination(file: string): string {
   if (file.startsWith("pulumi-resource-posthog-")) return "GitHub release";
   if (file === checksumsName(version)) return "GitHub release";
-  if (file.endsWith(".tgz")) return file.startsWith("pulumi-posthog-") ? "npm pulumi-posthog" : "npm (SDK)";
+  if (file.startsWith("pulumi-posthog-posthog-")) return "npm @pulumi-posthog/posthog";
+  if (file.endsWith(".tgz")) return "npm pulumi-posthog";
   if (file.endsWith(".whl") || (file.startsWith("pulumi_posthog-") && file.endsWith(".tar.gz")))
     return "PyPI";
   if (file.endsWith(".nupkg")) return "NuGet";
