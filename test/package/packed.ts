@@ -5,7 +5,7 @@
  * npm cache at ~/.npm: offline when it holds them). Tests that need the installed package call `installPacked()`
  * once per test file (in `beforeAll`, with a generous timeout) and then `compile()` / `runNode()` in its directory.
  */
-import { execFile, type SpawnSyncReturns, spawnSync } from "node:child_process";
+import { execFile, type SpawnSyncReturns, spawn, spawnSync } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -234,6 +234,38 @@ export function runAsync(
         resolveRun({ status: error ? (typeof code === "number" ? code : 1) : 0, stdout, stderr });
       },
     );
+  });
+}
+
+/**
+ * The first line `command` prints on stdout, after which it is killed (a server that prints its address or port
+ * when ready, e.g.). @throws (rejects) when it exits first (with its stderr) or prints no line within 60 s.
+ */
+export function firstLine(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<string> {
+  return new Promise((resolveLine, reject) => {
+    const child = spawn(command, args, options);
+    let out = "";
+    let err = "";
+    const timer = setTimeout(() => child.kill(), 60_000);
+    child.stderr.on("data", (d: Buffer) => {
+      err += d.toString();
+    });
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      if (!out.includes("\n")) return;
+      clearTimeout(timer);
+      child.kill();
+      resolveLine(out.split("\n")[0] ?? "");
+    });
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${command} exited (${code}) before printing a line: ${err}`));
+    });
   });
 }
 

