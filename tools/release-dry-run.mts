@@ -321,10 +321,15 @@ function installNpmTarball(out: string | undefined, dir: string, extra: string[]
   );
 }
 
-/** An emulator started from the installed package's bin in `dir`: its ready line's values, and `stop()`. */
-async function startEmulator(dir: string) {
-  const bin = join(dir, "node_modules", ".bin", "posthog-emulator");
-  const child = spawn(bin, ["--port", "0", "--rate-limit", "off"], { stdio: ["ignore", "pipe", "inherit"] });
+/**
+ * An emulator started from the command `bin` (an installed package's `node_modules/.bin/posthog-emulator`, or the
+ * plugin folder's), with `path` as the whole PATH when given: its ready line's values, and `stop()`.
+ */
+async function startEmulator(bin: string, path?: string) {
+  const child = spawn(bin, ["--port", "0", "--rate-limit", "off"], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: path === undefined ? process.env : { ...process.env, PATH: path },
+  });
   const line = await new Promise<string>((ok, fail) => {
     let text = "";
     child.stdout.on("data", (d: Buffer) => {
@@ -339,7 +344,7 @@ async function startEmulator(dir: string) {
     organizationId: string;
     projectId: number;
   };
-  const env = {
+  const env: Record<string, string> = {
     POSTHOG_HOST: ready.url,
     POSTHOG_API_KEY: ready.apiKey,
     POSTHOG_ORGANIZATION_ID: ready.organizationId,
@@ -388,7 +393,7 @@ async function testNpm(out: string | undefined): Promise<void> {
     installNpmTarball(out, dir);
     writeFileSync(join(dir, "Pulumi.yaml"), "name: quick-start\nruntime: nodejs\nmain: index.js\n");
     writeFileSync(join(dir, "index.js"), QUICK_START);
-    const emulator = await startEmulator(dir);
+    const emulator = await startEmulator(join(dir, "node_modules", ".bin", "posthog-emulator"));
     try {
       await previewAndUp(dir, work, emulator.env);
     } finally {
@@ -419,13 +424,17 @@ async function installPlugin(out: string | undefined, work: string): Promise<voi
   });
 }
 
-/** The test-plugin stage: a YAML program through the plugin tarball, with no `node` on the CLI's PATH. */
+/**
+ * The test-plugin stage: a YAML program through the plugin tarball, with no `node` on any PATH: the emulator is the
+ * plugin folder's `posthog-emulator`, and after the `up` the folder's `pulumi-posthog audit` reads the organization
+ * (exit 0 or 1: judged; 2, a read it could not complete, fails the stage).
+ */
 async function testPlugin(out: string | undefined): Promise<void> {
   const { PULUMI_BIN } = pulumiTools();
   const work = mkdtempSync(join(tmpdir(), "release-plugin-"));
   try {
-    installNpmTarball(out, join(work, "emulator")); // the emulator, from the package
     await installPlugin(out, work);
+    const folder = join(work, "state", ".pulumi-home", "plugins", `resource-posthog-v${version}`);
     const dir = join(work, "project");
     mkdirSync(dir);
     writeFileSync(
@@ -438,15 +447,30 @@ async function testPlugin(out: string | undefined): Promise<void> {
     mkdirSync(bin);
     for (const tool of ["pulumi", "pulumi-language-yaml"])
       run("ln", ["-s", join(PULUMI_BIN, tool), join(bin, tool)]);
-    const emulator = await startEmulator(join(work, "emulator"));
+    const emulator = await startEmulator(join(folder, "posthog-emulator"), bin);
     try {
       await previewAndUp(dir, work, emulator.env, bin);
+      auditWithoutNode(join(folder, "pulumi-posthog"), emulator.env, bin);
     } finally {
       emulator.stop();
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * `<command> audit` (the plugin folder's `pulumi-posthog`) with the emulator's settings `env` and `path` as the whole
+ * PATH (no `node` on it).
+ * @throws StageError when it exits other than 0 or 1 (1: violations found, 2: a read it could not complete)
+ */
+function auditWithoutNode(command: string, env: Record<string, string>, path: string): void {
+  const r = spawnSync(command, ["audit"], { env: { ...process.env, ...env, PATH: path }, encoding: "utf8" });
+  if (r.status !== 0 && r.status !== 1) {
+    process.stderr.write(`${r.stdout}${r.stderr}`);
+    throw new StageError(`\`${command} audit\` exited ${r.status} (${r.error?.message ?? "no error"})`);
+  }
+  say(`pulumi-posthog audit from the plugin folder, no node on PATH: exit ${r.status}`);
 }
 
 /** The test-sdk stage: a program through the Node.js SDK's package and the plugin tarball. */
@@ -464,7 +488,7 @@ async function testSdk(out: string): Promise<string | undefined> {
       'const posthog = require("@pulumi-posthog/posthog");\n' +
         'const kpis = new posthog.Dashboard("kpis", { name: "From the SDK package" });\nexports.id = kpis.id;\n',
     );
-    const emulator = await startEmulator(dir);
+    const emulator = await startEmulator(join(dir, "node_modules", ".bin", "posthog-emulator"));
     try {
       await previewAndUp(dir, work, emulator.env);
     } finally {
