@@ -952,7 +952,7 @@ async function holdUntilKill(
   }
   h.heldFrom = Date.now();
   // The engine begins each create on its own: one look-alike held does not mean it has sent the next. It
-  // records a create in the state's pending operations before it sends it (CONTRIBUTING, the test rules):
+  // records a create in the state's pending operations before it sends it (docs/contributing/tests.md, "The rules"):
   // wait for two look-alikes there, then 1 s for the call itself.
   for (const end = Date.now() + 5000; lookAlikesBegun(s) < 2 && Date.now() < end && !run.exited; )
     await sleep(5);

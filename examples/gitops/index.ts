@@ -48,7 +48,7 @@ for (const person of invites) {
     level: person.level ?? "member",
     sendEmail: stack === "prod",
     // `adopt: true` takes over a pending invite of the address (one a create whose answer was lost may have made:
-    // docs/how-it-works.md, "Lost creates") instead of failing, and revokes it on destroy as one the stack sent.
+    // docs/how-it-works/lost-creates.md) instead of failing, and revokes it on destroy as one the stack sent.
     ...(person.adopt ? { adopt: true, deleteAdoptedOnDestroy: true } : {}),
   });
 }

@@ -1,6 +1,6 @@
 /**
  * Adoption in a preview (issue 28, item 5): a resource new to the stack whose create takes over an existing object
- * (docs/how-it-works.md, "The adoption pattern") is counted by the engine under "create", for the engine knows
+ * (docs/how-it-works/adoption.md) is counted by the engine under "create", for the engine knows
  * only that the resource is new to the stack. So that the preview says what will happen, `check` (in a preview,
  * for a resource new to the stack with valid inputs) reads the object the create would adopt, with one read per
  * object and no write, and says which one it is: its kind, id and name. Each resource's card says how it reads it

@@ -41,7 +41,7 @@
  * A fourth option for these two would be one flag per difference; each keeps its sequence beside its card instead,
  * with the same primitives and the same tests (test/provider/lost-create-adoption.test.ts, test/stack/look-alikes).
  *
- * Limits (docs/how-it-works.md, "Lost creates"): across processes (an engine killed mid-create) the create journal
+ * Limits (docs/how-it-works/lost-creates.md): across processes (an engine killed mid-create) the create journal
  * (provider/framework/create-journal.ts) tells the next run what the dead create was; a fresh runner without it recognises an
  * object by its marker only in the list read its first create makes in that scope.
  */

@@ -223,7 +223,7 @@ export const dashboardCollaborator = resource<
     const old = props;
     const { dashboardId, userUuid } = parseId(id);
     if (old.adopted === true) {
-      // Imported: it existed before Pulumi, so it is left as found (docs/how-it-works.md, "What destroy does").
+      // Imported: it existed before Pulumi, so it is left as found (docs/how-it-works/adoption.md, "What destroy does").
       console.log(
         `warning: destroy kept the collaborator ${old.email ?? userUuid} of dashboard ${dashboardId}: it was ` +
           "imported, and imported objects are left as they were found. Remove them in PostHog if needed.",

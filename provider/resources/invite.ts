@@ -217,7 +217,7 @@ export class PendingInviteError extends Error {
         "invite with this resource, declare it with adopt: true (it takes over a pending invite of the same e-mail " +
         "and level; of another level, a new invite replaces it). If another stack manages it, keep the Invite in that " +
         "stack only; if this stack manages it under another resource name, give this resource that name's alias " +
-        '(docs/how-it-works.md, "Several stacks, one organization")',
+        '(docs/how-it-works/one-object.md, "Several stacks, one organization")',
     );
     this.name = "PendingInviteError";
   }
@@ -250,7 +250,7 @@ class InviteReplacedError extends Error {
         "Two stacks must not declare an invite for the same address: keep the Invite in one stack only. In the stack " +
         "that gives it up, remove it from the program (or run `pulumi state delete <this resource's URN>`); to make " +
         `this stack the one that manages invite ${other.id}, run \`pulumi state delete <this resource's URN>\` here, ` +
-        'declare the Invite with `adopt: true`, and run `pulumi up` (docs/how-it-works.md, "Several stacks, one organization")',
+        'declare the Invite with `adopt: true`, and run `pulumi up` (docs/how-it-works/one-object.md, "Several stacks, one organization")',
     );
     this.name = "InviteReplacedError";
   }

@@ -1,5 +1,6 @@
 /**
- * docs/troubleshooting.md stays honest: every error a user can meet is on it.
+ * docs/troubleshooting.md and its topic pages (docs/troubleshooting/*.md) stay honest: every error a user can meet
+ * is on one of them ("the page" below is the index and the topic pages together).
  *
  * 1. Every error class: each class exported by provider/client/errors.ts (found at run time) and each class
  *    declared in the sources below that extends an Error is named on the page (as `ClassName`).
@@ -42,9 +43,19 @@ import { type ExclusiveGroup, ruleOf } from "../../provider/framework/inputs";
 import { control, type Emulator, startTestEmulator } from "../client/helpers";
 
 const root = join(__dirname, "..", "..");
-const pagePath = join(root, "docs", "troubleshooting.md");
-const page = readFileSync(pagePath, "utf8");
-/** The page with every run of whitespace turned into one space (messages are wrapped freely on the page). */
+/** The index, then each topic page of docs/troubleshooting/ (relative to the root, sorted). */
+const pagePaths = [
+  "docs/troubleshooting.md",
+  ...readdirSync(join(root, "docs", "troubleshooting"))
+    .filter((f) => f.endsWith(".md"))
+    .sort()
+    .map((f) => `docs/troubleshooting/${f}`),
+];
+/** Each page's text, by its path. */
+const pages = new Map(pagePaths.map((p) => [p, readFileSync(join(root, p), "utf8")]));
+/** Every page, one after the other. */
+const page = [...pages.values()].join("\n");
+/** The pages with every run of whitespace turned into one space (messages are wrapped freely on the pages). */
 const flat = squash(page);
 
 /** Literal pieces shorter than this (", ", " (", "Invalid ") are not required on the page. */
@@ -327,7 +338,7 @@ describe("docs/troubleshooting.md quotes no message the sources no longer have",
   }
 
   it("each message of the table of check messages is a template of the sources", () => {
-    const table = page.split("### Every check message, by resource")[1]?.split("\n#")[0] ?? "";
+    const table = page.split("## Every check message, by resource")[1]?.split("\n#")[0] ?? "";
     const rows = table.split("\n").filter((l) => l.startsWith("| ") && !l.startsWith("| Resource"));
     expect(rows.length).toBeGreaterThan(30);
     const quoted = rows.flatMap((row) => {
@@ -589,47 +600,61 @@ describe("errors met at run time are on the page (their stable part)", () => {
   });
 });
 
-describe("docs/troubleshooting.md links", () => {
-  /** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
-  const anchors = (() => {
-    const seen = new Map<string, number>();
-    const out = new Set<string>();
-    const body = page.replace(/```[\s\S]*?```/g, "");
-    for (const [, heading] of body.matchAll(/^#{1,6} (.+)$/gm)) {
-      const slug = (heading ?? "")
-        .toLowerCase()
-        .replace(/[^\p{L}\p{N} _-]/gu, "")
-        .replace(/ /g, "-");
-      const n = seen.get(slug) ?? 0;
-      seen.set(slug, n + 1);
-      out.add(n === 0 ? slug : `${slug}-${n}`);
-    }
-    return out;
-  })();
+/** GitHub's heading anchors of a page: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
+function anchorsOf(text: string): Set<string> {
+  const seen = new Map<string, number>();
+  const out = new Set<string>();
+  for (const [, heading] of text.replace(/```[\s\S]*?```/g, "").matchAll(/^#{1,6} (.+)$/gm)) {
+    const slug = slugOf(heading ?? "");
+    const n = seen.get(slug) ?? 0;
+    seen.set(slug, n + 1);
+    out.add(n === 0 ? slug : `${slug}-${n}`);
+  }
+  return out;
+}
 
-  it("every link to a section of the page names a heading of the page", () => {
-    const targets = [...page.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1] ?? "");
-    expect(targets.length).toBeGreaterThan(30);
-    expect(targets.filter((t) => !anchors.has(t))).toEqual([]);
+const slugOf = (heading: string) =>
+  heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, "")
+    .replace(/ /g, "-");
+
+describe("docs/troubleshooting.md and its topic pages: links", () => {
+  it("every link to a section of the same page names a heading of that page", () => {
+    let count = 0;
+    const broken = [...pages].flatMap(([path, text]) => {
+      const anchors = anchorsOf(text);
+      const targets = [...text.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1] ?? "");
+      count += targets.length;
+      return targets.filter((t) => !anchors.has(t)).map((t) => `${path}#${t}`);
+    });
+    expect(count).toBeGreaterThan(30);
+    expect(broken).toEqual([]);
   });
 
-  it("every section heading is listed in the contents", () => {
-    const listed = new Set(
-      [...(page.split("## Contents")[1]?.split("\n## ")[0] ?? "").matchAll(/\]\(#([^)]+)\)/g)].map(
-        (m) => m[1],
-      ),
-    );
-    const sections = [...page.replace(/```[\s\S]*?```/g, "").matchAll(/^#{2,3} (.+)$/gm)].map(
-      (m) => m[1] ?? "",
-    );
-    const slugs = sections
-      .filter((h) => h !== "Contents")
-      .map((h) =>
-        h
-          .toLowerCase()
-          .replace(/[^\p{L}\p{N} _-]/gu, "")
-          .replace(/ /g, "-"),
+  it("the index lists every topic page, and the contents of each topic page list every section heading", () => {
+    const index = pages.get("docs/troubleshooting.md") ?? "";
+    const topics = pagePaths.slice(1);
+    expect(topics.length).toBeGreaterThan(5);
+    expect(topics.filter((p) => !index.includes(`](${p.slice("docs/".length)})`))).toEqual([]);
+    const unlisted = topics.flatMap((path) => {
+      const text = pages.get(path) ?? "";
+      const listed = new Set(
+        [...(text.split("## Contents")[1]?.split("\n## ")[0] ?? "").matchAll(/\]\(#([^)]+)\)/g)].map(
+          (m) => m[1],
+        ),
       );
-    expect(slugs.filter((s) => !listed.has(s))).toEqual([]);
+      const sections = [...text.replace(/```[\s\S]*?```/g, "").matchAll(/^#{2,3} (.+)$/gm)]
+        .map((m) => m[1] ?? "")
+        .filter((h) => h !== "Contents");
+      // A page of one section needs no contents.
+      return sections.length < 2
+        ? []
+        : sections
+            .map(slugOf)
+            .filter((s) => !listed.has(s))
+            .map((s) => `${path}#${s}`);
+    });
+    expect(unlisted).toEqual([]);
   });
 });

@@ -75,11 +75,15 @@ function run(
   });
 }
 
-/** The one line of docs/troubleshooting.md's CLI errors that contains `text` (the doc's example paths in it). */
+/** The one line of the CLI errors of docs/troubleshooting/ that contains `text` (the doc's example paths in it). */
 function quoted(text: string): string {
-  const page = readFileSync(join(__dirname, "..", "..", "docs", "troubleshooting.md"), "utf8");
-  const lines = page.split("\n").filter((l) => l.startsWith("pulumi-posthog: ") && l.includes(text));
-  expect(lines, `docs/troubleshooting.md quotes one line with "${text}"`).toHaveLength(1);
+  const dir = join(__dirname, "..", "..", "docs", "troubleshooting");
+  const pages = readdirSync(dir).filter((f) => f.endsWith(".md"));
+  expect(pages.length, "the pages of docs/troubleshooting/").toBeGreaterThan(1);
+  const lines = pages
+    .flatMap((f) => readFileSync(join(dir, f), "utf8").split("\n"))
+    .filter((l) => l.startsWith("pulumi-posthog: ") && l.includes(text));
+  expect(lines, `docs/troubleshooting/ quotes one line with "${text}"`).toHaveLength(1);
   return lines[0] ?? "";
 }
 
@@ -143,7 +147,7 @@ describe("pulumi-posthog export: an output path that cannot be written is refuse
     }
   }, 60_000);
 
-  it("a directory this user cannot write to: exit 2 with the line docs/troubleshooting.md quotes, no request", async () => {
+  it("a directory this user cannot write to: exit 2 with the line docs/troubleshooting/ quotes, no request", async () => {
     // Root may write to any directory, whatever its mode: as root (CI here), the CLI runs as `nobody` instead,
     // in a working directory it may enter, beside a directory of root's it may not write to.
     const asUser = process.getuid?.() === 0 ? nobody() : {};

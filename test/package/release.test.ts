@@ -1,6 +1,6 @@
 /**
- * Issue 35, item 8, and issue 51: the release workflow, .github/workflows/release.yml (CONTRIBUTING.md,
- * "Releasing"). What can run here runs: actionlint (built from its Go module by tools/actionlint.mts) on every
+ * Issue 35, item 8, and issue 51: the release workflow, .github/workflows/release.yml
+ * (docs/contributing/releasing.md). What can run here runs: actionlint (built from its Go module by tools/actionlint.mts) on every
  * workflow of the repository and of examples/ci; the workflow's own shell steps that need no GitHub (the tag/version
  * gate, the release notes, the npm re-run check with a stand-in `npm`) with bash, as the runner runs them; the
  * cheap stages of tools/release-dry-run.mts (`verify`, `published`) on small fixture folders; `npm publish

@@ -4,7 +4,7 @@
  * member; a paused batch export), imported with `pulumi import --file` through the real CLI and the provider plugin
  * (a YAML project, as test/plugin/import-file.test.ts), unprotected (`--protect=false`), then destroyed: the
  * emulator's request log counts the writes destroy sends for each kind (none), and every object is as it was found
- * (docs/how-it-works.md, "What destroy does", the table of imported objects). In the same import and destroy, other
+ * (docs/how-it-works/adoption.md, "What destroy does", the table of imported objects). In the same import and destroy, other
  * objects whose generated code gets `deleteAdoptedOnDestroy: true` (a Member's `removeFromOrganizationOnDestroy:
  * true`) before an `up` of them alone are deleted: one write each.
  */

@@ -95,9 +95,9 @@ describe("two resources managing one object fail in check, naming both", () => {
       "domainId",
     ],
   ];
-  it('covers every resource kind (the table of docs/how-it-works.md, "One object, one resource")', () => {
+  it('covers every resource kind (the table of docs/how-it-works/one-object.md, "One object, one resource")', () => {
     expect([...new Set(cases.map(([type]) => type))].sort()).toEqual([...resourceNames].sort());
-    const page = readFileSync(join(repoRoot, "docs", "how-it-works.md"), "utf8");
+    const page = readFileSync(join(repoRoot, "docs", "how-it-works", "one-object.md"), "utf8");
     const section = page.slice(
       page.indexOf("## One object, one resource"),
       page.indexOf("## Several stacks"),

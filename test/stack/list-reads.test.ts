@@ -41,7 +41,7 @@ import { type Declared, fixtureDir, useFixtureProgram } from "./fixture-program"
 // additionalSecretOutputs; the state holds them encrypted): the one place they are in clear is Pulumi's own Node.js
 // runtime, which logs every RegisterResource answer at debug level (`RegisterResource RPC finished: … resp: …`,
 // @pulumi/pulumi runtime/resource.js), the secret envelope's value included, and which `--json` and `--debug` print.
-// The test proves that this is the only place (docs/troubleshooting.md says how to keep it out of CI logs).
+// The test proves that this is the only place (docs/troubleshooting/settings-and-keys.md says how to keep it out of CI logs).
 //
 // Issue 28, item 4: `pulumi config set posthog:apiKey phx_…` without `--secret` leaves the key readable in the stack
 // settings file. A preview warns, naming the fix, and the key reaches no state, log or error. Before the fix there

@@ -355,7 +355,7 @@ describe("one object, one resource (a program using the SDK, through the real Pu
     // `pulumi up --yes` previews first (the engine's preview, as `pulumi preview` runs it) and stops there: the
     // preview fails naming both, nothing is sent, nothing is in the state. (With --skip-preview the engine starts
     // each create as soon as its own check passes, before a later registration's check fails: the first invite may
-    // be sent, as follows; docs/troubleshooting.md says so.)
+    // be sent, as follows; docs/how-it-works.md, "A failed preview applies nothing", says so.)
     const previewed = await s.run("up", program, { withPreview: true });
     expect(previewed.ok, why(previewed)).toBe(false);
     expect(errorsOf(previewed).join("\n"), why(previewed)).toMatch(

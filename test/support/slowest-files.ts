@@ -1,7 +1,7 @@
 /**
  * A vitest reporter (beside the default one, vitest.config.ts) that prints, at the end of a run, the ten test files
  * that took longest: the time of their tests and hooks (vitest's module `duration`), in seconds, slowest first.
- * It is where to look when `npm test` grows; CONTRIBUTING.md says how to keep it short.
+ * It is where to look when `npm test` grows; docs/contributing/tests.md says how to keep it short.
  */
 import type { Reporter, TestModule } from "vitest/node";
 

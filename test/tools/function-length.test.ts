@@ -1,5 +1,5 @@
 /**
- * A function fits on a screen (CONTRIBUTING, "Conventions"; issue 50, item 6): no function, method, accessor,
+ * A function fits on a screen (docs/contributing/conventions.md; issue 50, item 6): no function, method, accessor,
  * constructor, arrow function or function expression in provider/, sdk/, emulator/, tools/ or bench/ (`.ts` and
  * `.mts`, not `.d.ts`; tools/pulumi-cli/ holds Go) runs over {@link MAX_LINES} lines from its first line to its last.
  * A nested function is measured on its own (its lines count toward the function around it too). The source is read
