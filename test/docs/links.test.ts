@@ -1,0 +1,190 @@
+/**
+ * The docs as a doorway (issue 52, item 2): every page short enough to read, and every way in resolves.
+ *
+ * 1. Every relative Markdown link of README.md, CHANGELOG.md, CONTRIBUTING.md, docs/**\/*.md and examples/**\/*.md
+ *    (and every link to this repository's own `blob/main/` on GitHub) names a file or folder that exists, and its
+ *    `#anchor`, on a Markdown page, is the GitHub slug of a heading of that page.
+ * 2. Every `docs/….md` path (with its `#anchor`, or followed by `, "<heading>"`) written in the sources of provider/,
+ *    sdk/, emulator/ and tools/ (error messages and comments) names a page that exists, and that anchor or heading.
+ * 3. No page of docs/ and no CONTRIBUTING.md is over {@link MAX_WORDS} words (`wc -w`). README.md and CHANGELOG.md
+ *    are exempt for now: their cuts are items of their own of issue 52, and other work edits them meanwhile.
+ * Fast: reads files, no process, no network (about 0.1 s).
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, normalize, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = join(__dirname, "..", "..");
+const MAX_WORDS = 3000;
+/** This repository's files on GitHub: a link there is checked against the working tree. */
+const GITHUB_BLOB = "https://github.com/pulumi-posthog/pulumi-posthog/blob/main/";
+
+/** Files under `dir` (relative to the root) whose name ends with one of `exts`, skipping node_modules. */
+function walk(dir: string, exts: readonly string[]): string[] {
+  if (!existsSync(join(root, dir))) return [];
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => {
+    const path = `${dir}/${e.name}`;
+    if (e.isDirectory()) return e.name === "node_modules" ? [] : walk(path, exts);
+    return exts.some((x) => e.name.endsWith(x)) ? [path] : [];
+  });
+}
+
+const read = (path: string) => readFileSync(join(root, path), "utf8");
+
+/** A heading's GitHub anchor: lower case, punctuation dropped (`_` and `-` kept), spaces to hyphens. */
+const slugOf = (heading: string): string =>
+  heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, "")
+    .replace(/ /g, "-");
+
+const withoutFences = (text: string) =>
+  text.replace(/^([ \t]*)(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1\2[ \t]*$/gm, "");
+
+/** The anchors of a Markdown text's headings (outside code blocks), repeats numbered as GitHub does. */
+function anchorsOf(text: string): Set<string> {
+  const seen = new Map<string, number>();
+  const out = new Set<string>();
+  for (const [, heading] of withoutFences(text).matchAll(/^#{1,6} (.+?)\s*#*$/gm)) {
+    const slug = slugOf(heading ?? "");
+    const n = seen.get(slug) ?? 0;
+    seen.set(slug, n + 1);
+    out.add(n === 0 ? slug : `${slug}-${n}`);
+  }
+  return out;
+}
+
+/** The link targets of a Markdown text (inline links and reference definitions), outside code. */
+function linksOf(text: string): string[] {
+  const prose = withoutFences(text).replace(/`[^`\n]*`/g, "");
+  return [
+    ...[...prose.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1] ?? ""),
+    ...[...prose.matchAll(/^\s*\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$/gm)].map((m) => m[1] ?? ""),
+  ];
+}
+
+const anchorCache = new Map<string, Set<string>>();
+const anchorsOfFile = (path: string) => {
+  const a = anchorCache.get(path) ?? anchorsOf(read(path));
+  anchorCache.set(path, a);
+  return a;
+};
+
+/**
+ * What is wrong with `target` linked from `from` (both relative to the root), or undefined when it resolves:
+ * the file or folder is missing, or the anchor is no heading of that Markdown page.
+ */
+function brokenLink(from: string, target: string): string | undefined {
+  let path: string;
+  let anchor: string | undefined;
+  if (target.startsWith(GITHUB_BLOB)) {
+    const [p = "", a] = target.slice(GITHUB_BLOB.length).split("#");
+    path = normalize(decodeURIComponent(p)).replace(/\/$/, "");
+    anchor = a;
+  } else if (/^[a-z][a-z0-9+.-]*:|^\/\//i.test(target)) {
+    return undefined; // another site: not checked here
+  } else {
+    const [p = "", a] = target.split("#");
+    path = p === "" ? from : normalize(join(dirname(from), decodeURIComponent(p.replace(/\?.*$/, ""))));
+    path = path.replace(/\/$/, "");
+    anchor = a;
+  }
+  if (relative(".", path).startsWith("..") || !existsSync(join(root, path)))
+    return `${from}: ${target}: no such file`;
+  if (anchor && path.endsWith(".md") && !anchorsOfFile(path).has(decodeURIComponent(anchor)))
+    return `${from}: ${target}: no heading with the anchor #${anchor} on ${path}`;
+  return undefined;
+}
+
+const markdown = [
+  "README.md",
+  "CHANGELOG.md",
+  "CONTRIBUTING.md",
+  ...walk("docs", [".md"]),
+  ...walk("examples", [".md"]),
+];
+
+describe("links and anchors of the Markdown pages", () => {
+  it("every relative link (and link to this repository on GitHub) names a file that exists and a heading of it", () => {
+    let checked = 0;
+    const broken = markdown.flatMap((page) =>
+      linksOf(read(page)).flatMap((target) => {
+        checked++;
+        return brokenLink(page, target) ?? [];
+      }),
+    );
+    expect(checked).toBeGreaterThan(200);
+    expect(broken).toEqual([]);
+  });
+
+  it("the check can fail: a missing page, a missing anchor, a renamed heading", () => {
+    expect(brokenLink("docs/_index.md", "no-such-page.md")).toContain("no such file");
+    expect(brokenLink("docs/_index.md", "troubleshooting.md#no-such-section")).toContain("no heading");
+    expect(brokenLink("README.md", "#no-such-section")).toContain("no heading");
+    expect(brokenLink("README.md", `${GITHUB_BLOB}docs/nowhere.md`)).toContain("no such file");
+    expect(brokenLink("README.md", "https://example.com/x.md#y")).toBeUndefined();
+    expect([...anchorsOf("# A\n## The thin `__provider`\n```\n# not a heading\n```\n## A\n")]).toEqual([
+      "a",
+      "the-thin-__provider",
+      "a-1",
+    ]);
+  });
+});
+
+/** `docs/….md` paths written in a source text, with the anchor or the quoted heading that follows, if any. */
+function docPathsOf(text: string): { path: string; anchor?: string; heading?: string }[] {
+  return [...text.matchAll(/\bdocs\/[\w./-]*?\.md(?:#([\w-]+))?(?:, "([^"]+)")?/g)].map((m) => ({
+    path: (m[0].split(/[#,]/)[0] ?? "").trim(),
+    ...(m[1] ? { anchor: m[1] } : {}),
+    ...(m[2] ? { heading: m[2] } : {}),
+  }));
+}
+
+describe("docs/ paths named in the sources (error messages and comments)", () => {
+  const sources = ["provider", "sdk", "emulator", "tools"].flatMap((d) => walk(d, [".ts", ".mts"]));
+
+  /** What is wrong with one named path, or undefined. */
+  const problem = (where: string, ref: ReturnType<typeof docPathsOf>[number]) => {
+    if (!existsSync(join(root, ref.path))) return `${where}: ${ref.path}: no such page`;
+    const anchors = anchorsOfFile(ref.path);
+    if (ref.anchor && !anchors.has(ref.anchor)) return `${where}: ${ref.path}#${ref.anchor}: no such heading`;
+    if (ref.heading && !anchors.has(slugOf(ref.heading)))
+      return `${where}: ${ref.path}, "${ref.heading}": no such heading`;
+    return undefined;
+  };
+
+  it("every docs/….md path names a page that exists, and its anchor or quoted heading one of that page", () => {
+    const refs = sources.flatMap((file) => docPathsOf(read(file)).map((ref) => ({ file, ref })));
+    expect(refs.length).toBeGreaterThan(10);
+    expect(refs.flatMap(({ file, ref }) => problem(file, ref) ?? [])).toEqual([]);
+  });
+
+  it("the check can fail: a moved page, a renamed heading", () => {
+    const [moved, renamed] = docPathsOf(
+      'see docs/no-such-page.md; (docs/how-it-works/one-object.md, "No such heading")',
+    );
+    expect(moved && problem("x.ts", moved)).toContain("no such page");
+    expect(renamed && problem("x.ts", renamed)).toContain("no such heading");
+  });
+});
+
+describe("page length", () => {
+  const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
+  /** `page: N words` for each page over the limit. */
+  const overLimit = (texts: [string, string][]) =>
+    texts
+      .filter(([, text]) => words(text) > MAX_WORDS)
+      .map(([page, text]) => `${page}: ${words(text)} words`);
+
+  it(`no page of docs/ and no CONTRIBUTING.md is over ${MAX_WORDS} words`, () => {
+    const limited = ["CONTRIBUTING.md", ...walk("docs", [".md"])];
+    expect(limited.length).toBeGreaterThan(20);
+    expect(overLimit(limited.map((p) => [p, read(p)]))).toEqual([]);
+  });
+
+  it("the check can fail: a page of 3,001 words is over, one of 3,000 is not", () => {
+    const page = `# Title\n\n${"word ".repeat(MAX_WORDS - 2)}\n`;
+    expect(overLimit([["docs/x.md", page]])).toEqual([]);
+    expect(overLimit([["docs/x.md", `${page}more\n`]])).toEqual(["docs/x.md: 3001 words"]);
+  });
+});
