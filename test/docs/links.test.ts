@@ -4,8 +4,10 @@
  * 1. Every relative Markdown link of README.md, CHANGELOG.md, CONTRIBUTING.md, docs/**\/*.md and examples/**\/*.md
  *    (and every link to this repository's own `blob/main/` on GitHub) names a file or folder that exists, and its
  *    `#anchor`, on a Markdown page, is the GitHub slug of a heading of that page.
- * 2. Every `docs/….md` path (with its `#anchor`, or followed by `, "<heading>"`) written in the sources of provider/,
- *    sdk/, emulator/ and tools/ (error messages and comments) names a page that exists, and that anchor or heading.
+ * 2. Every `docs/….md` path (with its `#anchor`, or followed by `, "<heading>"`), and every `CONTRIBUTING.md,
+ *    "<heading>"`, written in the sources of provider/, sdk/, emulator/, tools/, test/, bench/ and examples/ (error
+ *    messages and comments), in the release workflow and in the prose of the Markdown pages names a page that
+ *    exists, and that anchor or heading.
  * 3. No page of docs/ and no CONTRIBUTING.md is over {@link MAX_WORDS} words (`wc -w`). README.md and CHANGELOG.md
  *    are exempt for now: their cuts are items of their own of issue 52, and other work edits them meanwhile.
  * Fast: reads files, no process, no network (about 0.1 s).
@@ -133,15 +135,24 @@ describe("links and anchors of the Markdown pages", () => {
 
 /** `docs/….md` paths written in a source text, with the anchor or the quoted heading that follows, if any. */
 function docPathsOf(text: string): { path: string; anchor?: string; heading?: string }[] {
-  return [...text.matchAll(/\bdocs\/[\w./-]*?\.md(?:#([\w-]+))?(?:, "([^"]+)")?/g)].map((m) => ({
-    path: (m[0].split(/[#,]/)[0] ?? "").trim(),
-    ...(m[1] ? { anchor: m[1] } : {}),
-    ...(m[2] ? { heading: m[2] } : {}),
+  const named = /\b(docs\/[\w./-]*?\.md|CONTRIBUTING(?:\.md)?(?=, "))(?:#([\w-]+))?(?:, "([^"]+)")?/g;
+  return [...text.matchAll(named)].map((m) => ({
+    path: (m[1] ?? "").replace(/^CONTRIBUTING$/, "CONTRIBUTING.md"),
+    ...(m[2] ? { anchor: m[2] } : {}),
+    ...(m[3] ? { heading: m[3] } : {}),
   }));
 }
 
-describe("docs/ paths named in the sources (error messages and comments)", () => {
-  const sources = ["provider", "sdk", "emulator", "tools"].flatMap((d) => walk(d, [".ts", ".mts"]));
+describe("docs/ paths named in the sources and the prose (error messages, comments, text)", () => {
+  const sources = [
+    ...["provider", "sdk", "emulator", "tools", "test", "bench", "examples"]
+      .flatMap((d) => walk(d, [".ts", ".mts"]))
+      // This file's own counter-examples, and the page add-resource.test.ts writes for a resource it adds.
+      .filter((f) => !["test/docs/links.test.ts", "test/tools/add-resource.test.ts"].includes(f)),
+    ".github/workflows/release.yml",
+    // Paths in the prose of the Markdown pages (not links: those are checked above).
+    ...markdown,
+  ];
 
   /** What is wrong with one named path, or undefined. */
   const problem = (where: string, ref: ReturnType<typeof docPathsOf>[number]) => {
@@ -160,11 +171,12 @@ describe("docs/ paths named in the sources (error messages and comments)", () =>
   });
 
   it("the check can fail: a moved page, a renamed heading", () => {
-    const [moved, renamed] = docPathsOf(
-      'see docs/no-such-page.md; (docs/how-it-works/one-object.md, "No such heading")',
+    const [moved, renamed, section] = docPathsOf(
+      'see docs/no-such-page.md; (docs/how-it-works/one-object.md, "No such heading"); (CONTRIBUTING, "Releasing")',
     );
     expect(moved && problem("x.ts", moved)).toContain("no such page");
     expect(renamed && problem("x.ts", renamed)).toContain("no such heading");
+    expect(section && problem("x.ts", section)).toContain("no such heading");
   });
 });
 
