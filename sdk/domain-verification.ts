@@ -15,7 +15,7 @@ const provider = providerShim("DomainVerification");
  * ```ts
  * import * as posthog from "pulumi-posthog";
  *
- * const corp = new posthog.Domain("corp", { domain: "example.com" });
+ * const corp = new posthog.Domain("corp", { domain: "example.org" });
  * // Your DNS provider's TXT record resource goes here; pass it in dependsOn so verification waits for it.
  * new posthog.DomainVerification("corp", { domainId: corp.id, timeoutSeconds: 600 });
  *

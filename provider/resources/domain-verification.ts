@@ -143,7 +143,7 @@ export const domainVerification = resource<
     typescript: [
       'import * as posthog from "pulumi-posthog";',
       "",
-      'const corp = new posthog.Domain("corp", { domain: "example.com" });',
+      'const corp = new posthog.Domain("corp", { domain: "example.org" });',
       "// Your DNS provider's TXT record resource goes here; pass it in dependsOn so verification waits for it.",
       'new posthog.DomainVerification("corp", { domainId: corp.id, timeoutSeconds: 600 });',
       "",
@@ -151,7 +151,7 @@ export const domainVerification = resource<
     ],
     program: {
       statements: [
-        res("Domain", "corp", { domain: "example.com" }),
+        res("Domain", "corp", { domain: "example.org" }),
         res("DomainVerification", "corp-verified", { domainId: ref("corp"), timeoutSeconds: 600 }),
       ],
       outputs: { verifiedAt: ref("corp-verified", "verifiedAt") },
