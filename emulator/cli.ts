@@ -5,7 +5,8 @@ import type { z } from "zod";
 import type { EmulatorOptions } from "./index";
 import { ControlFaultSchema } from "./schemas";
 
-const USAGE = `Usage: posthog-emulator [options]
+/** The help `posthog-emulator --help` prints: every option, each on a line of its own starting `  --<option>`. */
+export const USAGE = `Usage: posthog-emulator [options]
 
 Serves an emulator of the PostHog organization/project administration API. Prints one JSON line
 {"url","apiKey","organizationId","projectId","pid"} on stdout when ready ("pid": this process, to stop it
