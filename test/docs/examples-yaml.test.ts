@@ -7,7 +7,8 @@
  * examples) creates what the example declares and gives its outputs, then `destroy` removes it; an example whose
  * `up` is not cheap (tools/examples.ts `previewOnly`) runs `pulumi preview` only. The pages' blocks run together,
  * their names kept apart by the page's prefix; each page's test reads its own part of the runs and fails naming
- * it.
+ * it. The resource pages' examples also run all pasted into one program, DomainVerification's included (the test
+ * publishes the TXT record as the reader's DNS provider would): one `up`, one `destroy`.
  *
  * The Go blocks of the same part are type-checked (`go vet`) against the Go SDK generated into sdk-gen/go, and
  * checked gofmt-clean; the Python blocks are checked statically against the Python SDK generated into
@@ -119,20 +120,13 @@ function pagePart(r: RunResult, ex: Example) {
 }
 
 /**
- * The pages whose `up` is cheap, in two programs run one after the other, in the pages' order: the pages before
- * docs/resources/member.md, then it and the pages after it. Its example makes Mia an admin and keeps her so on
- * destroy (`retainOnDelete`), and an admin cannot be made a collaborator of a dashboard
- * (docs/resources/dashboard-collaborator.md, before it): run together, the two would race.
+ * The pages whose `up` is cheap, in one program (a list of groups, each one program run after the other, should
+ * two pages' examples ever need to run apart: none do, as a reader pastes them together).
  */
-const afterMember = EXAMPLES.findIndex((ex) => ex.page === "docs/resources/member.md");
-const upGroups = [EXAMPLES.slice(0, afterMember), EXAMPLES.slice(afterMember)].map((list) =>
-  list.filter((ex) => !ex.previewOnly),
-);
+const upGroups = [EXAMPLES.filter((ex) => !ex.previewOnly)];
 /**
  * The pages previewed only, and those of the last group of {@link upGroups}: one `pulumi preview` of them all, in
- * place of the last up's own (a preview applies nothing, so the pages that are only previewed join it). Not the
- * first group: docs/resources/domain.md and docs/resources/domain-verification.md (previewed only) both declare
- * a Domain of example.com, which the provider refuses in one program.
+ * place of the last up's own (a preview applies nothing, so the pages that are only previewed join it).
  */
 const previewPages = [...(upGroups.at(-1) ?? []), ...EXAMPLES.filter((ex) => ex.previewOnly)];
 type Runs = { up: RunResult; destroy: RunResult }[];
@@ -205,7 +199,7 @@ describe("the YAML examples of the resource and lookup pages run through the plu
 
   it("the pages' examples combined: each program's up and destroy succeed, and so does the preview of the last group's and the others", async () => {
     const { groups, preview } = await theRuns();
-    expect(groups.length).toBe(2);
+    expect(groups.length).toBe(upGroups.length);
     for (const [i, { up, destroy }] of groups.entries()) {
       expect(up.ok, why(up)).toBe(true);
       expect(destroy.ok, why(destroy)).toBe(true);
