@@ -311,42 +311,45 @@ describe("the docs name only scripts, commands, options, settings and files that
   });
 
   it("each check can fail: a planted wrong name of each kind", () => {
+    // Planted texts, as if on a user page (docs/emulator.md) or a contributor page (docs/contributing/tests.md).
     const page = (path: string, text: string) => piecesOf(path, text);
-    expect(unknownScripts(page("docs/x.md", "Run `npm run --silent generat` first.\n"), scriptsFor)).toEqual([
-      "docs/x.md:1: npm run generat: no such script in package.json",
-    ]);
+    expect(
+      unknownScripts(page("docs/emulator.md", "Run `npm run --silent generat` first.\n"), scriptsFor),
+    ).toEqual(["docs/emulator.md:1: npm run generat: no such script in package.json"]);
     const shell =
       "```sh\nnpx pulumi-posthog exprot --out x\npulumi-posthog audit --out y\n```\n`pulumi-posthog --verbose`\n";
-    expect(unknownCommands(page("docs/x.md", shell), commands, printed)).toEqual([
-      "docs/x.md:2: pulumi-posthog exprot: no such command (export, audit, clear-pending)",
-      "docs/x.md:3: pulumi-posthog audit --out: no such option of audit",
-      "docs/x.md:5: pulumi-posthog --verbose: no such option (only --help, or a command)",
+    expect(unknownCommands(page("docs/emulator.md", shell), commands, printed)).toEqual([
+      "docs/emulator.md:2: pulumi-posthog exprot: no such command (export, audit, clear-pending)",
+      "docs/emulator.md:3: pulumi-posthog audit --out: no such option of audit",
+      "docs/emulator.md:5: pulumi-posthog --verbose: no such option (only --help, or a command)",
     ]);
     // What the provider prints, and the package's name in a sentence or an install, are no commands.
     const quoted = "`pulumi-posthog needs Node.js >= 22.19`; `npm install pulumi-posthog fastify@5`\n";
-    expect(unknownCommands(page("docs/x.md", quoted), commands, printed)).toEqual([]);
+    expect(unknownCommands(page("docs/emulator.md", quoted), commands, printed)).toEqual([]);
     const emulator = "`npx posthog-emulator --rate-limt off`\n";
-    expect(unknownEmulatorFlags(page("docs/x.md", emulator), emulatorFlags(EMULATOR_USAGE))).toEqual([
-      "docs/x.md:1: posthog-emulator --rate-limt: no such option (posthog-emulator --help)",
+    expect(unknownEmulatorFlags(page("docs/emulator.md", emulator), emulatorFlags(EMULATOR_USAGE))).toEqual([
+      "docs/emulator.md:1: posthog-emulator --rate-limt: no such option (posthog-emulator --help)",
     ]);
     const settings = new Set(["apiKey"]);
     const known = { settings, ...knownVariables() };
     const named =
       "Set `posthog:apiKeys`, `POSTHOG_API_KEYS` or `POSTHOG_TEST_QUICK`; `posthog:index:Dashboard`.\n";
-    expect(unknownSettings(page("docs/x.md", named), known)).toEqual([
-      "docs/x.md:1: posthog:apiKeys: no such setting (provider/framework/settings.ts SETTINGS)",
-      "docs/x.md:1: POSTHOG_API_KEYS: no code reads it",
-      "docs/x.md:1: POSTHOG_TEST_QUICK is read by the tests only: name it on a contributor page",
+    expect(unknownSettings(page("docs/emulator.md", named), known)).toEqual([
+      "docs/emulator.md:1: posthog:apiKeys: no such setting (provider/framework/settings.ts SETTINGS)",
+      "docs/emulator.md:1: POSTHOG_API_KEYS: no code reads it",
+      "docs/emulator.md:1: POSTHOG_TEST_QUICK is read by the tests only: name it on a contributor page",
     ]);
-    expect(unknownSettings(page("docs/contributing/x.md", "`POSTHOG_TEST_QUICK=1`\n"), known)).toEqual([]);
+    expect(unknownSettings(page("docs/contributing/tests.md", "`POSTHOG_TEST_QUICK=1`\n"), known)).toEqual(
+      [],
+    );
     const paths =
       "`tools/no-such.mts`, `node dist/tools/codegen.js`, `dist/tools/nope.js`, `dist/`, `provider/<name>.ts`, `.github/x.yml`\n";
-    expect(missingPaths(page("docs/x.md", paths), pathExists)).toEqual([
-      "docs/x.md:1: tools/no-such.mts: no such file or folder",
-      "docs/x.md:1: dist/tools/nope.js: no such file or folder",
+    expect(missingPaths(page("docs/emulator.md", paths), pathExists)).toEqual([
+      "docs/emulator.md:1: tools/no-such.mts: no such file or folder",
+      "docs/emulator.md:1: dist/tools/nope.js: no such file or folder",
     ]);
     expect(
-      missingPaths(page("docs/contributing/x.md", "`.github/workflows/nope.yml`\n"), pathExists),
-    ).toEqual(["docs/contributing/x.md:1: .github/workflows/nope.yml: no such file or folder"]);
+      missingPaths(page("docs/contributing/tests.md", "`.github/workflows/nope.yml`\n"), pathExists),
+    ).toEqual(["docs/contributing/tests.md:1: .github/workflows/nope.yml: no such file or folder"]);
   });
 });
