@@ -335,6 +335,13 @@ async function main(): Promise<void> {
   else process.stdout.write(`${JSON.stringify(ready)}\n`);
 }
 
+/**
+ * The pointer the command's error line ends with, in the form of provider/client/docs-link.ts `docsLink`, written out
+ * here since the emulator imports nothing of the provider (test/tools/layers.test.ts); test/docs/links.test.ts checks
+ * that the page has that heading.
+ */
+const EMULATOR_DOCS = " (see docs/troubleshooting/commands.md#the-emulator-command-line)";
+
 /** Whether this process is the background emulator of `--print-env` (its ready line and errors go over IPC). */
 const viaIpc = (): boolean => process.env[READY_IPC] === "1" && typeof process.send === "function";
 
@@ -343,7 +350,7 @@ if (require.main === module) {
     const e = error instanceof CliError ? error : new CliError(String((error as Error)?.message ?? error), 1);
     if (viaIpc()) process.send?.({ error: e.message, status: e.status }, () => process.exit(e.status));
     else {
-      process.stderr.write(`posthog-emulator: ${e.message}\n`);
+      process.stderr.write(`posthog-emulator: ${e.message}${EMULATOR_DOCS}\n`);
       process.exit(e.status);
     }
   });

@@ -54,6 +54,7 @@ import {
 import { type GovernanceConfig, parseGovernanceConfig } from "./apps/governance/rules";
 import { EXPORT_KINDS, parseKinds, readOrganization, type Snapshot } from "./apps/organization";
 import { clientShared, createClient, type PostHogClient, resolveSettings } from "./client";
+import { docsLink, withDocsLink } from "./client/docs-link";
 
 /** The usage of `audit` (part of {@link USAGE}). */
 export const AUDIT_USAGE = `Audit:
@@ -113,6 +114,10 @@ export interface CliIo {
 
 class UsageError extends Error {}
 
+/** Where the export and audit commands' errors are explained (when the error names no section of its own). */
+const EXPORT_DOCS = docsLink("troubleshooting/commands.md", "the-export-command");
+const AUDIT_DOCS = docsLink("troubleshooting/commands.md", "the-audit-command");
+
 const STACK_NAME = /^[A-Za-z0-9_.-]+$/;
 
 /**
@@ -126,7 +131,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   try {
     parsed = parse(argv);
   } catch (e) {
-    io.stderr(`pulumi-posthog: ${(e as Error).message}`);
+    io.stderr(`pulumi-posthog: ${withDocsLink((e as Error).message, EXPORT_DOCS)}`);
     io.stderr('Run "pulumi-posthog --help" for the usage.');
     return 2;
   }
@@ -137,7 +142,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   // Before any request: a path that cannot be written would fail (or, under /proc, hang) only after the whole read.
   const problem = outputsProblem(parsed, io.cwd);
   if (problem !== undefined) {
-    io.stderr(`pulumi-posthog: ${problem}`);
+    io.stderr(`pulumi-posthog: ${withDocsLink(problem, EXPORT_DOCS)}`);
     return 2;
   }
   // The run's one ClientShared: its pools are closed at the end.
@@ -147,7 +152,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     if (parsed.dashboard !== undefined) return await exportDashboard(client, parsed, io);
     return await exportOrganization(client, parsed, io);
   } catch (e) {
-    io.stderr(`pulumi-posthog export failed: ${inertText((e as Error).message)}`);
+    io.stderr(`pulumi-posthog export failed: ${withDocsLink(inertText((e as Error).message), EXPORT_DOCS)}`);
     return 1;
   } finally {
     await shared.close().catch(() => {});
@@ -245,7 +250,7 @@ async function auditMain(argv: string[], io: CliIo): Promise<number> {
     }
     options = parsed;
   } catch (e) {
-    io.stderr(`pulumi-posthog audit: ${inertText((e as Error).message)}`);
+    io.stderr(`pulumi-posthog audit: ${withDocsLink(inertText((e as Error).message), AUDIT_DOCS)}`);
     return 2;
   }
   // The run's one ClientShared: its pools are closed at the end.
@@ -263,7 +268,7 @@ async function auditMain(argv: string[], io: CliIo): Promise<number> {
     return auditExitCode(report);
   } catch (e) {
     // One line, whatever the server or a name put in the message.
-    io.stderr(`pulumi-posthog audit: ${inertText((e as Error).message)}`);
+    io.stderr(`pulumi-posthog audit: ${withDocsLink(inertText((e as Error).message), AUDIT_DOCS)}`);
     return 2;
   } finally {
     await shared.close().catch(() => {});

@@ -25,6 +25,7 @@ import {
   type PostHogClient,
   type Project,
 } from "../client";
+import { withoutDocsLink } from "../client/docs-link";
 import { type DashboardTemplateJson, dashboardTemplate, type TemplateOmission } from "./dashboard-template";
 
 /** What `export` can read, one name per kind, as given to `--only` (comma-separated). */
@@ -520,7 +521,7 @@ async function readProjectDashboards(
         if (again !== undefined && again.deleted !== true) {
           throw new Error(
             `Dashboard ${item.id} "${item.name ?? ""}" of project ${projectId} is listed, but reading it answered 404 ` +
-              `(${e.message}); it is still listed, so it was not deleted: check that the key (POSTHOG_API_KEY) may ` +
+              `(${withoutDocsLink(e.message)}); it is still listed, so it was not deleted: check that the key (POSTHOG_API_KEY) may ` +
               "read it, then run again",
           );
         }

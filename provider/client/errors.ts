@@ -10,8 +10,11 @@
  *
  * When the failure points at a setting (an unknown key, organization or project, a host that is not PostHog's
  * API, a closed port, TLS spoken to a plain-HTTP server…), the message ends with a hint naming the setting,
- * where its value came from (stack config or environment variable) and the host: see `diagnosis.ts`.
+ * where its value came from (stack config or environment variable) and the host: see `diagnosis.ts`. Every message
+ * then ends with the pointer to the docs section that says how to fix it, ` (see docs/<page>#<anchor>)` (docs-link.ts),
+ * chosen by the class and its kind (what a 404 says is missing, the kind of connection failure…).
  */
+import { docsLink, withoutDocsLink } from "./docs-link";
 
 /** The fields of PostHog's error body (`{"type","code","detail","attr"}`, drf-exceptions-hog). */
 export interface ErrorDetails {
@@ -46,7 +49,11 @@ function describe(d: ErrorDetails): string {
   return `${head} → ${status}${code}${detail}${attr}${hint}`;
 }
 
-/** Base class of every error the client throws. Carries the request and the server's error fields. */
+/**
+ * Base class of every error the client throws. Carries the request and the server's error fields. The message is
+ * `message` (else the request and answer, see {@link ErrorDetails}) followed by `options.docs`, the pointer of
+ * {@link docsLink} (a PostHogError itself, an answer of a status no subclass takes, points at how to read one).
+ */
 export class PostHogError extends Error {
   readonly method: string;
   readonly path: string;
@@ -58,8 +65,14 @@ export class PostHogError extends Error {
   /** What to check or fix (a setting, its source, the host), when the failure points at one; else undefined. */
   readonly hint: string | undefined;
 
-  constructor(details: ErrorDetails, message?: string, options?: { cause?: unknown }) {
-    super(message ?? describe(details), options);
+  constructor(details: ErrorDetails, message?: string, options?: { cause?: unknown; docs?: string }) {
+    const docs =
+      options?.docs ??
+      (new.target === PostHogError ? docsLink("troubleshooting/errors.md", "reading-an-error") : "");
+    super(
+      `${message ?? describe(details)}${docs}`,
+      options && "cause" in options ? { cause: options.cause } : {},
+    );
     this.name = new.target.name;
     this.method = details.method;
     this.path = details.path;
@@ -73,10 +86,20 @@ export class PostHogError extends Error {
 }
 
 /** 400: the server rejected the request body; `attr` names the first failing field (or is undefined). */
-export class ValidationError extends PostHogError {}
+export class ValidationError extends PostHogError {
+  constructor(details: ErrorDetails) {
+    super(details, undefined, { docs: docsLink("troubleshooting/errors.md", "reading-an-error") });
+  }
+}
 
 /** 401: the API key is missing, unknown or revoked. */
-export class UnauthenticatedError extends PostHogError {}
+export class UnauthenticatedError extends PostHogError {
+  constructor(details: ErrorDetails) {
+    super(details, undefined, {
+      docs: docsLink("troubleshooting/settings-and-keys.md", "401-the-key-is-not-accepted"),
+    });
+  }
+}
 
 /**
  * 403: the key or its user may not do this. `missingScope` is the scope parsed from
@@ -85,7 +108,12 @@ export class UnauthenticatedError extends PostHogError {}
 export class ForbiddenError extends PostHogError {
   readonly missingScope: string | undefined;
   constructor(details: ErrorDetails) {
-    super(details);
+    super(details, undefined, {
+      docs: docsLink(
+        "troubleshooting/settings-and-keys.md",
+        "403-a-scope-is-missing-or-the-key-is-restricted",
+      ),
+    });
     this.missingScope = /missing required scope '([^']+)'/.exec(details.detail ?? "")?.[1];
   }
 }
@@ -111,10 +139,29 @@ export type NotFoundTarget = "object" | "organization" | "project" | "endpoint" 
 export class NotFoundError extends PostHogError {
   readonly missing: NotFoundTarget;
   constructor(details: ErrorDetails, missing: NotFoundTarget = "object") {
-    super(details);
+    super(details, undefined, { docs: NOT_FOUND_DOCS[missing] });
     this.missing = missing;
   }
 }
+
+/** The section of each kind of 404: the settings (reaching PostHog), or objects gone. */
+const NOT_FOUND_DOCS: Readonly<Record<NotFoundTarget, string>> = {
+  object: docsLink("troubleshooting/gone-and-interrupted.md", "objects-gone-and-objects-not-found"),
+  list: docsLink("troubleshooting/gone-and-interrupted.md", "objects-gone-and-objects-not-found"),
+  organization: docsLink(
+    "troubleshooting/reaching-posthog.md",
+    "404-organization-not-found-project-not-found",
+  ),
+  project: docsLink("troubleshooting/reaching-posthog.md", "404-organization-not-found-project-not-found"),
+  endpoint: docsLink(
+    "troubleshooting/reaching-posthog.md",
+    "404-no-such-api-endpoint-or-an-answer-that-is-not-posthogs",
+  ),
+  unrecognized: docsLink(
+    "troubleshooting/reaching-posthog.md",
+    "404-no-such-api-endpoint-or-an-answer-that-is-not-posthogs",
+  ),
+};
 
 /** True for a 404 in which PostHog says that the addressed object itself does not exist (see {@link NotFoundTarget}). */
 export function isObjectGone(e: unknown): e is NotFoundError {
@@ -162,7 +209,13 @@ export async function asListRead<T>(read: Promise<T>): Promise<T> {
 }
 
 /** 405: the method is refused, e.g. DELETE of a dashboard (soft delete with PATCH `deleted: true`). */
-export class MethodNotAllowedError extends PostHogError {}
+export class MethodNotAllowedError extends PostHogError {
+  constructor(details: ErrorDetails) {
+    super(details, undefined, {
+      docs: docsLink("troubleshooting/gone-and-interrupted.md", "objects-gone-and-objects-not-found"),
+    });
+  }
+}
 
 /**
  * 429: throttled. `retryAfterSeconds` comes from the `Retry-After` header, else from the body's
@@ -177,7 +230,16 @@ export class RateLimitedError extends PostHogError {
    */
   readonly clientSide: boolean;
   constructor(details: ErrorDetails, retryAfterSeconds: number | undefined, clientSide = false) {
-    super(details);
+    super(details, undefined, {
+      docs: !clientSide
+        ? docsLink("troubleshooting/rate-limits.md", "429-request-was-throttled")
+        : details.status === undefined
+          ? docsLink("troubleshooting/rate-limits.md", "client-side-rate-limit")
+          : docsLink(
+              "troubleshooting/rate-limits.md",
+              "429-longer-than-posthogmaxratelimitwait-the-invite-budget",
+            ),
+    });
     this.retryAfterSeconds = retryAfterSeconds;
     this.clientSide = clientSide;
   }
@@ -190,7 +252,7 @@ export class RateLimitedError extends PostHogError {
 export class ServerError extends PostHogError {
   readonly retryAfterSeconds: number | undefined;
   constructor(details: ErrorDetails, retryAfterSeconds?: number) {
-    super(details);
+    super(details, undefined, { docs: docsLink("troubleshooting/rate-limits.md", "5xx-server-errors") });
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }
@@ -238,13 +300,34 @@ export class ConnectionError extends PostHogError {
     cause: unknown,
     failure: ConnectionFailure = "other",
   ) {
-    super(details, undefined, { cause });
+    super(details, undefined, { cause, docs: CONNECTION_DOCS[failure] });
     this.errorCode = errorCode;
     this.timeout = TIMEOUT_CODES.has(errorCode ?? "");
     this.notSent = notSent;
     this.failure = failure;
   }
 }
+
+const CONNECTED_NOT_SPOKEN = docsLink(
+  "troubleshooting/reaching-posthog.md",
+  "https-against-plain-http-tls-certificates-other-protocols",
+);
+const NOT_CONNECTED = docsLink(
+  "troubleshooting/reaching-posthog.md",
+  "connection-refused-dns-unreachable-timeout",
+);
+/** The section of each kind of connection failure: no connection (or none that lasted), or a wrong protocol. */
+const CONNECTION_DOCS: Readonly<Record<ConnectionFailure, string>> = {
+  refused: NOT_CONNECTED,
+  dns: NOT_CONNECTED,
+  unreachable: NOT_CONNECTED,
+  "connect-timeout": NOT_CONNECTED,
+  "no-answer": NOT_CONNECTED,
+  other: NOT_CONNECTED,
+  "not-tls": CONNECTED_NOT_SPOKEN,
+  certificate: CONNECTED_NOT_SPOKEN,
+  "not-http": CONNECTED_NOT_SPOKEN,
+};
 
 /** Failures that come from the settings (scheme, port, certificate): retrying cannot help. */
 export function isMisconfiguredConnection(e: unknown): e is ConnectionError {
@@ -285,8 +368,8 @@ export class AmbiguousWriteError extends PostHogError {
         code: cause.code,
         detail: cause.detail,
       },
-      `${cause.message} (write outcome unknown: the request may have been applied; read the current state before retrying)`,
-      { cause },
+      `${withoutDocsLink(cause.message)} (write outcome unknown: the request may have been applied; read the current state before retrying)`,
+      { cause, docs: docsLink("troubleshooting/rate-limits.md", "write-outcome-unknown") },
     );
   }
 }
@@ -296,7 +379,8 @@ export class MissingApiKeyError extends Error {
   constructor() {
     super(
       "No PostHog API key: set the Pulumi config `posthog:apiKey` (pulumi config set --secret posthog:apiKey phx_…) " +
-        "or the environment variable POSTHOG_API_KEY (or pass `apiKey` to createClient).",
+        "or the environment variable POSTHOG_API_KEY (or pass `apiKey` to createClient)." +
+        docsLink("troubleshooting/settings-and-keys.md", "no-posthog-api-key"),
     );
     this.name = "MissingApiKeyError";
   }
@@ -304,19 +388,37 @@ export class MissingApiKeyError extends Error {
 
 /**
  * Bad input to a client operation or to the client options, detected before any HTTP request.
- * `property` names the offending property (dot path), the message lists what is accepted.
+ * `property` names the offending property (dot path), the message lists what is accepted, then points at the docs:
+ * `docs` when given (a {@link docsLink}), else the settings' section for a setting (`posthog:<name>`,
+ * `POSTHOG_<NAME>`, {@link SETTING_PROPERTIES}), the client's options and parameters' section for anything else.
  */
 export class InvalidInputError extends Error {
   readonly property: string;
-  constructor(property: string, message: string) {
-    super(message);
+  constructor(property: string, message: string, docs?: string) {
+    super(
+      `${message}${
+        docs ??
+        (/^(posthog:|POSTHOG_)/.test(property) || SETTING_PROPERTIES.has(property)
+          ? docsLink("troubleshooting/settings-and-keys.md", "invalid-posthoghost-and-the-other-settings")
+          : docsLink("troubleshooting/input-validation.md", "invalid-options-and-parameters-of-the-client"))
+      }`,
+    );
     this.name = "InvalidInputError";
     this.property = property;
   }
 }
 
+/** The client options that are settings (also set by `posthog:<name>`): their errors point at the settings. */
+const SETTING_PROPERTIES: ReadonlySet<string> = new Set(["host", "apiKey", "organizationId", "projectId"]);
+
 /** The response did not match the expected wire schema (the message names the field and what was expected). */
-export class UnexpectedResponseError extends PostHogError {}
+export class UnexpectedResponseError extends PostHogError {
+  constructor(details: ErrorDetails, message?: string) {
+    super(details, message, {
+      docs: docsLink("troubleshooting/rate-limits.md", "unexpected-response-shape"),
+    });
+  }
+}
 
 /**
  * A paginated list whose pages disagree with each other, twice in a row (the client reads the list again once
@@ -333,6 +435,7 @@ export class InconsistentListError extends PostHogError {
         "objects were created or deleted while it was read, or something between the client and PostHog (a proxy " +
         "at posthog:host / POSTHOG_HOST) rewrites its pages; nothing of this read was used: run again, and check " +
         "that host if it persists",
+      { docs: docsLink("troubleshooting/rate-limits.md", "the-pages-of-the-list-disagree") },
     );
   }
 }

@@ -48,6 +48,7 @@
 
 import { createHash, randomBytes } from "node:crypto";
 import type { PostHogClient } from "../client";
+import { docsLink, withoutDocsLink } from "../client/docs-link";
 import { AmbiguousWriteError, InvalidInputError, ServerError } from "../client/errors";
 import { parseDurationMs } from "../client/settings";
 import {
@@ -66,6 +67,10 @@ import {
   unknownOutcomes,
 } from "./create-journal";
 import { engineReachable } from "./engine-watch";
+
+/** Where the errors of a create whose answer was lost point: the lost-create section, the unknown outcome's. */
+const LOST_CREATES = docsLink("troubleshooting/adoption.md", "lost-creates-and-adoption");
+const OUTCOME_UNKNOWN = docsLink("troubleshooting/adoption.md", "the-outcome-of-a-create-is-unknown");
 
 /** Clock difference allowed between this host and PostHog's `created_at`, in ms, on each side of the window. */
 export const CLOCK_SKEW_MS = 60_000;
@@ -227,7 +232,8 @@ export function oneAtATime<T>(
     if (queued && !(await engineReachable())) {
       throw new Error(
         `${type} "${name}": not created: the Pulumi engine that asked for it is gone (the run was killed while an ` +
-          "earlier create of the same name was under way); nothing was sent. Run pulumi up again",
+          "earlier create of the same name was under way); nothing was sent. Run pulumi up again" +
+          docsLink("troubleshooting/gone-and-interrupted.md", "interrupted-runs-pending-operations-protect"),
       );
     }
     return create();
@@ -755,7 +761,7 @@ function fromPrevious<T extends Candidate>(
     `${type} "${name}": a previous create of this resource (started ${iso(prev.startedAt)}) has an unknown outcome ` +
       `(its answer was lost, or its run was killed), and ${candidates.length} ${type}(s) of that name were made since: ` +
       `${described(candidates)}. Whether that create made one cannot be proved (someone may have made one meanwhile): ` +
-      `nothing was adopted and nothing was sent. Adopt the right one explicitly with ${adoptHint}, or delete it and run up again`,
+      `nothing was adopted and nothing was sent. Adopt the right one explicitly with ${adoptHint}, or delete it and run up again${LOST_CREATES}`,
   );
 }
 
@@ -782,7 +788,7 @@ function leftover<T extends Candidate>(
   throw new Error(
     `${type} "${name}": ${mine.length} ${type}s carry the marker of earlier creates of this resource that never saw ` +
       `their answers: ${described(mine)}. Each was made by this resource, and which one to keep is yours to say: ` +
-      `nothing was adopted and nothing was created. Adopt one explicitly with ${adoptHint} and delete the others, then run up again`,
+      `nothing was adopted and nothing was created. Adopt one explicitly with ${adoptHint} and delete the others, then run up again${LOST_CREATES}`,
   );
 }
 
@@ -905,7 +911,7 @@ async function recoverPrior<T extends Candidate>(
           `created.${lookAlikes(s, items, first, adoptHint)} Run pulumi up again: the next up adopts the ${type} that create made once PostHog shows it, and ` +
           `creates one only if PostHog still shows none after ${iso(decidedAt)} ` +
           `(POSTHOG_LOST_CREATE_WINDOW, ${windowText(windowMs)} after the create started). If you know it never ` +
-          `reached PostHog, run up with POSTHOG_LOST_CREATE_WINDOW=0 to create it now`,
+          `reached PostHog, run up with POSTHOG_LOST_CREATE_WINDOW=0 to create it now${OUTCOME_UNKNOWN}`,
       );
     }
     await sleep(Math.min(pause, giveUp - now, decidedAt - now + 10));
@@ -947,7 +953,7 @@ function recoverEarlier<T extends Candidate>(
     throw new Error(
       `${type} "${name}": ${before.length} earlier create(s) of it in this run lost their answer, and ${mine.length} ` +
         `of the ${type}s they made ${mine.length === 1 ? "is" : "are"} in PostHog: ${described(mine)}. ${ours ? "Each is this resource's, and which one to keep is yours to say" : "Which resource's each is cannot be told (the resources were declared without the SDK's classes)"}: ` +
-        `nothing was adopted. Adopt the right one explicitly with ${adoptHint} and delete the others, then run up again`,
+        `nothing was adopted. Adopt the right one explicitly with ${adoptHint} and delete the others, then run up again${LOST_CREATES}`,
     );
   }
   // Creates without a nonce (Invite): an object of this name made since they started may be anyone's.
@@ -962,7 +968,7 @@ function recoverEarlier<T extends Candidate>(
     `${type} "${name}": ${before.length} earlier create(s) of it in this run lost their answer, and ` +
       `${candidates.length} ${type}(s) of that name were made since: ${described(candidates)}. Whether one of those ` +
       `creates made it cannot be proved (someone may have made one meanwhile): nothing was adopted and nothing ` +
-      `was sent. Adopt the right one explicitly with ${adoptHint}, or delete it and run up again`,
+      `was sent. Adopt the right one explicitly with ${adoptHint}, or delete it and run up again${LOST_CREATES}`,
   );
 }
 
@@ -997,10 +1003,10 @@ async function settleLost<T extends Candidate>(
     if (now >= giveUp) {
       createLost(s); // its journal entry stays: the next run looks for what it made before it creates anything
       throw new Error(
-        `${type} "${name}": the outcome of its create is unknown: ${cause.message}. PostHog may still be processing ` +
+        `${type} "${name}": the outcome of its create is unknown: ${withoutDocsLink(cause.message)}. PostHog may still be processing ` +
           `the request: no ${type} it made appeared in ${reads} list read(s) over ${Math.round(waitMs / 1000)} s, ` +
           `and such a read proves nothing. Nothing was adopted and nothing else was created.` +
-          `${lookAlikes(s, items, rec.started, adoptHint)} ${nextUp(s, adoptHint)}`,
+          `${lookAlikes(s, items, rec.started, adoptHint)} ${nextUp(s, adoptHint)}${OUTCOME_UNKNOWN}`,
         { cause },
       );
     }
@@ -1027,20 +1033,21 @@ function notApplied(
   if (rec.finished) {
     forget(s); // nothing of it was made: the next create starts afresh
     return new Error(
-      `${cause.message}. PostHog had finished with the request and shows no ${type} this create made: the ` +
-        `create did not apply, and nothing was adopted.${lookAlikes(s, items, rec.started, adoptHint)} Run up again`,
+      `${withoutDocsLink(cause.message)}. PostHog had finished with the request and shows no ${type} this create made: the ` +
+        `create did not apply, and nothing was adopted.${lookAlikes(s, items, rec.started, adoptHint)} Run up again${LOST_CREATES}`,
       { cause },
     );
   }
   abandon(s); // taken as not applied; should PostHog apply it later, the stack's next operations name its object
   return new Error(
-    `${cause.message}. No ${type} this create made appeared within POSTHOG_LOST_CREATE_WINDOW ` +
+    `${withoutDocsLink(cause.message)}. No ${type} this create made appeared within POSTHOG_LOST_CREATE_WINDOW ` +
       `(${windowText(windowMs)}) of its start, so it is taken as not applied, and nothing was adopted.` +
       `${lookAlikes(s, items, rec.started, adoptHint)} Run up again. ` +
       (s.marker
         ? `Should PostHog apply it later, the next up, refresh or destroy of this stack names the ${type} it made ` +
           `(its name ends with [pulumi create …])`
-        : ""),
+        : "") +
+      LOST_CREATES,
     { cause },
   );
 }
@@ -1098,10 +1105,10 @@ function matchLost<T extends Candidate>(
   rec.ended = now;
   rec.lost = true; // its entry stays: the next create of this resource looks for what it made first
   throw new Error(
-    `${type} "${name}": the answer to its create was lost (${lost.message}), and ${candidates.length} ${type}(s) of ` +
+    `${type} "${name}": the answer to its create was lost (${withoutDocsLink(lost.message)}), and ${candidates.length} ${type}(s) of ` +
       `that name were made since it started: ${described(candidates)}. Whether this create made it cannot be proved ` +
       `(someone may have made one meanwhile): nothing was adopted and nothing else was sent. Check it in PostHog, ` +
-      `then adopt it explicitly with ${adoptHint}, or delete it and run up again`,
+      `then adopt it explicitly with ${adoptHint}, or delete it and run up again${LOST_CREATES}`,
     { cause: lost },
   );
 }
@@ -1281,7 +1288,8 @@ export class OrphanedObjectError extends Error {
               `${f.abandoned ? "" : `, or, if "${f.entry.resource}" is still in the program, run pulumi up (a plain up, without --refresh): its create adopts it`}. ` +
               `Or delete it: ${f.remove}`,
           )
-          .join("\n")}\nThen run the command again`,
+          .join("\n")}\nThen run the command again` +
+        docsLink("troubleshooting/adoption.md", "an-object-a-create-with-an-unknown-outcome-made"),
     );
     this.name = "OrphanedObjectError";
   }

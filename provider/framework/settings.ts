@@ -7,6 +7,7 @@
  * the list does not name.
  */
 import { isAbsolute } from "node:path";
+import { withoutDocsLink } from "../client/docs-link";
 import { InvalidInputError } from "../client/errors";
 import { type ConfigGetter, idSettingProblems, settingProblems } from "../client/settings";
 import { envDuration } from "./lost-create";
@@ -112,6 +113,6 @@ export function checkProviderSettings(
   if (problems.length === 1) throw first;
   throw new InvalidInputError(
     first.property,
-    `${problems.length} settings are malformed: ${problems.map((p, i) => `(${i + 1}) ${p.message}`).join("; ")}`,
+    `${problems.length} settings are malformed: ${problems.map((p, i) => `(${i + 1}) ${withoutDocsLink(p.message)}`).join("; ")}`,
   );
 }

@@ -12,6 +12,7 @@ import {
   RateLimitedError,
   ValidationError,
 } from "../client";
+import { docsLink } from "../client/docs-link";
 import { keptOnDestroy } from "../framework/adopted";
 import { known } from "../framework/adoption";
 import type { Adopted } from "../framework/bookkeeping";
@@ -216,8 +217,8 @@ export class PendingInviteError extends Error {
         "address, so creating this one would replace it and send a second e-mail: nothing was sent. To manage that " +
         "invite with this resource, declare it with adopt: true (it takes over a pending invite of the same e-mail " +
         "and level; of another level, a new invite replaces it). If another stack manages it, keep the Invite in that " +
-        "stack only; if this stack manages it under another resource name, give this resource that name's alias " +
-        '(docs/how-it-works/one-object.md, "Several stacks, one organization")',
+        "stack only; if this stack manages it under another resource name, give this resource that name's alias" +
+        docsLink("how-it-works/one-object.md", "several-stacks-one-organization"),
     );
     this.name = "PendingInviteError";
   }
@@ -250,7 +251,8 @@ class InviteReplacedError extends Error {
         "Two stacks must not declare an invite for the same address: keep the Invite in one stack only. In the stack " +
         "that gives it up, remove it from the program (or run `pulumi state delete <this resource's URN>`); to make " +
         `this stack the one that manages invite ${other.id}, run \`pulumi state delete <this resource's URN>\` here, ` +
-        'declare the Invite with `adopt: true`, and run `pulumi up` (docs/how-it-works/one-object.md, "Several stacks, one organization")',
+        "declare the Invite with `adopt: true`, and run `pulumi up`" +
+        docsLink("how-it-works/one-object.md", "several-stacks-one-organization"),
     );
     this.name = "InviteReplacedError";
   }

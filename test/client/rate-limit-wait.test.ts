@@ -102,7 +102,8 @@ describe("posthog:maxRateLimitWait", () => {
     })();
     expect(bad).toBeInstanceOf(InvalidInputError);
     expect((bad as Error).message).toBe(
-      'Invalid posthog:maxRateLimitWait "soon", set by the stack config posthog:maxRateLimitWait: expected whole seconds ("120"), or with a unit s, m or h ("90s", "10m", "1h")',
+      'Invalid posthog:maxRateLimitWait "soon", set by the stack config posthog:maxRateLimitWait: expected whole seconds ("120"), or with a unit s, m or h ("90s", "10m", "1h")' +
+        " (see docs/troubleshooting/settings-and-keys.md#invalid-posthoghost-and-the-other-settings)",
     );
   });
 });

@@ -196,7 +196,9 @@ describe("fromResponse", () => {
       secret: key,
     });
     expect(err).toBeInstanceOf(ValidationError);
-    expect(err.message).toBe("POST /api/x/ → 400 invalid_input: bad key [redacted] (attr: name)");
+    expect(err.message).toBe(
+      "POST /api/x/ → 400 invalid_input: bad key [redacted] (attr: name) (see docs/troubleshooting/errors.md#reading-an-error)",
+    );
     const raw = fromResponse({
       method: "PATCH",
       path: "/s/",
@@ -214,7 +216,9 @@ describe("fromResponse", () => {
       body: undefined,
     });
     expect(empty).toBeInstanceOf(MethodNotAllowedError);
-    expect(empty.message).toBe("DELETE /d/1/ → 405");
+    expect(empty.message).toBe(
+      "DELETE /d/1/ → 405 (see docs/troubleshooting/gone-and-interrupted.md#objects-gone-and-objects-not-found)",
+    );
     const server = fromResponse({
       method: "GET",
       path: "/g/",

@@ -13,6 +13,9 @@ import { DEFAULT_HEADERS_TIMEOUT_MS, revealApiKey } from "../../provider/client/
 
 const KEY = "phx_settingsTestSecretKey0123456789";
 const config = (values: Record<string, string>) => ({ get: (k: string) => values[k] });
+/** The pointer the errors of a malformed setting end with (provider/client/docs-link.ts). */
+const SETTINGS_DOCS =
+  " (see docs/troubleshooting/settings-and-keys.md#invalid-posthoghost-and-the-other-settings)";
 
 describe("resolveSettings", () => {
   it("takes explicit options first, then the Pulumi config, then the environment", () => {
@@ -112,13 +115,13 @@ describe("resolveSettings", () => {
     expect(fromConfig).toBeInstanceOf(InvalidInputError);
     expect((fromConfig as InvalidInputError).property).toBe("posthog:headersTimeoutMs");
     expect((fromConfig as Error).message).toBe(
-      `Invalid headers timeout ${JSON.stringify(raw)}, set by the stack config posthog:headersTimeoutMs: expected a positive whole number of milliseconds (at most 2147483647)`,
+      `Invalid headers timeout ${JSON.stringify(raw)}, set by the stack config posthog:headersTimeoutMs: expected a positive whole number of milliseconds (at most 2147483647)${SETTINGS_DOCS}`,
     );
     const fromEnv = refused(undefined, { POSTHOG_HEADERS_TIMEOUT_MS: raw });
     expect(fromEnv).toBeInstanceOf(InvalidInputError);
     expect((fromEnv as InvalidInputError).property).toBe("posthog:headersTimeoutMs");
     expect((fromEnv as Error).message).toBe(
-      `Invalid headers timeout ${JSON.stringify(raw)}, set by the environment variable POSTHOG_HEADERS_TIMEOUT_MS: expected a positive whole number of milliseconds (at most 2147483647)`,
+      `Invalid headers timeout ${JSON.stringify(raw)}, set by the environment variable POSTHOG_HEADERS_TIMEOUT_MS: expected a positive whole number of milliseconds (at most 2147483647)${SETTINGS_DOCS}`,
     );
   });
 

@@ -8,7 +8,10 @@
  *    "<heading>"`, written in the sources of provider/, sdk/, emulator/, tools/, test/, bench/ and examples/ (error
  *    messages and comments), in the release workflow and in the prose of the Markdown pages names a page that
  *    exists, and that anchor or heading.
- * 3. No page of docs/ and no CONTRIBUTING.md is over {@link MAX_WORDS} words (`wc -w`); README.md is not over
+ * 3. Every error points at its fix (issue 52, item 3): each `docsLink("<page>", "<anchor>")` of provider/, sdk/ and
+ *    emulator/ names a page under docs/ and a heading of it; each error class of provider/client/errors.ts, in each of
+ *    its kinds, ends its message with one such pointer, one that its row of the table of error classes links.
+ * 4. No page of docs/ and no CONTRIBUTING.md is over {@link MAX_WORDS} words (`wc -w`); README.md is not over
  *    {@link MAX_DOORWAY_WORDS}, nor is CHANGELOG.md's newest section, whose only headings are Keep a Changelog's
  *    Added, Changed, Fixed and Removed (issue 52, items 1 and 4). Older sections of the changelog stay as released.
  * Fast: reads files, no process, no network (about 0.1 s).
@@ -16,6 +19,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import * as errors from "../../provider/client/errors";
 
 const root = join(__dirname, "..", "..");
 const MAX_WORDS = 3000;
@@ -198,6 +202,158 @@ const strayHeadings = (section: string): string[] =>
   [...withoutFences(section).matchAll(/^(#{3,6}) (.+?)\s*$/gm)]
     .filter(([, level, name]) => level !== "###" || !CHANGELOG_HEADINGS.includes(name ?? ""))
     .map(([heading]) => heading.trim());
+
+/** Every `docsLink(…)` call of a source text: `{ page, anchor }` when both are written out as strings, else its text. */
+function docsLinksOf(text: string): ({ page: string; anchor: string } | { call: string })[] {
+  return [...text.matchAll(/\bdocsLink\(([^)]*)\)/g)].map((m) => {
+    const args = /^\s*"([^"]+)",\s*"([^"]+)",?\s*$/.exec(m[1] ?? "");
+    return args ? { page: args[1] ?? "", anchor: args[2] ?? "" } : { call: m[0] };
+  });
+}
+
+/** What is wrong with a pointer to `docs/<page>#<anchor>` written in `where`, or undefined when the page has that heading. */
+const brokenPointer = (where: string, page: string, anchor: string) =>
+  brokenLink(where, `${GITHUB_BLOB}docs/${page.replace(/^docs\//, "")}#${anchor}`);
+
+/** The pointer an error message ends with, `docs/<page>#<anchor>` (docs-link.ts), or undefined. */
+const pointerOf = (message: string) => / \(see (docs\/[\w./-]+\.md)#([\w-]+)\)$/.exec(message)?.slice(1, 3);
+
+describe("every error points at its fix: docsLink(…) pointers", () => {
+  const sources = ["provider", "sdk", "emulator"]
+    .flatMap((d) => walk(d, [".ts", ".mts"]))
+    .filter((f) => f !== "provider/client/docs-link.ts"); // the definition
+
+  it("every docsLink(page, anchor) of provider/, sdk/ and emulator/ names a docs page and a heading of it", () => {
+    const calls = sources.flatMap((file) => docsLinksOf(read(file)).map((link) => ({ file, link })));
+    expect(calls.length).toBeGreaterThan(20);
+    const problems = calls.flatMap(({ file, link }) =>
+      "call" in link
+        ? [`${file}: ${link.call}: write the page and the anchor as strings`]
+        : (brokenPointer(file, link.page, link.anchor) ?? []),
+    );
+    expect(problems).toEqual([]);
+  });
+
+  it("the check can fail: a wrong anchor, a wrong page, arguments not written out", () => {
+    const [wrongAnchor, wrongPage, computed] = docsLinksOf(
+      'docsLink("troubleshooting/rate-limits.md", "5xx-server-error"); docsLink("troubleshooting/rate.md", "a"); docsLink(page, "a")',
+    );
+    expect(
+      wrongAnchor && "page" in wrongAnchor && brokenPointer("x.ts", wrongAnchor.page, wrongAnchor.anchor),
+    ).toContain("no heading");
+    expect(
+      wrongPage && "page" in wrongPage && brokenPointer("x.ts", wrongPage.page, wrongPage.anchor),
+    ).toContain("no such file");
+    expect(computed).toEqual({ call: 'docsLink(page, "a")' });
+    expect(brokenPointer("x.ts", "troubleshooting/rate-limits.md", "5xx-server-errors")).toBeUndefined();
+  });
+});
+
+describe("every error points at its fix: the error classes of provider/client/errors.ts", () => {
+  const at = (status: number | undefined) => ({
+    method: "POST",
+    path: "/api/organizations/@current/x/",
+    status,
+  });
+  const failures: errors.ConnectionFailure[] = [
+    "refused",
+    "dns",
+    "unreachable",
+    "connect-timeout",
+    "no-answer",
+    "not-tls",
+    "certificate",
+    "not-http",
+    "other",
+  ];
+  const targets: errors.NotFoundTarget[] = [
+    "object",
+    "organization",
+    "project",
+    "endpoint",
+    "unrecognized",
+    "list",
+  ];
+  /** One instance of each class in each of its kinds. A new class must be added here, with the pointer it gives. */
+  const samples: Record<string, () => Error[]> = {
+    PostHogError: () => [new errors.PostHogError(at(418))],
+    ValidationError: () => [new errors.ValidationError({ ...at(400), attr: "name" })],
+    UnauthenticatedError: () => [new errors.UnauthenticatedError(at(401))],
+    ForbiddenError: () => [new errors.ForbiddenError(at(403))],
+    NotFoundError: () => targets.map((t) => new errors.NotFoundError(at(404), t)),
+    MethodNotAllowedError: () => [new errors.MethodNotAllowedError(at(405))],
+    RateLimitedError: () => [
+      new errors.RateLimitedError(at(429), 1),
+      new errors.RateLimitedError(at(undefined), 60, true),
+      new errors.RateLimitedError(at(429), 3600, true),
+    ],
+    ServerError: () => [new errors.ServerError(at(502))],
+    ConnectionError: () =>
+      failures.map((f) => new errors.ConnectionError(at(undefined), "E", false, undefined, f)),
+    AmbiguousWriteError: () => [
+      new errors.AmbiguousWriteError(new errors.ServerError(at(502))),
+      new errors.AmbiguousWriteError(
+        new errors.ConnectionError(at(undefined), "E", false, undefined, "other"),
+      ),
+    ],
+    UnexpectedResponseError: () => [new errors.UnexpectedResponseError({ ...at(200), detail: "x" })],
+    InconsistentListError: () => [new errors.InconsistentListError({ ...at(undefined), detail: "x" })],
+    MissingApiKeyError: () => [new errors.MissingApiKeyError()],
+    InvalidInputError: () => [
+      new errors.InvalidInputError("posthog:host", "Invalid posthog:host"),
+      new errors.InvalidInputError("host", "Invalid host"),
+      new errors.InvalidInputError("options.retry.maxAttempts", "Invalid options.retry.maxAttempts"),
+    ],
+  };
+  const exported = Object.entries(errors)
+    .filter(([, v]) => typeof v === "function" && v.prototype instanceof Error)
+    .map(([name]) => name);
+  /** The pointers (`docs/<page>#<anchor>`) each row of the table of error classes links, by class. */
+  const table = new Map(
+    read("docs/troubleshooting/errors.md")
+      .split("\n")
+      .flatMap((line) => {
+        const row = /^\| `(\w+)` \|.*\|([^|]*)\|$/.exec(line);
+        if (!row) return [];
+        const links = [...(row[2] ?? "").matchAll(/\]\(([\w.-]*)#([\w-]+)\)/g)].map(
+          (m) => `${normalize(join("docs/troubleshooting", m[1] || "errors.md"))}#${m[2]}`,
+        );
+        return [[row[1] ?? "", links] as const];
+      }),
+  );
+
+  it("each exported class, in each kind, ends its one-line message with a pointer its row of the table links", () => {
+    expect(Object.keys(samples).sort()).toEqual([...exported].sort());
+    const wrong = Object.entries(samples).flatMap(([name, make]) =>
+      make().flatMap((e) => {
+        const pointer = pointerOf(e.message);
+        if (!pointer) return [`${name}: no pointer at the end of: ${e.message}`];
+        const [page = "", anchor = ""] = pointer;
+        const problems = [
+          brokenPointer(name, page, anchor),
+          e.message.split(" (see docs/").length === 2
+            ? undefined
+            : `${name}: more than one pointer: ${e.message}`,
+          e.message.includes("\n") ? `${name}: more than one line: ${e.message}` : undefined,
+          table.get(name)?.includes(`${page}#${anchor}`)
+            ? undefined
+            : `${name}: ${page}#${anchor} is not linked by its row of docs/troubleshooting/errors.md`,
+        ];
+        return problems.filter((p) => p !== undefined);
+      }),
+    );
+    expect(wrong).toEqual([]);
+  });
+
+  it("the check can fail: a message without a pointer, a pointer mid-message", () => {
+    expect(pointerOf("GET /x → 418")).toBeUndefined();
+    expect(pointerOf("a (see docs/x.md#y) b")).toBeUndefined();
+    expect(pointerOf("a (see docs/troubleshooting/x.md#y-z)")).toEqual(["docs/troubleshooting/x.md", "y-z"]);
+    expect(table.get("UnauthenticatedError")).toEqual([
+      "docs/troubleshooting/settings-and-keys.md#401-the-key-is-not-accepted",
+    ]);
+  });
+});
 
 describe("page length", () => {
   const words = (text: string) => text.split(/\s+/).filter(Boolean).length;

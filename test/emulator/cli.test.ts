@@ -103,13 +103,17 @@ describe("ready line and stopping", () => {
   });
 });
 
-describe("errors are one line on stderr, without the usage text", () => {
+/** The pointer every error line of the command ends with (its section of the troubleshooting pages). */
+const EMULATOR_DOCS = " (see docs/troubleshooting/commands.md#the-emulator-command-line)";
+
+describe("errors are one line on stderr, without the usage text, pointing at the docs", () => {
   const oneLine = (stderr: string): string => {
     expect(stderr.endsWith("\n")).toBe(true);
     const lines = stderr.trimEnd().split("\n");
     expect(lines, stderr).toHaveLength(1);
     const [line = ""] = lines;
     expect(line.startsWith("posthog-emulator: ")).toBe(true);
+    expect(line.endsWith(EMULATOR_DOCS), line).toBe(true);
     expect(line).not.toMatch(/Usage|"code":|"path":\s*\[|ZodError|at .*\.js:\d+/);
     return line;
   };
@@ -162,7 +166,7 @@ describe("errors are one line on stderr, without the usage text", () => {
       expect(code).toBe(1);
       expect(stdout).toBe("");
       expect(oneLine(stderr)).toBe(
-        `posthog-emulator: port ${port} on 127.0.0.1 is in use: stop what listens there, or pass another --port (0 picks a free one)`,
+        `posthog-emulator: port ${port} on 127.0.0.1 is in use: stop what listens there, or pass another --port (0 picks a free one)${EMULATOR_DOCS}`,
       );
     });
 

@@ -160,7 +160,8 @@ describe("pulumi-posthog export: an output path that cannot be written is refuse
       expect(r.stderr.trimEnd()).toBe(
         quoted("is not writable by this user (EACCES)")
           .replace("--import-file /srv/x.json", "--import-file locked/deeper/x.json")
-          .replace(": /srv is not", `: ${locked} is not`),
+          .replace(": /srv is not", `: ${locked} is not`) +
+          " (see docs/troubleshooting/commands.md#the-export-command)", // the pointer the quotes leave out
       );
       expect(await emu.requests()).toEqual([]);
     } finally {

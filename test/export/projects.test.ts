@@ -148,7 +148,7 @@ describe("a dashboard detail answering 404 (issue 49, item 2)", () => {
       expect(r.code).toBe(1);
       expect(r.lines.at(-1)).toMatch(
         new RegExp(
-          `^pulumi-posthog export failed: Dashboard ${id} "Default board" of project ${emu.projectId} is listed, but reading it answered 404 \\(GET /api/projects/${emu.projectId}/dashboards/${id}/ → 404 .*\\); it is still listed, so it was not deleted: check that the key \\(POSTHOG_API_KEY\\) may read it, then run again$`,
+          `^pulumi-posthog export failed: Dashboard ${id} "Default board" of project ${emu.projectId} is listed, but reading it answered 404 \\(GET /api/projects/${emu.projectId}/dashboards/${id}/ → 404 .*\\); it is still listed, so it was not deleted: check that the key \\(POSTHOG_API_KEY\\) may read it, then run again \\(see docs/troubleshooting/commands\\.md#the-export-command\\)$`,
         ),
       );
     } finally {

@@ -364,7 +364,7 @@ describe("pulumi-posthog export", () => {
     expect(bad.code).toBe(2);
     expect(bad.lines[0]).toBe(
       'pulumi-posthog: Invalid --only: unknown kind "widgets"; accepted: domains, members, invites, projects, ' +
-        "dashboards, collaborators, sharing, batch-exports",
+        "dashboards, collaborators, sharing, batch-exports (see docs/troubleshooting/commands.md#the-export-command)",
     );
     expect(await requests()).toEqual([]);
   });
@@ -379,7 +379,8 @@ describe("pulumi-posthog export", () => {
     const bad = spawnSync(process.execPath, [bin, "import"], { encoding: "utf8" });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toBe(
-      'pulumi-posthog: unknown command "import"; expected export or audit\nRun "pulumi-posthog --help" for the usage.\n',
+      'pulumi-posthog: unknown command "import"; expected export or audit (see docs/troubleshooting/commands.md#the-export-command)\n' +
+        'Run "pulumi-posthog --help" for the usage.\n',
     );
   });
 

@@ -861,6 +861,9 @@ describe("names are printed inertly in every format (issue 49, item 3)", () => {
   });
 });
 
+/** The pointer the audit's error lines end with (docs-link.ts), when the error names no section of its own. */
+const AUDIT_DOCS = " (see docs/troubleshooting/commands.md#the-audit-command)";
+
 describe("bad input: exit 2, one line naming the flag and what it accepts, before any request", () => {
   it.each([
     [["--format", "xml"], 'pulumi-posthog audit: Invalid --format "xml": accepted: table, json, markdown'],
@@ -886,7 +889,7 @@ describe("bad input: exit 2, one line naming the flag and what it accepts, befor
     const r = await audit(args);
     expect(r.code).toBe(2);
     expect(r.out).toBe("");
-    expect(r.stderr).toEqual([line]);
+    expect(r.stderr).toEqual([`${line}${AUDIT_DOCS}`]);
     expect(await requestsSince(emu)).toEqual([]);
   });
 
@@ -901,7 +904,7 @@ describe("bad input: exit 2, one line naming the flag and what it accepts, befor
     expect(r.code).toBe(2);
     expect(r.out).toBe("");
     expect(r.stderr).toEqual([
-      `pulumi-posthog audit: --config not-an-object.json: the policy config must be a JSON object of rule ids (${RULES.map((x) => x.id).join(", ")}) and "all", ${got}`,
+      `pulumi-posthog audit: --config not-an-object.json: the policy config must be a JSON object of rule ids (${RULES.map((x) => x.id).join(", ")}) and "all", ${got}${AUDIT_DOCS}`,
     ]);
     expect(await requestsSince(emu)).toEqual([]);
   });
@@ -969,7 +972,7 @@ describe("bad input: exit 2, one line naming the flag and what it accepts, befor
     const positional = await audit(["everything"]);
     expect(positional.code).toBe(2);
     expect(positional.stderr).toEqual([
-      'pulumi-posthog audit: unexpected argument "everything": audit takes only --config, --format and --project',
+      `pulumi-posthog audit: unexpected argument "everything": audit takes only --config, --format and --project${AUDIT_DOCS}`,
     ]);
   });
 

@@ -307,7 +307,8 @@ describe("dependencies", () => {
     expect(bin.stderr).toBe(
       "posthog-emulator: pulumi-posthog/emulator: the PostHog emulator needs fastify 5, which is not installed " +
         "(an optional peer dependency of pulumi-posthog: the provider and the client do not need it): " +
-        "run `npm install --save-dev fastify@5` in the project that runs it\n",
+        "run `npm install --save-dev fastify@5` in the project that runs it " +
+        "(see docs/troubleshooting/commands.md#the-emulator-command-line)\n",
     );
   });
 

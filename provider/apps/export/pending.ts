@@ -22,6 +22,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { docsLink, withDocsLink } from "../../client/docs-link";
 
 export const PENDING_USAGE = `Usage:
   pulumi-posthog clear-pending [--stack NAME] [--cwd DIR] [--dry-run]
@@ -34,6 +35,12 @@ Options:
   --stack NAME  the stack (default: the selected stack)
   --cwd DIR     the Pulumi project's directory (default: the current directory)
   --dry-run     only say what would be removed`;
+
+/** Where clear-pending's errors are explained. */
+const PENDING_DOCS = docsLink(
+  "troubleshooting/gone-and-interrupted.md",
+  "interrupted-runs-pending-operations-protect",
+);
 
 /** What {@link clearPending} found and did. */
 export interface PendingOutcome {
@@ -162,7 +169,7 @@ export function pendingMain(argv: string[], io: Io): number {
       },
     }));
   } catch (e) {
-    io.stderr(`pulumi-posthog clear-pending: ${(e as Error).message}`);
+    io.stderr(`pulumi-posthog clear-pending: ${withDocsLink((e as Error).message, PENDING_DOCS)}`);
     io.stderr(PENDING_USAGE);
     return 2;
   }
@@ -177,7 +184,7 @@ export function pendingMain(argv: string[], io: Io): number {
     );
     return 0;
   } catch (e) {
-    io.stderr(`pulumi-posthog clear-pending failed: ${(e as Error).message}`);
+    io.stderr(`pulumi-posthog clear-pending failed: ${withDocsLink((e as Error).message, PENDING_DOCS)}`);
     return 1;
   }
 }
