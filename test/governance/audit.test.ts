@@ -488,6 +488,9 @@ describe("fails closed: exit 2, one line naming what could not be read and the s
     // The settings that could be wrong, not the provider's words about a stack's state.
     expect(r.stderr[0]).toContain(`check POSTHOG_HOST (${emu.url}) and POSTHOG_ORGANIZATION_ID`);
     expect(r.stderr[0]).not.toContain("marked gone");
+    // Nor the client's pointer about a stack's objects: the audit's own section.
+    expect(r.stderr[0]?.endsWith(`; then run again${AUDIT_DOCS}`)).toBe(true);
+    expect(r.stderr[0]?.split(" (see docs/")).toHaveLength(2);
   });
 
   it("a connection cut on every try of the batch export list", async () => {
@@ -512,7 +515,9 @@ describe("fails closed: exit 2, one line naming what could not be read and the s
     expect(r.stderr[0]).toMatch(
       /^pulumi-posthog audit: could not read the dashboards of project \d+, nothing is reported: GET \/api\/projects\/\d+\/dashboards\/ → 403 permission_denied: API key missing required scope 'dashboard:read'/,
     );
-    expect(r.stderr[0]).toMatch(/: set POSTHOG_API_KEY to a key with the scope dashboard:read$/);
+    expect(r.stderr[0]).toMatch(
+      /: set POSTHOG_API_KEY to a key with the scope dashboard:read \(see docs\/troubleshooting\/settings-and-keys\.md#403-a-scope-is-missing-or-the-key-is-restricted\)$/,
+    );
   });
 
   /**

@@ -23,6 +23,7 @@
  * ({@link markdownCode}), so no link, image, HTML or emphasis in a name is rendered. JSON keeps every name exact.
  */
 import { type Dashboard, ForbiddenError, type Invite, type PostHogClient, PostHogError } from "../../client";
+import { withoutDocsLink } from "../../client/docs-link";
 import {
   EXPORT_KINDS,
   newTally,
@@ -346,12 +347,14 @@ function whatPath(path: string): string {
 
 /**
  * The {@link AuditReadError} of a failed read: what could not be read, the client's message (which names the
- * setting to fix when the failure points at one) and, when it names none, the settings to check.
+ * setting to fix when the failure points at one) and, when it names none, the settings to check; then the client's
+ * pointer to the docs, unless its hint was replaced (the command then points at the audit's section).
  */
 function readError(e: unknown, client: PostHogClient): AuditReadError {
   if (e instanceof AuditReadError) return e;
   if (e instanceof PostHogError) {
-    let text = e.message;
+    let text = withoutDocsLink(e.message);
+    let pointer = e.message.slice(text.length);
     let fix = "";
     if (e instanceof ForbiddenError && e.missingScope !== undefined) {
       fix = `: set POSTHOG_API_KEY to a key with the scope ${e.missingScope}`;
@@ -363,14 +366,20 @@ function readError(e: unknown, client: PostHogClient): AuditReadError {
     } else if (!/POSTHOG_[A-Z_]+|posthog:[A-Za-z]+/.test(text)) {
       // The client's hint names the setting when the failure points at one. Any other hint speaks of a stack's
       // state (e.g. a list's 404: "nothing was marked gone"): replaced by the settings that could be wrong.
-      if (e.hint !== undefined && text.endsWith(` — ${e.hint}`)) text = text.slice(0, -` — ${e.hint}`.length);
+      if (e.hint !== undefined && text.endsWith(` — ${e.hint}`)) {
+        text = text.slice(0, -` — ${e.hint}`.length);
+        pointer = "";
+      }
       fix =
         ` — check POSTHOG_HOST (${client.settings.host}) and POSTHOG_ORGANIZATION_ID, that what is read still ` +
         "exists, and that the key (POSTHOG_API_KEY) may read it; then run again";
     }
-    return new AuditReadError(`could not read ${whatPath(e.path)}, nothing is reported: ${text}${fix}`, {
-      cause: e,
-    });
+    return new AuditReadError(
+      `could not read ${whatPath(e.path)}, nothing is reported: ${text}${fix}${pointer}`,
+      {
+        cause: e,
+      },
+    );
   }
   return new AuditReadError(`could not read the organization, nothing is reported: ${(e as Error).message}`, {
     cause: e,
