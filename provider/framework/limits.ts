@@ -3,6 +3,7 @@
  * time zone names. (Per-field lengths live in each resource's zod schema, next to the field they limit.)
  */
 import { z } from "zod";
+import { docsLink } from "../client/docs-link";
 import { containsUnknown } from "./values";
 
 /**
@@ -38,7 +39,7 @@ export function oversizedBodies(
       reason:
         `too large: it makes the request body ${total.toLocaleString("en-US")} bytes, over the API's limit of ` +
         `${BODY_LIMIT_BYTES.toLocaleString("en-US")} bytes (1 MiB); this property alone is ` +
-        `${largest.size.toLocaleString("en-US")} bytes`,
+        `${largest.size.toLocaleString("en-US")} bytes${docsLink("troubleshooting/input-validation.md", "too-large-it-makes-the-request-body")}`,
     });
   }
   return out;
@@ -83,5 +84,9 @@ export const TimeZoneInput = z
   .string({ error: "expected an IANA time zone name such as Europe/Berlin" })
   .superRefine((tz, ctx) => {
     const problem = timeZoneProblem(tz);
-    if (problem) ctx.addIssue({ code: "custom", message: problem });
+    if (problem)
+      ctx.addIssue({
+        code: "custom",
+        message: `${problem}${docsLink("troubleshooting/input-validation.md", "time-zones")}`,
+      });
   });

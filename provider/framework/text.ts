@@ -4,6 +4,8 @@
  * before the provider sees it), and the provider's `check` (for everything else, e.g. the text of template JSON
  * given as a string, parsed there).
  */
+import { docsLink } from "../client/docs-link";
+
 /**
  * Pulumi's marker for a value not known during preview (not checked: it is no text of the user's). values.ts `UNKNOWN`
  * is the same marker; this module keeps its own copy because the SDK loads it in the program, without zod.
@@ -48,6 +50,14 @@ function textProblem(text: string): string | undefined {
  * property. Values unknown during a preview are skipped. No HTTP request; iterative, so any depth is safe.
  */
 export function refusedText(inputs: Record<string, unknown>): { property: string; reason: string }[] {
+  return textFailures(inputs).map((f) => ({
+    property: f.property,
+    reason: `${f.reason}${docsLink("troubleshooting/input-validation.md", "nul-characters-lone-surrogates-nesting-too-deep")}`,
+  }));
+}
+
+/** {@link refusedText} without the pointer to the docs. */
+function textFailures(inputs: Record<string, unknown>): { property: string; reason: string }[] {
   const out: { property: string; reason: string }[] = [];
   for (const [key, value] of Object.entries(inputs)) {
     const stack: [unknown, string, number][] = [[value, key, 1]];

@@ -4,6 +4,10 @@
  * Plain functions, no state.
  */
 import { z } from "zod";
+import { docsLink } from "../client/docs-link";
+
+/** Where an unknown property's check failure points. */
+const UNKNOWN_PROPERTY_DOCS = docsLink("troubleshooting/input-validation.md", "unknown-property");
 
 /** Pulumi's marker for a value not known during preview (an output of a resource not yet created). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
@@ -92,7 +96,7 @@ export function failuresOf(
       for (const key of issue.keys) {
         out.push({
           property: key === "" ? '""' : key,
-          reason: `unknown property; accepted properties: ${accepted.join(", ")}`,
+          reason: `unknown property; accepted properties: ${accepted.join(", ")}${UNKNOWN_PROPERTY_DOCS}`,
         });
       }
       continue;

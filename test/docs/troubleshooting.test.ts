@@ -365,6 +365,18 @@ function stablePieces(message: string, variable: readonly string[]): string[] {
   return pieces;
 }
 
+/**
+ * A message without the pointer to the docs it ends with (`(see docs/<page>#<anchor>)`, docs-link.ts), the page
+ * pointed at, and the text the message must be quoted in (squashed): that page's, else every page's.
+ */
+function pointedAt(message: string): { text: string; pointer: string | undefined; pointed: string } {
+  const m = / \(see (docs\/[\w./-]+\.md)#[\w-]+\)$/.exec(message);
+  if (!m) return { text: message, pointer: undefined, pointed: flat };
+  const target = pages.get(m[1] ?? "");
+  expect(target, `${m[1]} is no troubleshooting page`).toBeDefined();
+  return { text: message.slice(0, m.index), pointer: m[1], pointed: squash(target ?? "") };
+}
+
 /** The error a promise rejects with. */
 const failureOf = (p: Promise<unknown>) =>
   p.then(
@@ -398,17 +410,14 @@ describe("errors met at run time are on the page (their stable part)", () => {
    * error of the client's classes must end with, else any of them.
    */
   const onPage = (e: Error, variable: string[]) => {
-    const pointer = / \(see (docs\/[\w./-]+\.md)#[\w-]+\)$/.exec(e.message);
+    const { text, pointer, pointed } = pointedAt(e.message);
     if (e instanceof PostHogError || e instanceof InvalidInputError || e instanceof MissingApiKeyError) {
-      expect(pointer?.[1], `no pointer to the docs at the end of: ${e.message}`).toBeDefined();
+      expect(pointer, `no pointer to the docs at the end of: ${e.message}`).toBeDefined();
     }
-    const text = pointer ? e.message.slice(0, pointer.index) : e.message;
-    const pointed = pointer ? pages.get(pointer[1] ?? "") : page;
-    expect(pointed, `${pointer?.[1]} is no troubleshooting page`).toBeDefined();
     const pieces = required(stablePieces(text, variable));
     expect(pieces.length, e.message).toBeGreaterThan(0);
     expect(
-      pieces.filter((p) => !squash(pointed ?? "").includes(p)),
+      pieces.filter((p) => !pointed.includes(p)),
       e.message,
     ).toEqual([]);
   };
@@ -589,12 +598,14 @@ describe("errors met at run time are on the page (their stable part)", () => {
     const failures = [...(dash.failures ?? []), ...(member.failures ?? []), ...(invite.failures ?? [])];
     expect(failures.map((f) => f.property)).toEqual(["restrictionLevel", "userUuid", "levle"]);
     for (const f of failures) {
-      const pieces = required(f.reason.split(/: |, /));
+      const { text, pointed } = pointedAt(f.reason);
+      const pieces = required(text.split(/: |, /));
       expect(
-        pieces.filter((p) => !flat.includes(p)),
+        pieces.filter((p) => !pointed.includes(p)),
         f.reason,
       ).toEqual([]);
     }
+    expect(pointedAt(failures[2]?.reason ?? "").pointer).toBe("docs/troubleshooting/input-validation.md");
   });
 
   it("two resources of one program managing one object: the check failure names both", async () => {
