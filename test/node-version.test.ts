@@ -100,7 +100,7 @@ describe("the compiled entry points on an older Node", () => {
         `pulumi-posthog needs Node.js >= 22.19 but runs on 20.11.1 (${process.execPath}). ` +
           "The Pulumi CLI runs the `node` on PATH for the program and the provider host: " +
           "install Node.js >= 22.19 and put it first on PATH (e.g. `nvm install 22 && nvm use 22`), " +
-          "then run `node --version` to check.",
+          "then run `node --version` to check. (see docs/troubleshooting/installation.md#pulumi-posthog-needs-nodejs)",
       );
       expect(old.undiciLoaded).toBe(false); // the check ran first: undici was never the failure
       const floor = load(entry, "22.19.0");

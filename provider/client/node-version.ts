@@ -4,9 +4,10 @@
  * @pulumi/pulumi load). The Pulumi CLI runs whatever `node` is first on PATH, for the program and for the
  * dynamic-provider host; on an older Node, undici 8 fails deep inside its own code
  * (`TypeError: Cannot read properties of undefined (reading 'bind')`). This module turns that into one line
- * that says what was found, what is needed and what to do. It has no imports: keep it that way, so that it
- * runs before anything else.
+ * that says what was found, what is needed and what to do. It imports only docs-link.ts, which has no imports
+ * either: keep it that way, so that it runs before anything else.
  */
+import { docsLink } from "./docs-link";
 
 /** The oldest Node.js the package runs on: undici 8 needs 22.19 (its `engines`), @pulumi/pulumi 22. */
 export const minimumNodeVersion = "22.19.0";
@@ -34,7 +35,7 @@ export function isSupportedNodeVersion(version: string, minimum: string = minimu
 /**
  * Throws when `version` (default: the running Node's) is older than {@link minimumNodeVersion}.
  * @throws Error with a one-line message: the version found and its binary, the version needed, and that the
- * Pulumi CLI runs the `node` on PATH, so that is the one to upgrade.
+ * Pulumi CLI runs the `node` on PATH, so that is the one to upgrade; then the pointer to its docs section.
  */
 export function assertNodeVersion(
   version: string = process.versions.node,
@@ -46,7 +47,7 @@ export function assertNodeVersion(
     `pulumi-posthog needs Node.js >= ${needed} but runs on ${version} (${execPath}). ` +
     `The Pulumi CLI runs the \`node\` on PATH for the program and the provider host: ` +
     `install Node.js >= ${needed} and put it first on PATH (e.g. \`nvm install 22 && nvm use 22\`), ` +
-    `then run \`node --version\` to check.`;
+    `then run \`node --version\` to check.${docsLink("troubleshooting/installation.md", "pulumi-posthog-needs-nodejs")}`;
   throw new Error(message);
 }
 

@@ -116,7 +116,13 @@ describe.skipIf(old === undefined)(
       expect(line).toContain(`pulumi-posthog needs Node.js >= 22.19 but runs on ${version} (${nodePath}).`);
       expect(line).toContain("install Node.js >= 22.19 and put it first on PATH");
       expect(line).toContain("Or install the plugin's tarball, which brings its own Node.js");
-      expect(line?.trim().endsWith("--file <tarball>`).")).toBe(true);
+      expect(
+        line
+          ?.trim()
+          .endsWith(
+            "--file <tarball>`). (see docs/troubleshooting/installation.md#pulumi-posthog-needs-nodejs)",
+          ),
+      ).toBe(true);
     }, 120_000);
   },
 );

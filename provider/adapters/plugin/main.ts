@@ -19,6 +19,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { main } from "@pulumi/pulumi/provider";
+import { withoutDocsLink } from "../../client/docs-link";
 import { packageRoot, packageVersion } from "../../client/version";
 import { engineArgument } from "../../framework/engine-watch";
 
@@ -163,8 +164,9 @@ export function nodeVersionRefusal(): string | undefined {
   } catch (e) {
     if (!(e instanceof Error) || !e.message.startsWith("pulumi-posthog needs Node.js")) throw e;
     return (
-      `${(e as Error).message} Or install the plugin's tarball, which brings its own Node.js ` +
-      "(`npm run plugin-tarball`, then `pulumi plugin install resource posthog <version> --file <tarball>`)."
+      `${withoutDocsLink(e.message)} Or install the plugin's tarball, which brings its own Node.js ` +
+      "(`npm run plugin-tarball`, then `pulumi plugin install resource posthog <version> --file <tarball>`)." +
+      e.message.slice(withoutDocsLink(e.message).length)
     );
   }
 }
