@@ -249,8 +249,9 @@ describe("ruleConfig (the pack's per-rule configuration)", () => {
   it("an unknown or ill-typed key: GovernanceConfigError naming the rule and the key, as the audit's config", () => {
     const unknownKey =
       'policy config "posthog-max-owners": unknown key "maxOwner"; accepted: enforcementLevel, maxOwners';
+    // The pack's message ends with where the configuration is documented; the audit's names its own page.
     expect(() => ruleConfig(maxOwners as never, { maxOwner: 2 })).toThrow(
-      new GovernanceConfigError(unknownKey),
+      new GovernanceConfigError(`${unknownKey} (see docs/governance.md#the-configuration)`),
     );
     expect(() => parseGovernanceConfig({ "posthog-max-owners": { maxOwner: 2 } })).toThrow(unknownKey);
     expect(() => ruleConfig(maxOwners as never, { maxOwners: -1 })).toThrow(
@@ -274,16 +275,24 @@ describe("the pack's package", () => {
   });
 
   it("without @pulumi/policy installed, serving the pack fails naming `npm install --save-dev @pulumi/policy`", () => {
-    // The built pack and rules in a folder whose node_modules holds zod and re2js only (what the rules need).
+    // The built pack and rules (and the docs pointer they name) in a folder whose node_modules holds zod and re2js
+    // only (what the rules need), laid out as under dist/provider.
     const dir = mkdtempSync(join(tmpdir(), "pack-no-policy-"));
+    const governance = join(dir, "apps", "governance");
     try {
+      mkdirSync(governance, { recursive: true });
       for (const f of ["pack.js", "rules.js", "pattern.js"])
-        copyFileSync(join(root, "dist", "provider", "apps", "governance", f), join(dir, f));
+        copyFileSync(join(root, "dist", "provider", "apps", "governance", f), join(governance, f));
+      mkdirSync(join(dir, "client"));
+      copyFileSync(
+        join(root, "dist", "provider", "client", "docs-link.js"),
+        join(dir, "client", "docs-link.js"),
+      );
       mkdirSync(join(dir, "node_modules"));
       for (const m of ["zod", "re2js"])
         symlinkSync(join(root, "node_modules", m), join(dir, "node_modules", m));
       const r = spawnSync(process.execPath, ["-e", "require('./pack.js').servePolicyPack()"], {
-        cwd: dir,
+        cwd: governance,
         encoding: "utf8",
         // Were @pulumi/policy found, the pack would serve until stopped.
         timeout: 30_000,

@@ -227,7 +227,7 @@ describe("pulumi-drift.yml", () => {
       const text = readFileSync(summary, "utf8");
       expect(text).toMatch(
         new RegExp(
-          `^## PostHog governance audit: not run to the end, nothing is reported\n\n\`\`\`text\n${line}.*, got null\n\`\`\`\n$`,
+          `^## PostHog governance audit: not run to the end, nothing is reported\n\n\`\`\`text\n${line}.*, got null \\(see docs/troubleshooting/commands\\.md#the-audit-command\\)\n\`\`\`\n$`,
         ),
       );
     } finally {

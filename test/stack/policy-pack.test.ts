@@ -226,7 +226,8 @@ describe("the policy pack on the provider plugin's resources (a Pulumi YAML prog
     );
     expect(unknownKey.ok).toBe(false);
     expect(unknownKey.output).toContain(
-      'policy config "posthog-max-owners": unknown key "maxOwner"; accepted: enforcementLevel, maxOwners',
+      'policy config "posthog-max-owners": unknown key "maxOwner"; accepted: enforcementLevel, maxOwners ' +
+        "(see docs/governance.md#the-configuration)",
     );
     await onlyReads();
   }, 600_000);

@@ -14,7 +14,16 @@
  * policy for the rules that need resources registered later (`stack`), which the engine runs once every resource
  * is registered: after `up` applied them.
  */
-import { type GovDashboard, type GovDomain, type GovModel, parseRuleKeys, RULES, type Rule } from "./rules";
+import { docsLink, withDocsLink } from "../../client/docs-link";
+import {
+  type GovDashboard,
+  type GovDomain,
+  GovernanceConfigError,
+  type GovModel,
+  parseRuleKeys,
+  RULES,
+  type Rule,
+} from "./rules";
 
 /** What the pack reads of a resource of the stack (a subset of @pulumi/policy's PolicyResource). */
 export interface StackResource {
@@ -293,13 +302,21 @@ function dashboardUnknown(r: StackResource): boolean {
  * CLI checked them against its JSON schema), with the rule's defaults. It is parsed as the rule's entry of
  * `audit --config` is ({@link parseRuleKeys}), so that both name a wrong key or value alike.
  * @throws GovernanceConfigError naming the rule and the key, e.g. `policy config "posthog-max-owners": unknown key
- * "maxOwner"; accepted: enforcementLevel, maxOwners`.
+ * "maxOwner"; accepted: enforcementLevel, maxOwners`, ending with the pointer to docs/governance.md's configuration.
  */
 export function ruleConfig(rule: Rule, raw: Record<string, unknown>): unknown {
   // The enforcement level is the CLI's to apply (it reads the config file's level itself).
   const { enforcementLevel: _, ...keys } = raw ?? {};
-  return parseRuleKeys(rule, keys);
+  try {
+    return parseRuleKeys(rule, keys);
+  } catch (e) {
+    if (!(e instanceof GovernanceConfigError)) throw e;
+    throw new GovernanceConfigError(withDocsLink(e.message, CONFIG_DOCS));
+  }
 }
+
+/** Where a preview's wrong policy config points: the configuration's section of the governance page. */
+const CONFIG_DOCS = docsLink("governance.md", "the-configuration");
 
 /** One violation as the pack reports it: the finding's message and its fix, in one line. */
 const reportLine = (f: { message: string; fix: string }) => `${f.message}. Fix: ${f.fix}`;
