@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { type Member, type PostHogClient, PostHogError } from "../client";
+import { withoutDocsLink } from "../client/docs-link";
 import { keptOnDestroy } from "../framework/adopted";
 import { known } from "../framework/adoption";
 import type { IdentifiedBy } from "../framework/bookkeeping";
@@ -142,7 +143,7 @@ async function setLevel(
   } catch (e) {
     if (e instanceof PostHogError && e.status === 403) {
       throw new Error(
-        `Cannot change the level of ${m.email} from ${m.level} to ${level}: ${e.detail ?? e.message} ` +
+        `Cannot change the level of ${m.email} from ${m.level} to ${level}: ${e.detail ?? withoutDocsLink(e.message)} ` +
           "(only admins edit others, only owners make owners, nobody changes their own level)",
         { cause: e },
       );
@@ -307,7 +308,7 @@ export const member = resource<
     } catch (e) {
       if (e instanceof PostHogError && (e.status === 400 || e.status === 403)) {
         throw new Error(
-          `PostHog refused to remove ${old.email ?? id} from the organization: ${e.detail ?? e.message}. ` +
+          `PostHog refused to remove ${old.email ?? id} from the organization: ${e.detail ?? withoutDocsLink(e.message)}. ` +
             "Owners cannot be removed: lower their level first (level: admin), or set removeFromOrganizationOnDestroy: false",
           { cause: e },
         );
