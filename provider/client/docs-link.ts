@@ -19,6 +19,11 @@ export function docsLink(page: string, anchor: string): string {
   return `${PREFIX}${page}#${anchor})`;
 }
 
+/** Whether `message` names a docs page anywhere ({@link docsLink}'s form). */
+export function hasDocsLink(message: string): boolean {
+  return message.includes(PREFIX);
+}
+
 /** `message` without the {@link docsLink} pointer it ends with (unchanged when it ends with none). */
 export function withoutDocsLink(message: string): string {
   const at = message.lastIndexOf(PREFIX);

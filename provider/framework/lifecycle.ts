@@ -32,6 +32,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { z } from "zod";
 import { isObjectGone, NotFoundError, type PostHogClient } from "../client";
+import { docsLink, hasDocsLink } from "../client/docs-link";
 import { type AdoptionProbe, announceAdoption } from "./adoption";
 import { byId, type Claimant, claim, conflictMessage, declaredId, type Identity } from "./claims";
 import { checkSettings, operationClient, sayScopesUnproven } from "./clients";
@@ -103,6 +104,11 @@ export interface CreateContext {
 export interface ResourceDefinition<S extends z.ZodType<Record<string, unknown>>, O extends Outputs> {
   /** Resource name as in the type token, e.g. `Domain` (used in messages). */
   name: string;
+  /**
+   * The anchor of its section on docs/troubleshooting/resources.md (e.g. `dashboard`): an error its operations throw
+   * that names no docs page ends with the pointer to it ({@link withResourceDocs}). Absent: no section.
+   */
+  troubleshooting?: string;
   /** Inputs schema: defaults, transforms and messages naming the accepted values. */
   inputs: S;
   /** Input properties whose change replaces the object (all of them when `update` is absent). */
@@ -571,6 +577,24 @@ async function remove(d: AnyDefined, call: Call, id: string, props: Props): Prom
   }
 }
 
+/** The troubleshooting page with a section per resource ({@link ResourceDefinition.troubleshooting}). */
+export const RESOURCES_PAGE = "troubleshooting/resources.md";
+
+/**
+ * `op`'s result; an Error it throws whose message names no docs page (a card's own error: the client's and the
+ * framework's name theirs) leaves with `pointer` at its end, the resource's troubleshooting section.
+ * @throws what `op` throws
+ */
+async function withResourceDocs<T>(pointer: string | undefined, op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (e) {
+    if (pointer !== undefined && e instanceof Error && !hasDocsLink(e.message))
+      e.message = `${e.message}${pointer}`;
+    throw e;
+  }
+}
+
 /**
  * The {@link Operations} of the resource `def` defines: plain functions over the definition, handed the call and
  * its properties by an adapter. Operations that reach PostHog keep the provider host alive until they settle, even
@@ -584,7 +608,10 @@ export function defineResource<S extends z.ZodType<Record<string, unknown>>, O e
     keys: inputKeys(def.inputs),
     replaceOn: new Set(def.replaceOnChanges ?? []),
   } as unknown as AnyDefined;
-  const busy = <T>(call: Call, op: () => Promise<T>) => underWayWhile(call.run.engine, op);
+  const pointer =
+    def.troubleshooting === undefined ? undefined : docsLink(RESOURCES_PAGE, def.troubleshooting);
+  const busy = <T>(call: Call, op: () => Promise<T>) =>
+    withResourceDocs(pointer, () => underWayWhile(call.run.engine, op));
   return {
     name: def.name,
     check: (call, olds, news) => check(d, call, olds, news),

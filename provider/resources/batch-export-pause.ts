@@ -77,6 +77,7 @@ export const batchExportPause = resource<
   typeof BatchExportPauseOutputsSchema
 >({
   name: "BatchExportPause",
+  troubleshooting: "batchexportpause",
   summary: [
     "Keeps a batch export paused (or running) (type `pulumi-nodejs:dynamic/posthog:BatchExportPause`, id = the",
     "batch export id). Delete restores the state found before. Refresh shows someone unpausing it as drift.",

@@ -87,6 +87,7 @@ export const dashboardCollaborator = resource<
   typeof DashboardCollaboratorOutputsSchema
 >({
   name: "DashboardCollaborator",
+  troubleshooting: "dashboardcollaborator",
   summary: [
     "Edit access for one user on a dashboard with restriction level 37 (type",
     "`pulumi-nodejs:dynamic/posthog:DashboardCollaborator`, id `<dashboardId>/<userUuid>`). An existing",

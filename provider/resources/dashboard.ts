@@ -319,6 +319,7 @@ export const dashboard = resource<
   typeof DashboardOutputsSchema
 >({
   name: "Dashboard",
+  troubleshooting: "dashboard",
   summary: [
     "A dashboard (type `pulumi-nodejs:dynamic/posthog:Dashboard`): plain, from a template key (`useTemplate`),",
     "a duplicate (`useDashboard`) or template JSON (`templateJson`). Delete is a soft delete; a dashboard",

@@ -135,6 +135,7 @@ export const domainVerification = resource<
   typeof DomainVerificationOutputsSchema
 >({
   name: "DomainVerification",
+  troubleshooting: "domain-and-domainverification",
   summary: [
     "Verifies a {@link Domain} once its TXT record is published, waiting with backoff up to `timeoutSeconds`",
     "(type `pulumi-nodejs:dynamic/posthog:DomainVerification`), like AWS's CertificateValidation.",

@@ -276,6 +276,7 @@ export const domain = resource<
   typeof DomainOutputsSchema
 >({
   name: "Domain",
+  troubleshooting: "domain-and-domainverification",
   summary: [
     "An organization domain with its SAML / SSO settings (type `pulumi-nodejs:dynamic/posthog:Domain`).",
     "`domain` changes replace it (old one deleted first). JIT provisioning and SSO enforcement are applied",

@@ -291,6 +291,7 @@ export const invite = resource<
   typeof InviteOutputsSchema
 >({
   name: "Invite",
+  troubleshooting: "invite",
   summary: [
     "An invitation to the organization (type `pulumi-nodejs:dynamic/posthog:Invite`). Every change replaces it",
     "(there is no update endpoint). Once accepted it stays satisfied; when it expires, refresh shows drift and",

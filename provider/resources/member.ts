@@ -160,6 +160,7 @@ export const member = resource<
   typeof MemberOutputsSchema
 >({
   name: "Member",
+  troubleshooting: "member",
   summary: [
     "An existing organization member whose level is managed (type `pulumi-nodejs:dynamic/posthog:Member`).",
     "Members cannot be created (use {@link Invite}), so every Member adopts: delete leaves the person in the",

@@ -235,6 +235,7 @@ export const project = resource<
   typeof ProjectOutputsSchema
 >({
   name: "Project",
+  troubleshooting: "project",
   summary: [
     "A project of the organization (type `pulumi-nodejs:dynamic/posthog:Project`). Unset settings are not",
     "managed; `isDemo` (and `projectId`) changes replace it. `apiToken` and `liveEventsToken` are secret.",

@@ -20,6 +20,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import * as errors from "../../provider/client/errors";
+import { RESOURCES_PAGE } from "../../provider/framework/lifecycle";
+import { RESOURCES } from "../../provider/resources";
 
 const root = join(__dirname, "..", "..");
 const MAX_WORDS = 3000;
@@ -224,7 +226,16 @@ describe("every error points at its fix: docsLink(…) pointers", () => {
     .filter((f) => f !== "provider/client/docs-link.ts"); // the definition
 
   it("every docsLink(page, anchor) of provider/, sdk/ and emulator/ names a docs page and a heading of it", () => {
-    const calls = sources.flatMap((file) => docsLinksOf(read(file)).map((link) => ({ file, link })));
+    // The lifecycle's one computed pointer, a card's section of RESOURCES_PAGE, is checked by the next test.
+    const lifecycle = {
+      file: "provider/framework/lifecycle.ts",
+      call: "docsLink(RESOURCES_PAGE, def.troubleshooting)",
+    };
+    const calls = sources
+      .flatMap((file) => docsLinksOf(read(file)).map((link) => ({ file, link })))
+      .filter(
+        ({ file, link }) => !(file === lifecycle.file && "call" in link && link.call === lifecycle.call),
+      );
     expect(calls.length).toBeGreaterThan(20);
     const problems = calls.flatMap(({ file, link }) =>
       "call" in link
@@ -232,6 +243,16 @@ describe("every error points at its fix: docsLink(…) pointers", () => {
         : (brokenPointer(file, link.page, link.anchor) ?? []),
     );
     expect(problems).toEqual([]);
+  });
+
+  it("each card's troubleshooting section (the pointer its operations' own errors end with) is a heading of the page", () => {
+    const named = RESOURCES.filter((r) => r.card.troubleshooting !== undefined);
+    expect(named.length).toBeGreaterThanOrEqual(8);
+    const problems = named.flatMap(
+      (r) => brokenPointer(`${r.card.name}'s card`, RESOURCES_PAGE, r.card.troubleshooting ?? "") ?? [],
+    );
+    expect(problems).toEqual([]);
+    expect(brokenPointer("x", RESOURCES_PAGE, "dashboards")).toContain("no heading");
   });
 
   it("the check can fail: a wrong anchor, a wrong page, arguments not written out", () => {

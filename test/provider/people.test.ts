@@ -305,9 +305,11 @@ describe("Member provider (real host over gRPC)", () => {
     const selfChecked = await host.check(self, {}, { email: OWNER, level: "admin", __provider: provider });
     const selfFailure = await failure(host.create(self, selfChecked.inputs));
     expect(selfFailure).toContain("Cannot change the level of");
-    // PostHog's 403 carries a detail; the client error's own docs pointer, if its text were used, stays out of the
-    // middle of the sentence: the message ends with the provider's advice, not a pointer followed by more words.
-    expect(selfFailure).toMatch(/nobody changes their own level\)$/);
+    // The client error's own docs pointer, if its text were used, stays out of the middle of the sentence: the
+    // message ends with the provider's advice, then the Member's troubleshooting section (a card's own error).
+    expect(selfFailure).toMatch(
+      /nobody changes their own level\) \(see docs\/troubleshooting\/resources\.md#member\)$/,
+    );
     expect(selfFailure).not.toMatch(/\(see docs\/[^)]*\) \S/);
 
     const owner = await create(host, "Member", "owner", {
