@@ -4,6 +4,7 @@
  * worth a warning: the program says "only collaborators", the dashboard lets everyone edit.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { docsLink } from "../../provider/client/docs-link";
 
 /** What the hook reads of the Dashboard it is given. */
 interface DashboardOutputs extends pulumi.Resource {
@@ -42,6 +43,7 @@ function restrictionNotInEffect(
     `enforces ${effective} (everyone in the project can edit) because the organization lacks PostHog's ` +
     "advanced permissions feature (a paid plan). Enable it for the organization (then the next `pulumi up` shows " +
     `no warning), or declare restrictionLevel: ${effective} to match what is enforced; DashboardCollaborator ` +
-    "resources on this dashboard cannot be created until then."
+    "resources on this dashboard cannot be created until then." +
+    docsLink("troubleshooting/resources.md", "dashboard")
   );
 }

@@ -91,6 +91,7 @@ describe("the organization's rules and changes outside Pulumi, on two stacks (re
     expect(created[0]).toContain("enforces 21");
     expect(created[0]).toContain("advanced permissions");
     expect(created[0]).toContain("declare restrictionLevel: 21");
+    expect(created[0]).toMatch(/until then\. \(see docs\/troubleshooting\/resources\.md#dashboard\)$/);
     const warned = up.diagnostics.find((d) => d.message === created[0]);
     expect(warned?.urn).toMatch(/::pulumi-nodejs:dynamic\/posthog:Dashboard::board$/);
     expect(warnings(up)).toHaveLength(1); // none for "open", "kpis" or "jane"
