@@ -106,16 +106,23 @@ export async function startConfiguredHost(
     ...(onOutput ? { onOutput } : {}),
     ...(env ? { env } : {}),
   });
-  await host.configure(
-    {
-      "posthog:apiKey": emu.apiKey,
-      "posthog:host": emu.url,
-      "posthog:organizationId": emu.organizationId,
-      "posthog:projectId": String(emu.projectId),
-    },
-    ["posthog:apiKey"],
-  );
+  await host.configure(stackConfigOf(emu), ["posthog:apiKey"]);
   return host;
+}
+
+/**
+ * The stack config that points a provider at `emu`: `posthog:apiKey`, `posthog:host`, `posthog:organizationId` and
+ * `posthog:projectId` (the config twin of the emulator's `emulatorEnv`); the key is to be sent as a secret.
+ */
+export function stackConfigOf(
+  emu: Pick<TestEmulator, "url" | "apiKey" | "organizationId" | "projectId">,
+): Record<string, string> {
+  return {
+    "posthog:apiKey": emu.apiKey,
+    "posthog:host": emu.url,
+    "posthog:organizationId": emu.organizationId,
+    "posthog:projectId": String(emu.projectId),
+  };
 }
 
 /**

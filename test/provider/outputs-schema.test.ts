@@ -11,7 +11,15 @@ import type { z } from "zod";
 import { pluginProvider, reveal, typeToken } from "../../provider/adapters/plugin/index";
 import * as resources from "../../provider/index";
 import type { ProviderHost } from "../../tools/provider-host";
-import { create, type Managed, refresh, type TestEmulator, update, useProviderHost } from "./harness";
+import {
+  create,
+  type Managed,
+  refresh,
+  stackConfigOf,
+  type TestEmulator,
+  update,
+  useProviderHost,
+} from "./harness";
 
 let emu: TestEmulator;
 let host: ProviderHost;
@@ -125,13 +133,7 @@ describe("every resource's outputs match its OutputsSchema (schema.json's proper
     found.length = 0;
     const plugin = pluginProvider();
     await plugin.configure({
-      get: (k) =>
-        ({
-          "posthog:apiKey": emu.apiKey,
-          "posthog:host": emu.url,
-          "posthog:organizationId": emu.organizationId,
-          "posthog:projectId": String(emu.projectId),
-        })[k],
+      get: (k) => stackConfigOf(emu)[k],
     });
     const project = String(emu.projectId);
     // Import ids: <projectId>/<dashboardId>(/<userUuid>) for what lives in a project (its card's form says so),

@@ -15,6 +15,7 @@ import {
   loadShim,
   repoRoot,
   serializeProvider,
+  stackConfigOf,
   startTestEmulator,
   type TestEmulator,
   urnOf,
@@ -120,12 +121,7 @@ describe("the serialized __provider of every resource", () => {
   it("created from one checkout, is read and deleted by a host in another checkout after the first is gone", async () => {
     const first = checkoutCopy();
     const second = checkoutCopy();
-    const config = {
-      "posthog:apiKey": emu.apiKey,
-      "posthog:host": emu.url,
-      "posthog:organizationId": emu.organizationId,
-      "posthog:projectId": String(emu.projectId),
-    };
+    const config = stackConfigOf(emu);
     const urn = urnOf("Dashboard", "moved");
     let created: { id: string; outs: Record<string, unknown> };
     let inputs: Record<string, unknown>;

@@ -16,6 +16,7 @@ import {
   failure,
   type Managed,
   repoRoot,
+  stackConfigOf,
   startConfiguredHost,
   startTestEmulator,
   type TestEmulator,
@@ -35,16 +36,7 @@ const org = () => `/api/organizations/${emu.organizationId}`;
 async function hostWith(overrides: Record<string, string>): Promise<ProviderHost> {
   const host = await startProviderHost({ cwd: repoRoot, project: "posthog-test", deadlineMs: 30_000 });
   hosts.push(host);
-  await host.configure(
-    {
-      "posthog:apiKey": emu.apiKey,
-      "posthog:host": emu.url,
-      "posthog:organizationId": emu.organizationId,
-      "posthog:projectId": String(emu.projectId),
-      ...overrides,
-    },
-    ["posthog:apiKey"],
-  );
+  await host.configure({ ...stackConfigOf(emu), ...overrides }, ["posthog:apiKey"]);
   return host;
 }
 

@@ -26,7 +26,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ProviderHost, startProviderHost } from "../../tools/provider-host";
-import { loadShim, serializeProvider } from "../provider/harness";
+import { loadShim, serializeProvider, stackConfigOf } from "../provider/harness";
 import { HAND_EDITS, HAND_FILES } from "./add-resource-files";
 
 const root = join(__dirname, "..", "..");
@@ -245,15 +245,7 @@ describe("a new resource: its card, its line in the list, what it calls; npm run
         },
       });
       hosts.push(host);
-      await host.configure(
-        {
-          "posthog:apiKey": emu.apiKey,
-          "posthog:host": emu.url,
-          "posthog:organizationId": emu.organizationId,
-          "posthog:projectId": String(emu.projectId),
-        },
-        ["posthog:apiKey"],
-      );
+      await host.configure(stackConfigOf(emu), ["posthog:apiKey"]);
       const provider = await serializeProvider("Annotation", loadShim(join(tree, "dist", "sdk")));
       const checked = await host.check(
         "urn:pulumi:dev::add-resource::pulumi-nodejs:dynamic/posthog:Annotation::notes",
