@@ -4,25 +4,12 @@
  * the built dist/ types: `npm run build` first). No top-level await (TS1309 in a CommonJS program), no fragment
  * that relies on another block. Other languages (```sh, ```yaml, ```text, ```json) are not compiled.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../provider/harness";
+import { pages } from "./blocks";
 import { compile } from "./compile";
-
-/** README.md and every Markdown file under docs/, relative to the root. */
-function pages(): string[] {
-  const out = ["README.md"];
-  const walk = (dir: string): void => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const p = join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith(".md")) out.push(relative(repoRoot, p));
-    }
-  };
-  if (existsSync(join(repoRoot, "docs"))) walk(join(repoRoot, "docs"));
-  return out.sort();
-}
 
 /** The ```ts / ```typescript blocks of a Markdown text, with the line of their first code line. */
 function tsBlocks(markdown: string): { line: number; code: string }[] {

@@ -24,19 +24,13 @@ import { USAGE as EMULATOR_USAGE } from "../../emulator/cli";
 import { PENDING_USAGE } from "../../provider/apps/export/pending";
 import { USAGE } from "../../provider/cli";
 import { SETTINGS } from "../../provider/framework/settings";
+import { pathsUnder } from "../support/files";
 
 const root = join(__dirname, "..", "..");
 const read = (path: string) => readFileSync(join(root, path), "utf8");
 
 /** Files under `dir` (relative to the root) whose name ends with one of `exts`, skipping node_modules. */
-function walk(dir: string, exts: readonly string[]): string[] {
-  if (!existsSync(join(root, dir))) return [];
-  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => {
-    const path = `${dir}/${e.name}`;
-    if (e.isDirectory()) return e.name === "node_modules" ? [] : walk(path, exts);
-    return exts.some((x) => e.name.endsWith(x)) ? [path] : [];
-  });
-}
+const walk = (dir: string, exts: readonly string[]) => pathsUnder(root, dir, exts);
 
 const PAGES = ["README.md", "CONTRIBUTING.md", ...walk("docs", [".md"]), ...walk("examples", [".md"])];
 const isContributorPage = (page: string) =>

@@ -16,12 +16,13 @@
  *    Added, Changed, Fixed and Removed (issue 52, items 1 and 4). Older sections of the changelog stay as released.
  * Fast: reads files, no process, no network (about 0.1 s).
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import * as errors from "../../provider/client/errors";
 import { RESOURCES_PAGE } from "../../provider/framework/lifecycle";
 import { RESOURCES } from "../../provider/resources";
+import { pathsUnder } from "../support/files";
 
 const root = join(__dirname, "..", "..");
 const MAX_WORDS = 3000;
@@ -33,14 +34,7 @@ const CHANGELOG_HEADINGS = ["Added", "Changed", "Fixed", "Removed"];
 const GITHUB_BLOB = "https://github.com/pulumi-posthog/pulumi-posthog/blob/main/";
 
 /** Files under `dir` (relative to the root) whose name ends with one of `exts`, skipping node_modules. */
-function walk(dir: string, exts: readonly string[]): string[] {
-  if (!existsSync(join(root, dir))) return [];
-  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => {
-    const path = `${dir}/${e.name}`;
-    if (e.isDirectory()) return e.name === "node_modules" ? [] : walk(path, exts);
-    return exts.some((x) => e.name.endsWith(x)) ? [path] : [];
-  });
-}
+const walk = (dir: string, exts: readonly string[]) => pathsUnder(root, dir, exts);
 
 const read = (path: string) => readFileSync(join(root, path), "utf8");
 
