@@ -376,6 +376,22 @@ async function previewAndUp(projectDir: string, work: string, env: NodeJS.Proces
   }
 }
 
+/**
+ * The Node.js program `program` (index.js of project `name`) in `dir`, where the npm tarball is installed: its
+ * `preview` and `up` ({@link previewAndUp}) against the emulator that installed package serves, stopped after.
+ * @throws StageError naming the command that failed
+ */
+async function runNodeProgram(dir: string, work: string, name: string, program: string): Promise<void> {
+  writeFileSync(join(dir, "Pulumi.yaml"), `name: ${name}\nruntime: nodejs\nmain: index.js\n`);
+  writeFileSync(join(dir, "index.js"), program);
+  const emulator = await startEmulator(join(dir, "node_modules", ".bin", "posthog-emulator"));
+  try {
+    await previewAndUp(dir, work, emulator.env);
+  } finally {
+    emulator.stop();
+  }
+}
+
 /** The quick start's program (README.md), in JavaScript. */
 const QUICK_START = `const posthog = require("pulumi-posthog");
 const web = new posthog.Project("web", { name: "Web", timezone: "Europe/Berlin" });
@@ -391,14 +407,7 @@ async function testNpm(out: string | undefined): Promise<void> {
   try {
     const dir = join(work, "project");
     installNpmTarball(out, dir);
-    writeFileSync(join(dir, "Pulumi.yaml"), "name: quick-start\nruntime: nodejs\nmain: index.js\n");
-    writeFileSync(join(dir, "index.js"), QUICK_START);
-    const emulator = await startEmulator(join(dir, "node_modules", ".bin", "posthog-emulator"));
-    try {
-      await previewAndUp(dir, work, emulator.env);
-    } finally {
-      emulator.stop();
-    }
+    await runNodeProgram(dir, work, "quick-start", QUICK_START);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -482,18 +491,13 @@ async function testSdk(out: string): Promise<string | undefined> {
     const dir = join(work, "project");
     installNpmTarball(out, dir, [join(out, sdk)]);
     await installPlugin(out, work);
-    writeFileSync(join(dir, "Pulumi.yaml"), "name: sdk-release-check\nruntime: nodejs\nmain: index.js\n");
-    writeFileSync(
-      join(dir, "index.js"),
+    await runNodeProgram(
+      dir,
+      work,
+      "sdk-release-check",
       'const posthog = require("@pulumi-posthog/posthog");\n' +
         'const kpis = new posthog.Dashboard("kpis", { name: "From the SDK package" });\nexports.id = kpis.id;\n',
     );
-    const emulator = await startEmulator(join(dir, "node_modules", ".bin", "posthog-emulator"));
-    try {
-      await previewAndUp(dir, work, emulator.env);
-    } finally {
-      emulator.stop();
-    }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
