@@ -14,7 +14,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 
@@ -99,6 +99,39 @@ describe("pulumi-preview.yml", () => {
     expectPolicyPack(pulumiStep(job));
   });
 });
+
+/**
+ * A workflow's audit step run as the runner runs it (its `run` with bash, `-eo pipefail`), in a fresh folder holding
+ * `.github/policy/prod.json` that is JSON null (the audit refuses it before any request: exit 2) and, at `command`
+ * (a path in that folder), an executable bash script whose body `body(cli)` runs the built CLI `cli`. The step's
+ * environment: `env(folder)`, a job summary file (GITHUB_STEP_SUMMARY) and an API key. The folder is removed after.
+ * @returns bash's exit status and stderr, and the job summary's text
+ */
+function runAuditStep(
+  step: Step,
+  command: string,
+  body: (cli: string) => string,
+  env: (work: string) => Record<string, string>,
+): { status: number | null; stderr: string; summary: string } {
+  const work = mkdtempSync(join(tmpdir(), "audit-step-"));
+  try {
+    mkdirSync(join(work, ".github", "policy"), { recursive: true });
+    writeFileSync(join(work, ".github", "policy", "prod.json"), "null");
+    mkdirSync(dirname(join(work, command)), { recursive: true });
+    const cli = join(root, "dist", "provider", "cli.js");
+    writeFileSync(join(work, command), `#!/usr/bin/env bash\n${body(cli)}\n`, { mode: 0o755 });
+    const summary = join(work, "summary.md");
+    writeFileSync(summary, "");
+    const r = spawnSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", step.run ?? ""], {
+      cwd: work,
+      encoding: "utf8",
+      env: { ...env(work), GITHUB_STEP_SUMMARY: summary, POSTHOG_API_KEY: "phx_x" },
+    });
+    return { status: r.status, stderr: r.stderr, summary: readFileSync(summary, "utf8") };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
 
 /**
  * The pulumi/actions step runs the package's policy pack executable (the route every Node.js language host runs)
@@ -196,43 +229,23 @@ describe("pulumi-drift.yml", () => {
     // The step's script with bash as the runner runs it, `npx pulumi-posthog` being the built CLI, and a policy
     // file that is JSON null: the audit refuses it before any request (exit 2, one line on stderr).
     const step = (w.jobs.audit as Job).steps.find((s) => s.run?.includes("pulumi-posthog audit")) as Step;
-    const work = mkdtempSync(join(tmpdir(), "audit-step-"));
-    try {
-      mkdirSync(join(work, ".github", "policy"), { recursive: true });
-      writeFileSync(join(work, ".github", "policy", "prod.json"), "null");
-      mkdirSync(join(work, "bin"));
-      const cli = join(root, "dist", "provider", "cli.js");
-      writeFileSync(
-        join(work, "bin", "npx"),
-        `#!/usr/bin/env bash\nshift\nexec "${process.execPath}" "${cli}" "$@"\n`,
-        {
-          mode: 0o755,
-        },
-      );
-      const summary = join(work, "summary.md");
-      writeFileSync(summary, "");
-      const r = spawnSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", step.run ?? ""], {
-        cwd: work,
-        encoding: "utf8",
-        env: {
-          PATH: `${join(work, "bin")}:${process.env.PATH}`,
-          GITHUB_STEP_SUMMARY: summary,
-          POSTHOG_API_KEY: "phx_x",
-        },
-      });
-      expect(r.status).toBe(2);
-      const line =
-        "pulumi-posthog audit: --config .github/policy/prod.json: the policy config must be a JSON object of rule ids";
-      expect(r.stderr).toContain(line);
-      const text = readFileSync(summary, "utf8");
-      expect(text).toMatch(
-        new RegExp(
-          `^## PostHog governance audit: not run to the end, nothing is reported\n\n\`\`\`text\n${line}.*, got null \\(see docs/troubleshooting/commands\\.md#the-audit-command\\)\n\`\`\`\n$`,
-        ),
-      );
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-    }
+    const r = runAuditStep(
+      step,
+      "bin/npx",
+      (cli) => `shift\nexec "${process.execPath}" "${cli}" "$@"`,
+      (work) => ({
+        PATH: `${join(work, "bin")}:${process.env.PATH}`,
+      }),
+    );
+    expect(r.status).toBe(2);
+    const line =
+      "pulumi-posthog audit: --config .github/policy/prod.json: the policy config must be a JSON object of rule ids";
+    expect(r.stderr).toContain(line);
+    expect(r.summary).toMatch(
+      new RegExp(
+        `^## PostHog governance audit: not run to the end, nothing is reported\n\n\`\`\`text\n${line}.*, got null \\(see docs/troubleshooting/commands\\.md#the-audit-command\\)\n\`\`\`\n$`,
+      ),
+    );
   });
 });
 
@@ -302,39 +315,20 @@ describe("pulumi-yaml.yml: the plugin route (issue 51, item 6)", () => {
     );
     // The step's script with a plugin folder whose pulumi-posthog is the built CLI, and a policy file that is JSON
     // null: the audit refuses it before any request (exit 2, one line on stderr), and the step exits with it.
-    const work = mkdtempSync(join(tmpdir(), "yaml-audit-step-"));
-    try {
-      mkdirSync(join(work, ".github", "policy"), { recursive: true });
-      writeFileSync(join(work, ".github", "policy", "prod.json"), "null");
-      const plugin = join(work, "home", "plugins", "resource-posthog-v0.1.0");
-      mkdirSync(plugin, { recursive: true });
-      const cli = join(root, "dist", "provider", "cli.js");
-      writeFileSync(
-        join(plugin, "pulumi-posthog"),
-        `#!/usr/bin/env bash\nexec "${process.execPath}" "${cli}" "$@"\n`,
-        {
-          mode: 0o755,
-        },
-      );
-      const summary = join(work, "summary.md");
-      writeFileSync(summary, "");
-      const r = spawnSync("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", step.run ?? ""], {
-        cwd: work,
-        encoding: "utf8",
-        env: {
-          PATH: "/usr/bin:/bin",
-          PULUMI_HOME: join(work, "home"),
-          POSTHOG_PLUGIN_VERSION: "0.1.0",
-          GITHUB_STEP_SUMMARY: summary,
-          POSTHOG_API_KEY: "phx_x",
-        },
-      });
-      expect(r.status, r.stderr).toBe(2);
-      expect(r.stderr).toContain(
-        "pulumi-posthog audit: --config .github/policy/prod.json: the policy config must be",
-      );
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-    }
+    const plugin = "home/plugins/resource-posthog-v0.1.0/pulumi-posthog";
+    const r = runAuditStep(
+      step,
+      plugin,
+      (cli) => `exec "${process.execPath}" "${cli}" "$@"`,
+      (work) => ({
+        PATH: "/usr/bin:/bin",
+        PULUMI_HOME: join(work, "home"),
+        POSTHOG_PLUGIN_VERSION: "0.1.0",
+      }),
+    );
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr).toContain(
+      "pulumi-posthog audit: --config .github/policy/prod.json: the policy config must be",
+    );
   });
 });
